@@ -1,0 +1,40 @@
+# The two set-up commands of the README: `make demo` and `make test`.
+# Both create .venv from constraints.txt (pinned versions) on first use.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck pytest env bench lock clean
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24" wheel
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,local]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/attune-judge demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy src
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest -W error
+
+test: lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+# Re-pin constraints.txt from the current environment (run after changing dependencies).
+lock:
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^attune-judge' > constraints.txt
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

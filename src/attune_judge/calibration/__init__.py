@@ -1,0 +1,3 @@
+"""calibration."""
+
+__all__: list[str] = []

@@ -1,0 +1,121 @@
+"""JSON Lines reading and writing for records, with errors that name file, line and field."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from attune_judge.errors import UserError
+
+__all__ = ["JsonlAppender", "format_validation_error", "iter_jsonl", "read_jsonl", "write_jsonl"]
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def format_validation_error(exc: ValidationError, where: str) -> list[str]:
+    """One ``where: json.path: message`` line per pydantic error."""
+    lines = []
+    for err in exc.errors():
+        path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+        lines.append(f"{where}: {path}: {err['msg']}")
+    return lines
+
+
+def iter_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) -> Iterator[M]:
+    """Yield one validated record per non-empty line.
+
+    With ``tolerate_torn_tail`` an unparseable *last* line (a write cut short by a crash) is
+    skipped with a warning; anywhere else a bad line is an error naming file, line and field.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: file not found")
+    with path.open("r", encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    # the last element is "" when the file ends with a newline
+    last_index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        where = f"{path}:{i + 1}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if tolerate_torn_tail and i == last_index:
+                log.warning("%s: ignoring torn last line (%s)", where, exc.msg)
+                continue
+            raise UserError(f"{where}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+        try:
+            yield model.model_validate(obj)
+        except ValidationError as exc:
+            raise UserError(
+                f"{where}: invalid {model.__name__} record",
+                format_validation_error(exc, where),
+            ) from None
+
+
+def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) -> list[M]:
+    """Read a whole JSONL file of ``model`` records."""
+    return list(iter_jsonl(path, model, tolerate_torn_tail=tolerate_torn_tail))
+
+
+def write_jsonl(path: Path, records: Iterable[BaseModel]) -> int:
+    """Write records atomically (temporary file, then rename). Returns the number written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with tmp.open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(rec.model_dump_json(exclude_none=False) + "\n")
+            n += 1
+        fh.flush()
+        os.fsync(fh.fileno())
+    tmp.replace(path)
+    return n
+
+
+class JsonlAppender:
+    """Append-only writer: each record is one ``write`` of a full line, flushed and fsynced.
+
+    A crash can at worst leave a torn last line, which readers with ``tolerate_torn_tail``
+    skip. If the file ends without a newline (a torn line), a newline is written first so the
+    next record starts on a line of its own.
+    """
+
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fsync = fsync
+        needs_newline = False
+        if self.path.exists() and self.path.stat().st_size > 0:
+            with self.path.open("rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                needs_newline = fh.read(1) != b"\n"
+        self._fh: IO[str] = self.path.open("a", encoding="utf-8")
+        if needs_newline:
+            self._fh.write("\n")
+            self._fh.flush()
+
+    def append(self, record: BaseModel) -> None:
+        self._fh.write(record.model_dump_json() + "\n")
+        self._fh.flush()
+        if self._fsync:
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

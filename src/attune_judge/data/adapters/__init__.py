@@ -1,0 +1,3 @@
+"""data/adapters."""
+
+__all__: list[str] = []

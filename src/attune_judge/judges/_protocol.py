@@ -1,0 +1,31 @@
+"""The contract between judge programs and the runner."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from attune_judge.data import JudgeItem, Judgment
+
+__all__ = ["Judge"]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that turns a JudgeItem into a Judgment.
+
+    ``judge`` never raises for model-side problems: an LM failure becomes a Judgment with
+    ``status="lm_error"`` (and ``details["retryable"] = True`` for rate limits, timeouts and
+    connection errors, which the runner retries with backoff); an unparseable or out-of-range
+    answer becomes ``status="parse_error"`` with ``raw_output`` kept. Exceptions are reserved
+    for bugs and for configuration errors (``UserError``).
+    """
+
+    judge_id: str
+    """Stable hash of ``spec``: a changed rubric, model or setting gives another id."""
+    spec: dict[str, Any]
+    """JSON-serialisable description: program name and version, rubric id/version/hash,
+    lm string, decoding settings."""
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Judge one item."""
+        ...

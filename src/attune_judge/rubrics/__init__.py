@@ -1,0 +1,3 @@
+"""rubrics."""
+
+__all__: list[str] = []

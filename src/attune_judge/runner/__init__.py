@@ -1,0 +1,3 @@
+"""runner."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""tasks."""
+
+__all__: list[str] = []
