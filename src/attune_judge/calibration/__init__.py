@@ -1,3 +1,163 @@
-"""calibration."""
+"""Calibration: how far a judge agrees with people, and rankings with honest uncertainty.
 
-__all__: list[str] = []
+Pure statistics on arrays and records (numpy, scipy, statsmodels, krippendorff); no I/O and no
+DSPy. Every figure carries a cluster-bootstrap interval: clusters (conversations) are resampled
+with one ``(B × C)`` weights matrix shared by all models or raters (a paired bootstrap), and
+results record the interval method actually used, ``B``, the seed and the Monte-Carlo error.
+
+Main entry points
+-----------------
+Bootstrap engine
+    ``bootstrap_weights``, ``ClusterSums``, ``paired_cluster_bootstrap``, ``bootstrap_means``,
+    ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``.
+Agreement
+    ``pair_agreement`` (raw, Cohen's κ ×3, Spearman, Kendall τ-b, Pearson, MAE),
+    ``krippendorff_alpha``, ``fleiss_kappa``, ``pairwise_matrix``, ``group_agreement``,
+    ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
+    ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
+    ``length_effect``, and ``calibrate`` (all of it per dimension, for the CLI).
+Rankings
+    ``leaderboard``, ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
+    ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``.
+Adapters
+    ``ratings_to_table``, ``join_report``, ``judgments_to_ratings``, ``judgments_to_scores``.
+"""
+
+from attune_judge.calibration._alt_test import (
+    AltTestHuman,
+    AltTestResult,
+    alternative_annotator_test,
+    fdr_adjust,
+)
+from attune_judge.calibration._bias import (
+    LengthEffect,
+    PositionBias,
+    length_effect,
+    pair_both_orders,
+    position_bias,
+)
+from attune_judge.calibration._bootstrap import (
+    ClusterSums,
+    bootstrap_statistic,
+    bootstrap_weights,
+    cluster_robust_covariance,
+    interval_endpoints,
+    per_replicate,
+    ratio_replicates,
+)
+from attune_judge.calibration._bradley_terry import (
+    BradleyTerryResult,
+    bradley_terry,
+    fit_bradley_terry_batch,
+    win_tables,
+)
+from attune_judge.calibration._judgments import judgments_to_ratings, judgments_to_scores
+from attune_judge.calibration._leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from attune_judge.calibration._means import (
+    PairedBootstrapResult,
+    bootstrap_means,
+    paired_cluster_bootstrap,
+)
+from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
+from attune_judge.calibration._preference import (
+    PreferenceAgreement,
+    judge_preferences_from_scores,
+    preference_agreement,
+    scores_to_verdict,
+)
+from attune_judge.calibration._rank_agreement import KendallW, kendall_tau_rankings, kendalls_w
+from attune_judge.calibration._ranksets import (
+    RankProbabilities,
+    RankSets,
+    arena_rank_upper_bound,
+    rank_confidence_sets,
+    rank_probabilities,
+    ranks_of,
+    simulate_max_critical_value,
+)
+from attune_judge.calibration._raters import (
+    AlphaWithJudge,
+    HumanCeiling,
+    PairwiseMatrix,
+    aggregate_raters,
+    alpha_with_judge,
+    group_agreement,
+    human_ceiling,
+    pairwise_matrix,
+)
+from attune_judge.calibration._reliability import fleiss_kappa, krippendorff_alpha
+from attune_judge.calibration._report import (
+    CalibrationReport,
+    DimensionReport,
+    JudgeReport,
+    calibrate,
+)
+from attune_judge.calibration._results import JoinReport, Metric
+from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
+
+__all__ = [
+    "PAIR_METRICS",
+    "AlphaWithJudge",
+    "AltTestHuman",
+    "AltTestResult",
+    "BradleyTerryResult",
+    "CalibrationReport",
+    "ClusterSums",
+    "DimensionReport",
+    "HumanCeiling",
+    "JoinReport",
+    "JudgeReport",
+    "KendallW",
+    "Leaderboard",
+    "LeaderboardRow",
+    "LengthEffect",
+    "Metric",
+    "PairAgreement",
+    "PairedBootstrapResult",
+    "PairwiseMatrix",
+    "PositionBias",
+    "PreferenceAgreement",
+    "RankProbabilities",
+    "RankSets",
+    "RatingTable",
+    "aggregate_raters",
+    "alpha_with_judge",
+    "alternative_annotator_test",
+    "arena_rank_upper_bound",
+    "bootstrap_means",
+    "bootstrap_statistic",
+    "bootstrap_weights",
+    "bradley_terry",
+    "calibrate",
+    "cluster_robust_covariance",
+    "fdr_adjust",
+    "fit_bradley_terry_batch",
+    "fleiss_kappa",
+    "group_agreement",
+    "human_ceiling",
+    "interval_endpoints",
+    "join_report",
+    "judge_preferences_from_scores",
+    "judgments_to_ratings",
+    "judgments_to_scores",
+    "kendall_tau_rankings",
+    "kendalls_w",
+    "krippendorff_alpha",
+    "leaderboard",
+    "length_effect",
+    "pair_agreement",
+    "pair_both_orders",
+    "paired_cluster_bootstrap",
+    "pairwise_matrix",
+    "per_replicate",
+    "position_bias",
+    "preference_agreement",
+    "rank_confidence_sets",
+    "rank_probabilities",
+    "ranks_of",
+    "ratings_to_table",
+    "ratio_replicates",
+    "scores_to_verdict",
+    "simulate_max_critical_value",
+    "win_tables",
+]

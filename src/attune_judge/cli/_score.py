@@ -1,11 +1,156 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""``attune-judge score`` and ``attune-judge generate`` (thin: parse, call the runner, print)."""
 
 from __future__ import annotations
 
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+if TYPE_CHECKING:
+    from attune_judge.runner import RunResult
 
 __all__ = ["register"]
 
 
+def _logging(quiet: bool) -> None:
+    logging.basicConfig(
+        level=logging.ERROR if quiet else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def _models(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    models = [m.strip() for m in value.split(",") if m.strip()]
+    return models or None
+
+
+def _print_result(result: RunResult) -> None:
+    run = result.summary["run"]
+    print(
+        f"{result.run_dir}: {result.n_tasks} tasks, {result.n_skipped} already done, "
+        f"{result.n_run} judged now in {result.wall_time_s:.1f} s; "
+        f"complete: {'yes' if run['complete'] else 'no'}"
+    )
+    for jid, block in result.summary["judges"].items():
+        print(f"judge {jid} ({block['label']})")
+        for model, m in block["models"].items():
+            score: dict[str, Any] | None = m.get("score")
+            if score and score.get("mean") is not None and score.get("lower") is not None:
+                cell = f"{score['mean']:.3f} [{score['lower']:.3f}, {score['upper']:.3f}]"
+            elif score and score.get("mean") is not None:
+                cell = f"{score['mean']:.3f}"
+            else:
+                cell = "—"
+            failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
+            print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
+
+
+def score(
+    data: Annotated[
+        Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    rubric: Annotated[
+        str, typer.Option(help="Rubric name or YAML file.")
+    ] = "attunebench-reference",
+    lm: Annotated[str, typer.Option(help="Judge model string.", envvar="ATTUNE_LM")] = "local",
+    candidates: Annotated[
+        Path | None,
+        typer.Option(help="Candidates JSONL (conversation_id, turn, model, response)."),
+    ] = None,
+    models: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated models (default: all / the pseudo-models)."),
+    ] = None,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
+    max_failure_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
+    ] = 0.25,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    seed: Annotated[int, typer.Option(help="Seed (bootstrap, retry jitter, model).")] = 0,
+    api_base: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Judge candidates (or the pseudo-models) into a resumable run directory."""
+    from attune_judge.runner import ScoreConfig, run_score
+
+    _logging(quiet)
+    config = ScoreConfig(
+        data=data,
+        out=out,
+        rubric=rubric,
+        lm=lm,
+        api_base=api_base,
+        candidates=candidates,
+        models=_models(models),
+        max_concurrency=max_concurrency,
+        max_failure_rate=max_failure_rate,
+        max_retries=max_retries,
+        seed=seed,
+        quiet=quiet,
+    )
+    result = run_score(config)
+    _print_result(result)
+    if result.stopped:
+        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
+        raise typer.Exit(result.exit_code)
+
+
+def generate(
+    data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
+    out: Annotated[
+        Path, typer.Option("-o", "--out", help="Candidates JSONL (appended, resumable).")
+    ],
+    lm: Annotated[str, typer.Option(help="Responder model string.", envvar="ATTUNE_LM")] = "local",
+    name: Annotated[
+        str | None, typer.Option(help="Model name written into the candidates (default: --lm).")
+    ] = None,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Replies in flight.")] = 8,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    seed: Annotated[int, typer.Option(help="Model seed where supported.")] = 0,
+    api_base: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Draft a reply at every annotated turn with a model (AttuneBench's draft step)."""
+    from attune_judge.runner import RetryPolicy, run_generate
+
+    _logging(quiet)
+    result = run_generate(
+        data,
+        out,
+        lm=lm,
+        name=name,
+        api_base=api_base,
+        seed=seed,
+        max_concurrency=max_concurrency,
+        retry=RetryPolicy(max_retries=max_retries, seed=seed),
+        quiet=quiet,
+    )
+    print(
+        f"{result.out}: {result.n_written} replies written by {result.model!r}, "
+        f"{result.n_skipped} already there, {len(result.errors)} failed "
+        f"({result.wall_time_s:.1f} s)"
+    )
+    if result.errors:
+        for line in result.errors[:10]:
+            print(f"  {line}", file=sys.stderr)
+        print(
+            "error: some replies failed; run the same command again to retry them", file=sys.stderr
+        )
+        raise typer.Exit(3)
+
+
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add ``score`` and ``generate`` to ``app``."""
+    app.command("score")(score)
+    app.command("generate")(generate)

@@ -1,5 +1,39 @@
-"""Records, the AttuneBench file format, and adapters for public datasets."""
+"""Records, the AttuneBench file format, and adapters for public datasets.
 
+The instrument's item inventory is the submodule :mod:`attune_judge.data.instrument`.
+"""
+
+from attune_judge.data import instrument
+from attune_judge.data._attunebench import (
+    AlternateResponses,
+    Annotations,
+    BinaryJudgement,
+    Conversation,
+    MoodTag,
+    PairwiseComparison,
+    Turn,
+)
+from attune_judge.data._attunebench_convert import (
+    Candidate,
+    attunebench_to_judge_items,
+    attunebench_to_preferences,
+    attunebench_to_ratings,
+    behaviour_dimension,
+    turn_context,
+)
+from attune_judge.data._attunebench_io import (
+    attunebench_problems,
+    load_attunebench,
+    write_attunebench_jsonl,
+)
+from attune_judge.data._attunebench_summary import AttuneBenchSummary, summarize_attunebench
+from attune_judge.data._attunebench_survey import (
+    ConversationWide,
+    FourBranchScores,
+    Metadata,
+    Panas,
+    ParticipantProfile,
+)
 from attune_judge.data._jsonl import (
     JsonlAppender,
     format_validation_error,
@@ -19,17 +53,41 @@ from attune_judge.data._records import (
 )
 
 __all__ = [
+    "AlternateResponses",
+    "Annotations",
+    "AttuneBenchSummary",
+    "BinaryJudgement",
+    "Candidate",
     "ChatMessage",
+    "Conversation",
+    "ConversationWide",
+    "FourBranchScores",
     "JsonlAppender",
     "JudgeItem",
     "Judgment",
     "JudgmentStatus",
+    "Metadata",
+    "MoodTag",
+    "PairwiseComparison",
+    "Panas",
+    "ParticipantProfile",
     "Preference",
     "Rating",
     "TokenUsage",
+    "Turn",
+    "attunebench_problems",
+    "attunebench_to_judge_items",
+    "attunebench_to_preferences",
+    "attunebench_to_ratings",
+    "behaviour_dimension",
     "format_validation_error",
+    "instrument",
     "iter_jsonl",
+    "load_attunebench",
     "make_id",
     "read_jsonl",
+    "summarize_attunebench",
+    "turn_context",
+    "write_attunebench_jsonl",
     "write_jsonl",
 ]

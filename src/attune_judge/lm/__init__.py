@@ -1,3 +1,43 @@
-"""lm."""
+"""Model strings → ``dspy.LM``: hosted APIs, OpenAI-compatible servers, the embedded model.
 
-__all__: list[str] = []
+``resolve_lm("local")`` runs SmolLM2-135M-Instruct in-process; ``resolve_lm("openai/<name>",
+api_base="http://host:port/v1")`` reaches vLLM, llama.cpp or any OpenAI-compatible server;
+any other DSPy model string works with its provider's key variable set.
+"""
+
+from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
+from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
+from attune_judge.lm._resolve import (
+    KEY_ENV_VARS,
+    check_api_base,
+    configure_cache,
+    default_response_format,
+    lm_model_string,
+    lm_response_format,
+    lm_spec,
+    resolve_lm,
+    resolve_lm_from_settings,
+)
+from attune_judge.lm._settings import ENV_VARS, LMSettings, ResponseFormat
+
+__all__ = [
+    "ENV_VARS",
+    "KEY_ENV_VARS",
+    "AsyncLocalEngine",
+    "LMSettings",
+    "LocalEngine",
+    "ResponseFormat",
+    "check_api_base",
+    "configure_cache",
+    "default_gguf_path",
+    "default_response_format",
+    "lm_model_string",
+    "lm_response_format",
+    "lm_spec",
+    "local_lm",
+    "make_adapter",
+    "output_schema",
+    "resolve_lm",
+    "resolve_lm_from_settings",
+    "response_format_for",
+]

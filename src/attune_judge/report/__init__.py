@@ -1,3 +1,90 @@
-"""report."""
+"""Reports people read: Markdown and single-file HTML with figures.
 
-__all__: list[str] = []
+``write_report(run_dir)`` renders what a run directory holds (``summary.json`` kinds); commands
+can also compose their own report from section builders, each of which takes plain data::
+
+    from attune_judge.report import leaderboard_section, write_report
+
+    write_report(run_dir, [leaderboard_section(board)], title="My analysis")
+
+Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes.
+matplotlib is imported only when a figure is drawn.
+"""
+
+from attune_judge.report._agreement import (
+    agreement_section,
+    calibration_curve_section,
+    confusion_section,
+    metrics_table,
+)
+from attune_judge.report._blocks import (
+    Block,
+    Figure,
+    KeyValues,
+    Note,
+    Paragraph,
+    Report,
+    Section,
+    Table,
+)
+from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_kinds, write_report
+from attune_judge.report._fig_matrices import (
+    agreement_heatmap,
+    calibration_plot,
+    confusion_matrix_plot,
+    tau_heatmap,
+)
+from attune_judge.report._fig_scores import forest_plot, rank_set_plot, status_plot
+from attune_judge.report._html import render_html
+from attune_judge.report._leaderboard import (
+    LeaderboardEntry,
+    leaderboard_entries,
+    leaderboard_section,
+)
+from attune_judge.report._markdown import render_markdown
+from attune_judge.report._rankings import rank_flip_table, ranking_agreement_section, tau_table
+from attune_judge.report._run_sections import failures_section, manifest_section
+from attune_judge.report._rundata import RunData, load_run
+from attune_judge.report._score_sections import compute_leaderboard, score_sections
+from attune_judge.report._style import OKABE_ITO
+
+__all__ = [
+    "OKABE_ITO",
+    "SECTION_BUILDERS",
+    "Block",
+    "Figure",
+    "KeyValues",
+    "LeaderboardEntry",
+    "Note",
+    "Paragraph",
+    "Report",
+    "RunData",
+    "Section",
+    "Table",
+    "agreement_heatmap",
+    "agreement_section",
+    "build_report",
+    "calibration_curve_section",
+    "calibration_plot",
+    "compute_leaderboard",
+    "confusion_matrix_plot",
+    "confusion_section",
+    "detect_kinds",
+    "failures_section",
+    "forest_plot",
+    "leaderboard_entries",
+    "leaderboard_section",
+    "load_run",
+    "manifest_section",
+    "metrics_table",
+    "rank_flip_table",
+    "rank_set_plot",
+    "ranking_agreement_section",
+    "render_html",
+    "render_markdown",
+    "score_sections",
+    "status_plot",
+    "tau_heatmap",
+    "tau_table",
+    "write_report",
+]

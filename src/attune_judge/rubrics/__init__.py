@@ -1,3 +1,22 @@
-"""rubrics."""
+"""Rubrics: strict, hashed YAML descriptions of what judges score.
 
-__all__: list[str] = []
+>>> from attune_judge.rubrics import load_rubric
+>>> rubric = load_rubric("attunebench-reference")
+>>> [c.id for c in rubric.criteria]
+['overall_score', 'emotional_appropriateness', 'helpfulness', 'tone_match']
+"""
+
+from attune_judge.rubrics._load import available_rubrics, load_rubric, parse_rubric, rubrics_dir
+from attune_judge.rubrics._model import Aggregation, Criterion, Rubric, RubricKind, Scale
+
+__all__ = [
+    "Aggregation",
+    "Criterion",
+    "Rubric",
+    "RubricKind",
+    "Scale",
+    "available_rubrics",
+    "load_rubric",
+    "parse_rubric",
+    "rubrics_dir",
+]

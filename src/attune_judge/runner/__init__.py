@@ -1,3 +1,90 @@
-"""runner."""
+"""Plan → execute (concurrency, cache, retries, failure budget, resume) → store.
 
-__all__: list[str] = []
+``run_score`` is ``attune-judge score``; ``generate_candidates`` is ``attune-judge generate``.
+``run_tasks`` runs any list of (item, judge) :class:`Task` s into a run directory, so other
+commands reuse the same execution, resume and summary machinery with their own judges.
+"""
+
+from attune_judge.runner._candidates import (
+    PSEUDO_MODELS,
+    Candidate,
+    items_for_candidates,
+    read_candidates,
+)
+from attune_judge.runner._executor import (
+    Executor,
+    RetryPolicy,
+    ThreadExecutor,
+    is_retryable,
+    judge_with_retries,
+)
+from attune_judge.runner._generate import (
+    GenerateResult,
+    draft_reply,
+    generate_candidates,
+    is_transient,
+    make_responder,
+    run_generate,
+)
+from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl, load_judge_items
+from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
+from attune_judge.runner._progress import Progress, make_progress
+from attune_judge.runner._report import render_report_md
+from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
+from attune_judge.runner._score import ScoreConfig, build_score_judge, run_score
+from attune_judge.runner._store import (
+    FINISHED_STATUSES,
+    RunDir,
+    RunManifest,
+    cut_torn_tail,
+    effective_judgments,
+    redact,
+    secret_values,
+    versions,
+)
+from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
+
+__all__ = [
+    "EXIT_FAILURE_BUDGET",
+    "FINISHED_STATUSES",
+    "PSEUDO_MODELS",
+    "SUMMARY_STATUSES",
+    "Candidate",
+    "Executor",
+    "FailureBudget",
+    "GenerateResult",
+    "Progress",
+    "RetryPolicy",
+    "RunDir",
+    "RunManifest",
+    "RunResult",
+    "ScoreConfig",
+    "Task",
+    "TaskKey",
+    "ThreadExecutor",
+    "build_score_judge",
+    "cut_torn_tail",
+    "draft_reply",
+    "effective_judgments",
+    "fingerprint_inputs",
+    "generate_candidates",
+    "is_judge_item_jsonl",
+    "is_retryable",
+    "is_transient",
+    "items_for_candidates",
+    "judge_with_retries",
+    "load_judge_items",
+    "make_progress",
+    "make_responder",
+    "pending_tasks",
+    "plan_tasks",
+    "read_candidates",
+    "redact",
+    "render_report_md",
+    "run_generate",
+    "run_score",
+    "run_tasks",
+    "secret_values",
+    "summarize",
+    "versions",
+]

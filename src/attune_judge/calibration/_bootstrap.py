@@ -1,0 +1,343 @@
+"""Paired cluster bootstrap: one weights matrix, per-cluster sums, all replicates in one product.
+
+Resampling unit is the cluster (a conversation): a replicate draws cluster weights
+``w ~ Multinomial(C, 1/C)`` (or Poisson(1)) and *every* model or rater is evaluated on the same
+draw, so differences between models keep their covariance (a paired bootstrap). A ratio estimator
+``θ*_m = Σ_c w_c S_cm / Σ_c w_c n_cm`` turns per-cluster sums into replicate means; all ``B``
+replicates are the product ``(B × C) @ (C × M)``.
+
+Intervals are percentile or BCa (bias-corrected and accelerated, Efron 1987; acceleration from
+the jackknife over clusters). BCa falls back to percentile when it is undefined (all replicates
+on one side of the estimate, constant replicates, undefined jackknife values); the method that
+was actually used is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+from attune_judge.calibration._results import IntervalMethod, Metric
+
+__all__ = [
+    "ClusterSums",
+    "Endpoints",
+    "bootstrap_statistic",
+    "bootstrap_weights",
+    "cluster_robust_covariance",
+    "interval_endpoints",
+    "per_replicate",
+    "ratio_replicates",
+]
+
+FloatArray = NDArray[np.float64]
+Scheme = str
+# a statistic evaluated on a (k × C) matrix of cluster weights, one value per row
+WeightedStatistic = Callable[[FloatArray], FloatArray]
+
+
+def bootstrap_weights(
+    n_clusters: int, B: int = 10_000, seed: int = 0, scheme: Scheme = "multinomial"
+) -> FloatArray:
+    """Draw the ``(B × C)`` cluster-weights matrix.
+
+    Parameters
+    ----------
+    n_clusters
+        Number of clusters ``C``.
+    B
+        Number of replicates.
+    seed
+        Seed of ``numpy.random.default_rng``; the same seed gives the same matrix.
+    scheme
+        ``multinomial``: each row is Multinomial(C, 1/C) (C clusters drawn with replacement);
+        ``poisson``: independent Poisson(1) weights (for streaming data).
+
+    Returns
+    -------
+    numpy.ndarray
+        Float matrix of shape ``(B, C)``.
+    """
+    if n_clusters < 1 or B < 1:
+        raise ValueError("bootstrap_weights needs n_clusters >= 1 and B >= 1")
+    rng = np.random.default_rng(seed)
+    if scheme == "poisson":
+        return rng.poisson(1.0, size=(B, n_clusters)).astype(np.float64)
+    if scheme != "multinomial":
+        raise ValueError(f"unknown weight scheme {scheme!r} (multinomial or poisson)")
+    # C draws with replacement per row == Multinomial(C, 1/C) counts
+    draws = rng.integers(0, n_clusters, size=(B, n_clusters))
+    offsets = (np.arange(B) * n_clusters)[:, None]
+    counts = np.bincount((draws + offsets).ravel(), minlength=B * n_clusters)
+    return counts.reshape(B, n_clusters).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class ClusterSums:
+    """Per-cluster sums ``S`` and counts ``n`` of a long table (cluster, label, value).
+
+    Rows are clusters sorted by id, columns labels sorted by name, so results do not depend on
+    row order of the input.
+    """
+
+    clusters: list[str]
+    """Cluster ids (rows)."""
+    labels: list[str]
+    """Labels such as model names (columns)."""
+    sums: FloatArray
+    """``S_cm``: sum of values of label m in cluster c, shape (C, M)."""
+    counts: FloatArray
+    """``n_cm``: number of values of label m in cluster c, shape (C, M)."""
+
+    @classmethod
+    def from_long(
+        cls,
+        labels: Sequence[object],
+        clusters: Sequence[object],
+        values: Sequence[float] | FloatArray,
+    ) -> ClusterSums:
+        """Build from three equally long columns; ``NaN`` values are skipped."""
+        vals = np.asarray(values, dtype=np.float64)
+        lab = np.asarray([str(x) for x in labels])
+        clu = np.asarray([str(x) for x in clusters])
+        if not (len(vals) == len(lab) == len(clu)):
+            raise ValueError("labels, clusters and values must have the same length")
+        keep = ~np.isnan(vals)
+        vals, lab, clu = vals[keep], lab[keep], clu[keep]
+        if len(vals) == 0:
+            raise ValueError("no values to bootstrap")
+        label_names, li = np.unique(lab, return_inverse=True)
+        cluster_names, ci = np.unique(clu, return_inverse=True)
+        C, M = len(cluster_names), len(label_names)
+        flat = ci * M + li
+        sums = np.bincount(flat, weights=vals, minlength=C * M).reshape(C, M).astype(np.float64)
+        counts = np.bincount(flat, minlength=C * M).reshape(C, M).astype(np.float64)
+        return cls([str(c) for c in cluster_names], [str(m) for m in label_names], sums, counts)
+
+    @property
+    def estimate(self) -> FloatArray:
+        """Overall mean per label, ``Σ_c S_cm / Σ_c n_cm``."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.asarray(self.sums.sum(0) / self.counts.sum(0), dtype=np.float64)
+
+    def jackknife(self) -> FloatArray:
+        """Leave-one-cluster-out ratio estimates, shape (C, M); NaN where undefined."""
+        num = self.sums.sum(0)[None, :] - self.sums
+        den = self.counts.sum(0)[None, :] - self.counts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = num / den
+        out[den <= 0] = np.nan
+        return np.asarray(out, dtype=np.float64)
+
+
+def ratio_replicates(sums: ClusterSums, weights: FloatArray) -> FloatArray:
+    """All replicates of the ratio estimator: ``(W @ S) / (W @ n)``, shape (B, M).
+
+    A replicate in which a label has no observation is NaN for that label.
+    """
+    num = weights @ sums.sums
+    den = weights @ sums.counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = num / den
+    out[den <= 0] = np.nan
+    return np.asarray(out, dtype=np.float64)
+
+
+def cluster_robust_covariance(sums: ClusterSums) -> FloatArray:
+    """Closed-form cluster-robust covariance of the label means, ``Σ̂ = UᵀU / (C(C−1))``.
+
+    With ``u_cm = (S_cm − θ̂_m n_cm) / n̄_m`` (``n̄_m`` the mean count per cluster). It
+    approximates the bootstrap covariance of the ratio estimator (which is ``UᵀU / C²``
+    asymptotically) and is the covariance fed to confidence sets for ranks.
+    """
+    C = len(sums.clusters)
+    if C < 2:
+        raise ValueError("the cluster-robust covariance needs at least two clusters")
+    theta = sums.estimate
+    nbar = sums.counts.mean(0)
+    U = (sums.sums - theta[None, :] * sums.counts) / nbar[None, :]
+    return np.asarray(U.T @ U / (C * (C - 1)), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Interval endpoints for one statistic, with the method used and Monte-Carlo errors."""
+
+    lower: float | None
+    upper: float | None
+    method: IntervalMethod
+    mc_error_lower: float | None
+    mc_error_upper: float | None
+    n_undefined: int
+
+
+def _order_stat_mc_error(sorted_reps: FloatArray, q: float) -> float:
+    """Monte-Carlo SE of the q-quantile of B replicates: half the spread of ±1 binomial SE."""
+    B = len(sorted_reps)
+    k = q * (B - 1)
+    d = np.sqrt(B * q * (1 - q))
+    lo = int(np.clip(np.floor(k - d), 0, B - 1))
+    hi = int(np.clip(np.ceil(k + d), 0, B - 1))
+    return float((sorted_reps[hi] - sorted_reps[lo]) / 2)
+
+
+def _bca_quantiles(
+    estimate: float, reps: FloatArray, jack: FloatArray | None, level: float
+) -> tuple[float, float] | None:
+    """Adjusted quantile levels of BCa, or ``None`` when BCa is undefined on this data."""
+    if jack is None or not np.all(np.isfinite(jack)) or len(jack) < 2:
+        return None
+    B = len(reps)
+    p = (np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / B
+    if p <= 0 or p >= 1 or np.ptp(reps) == 0:
+        return None
+    z0 = float(stats.norm.ppf(p))
+    dev = jack.mean() - jack
+    ss = float(np.sum(dev**2))
+    a = float(np.sum(dev**3) / (6 * ss**1.5)) if ss > 0 else 0.0
+    alpha = 1 - level
+    out = []
+    for z in (stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)):
+        denom = 1 - a * (z0 + z)
+        if denom <= 0:
+            return None
+        out.append(float(stats.norm.cdf(z0 + (z0 + z) / denom)))
+    if not all(np.isfinite(out)):
+        return None
+    return out[0], out[1]
+
+
+def interval_endpoints(
+    estimate: float | None,
+    reps: FloatArray,
+    *,
+    level: float = 0.95,
+    method: IntervalMethod = "bca",
+    jackknife: FloatArray | None = None,
+) -> Endpoints:
+    """Percentile or BCa endpoints of one statistic from its bootstrap replicates.
+
+    NaN replicates (statistic undefined on that draw) are dropped and counted. BCa falls back
+    to percentile when undefined; ``Endpoints.method`` says which was used.
+    """
+    reps = np.asarray(reps, dtype=np.float64)
+    finite = reps[np.isfinite(reps)]
+    n_undef = int(len(reps) - len(finite))
+    if estimate is None or not np.isfinite(estimate) or len(finite) == 0 or method == "none":
+        return Endpoints(None, None, "none", None, None, n_undef)
+    srt = np.sort(finite)
+    alpha = 1 - level
+    q_lo, q_hi = alpha / 2, 1 - alpha / 2
+    used: IntervalMethod = "percentile"
+    if method == "bca":
+        adj = _bca_quantiles(float(estimate), finite, jackknife, level)
+        if adj is not None:
+            q_lo, q_hi = adj
+            used = "bca"
+    lo, hi = np.quantile(srt, [q_lo, q_hi])
+    return Endpoints(
+        float(lo),
+        float(hi),
+        used,
+        _order_stat_mc_error(srt, q_lo),
+        _order_stat_mc_error(srt, q_hi),
+        n_undef,
+    )
+
+
+def _evaluate(stat: WeightedStatistic, weights: FloatArray, batch: int) -> FloatArray:
+    """Evaluate a weighted statistic over the rows of ``weights`` in batches."""
+    parts = [
+        np.asarray(stat(weights[i : i + batch]), dtype=np.float64).reshape(-1)
+        for i in range(0, len(weights), batch)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def bootstrap_statistic(
+    stat: WeightedStatistic,
+    n_clusters: int,
+    *,
+    name: str,
+    B: int = 2_000,
+    level: float = 0.95,
+    seed: int = 0,
+    scheme: Scheme = "multinomial",
+    method: IntervalMethod = "bca",
+    n: int = 0,
+    batch: int = 500,
+    engine: str = "vectorised",
+    note: str | None = None,
+) -> Metric:
+    """Cluster bootstrap of any statistic written as a function of cluster weights.
+
+    Parameters
+    ----------
+    stat
+        Function mapping a ``(k × C)`` weights matrix to ``k`` values (NaN = undefined). The
+        point estimate is ``stat(ones((1, C)))``; leave-one-cluster-out rows give the
+        jackknife used by BCa.
+    n_clusters
+        Number of clusters ``C``.
+    name, n, engine, note
+        Copied into the result.
+    B, level, seed, scheme, method
+        Number of replicates, confidence level, seed, weight scheme, interval method.
+    batch
+        Replicates evaluated per call (bounds memory).
+
+    Returns
+    -------
+    Metric
+        Estimate, interval, method used, Monte-Carlo errors.
+    """
+    if n_clusters < 1:
+        return Metric(name=name, estimate=None, undefined_reason="no clusters")
+    point = float(_evaluate(stat, np.ones((1, n_clusters)), batch)[0])
+    if not np.isfinite(point):
+        return Metric(
+            name=name,
+            estimate=None,
+            undefined_reason="the statistic is undefined on these data",
+            n_clusters=n_clusters,
+            n=n,
+            requested_method=method,
+        )
+    W = bootstrap_weights(n_clusters, B, seed, scheme)
+    reps = _evaluate(stat, W, batch)
+    jack = None
+    if method == "bca" and n_clusters >= 3:
+        jack = _evaluate(stat, 1.0 - np.eye(n_clusters), batch)
+    ends = interval_endpoints(point, reps, level=level, method=method, jackknife=jack)
+    return Metric(
+        name=name,
+        estimate=point,
+        lower=ends.lower,
+        upper=ends.upper,
+        level=level,
+        method=ends.method,
+        requested_method=method,
+        B=B,
+        seed=seed,
+        scheme="poisson" if scheme == "poisson" else "multinomial",
+        n_clusters=n_clusters,
+        n=n,
+        mc_error_lower=ends.mc_error_lower,
+        mc_error_upper=ends.mc_error_upper,
+        n_undefined_replicates=ends.n_undefined,
+        engine="loop" if engine == "loop" else "vectorised",
+        note=note,
+    )
+
+
+def per_replicate(fn: Callable[[FloatArray], float]) -> WeightedStatistic:
+    """Wrap a statistic of one weights vector into a (slow) loop over replicate rows."""
+
+    def stat(weights: FloatArray) -> FloatArray:
+        return np.array([fn(w) for w in weights], dtype=np.float64)
+
+    return stat

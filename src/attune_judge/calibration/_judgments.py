@@ -1,0 +1,62 @@
+"""Converters from judge outputs (``Judgment`` records) to the calibration layer's inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from attune_judge.data import Judgment, Rating
+
+__all__ = ["ScoreColumns", "judgments_to_ratings", "judgments_to_scores"]
+
+ScoreColumns = tuple[list[str], list[str], list[float]]
+
+
+def judgments_to_ratings(
+    judgments: Iterable[Judgment], *, include_overall: bool = True
+) -> list[Rating]:
+    """One ``Rating`` per (ok judgment, criterion): rater = ``judge_id``, group ``judge``.
+
+    ``Judgment.scores[d]`` becomes dimension ``d``; ``Judgment.overall`` becomes dimension
+    ``overall`` (unless a criterion is already called ``overall``). Non-ok judgments are
+    skipped: they carry no score. The cluster is the judgment's conversation id.
+    """
+    out: list[Rating] = []
+    for j in judgments:
+        if j.status != "ok":
+            continue
+        common = {
+            "item_id": j.item_id,
+            "rater": j.judge_id,
+            "rater_group": "judge",
+            "cluster": j.conversation_id,
+        }
+        for dim, val in sorted(j.scores.items()):
+            out.append(Rating(dimension=dim, value=float(val), **common))
+        if include_overall and j.overall is not None and "overall" not in j.scores:
+            out.append(Rating(dimension="overall", value=float(j.overall), **common))
+    return out
+
+
+def judgments_to_scores(
+    judgments: Iterable[Judgment],
+    *,
+    field: Literal["normalized", "overall"] = "normalized",
+) -> ScoreColumns:
+    """``(models, clusters, scores)`` columns for ``leaderboard`` from ok judgments.
+
+    The model is ``candidate_model``, the cluster ``conversation_id`` (the item id when
+    missing), the score ``normalized`` (0–1) or ``overall``. Judgments without a model or
+    without the score are skipped.
+    """
+    models: list[str] = []
+    clusters: list[str] = []
+    scores: list[float] = []
+    for j in judgments:
+        val = j.normalized if field == "normalized" else j.overall
+        if j.status != "ok" or val is None or j.candidate_model is None:
+            continue
+        models.append(j.candidate_model)
+        clusters.append(j.conversation_id or j.item_id)
+        scores.append(float(val))
+    return models, clusters, scores

@@ -1,0 +1,186 @@
+"""Leaderboard: per-model means with paired cluster-bootstrap intervals and rank sets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import PrivateAttr
+
+from attune_judge.calibration._bootstrap import ClusterSums, FloatArray
+from attune_judge.calibration._means import PairedBootstrapResult, paired_cluster_bootstrap
+from attune_judge.calibration._ranksets import (
+    RankProbabilities,
+    RankSets,
+    arena_rank_upper_bound,
+    rank_confidence_sets,
+    rank_probabilities,
+    ranks_of,
+)
+from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.errors import UserError
+
+__all__ = ["Leaderboard", "LeaderboardRow", "leaderboard"]
+
+
+class LeaderboardRow(ResultModel):
+    """One model's line of the leaderboard."""
+
+    model: str
+    """Model name."""
+    score: Metric
+    """Mean score (ratio estimator over clusters) with its paired cluster-bootstrap interval."""
+    rank: int
+    """Point rank ``1 + #{k : θ̂_k > θ̂_j}`` (1 = best)."""
+    rank_set_simultaneous: tuple[int, int]
+    """Simultaneous confidence set for the rank (all sets hold jointly at ``level``)."""
+    rank_set_marginal: tuple[int, int]
+    """Marginal confidence set for this model's rank."""
+    arena_rank_upper_bound: int
+    """Chatbot-Arena style best rank ``1 + #{k : lower_k > upper_j}`` (comparison only)."""
+    naive_rank_interval: tuple[int, int]
+    """Percentile interval of bootstrap ranks (under-covers with near-ties; comparison only)."""
+    p_rank_1: float
+    """Bootstrap probability of rank 1."""
+    p_rank_at_most: list[float]
+    """``p_rank_at_most[k-1]`` = P(rank ≤ k)."""
+    n_clusters: int
+    """Clusters in which this model has a score."""
+    n: int
+    """Number of scores."""
+
+
+class Leaderboard(ResultModel):
+    """Everything ``leaderboard`` computes; rows sorted best first."""
+
+    rows: list[LeaderboardRow]
+    """One row per model, best first."""
+    level: float
+    """Confidence level of intervals and rank sets."""
+    B: int
+    """Bootstrap replicates."""
+    seed: int
+    """Seed of the cluster weights and of the simulated critical values."""
+    n_clusters: int
+    """Number of clusters (conversations)."""
+    covariance: list[list[float]]
+    """Closed-form cluster-robust covariance of the means (order of ``models``)."""
+    covariance_bootstrap: list[list[float]]
+    """Bootstrap covariance of the means (cross-check)."""
+    models: list[str]
+    """Model order of the covariance matrices."""
+    rank_sets_simultaneous: RankSets
+    """Simultaneous rank sets (Mogstad et al. 2024, step-down)."""
+    rank_sets_marginal: RankSets
+    """Marginal rank sets."""
+    tiers: list[list[str]]
+    """Models grouped by identical simultaneous rank set (best tier first)."""
+    note: str
+    """How to read the table."""
+
+    _bootstrap: PairedBootstrapResult | None = PrivateAttr(default=None)
+
+    @property
+    def bootstrap(self) -> PairedBootstrapResult:
+        """The underlying paired bootstrap (with replicates and weights)."""
+        if self._bootstrap is None:
+            raise ValueError("bootstrap not kept")
+        return self._bootstrap
+
+
+def _tiers(rows: list[LeaderboardRow]) -> list[list[str]]:
+    tiers: list[list[str]] = []
+    last: tuple[int, int] | None = None
+    for r in rows:
+        if r.rank_set_simultaneous != last:
+            tiers.append([])
+            last = r.rank_set_simultaneous
+        tiers[-1].append(r.model)
+    return tiers
+
+
+def leaderboard(
+    models: Sequence[str],
+    clusters: Sequence[object],
+    scores: Sequence[float] | FloatArray,
+    *,
+    B: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+    scheme: str = "multinomial",
+    method: IntervalMethod = "bca",
+    n_draws: int = 50_000,
+) -> Leaderboard:
+    """Rank models by mean score with intervals, rank sets and rank probabilities.
+
+    Parameters
+    ----------
+    models, clusters, scores
+        Long columns: one score per (model, cluster, turn) row; NaN scores are skipped.
+        Scores of one cluster are resampled together and all models share the draws.
+    B, level, seed, scheme, method
+        Bootstrap replicates (10,000), confidence level (95%), seed, weight scheme,
+        interval method (BCa with percentile fallback).
+    n_draws
+        Normal draws for the rank-set critical values.
+
+    Returns
+    -------
+    Leaderboard
+        Rows best first; rank sets use the closed-form cluster-robust covariance.
+    """
+    try:
+        sums = ClusterSums.from_long(models, clusters, scores)
+    except ValueError as exc:
+        raise UserError(f"cannot build a leaderboard: {exc}") from None
+    if len(sums.clusters) < 2:
+        raise UserError("a leaderboard needs scores from at least two clusters (conversations)")
+    boot = paired_cluster_bootstrap(sums, B=B, level=level, seed=seed, scheme=scheme, method=method)
+    theta = sums.estimate
+    cov = np.asarray(boot.covariance_closed_form)
+    names = sums.labels
+    sim = rank_confidence_sets(theta, cov, names, level=level, n_draws=n_draws, seed=seed)
+    mar = rank_confidence_sets(
+        theta, cov, names, kind="marginal", level=level, n_draws=n_draws, seed=seed
+    )
+    probs: RankProbabilities = rank_probabilities(boot.replicates, names, level)
+    arena = arena_rank_upper_bound([m.lower for m in boot.means], [m.upper for m in boot.means])
+    point_rank = ranks_of(theta)
+    rows = [
+        LeaderboardRow(
+            model=name,
+            score=boot.means[j],
+            rank=int(point_rank[j]),
+            rank_set_simultaneous=(sim.lower[j], sim.upper[j]),
+            rank_set_marginal=(mar.lower[j], mar.upper[j]),
+            arena_rank_upper_bound=arena[j],
+            naive_rank_interval=(probs.naive_lower[j], probs.naive_upper[j]),
+            p_rank_1=probs.p_rank_1[j],
+            p_rank_at_most=probs.p_rank_at_most[j],
+            n_clusters=int(np.sum(sums.counts[:, j] > 0)),
+            n=int(sums.counts[:, j].sum()),
+        )
+        for j, name in enumerate(names)
+    ]
+    rows.sort(key=lambda r: (r.rank, r.model))
+    out = Leaderboard(
+        rows=rows,
+        level=level,
+        B=B,
+        seed=seed,
+        n_clusters=len(sums.clusters),
+        covariance=cov.tolist(),
+        covariance_bootstrap=boot.covariance_bootstrap,
+        models=names,
+        rank_sets_simultaneous=sim,
+        rank_sets_marginal=mar,
+        tiers=_tiers(rows),
+        note=(
+            f"{int(level * 100)}% intervals from a paired cluster bootstrap over "
+            f"{len(sums.clusters)} clusters (B={B}, seed={seed}); rank sets: Mogstad, Romano, "
+            "Shaikh & Wilhelm (2024) with step-down; 'arena' and 'naive' ranks are for "
+            "comparison only."
+        ),
+    )
+    out._bootstrap = boot
+    return out

@@ -1,0 +1,128 @@
+"""Markdown renderings of calibration results (strings only; callers decide where they go)."""
+
+from __future__ import annotations
+
+from attune_judge.calibration._leaderboard import Leaderboard
+from attune_judge.calibration._preference import PreferenceAgreement
+from attune_judge.calibration._report import CalibrationReport, DimensionReport
+from attune_judge.calibration._results import Metric
+
+__all__ = ["calibration_markdown", "fmt_metric", "leaderboard_markdown", "preference_markdown"]
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_metric(m: Metric | None, digits: int = 3) -> str:
+    """``0.512 [0.401, 0.600]`` or ``undefined (reason)``."""
+    if m is None:
+        return "—"
+    if m.estimate is None:
+        return f"undefined ({m.undefined_reason})" if m.undefined_reason else "undefined"
+    if m.lower is None or m.upper is None:
+        return _f(m.estimate, digits)
+    return f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
+
+
+def _dimension(d: DimensionReport) -> list[str]:
+    out = [
+        f"## Dimension `{d.dimension}`"
+        + (f" (judge dimension `{d.judge_dimension}`)" if d.judge_dimension != d.dimension else ""),
+        "",
+        f"Items matched: {d.join.matched} (human only: {d.join.left_only}, judge only: "
+        f"{d.join.right_only}). Humans: {', '.join(d.humans)}; aggregated per item by "
+        f"{d.aggregate}. α level: {d.level}.",
+        "",
+    ]
+    if d.join.left_only_examples or d.join.right_only_examples:
+        out += [
+            f"Unmatched examples — human: {d.join.left_only_examples}; judge: "
+            f"{d.join.right_only_examples}",
+            "",
+        ]
+    if d.human_alpha is not None:
+        out += [f"Krippendorff's α among humans: {fmt_metric(d.human_alpha)}", ""]
+    for j in d.judges:
+        out += [f"### Judge `{j.judge}` vs humans", "", "| metric | estimate [95% CI] | n |"]
+        out += ["|---|---|---|"]
+        for name, m in j.vs_humans.metrics.items():
+            out.append(f"| {name} | {fmt_metric(m)} | {m.n} |")
+        out.append("")
+        if j.alpha is not None:
+            out += [
+                f"- α humans only: {fmt_metric(j.alpha.humans_only)}; with the judge as one more "
+                f"coder: {fmt_metric(j.alpha.with_judge)}; difference: "
+                f"{fmt_metric(j.alpha.difference)}",
+            ]
+        if j.ceiling is not None:
+            out.append(
+                f"- human ceiling ({j.ceiling.metric}, leave-one-out vs {j.ceiling.aggregate} of "
+                f"the others): humans {_f(j.ceiling.mean_human)}, judge {_f(j.ceiling.mean_judge)}"
+            )
+        if j.alt_test is not None:
+            a = j.alt_test
+            out.append(
+                f"- alternative annotator test (ε={a.epsilon}, {a.fdr.upper()} at {a.alpha}): "
+                f"winning rate ω = {_f(a.winning_rate, 2)}, advantage probability ρ = "
+                f"{_f(a.advantage_probability, 2)} → {'passed' if a.passed else 'not passed'}"
+            )
+            out += [f"  - note: {w}" for w in a.warnings]
+        out.append("")
+    out += [f"- flag: {f}" for f in d.flags]
+    return out
+
+
+def calibration_markdown(report: CalibrationReport) -> str:
+    """The agreement report as Markdown."""
+    s = report.settings
+    lines = [
+        "# Judge calibration against human labels",
+        "",
+        f"Intervals: {int(float(str(s['level'])) * 100)}% cluster bootstrap over conversations "
+        f"(B={s['B']}, seed={s['seed']}; BCa, percentile where BCa is undefined).",
+        "",
+    ]
+    for d in report.dimensions:
+        lines += _dimension(d)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def preference_markdown(p: PreferenceAgreement) -> str:
+    """Preference agreement as Markdown."""
+    lines = [
+        "# Judge verdicts vs participants' choices",
+        "",
+        f"Compared: {p.n_compared} (matched items {p.join.matched}; unanswered {p.n_unanswered}; "
+        f"ties excluded {p.n_excluded_ties}). Tie policy: {p.tie_policy}.",
+        "",
+        f"- agreement: {fmt_metric(p.overall)}",
+        f"- Cohen's κ (A/B/tie): {fmt_metric(p.kappa)}",
+        "",
+        "| question | agreement [95% CI] | n |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {q} | {fmt_metric(m)} | {m.n} |" for q, m in p.per_question.items()]
+    return "\n".join(lines) + "\n"
+
+
+def leaderboard_markdown(lb: Leaderboard) -> str:
+    """The leaderboard as a Markdown table."""
+    pct = int(lb.level * 100)
+    lines = [
+        "# Leaderboard",
+        "",
+        lb.note,
+        "",
+        f"| rank | model | score [{pct}% CI] | rank set (simultaneous) | rank set (marginal) "
+        "| P(rank 1) | arena UB | n |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in lb.rows:
+        s, m = r.rank_set_simultaneous, r.rank_set_marginal
+        lines.append(
+            f"| {r.rank} | {r.model} | {fmt_metric(r.score)} | {s[0]}–{s[1]} | {m[0]}–{m[1]} "
+            f"| {r.p_rank_1:.3f} | {r.arena_rank_upper_bound} | {r.n} |"
+        )
+    lines += ["", "Tiers (same simultaneous rank set): " + " > ".join(", ".join(t) for t in lb.tiers)]
+    return "\n".join(lines) + "\n"

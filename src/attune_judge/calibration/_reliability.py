@@ -1,0 +1,253 @@
+"""Multi-rater reliability: Krippendorff's α (four levels) and Fleiss' κ, with cluster intervals.
+
+Point estimates come from the reference packages (``krippendorff``, ``statsmodels``). The
+bootstrap re-weights per-cluster coincidence matrices (α) or per-cluster category counts (κ),
+so every replicate is a weighted sum — one matrix product for all of them. At unit weights the
+weighted formulas give the package values (checked in the tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
+from attune_judge.calibration._results import IntervalMethod, Metric
+from attune_judge.calibration._table import RatingTable
+from attune_judge.errors import UserError
+
+__all__ = [
+    "AlphaLevel",
+    "CoincidenceData",
+    "coincidence_data",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+]
+
+AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
+
+
+class CoincidenceData:
+    """Per-cluster coincidence matrices of a table, and α of any weighted sum of them."""
+
+    def __init__(self, codes: np.ndarray, domain: FloatArray, clusters: Sequence[str], level: str):
+        """``codes``: items × raters integer codes into ``domain`` (−1 = missing)."""
+        self.domain = domain
+        self.level = level
+        V = len(domain)
+        cl_names, cidx = np.unique(np.asarray(clusters), return_inverse=True)
+        counts = np.zeros((codes.shape[0], V))
+        for j in range(codes.shape[1]):
+            ok = codes[:, j] >= 0
+            np.add.at(counts, (np.flatnonzero(ok), codes[ok, j]), 1.0)
+        m = counts.sum(1)
+        self.pairable_units = int(np.sum(m >= 2))
+        self.unpairable_units = int(np.sum((m > 0) & (m < 2)))
+        self.n_values = int(m[m >= 2].sum())
+        keep = m >= 2
+        per_item = np.einsum("uv,uw->uvw", counts[keep], counts[keep])
+        per_item -= np.einsum("uv,vw->uvw", counts[keep], np.eye(V))
+        per_item /= (m[keep] - 1)[:, None, None]
+        coinc = np.zeros((len(cl_names), V, V))
+        np.add.at(coinc, cidx[keep], per_item)
+        self.n_clusters = len(cl_names)
+        self.flat = coinc.reshape(len(cl_names), V * V)
+        if level == "interval":
+            self.delta: FloatArray | None = (domain[:, None] - domain[None, :]) ** 2
+        elif level == "ratio":
+            s = domain[:, None] + domain[None, :]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                d = ((domain[:, None] - domain[None, :]) / s) ** 2
+            self.delta = np.where(s == 0, 0.0, d)
+        elif level == "nominal":
+            self.delta = 1.0 - np.eye(V)
+        else:
+            self.delta = None  # ordinal: depends on the marginals of each replicate
+
+    def alpha(self, w: FloatArray) -> FloatArray:
+        """α for each row of cluster weights ``w`` (k, C); NaN when undefined."""
+        V = len(self.domain)
+        coinc = (w @ self.flat).reshape(-1, V, V)
+        nv = coinc.sum(2)
+        n = nv.sum(1)
+        if self.delta is None:
+            cum = np.cumsum(nv, axis=1)
+            lo = np.minimum.outer(np.arange(V), np.arange(V))
+            hi = np.maximum.outer(np.arange(V), np.arange(V))
+            between = cum[:, hi] - cum[:, lo] + nv[:, lo]
+            delta = (between - (nv[:, :, None] + nv[:, None, :]) / 2) ** 2
+        else:
+            delta = np.broadcast_to(self.delta, coinc.shape)
+        do = np.sum(coinc * delta, axis=(1, 2))
+        de = np.einsum("kv,kw,kvw->k", nv, nv, delta)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a = 1 - (n - 1) * do / de
+        a[~(de > 0)] = np.nan
+        return np.asarray(a, dtype=np.float64)
+
+
+def coincidence_data(
+    table: RatingTable, level: AlphaLevel, scale: Sequence[float | str] | None = None
+) -> CoincidenceData:
+    """Encode a table's values for α at ``level`` (UserError for non-numeric interval data)."""
+    vals = [v for row in table.values for v in row if v is not None]
+    if level in ("interval", "ratio") or (level == "ordinal" and scale is None):
+        table.float_matrix(level)  # raises with examples when non-numeric
+    if scale is not None:
+        domain_vals: list[float | str] = list(scale)
+        extra = sorted({str(v) for v in vals} - {str(s) for s in domain_vals})
+        if extra:
+            raise UserError(f"values {extra[:5]} are not on the declared scale {domain_vals}")
+        index = {str(v): i for i, v in enumerate(domain_vals)}
+    else:
+        domain_vals = sorted(set(vals), key=lambda v: (isinstance(v, str), v))
+        index = {str(v): i for i, v in enumerate(domain_vals)}
+    codes = np.array(
+        [[-1 if v is None else index[str(v)] for v in row] for row in table.values], dtype=int
+    ).reshape(len(table.items), len(table.raters))
+    numeric = all(isinstance(v, int | float) for v in domain_vals)
+    domain = (
+        np.asarray(domain_vals, dtype=np.float64)
+        if numeric
+        else np.arange(len(domain_vals), dtype=float)
+    )
+    return CoincidenceData(codes, domain, table.clusters, level)
+
+
+def krippendorff_alpha(
+    table: RatingTable,
+    level: AlphaLevel = "ordinal",
+    *,
+    scale: Sequence[float | str] | None = None,
+    B: int = 2_000,
+    conf_level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "bca",
+) -> Metric:
+    """Krippendorff's α at one level of measurement with a cluster-bootstrap interval.
+
+    Items rated by fewer than two raters are unpairable and ignored (counted in ``note``).
+    When every pairable value is identical the expected disagreement is 0 and α is undefined:
+    the result has ``estimate=None`` and ``undefined_reason`` (never a NaN).
+    """
+    import krippendorff
+
+    data = coincidence_data(table, level, scale)
+    note = (
+        f"{data.pairable_units} pairable items, {data.unpairable_units} with a single rating "
+        "(ignored)"
+    )
+    name = f"krippendorff_alpha_{level}"
+    if data.pairable_units == 0:
+        return Metric(
+            name=name,
+            estimate=None,
+            undefined_reason="no item has two or more ratings (α needs pairable values)",
+            note=note,
+        )
+    if not np.isfinite(data.alpha(np.ones((1, data.n_clusters)))[0]):
+        return Metric(
+            name=name,
+            estimate=None,
+            undefined_reason="all pairable values are identical: no expected disagreement, "
+            "α is undefined (perfect agreement without variation)",
+            n=data.n_values,
+            n_clusters=data.n_clusters,
+            note=note,
+        )
+    res = bootstrap_statistic(
+        data.alpha,
+        data.n_clusters,
+        name=name,
+        B=B,
+        level=conf_level,
+        seed=seed,
+        method=method,
+        n=data.n_values,
+        batch=max(1, int(2e7 // max(1, len(data.domain) ** 2))),
+        note=note,
+    )
+    codes = np.full((len(table.raters), len(table.items)), np.nan)
+    for i, row in enumerate(table.values):
+        for j, v in enumerate(row):
+            if v is not None:
+                codes[j, i] = data.domain[_index_of(data, v, scale)]
+    official = float(
+        krippendorff.alpha(
+            reliability_data=codes, value_domain=data.domain, level_of_measurement=level
+        )
+    )
+    return res.model_copy(update={"estimate": official})
+
+
+def _index_of(data: CoincidenceData, v: float | str, scale: Sequence[float | str] | None) -> int:
+    if scale is not None:
+        return [str(s) for s in scale].index(str(v))
+    if isinstance(v, str):
+        raise UserError(f"category {v!r} needs a declared scale at this level")
+    return int(np.flatnonzero(data.domain == v)[0])
+
+
+def fleiss_kappa(
+    table: RatingTable,
+    *,
+    B: int = 2_000,
+    level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "bca",
+) -> Metric:
+    """Fleiss' κ (statsmodels ``fleiss_kappa``, method ``fleiss``) with a cluster interval.
+
+    Fleiss' κ assumes every item has the same number of ratings; items with another count than
+    the most common one are left out (and counted in ``note``).
+    """
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    per_item = np.array(table.n_raters_per_item())
+    if per_item.max(initial=0) < 2:
+        return Metric(name="fleiss_kappa", estimate=None, undefined_reason="fewer than two raters")
+    vals = sorted({str(v) for row in table.values for v in row if v is not None})
+    counts_mode = np.bincount(per_item[per_item >= 2])
+    m = int(np.argmax(counts_mode))
+    keep = np.flatnonzero(per_item == m)
+    K = len(vals)
+    idx = {v: k for k, v in enumerate(vals)}
+    X = np.zeros((len(keep), K))
+    for r, i in enumerate(keep):
+        for v in table.values[i]:
+            if v is not None:
+                X[r, idx[str(v)]] += 1
+    clusters = np.asarray(table.clusters)[keep]
+    cl_names, cidx = np.unique(clusters, return_inverse=True)
+    P_i = (np.sum(X**2, 1) - m) / (m * (m - 1))
+    per_cluster = np.zeros((len(cl_names), K + 2))
+    np.add.at(per_cluster, cidx, np.column_stack([X, P_i, np.ones(len(keep))]))
+
+    def stat(w: FloatArray) -> FloatArray:
+        s = w @ per_cluster
+        n_items = s[:, K + 1]
+        p = s[:, :K] / (n_items * m)[:, None]
+        pe = np.sum(p**2, 1)
+        pbar = s[:, K] / n_items
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = (pbar - pe) / (1 - pe)
+        out[~(1 - pe > 0)] = np.nan
+        return np.asarray(out)
+
+    note = f"{len(keep)} items with {m} ratings each; {len(per_item) - len(keep)} left out"
+    res = bootstrap_statistic(
+        stat,
+        len(cl_names),
+        name="fleiss_kappa",
+        B=B,
+        level=level,
+        seed=seed,
+        method=method,
+        n=len(keep),
+        note=note,
+    )
+    if res.estimate is None:
+        return res.model_copy(update={"undefined_reason": "all ratings fall in one category"})
+    return res.model_copy(update={"estimate": float(sm_fleiss(X, method="fleiss"))})

@@ -1,0 +1,174 @@
+"""Reading and writing AttuneBench conversations: a folder, one file, or JSON Lines.
+
+Every problem of every file is collected and reported together, one line each, as
+``file: json.path: message`` (``file:line: json.path: message`` for JSON Lines); nothing is
+returned unless everything loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from attune_judge.data._attunebench import Conversation
+from attune_judge.data._attunebench_fields import ERROR_TYPE
+from attune_judge.errors import UserError
+
+__all__ = ["attunebench_problems", "load_attunebench", "write_attunebench_jsonl"]
+
+
+def _json_path(loc: Iterable[int | str]) -> str:
+    return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+def attunebench_problems(exc: ValidationError, where: str) -> list[str]:
+    """One ``where: json.path: message`` line per error of a conversation's validation."""
+    lines = []
+    for err in exc.errors():
+        path = _json_path(err["loc"])
+        ctx = err.get("ctx") or {}
+        if err["type"] == ERROR_TYPE:
+            path += str(ctx.get("subpath", ""))
+        msg = err["msg"]
+        if err["type"] not in (ERROR_TYPE, "missing", "extra_forbidden") and "input" in err:
+            shown = repr(err["input"])
+            msg += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+        lines.append(f"{where}: {path}: {msg}")
+    return lines
+
+
+def _natural_key(path: Path) -> list[Any]:
+    """Sort ``conversation_5`` before ``conversation_12``."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", path.name)]
+
+
+def _validate(obj: object, where: str, out: list[Conversation], problems: list[str]) -> None:
+    try:
+        out.append(Conversation.model_validate(obj))
+    except ValidationError as exc:
+        problems.extend(attunebench_problems(exc, where))
+
+
+def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        problems.append(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}")
+        return
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: cannot read: {exc}")
+        return
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            _validate(item, f"{path}: [{i}]", out, problems)
+    else:
+        _validate(obj, str(path), out, problems)
+
+
+def _read_jsonl_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{path}: cannot read: {exc}")
+        return
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path}:{i}: column {exc.colno}: not valid JSON: {exc.msg}")
+            continue
+        _validate(obj, f"{path}:{i}", out, problems)
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted((p for p in path.glob("*.json") if p.is_file()), key=_natural_key)
+        files += sorted((p for p in path.glob("*.jsonl") if p.is_file()), key=_natural_key)
+        if not files:
+            raise UserError(
+                f"{path}: no conversation files (*.json or *.jsonl) in this folder; "
+                "point at the folder holding conversation_N.json"
+            )
+        return files
+    if path.is_file():
+        return [path]
+    raise UserError(f"{path}: no such file or folder")
+
+
+def load_attunebench(path: str | Path) -> list[Conversation]:
+    """Load AttuneBench conversations from a folder, a ``.json`` file or a ``.jsonl`` file.
+
+    Parameters
+    ----------
+    path
+        A folder of ``conversation_N.json`` files (every ``*.json`` and ``*.jsonl`` in it is
+        read, in natural name order), one ``.json`` file holding a conversation (or a list of
+        them), or a ``.jsonl`` file with one conversation per line.
+
+    Returns
+    -------
+    list[Conversation]
+        The conversations in file order.
+
+    Raises
+    ------
+    UserError
+        When the path is missing or holds no conversation file, or when any file has any
+        problem: malformed JSON (file, line and column), a field of the wrong type or out of
+        range, a pairwise label that resolves to no response, duplicate turn numbers, or a
+        conversation id used twice. Every problem of every file is listed in ``problems`` as
+        ``file: json.path: message``; no conversation is returned in that case.
+    """
+    path = Path(path)
+    files = _files(path)
+    conversations: list[Conversation] = []
+    problems: list[str] = []
+    first_seen: dict[str, Path] = {}
+    bad_files = 0
+    for file in files:
+        before, problems_before = len(conversations), len(problems)
+        if file.suffix.lower() == ".jsonl":
+            _read_jsonl_file(file, conversations, problems)
+        else:
+            _read_json_file(file, conversations, problems)
+        for conv in conversations[before:]:
+            cid = conv.conversation_id
+            if cid in first_seen:
+                problems.append(
+                    f"{file}: $.conversationId: conversation id {cid!r} is also used in "
+                    f"{first_seen[cid]}"
+                )
+            else:
+                first_seen[cid] = file
+        bad_files += len(problems) > problems_before
+    if problems:
+        raise UserError(
+            f"{path}: {len(problems)} problem(s) in {bad_files} of {len(files)} file(s); "
+            "nothing was loaded",
+            problems,
+        )
+    return conversations
+
+
+def write_attunebench_jsonl(path: str | Path, conversations: Iterable[Conversation]) -> int:
+    """Write conversations as JSON Lines in the official format (atomically); returns how many.
+
+    :func:`load_attunebench` reads the file back into equal conversations.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    n = 0
+    with tmp.open("w", encoding="utf-8") as fh:
+        for conv in conversations:
+            fh.write(json.dumps(conv.to_official_json(), ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(path)
+    return n

@@ -1,0 +1,194 @@
+"""Shared machinery of the DSPy judges: identity, prompts' data fields, calling, failures.
+
+A judge call goes through :func:`call_program`, which runs a DSPy module under the judge's
+LM and JSON adapter, tracks token usage, and turns every model-side problem into data:
+an unparseable answer into ``parse_error`` (raw text kept), an LM exception into
+``lm_error`` (``retryable`` for rate limits, timeouts and connection failures).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
+from attune_judge.errors import UserError
+
+__all__ = [
+    "CallOutcome",
+    "acall_program",
+    "add_usage",
+    "call_program",
+    "failure_judgment",
+    "format_conversation",
+    "hash_spec",
+    "is_retryable",
+    "refusal_judgment",
+]
+
+_ROLE_LABEL = {"user": "Person", "assistant": "Assistant", "system": "System"}
+
+
+def hash_spec(spec: dict[str, Any]) -> str:
+    """``<program>-<first 16 hex of sha256(canonical JSON of spec)>``."""
+    canonical = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    return f"{spec.get('program', 'judge')}-{digest}"
+
+
+def format_conversation(context: list[ChatMessage]) -> str:
+    """The conversation as plain text (``Person: ...`` / ``Assistant: ...``), one block each."""
+    return "\n\n".join(f"{_ROLE_LABEL[m.role]}: {m.content}" for m in context)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Rate limits, timeouts, server and connection errors are worth retrying later."""
+    from dspy.utils.exceptions import is_retryable_lm_error
+
+    if isinstance(exc, Exception) and is_retryable_lm_error(exc):
+        return True
+    if isinstance(exc, TimeoutError | ConnectionError):
+        return True
+    name = type(exc).__name__
+    return name in {
+        "RateLimitError",
+        "Timeout",
+        "APITimeoutError",
+        "APIConnectionError",
+        "ServiceUnavailableError",
+        "InternalServerError",
+    }
+
+
+@dataclass
+class CallOutcome:
+    """What one program call produced: a prediction, or why not."""
+
+    prediction: Any = None
+    """The DSPy prediction (``None`` on failure)."""
+    status: str = "ok"
+    """``ok``, ``parse_error`` or ``lm_error``."""
+    error: str | None = None
+    """Error text on failure."""
+    raw: str | None = None
+    """The raw model answer when it could not be parsed."""
+    retryable: bool = False
+    """True for transient LM failures."""
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    """Tokens spent (cache hits cost none)."""
+
+
+def _usage(tracker: Any, calls: int) -> TokenUsage:
+    prompt = completion = 0
+    for entry in tracker.get_total_tokens().values():
+        prompt += int(entry.get("prompt_tokens") or 0)
+        completion += int(entry.get("completion_tokens") or 0)
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, calls=calls)
+
+
+def _failure(exc: Exception) -> CallOutcome:
+    from dspy.utils.exceptions import AdapterParseError
+
+    if isinstance(exc, AdapterParseError):
+        return CallOutcome(
+            status="parse_error",
+            error=_short(str(exc)),
+            raw=exc.lm_response if isinstance(exc.lm_response, str) else str(exc.lm_response),
+        )
+    return CallOutcome(
+        status="lm_error",
+        error=f"{type(exc).__name__}: {_short(str(exc))}",
+        retryable=is_retryable(exc),
+    )
+
+
+def _short(text: str, limit: int = 2000) -> str:
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
+    """Run ``program(**inputs)`` under ``lm`` and ``adapter``; failures become outcomes.
+
+    ``UserError`` (configuration) propagates; every other exception is recorded.
+    """
+    import dspy
+    from dspy.utils.usage_tracker import track_usage
+
+    with dspy.context(lm=lm, adapter=adapter), track_usage() as tracker:
+        try:
+            prediction = program(**inputs)
+        except UserError:
+            raise
+        except Exception as exc:
+            outcome = _failure(exc)
+            outcome.usage = _usage(tracker, 1)
+            return outcome
+    return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
+
+
+async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
+    """Async :func:`call_program` (``program.acall``; the LM's async engine)."""
+    import dspy
+    from dspy.utils.usage_tracker import track_usage
+
+    with dspy.context(lm=lm, adapter=adapter), track_usage() as tracker:
+        try:
+            prediction = await program.acall(**inputs)
+        except UserError:
+            raise
+        except Exception as exc:
+            outcome = _failure(exc)
+            outcome.usage = _usage(tracker, 1)
+            return outcome
+    return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
+
+
+def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
+    """Sum of two usages."""
+    return TokenUsage(
+        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
+        completion_tokens=a.completion_tokens + b.completion_tokens,
+        calls=a.calls + b.calls,
+    )
+
+
+def failure_judgment(
+    item: JudgeItem,
+    judge_id: str,
+    outcome: CallOutcome,
+    started: float,
+    details: dict[str, Any] | None = None,
+) -> Judgment:
+    """A non-ok Judgment from a failed outcome (raw text kept, never a default score)."""
+    extra = dict(details or {})
+    if outcome.status == "lm_error":
+        extra["retryable"] = outcome.retryable
+    return Judgment(
+        item_id=item.item_id,
+        judge_id=judge_id,
+        conversation_id=item.conversation_id,
+        candidate_model=item.candidate_model,
+        status=outcome.status,
+        error=outcome.error,
+        raw_output=outcome.raw,
+        details=extra,
+        usage=outcome.usage,
+        latency_s=time.perf_counter() - started,
+    )
+
+
+def refusal_judgment(item: JudgeItem, judge_id: str, reason: str, message: str) -> Judgment:
+    """A Judgment for an item the judge cannot judge (e.g. no reference): status ``refused``."""
+    return Judgment(
+        item_id=item.item_id,
+        judge_id=judge_id,
+        conversation_id=item.conversation_id,
+        candidate_model=item.candidate_model,
+        status="refused",
+        error=message,
+        details={"reason": reason, "retryable": False},
+        latency_s=0.0,
+    )

@@ -1,0 +1,137 @@
+"""Baselines with no model: response length, and lexical similarity to the reference.
+
+They answer "how much of a judge's verdict could length or word overlap explain?" and they
+cost nothing. Tokens are lower-cased runs of word characters (``\\w+``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from typing import Any
+
+from attune_judge.data import JudgeItem, Judgment
+from attune_judge.judges._base import hash_spec, refusal_judgment
+
+__all__ = ["LengthJudge", "LexicalJudge", "lcs_length", "rouge_l_f1", "token_f1", "tokens"]
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens.
+
+    >>> tokens("I'm so sorry, Sam!")
+    ['i', 'm', 'so', 'sorry', 'sam']
+    """
+    return _TOKEN.findall(text.lower())
+
+
+def token_f1(candidate: list[str], reference: list[str]) -> float:
+    """Bag-of-tokens F1 (SQuAD style): overlap counted with multiplicity.
+
+    >>> round(token_f1(["a", "b", "c"], ["a", "b", "d", "e"]), 4)  # P=2/3, R=2/4
+    0.5714
+    """
+    if not candidate or not reference:
+        return 1.0 if candidate == reference else 0.0
+    overlap = sum((Counter(candidate) & Counter(reference)).values())
+    if overlap == 0:
+        return 0.0
+    precision, recall = overlap / len(candidate), overlap / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def lcs_length(a: list[str], b: list[str]) -> int:
+    """Length of the longest common subsequence (dynamic programming, O(len(a)·len(b)))."""
+    if not a or not b:
+        return 0
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
+        previous = current
+    return previous[-1]
+
+
+def rouge_l_f1(candidate: list[str], reference: list[str]) -> float:
+    """ROUGE-L F1 (β = 1): LCS-based precision and recall.
+
+    >>> rouge_l_f1(["the", "cat", "sat"], ["the", "cat", "ran"])  # LCS 2: P = R = 2/3
+    0.6666666666666666
+    """
+    lcs = lcs_length(candidate, reference)
+    if lcs == 0:
+        return 1.0 if not candidate and not reference else 0.0
+    precision, recall = lcs / len(candidate), lcs / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+class LengthJudge:
+    """Scores the candidate's length: ``words`` and ``chars``; ``overall`` = words.
+
+    ``normalized`` is ``None``: length has no natural [0, 1] scale.
+    """
+
+    program_name = "length"
+
+    def __init__(self) -> None:
+        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
+        self.judge_id = hash_spec(self.spec)
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Count words and characters of the candidate."""
+        started = time.perf_counter()
+        words = float(len(tokens(item.candidate)))
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores={"words": words, "chars": float(len(item.candidate))},
+            overall=words,
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Same as :meth:`judge`."""
+        return self.judge(item)
+
+
+class LexicalJudge:
+    """Word overlap with the reference: ``token_f1`` and ``rouge_l``; ``overall`` = ROUGE-L F1.
+
+    An item without a reference gets ``status="refused"`` (reason ``no_reference``).
+    """
+
+    program_name = "lexical"
+
+    def __init__(self) -> None:
+        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
+        self.judge_id = hash_spec(self.spec)
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Compare the candidate's tokens with the reference's."""
+        started = time.perf_counter()
+        if not item.reference:
+            return refusal_judgment(
+                item, self.judge_id, "no_reference", f"item {item.item_id} has no reference"
+            )
+        cand, ref = tokens(item.candidate), tokens(item.reference)
+        rouge = rouge_l_f1(cand, ref)
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores={"token_f1": token_f1(cand, ref), "rouge_l": rouge},
+            overall=rouge,
+            normalized=rouge,
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Same as :meth:`judge`."""
+        return self.judge(item)

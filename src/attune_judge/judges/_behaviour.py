@@ -1,0 +1,154 @@
+"""Behaviour items: yes / no per applicable item of a ``behaviour`` rubric.
+
+Which items apply to a ``JudgeItem``: ``metadata["behaviour_items"]`` (a list of item ids,
+as AttuneBench's applicable binary judgements); without it, every item of the rubric. Each
+item becomes an output field typed ``Literal["yes", "no"]`` whose description is the item's
+question (rubric text). Scores: item id → 1.0 (yes) / 0.0 (no); overall = share of yes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Literal
+
+from attune_judge.data import JudgeItem, Judgment
+from attune_judge.judges._base import (
+    CallOutcome,
+    acall_program,
+    call_program,
+    failure_judgment,
+    format_conversation,
+    hash_spec,
+    refusal_judgment,
+)
+from attune_judge.rubrics import Rubric
+
+__all__ = ["BehaviourJudge", "behaviour_signature"]
+
+PROGRAM_VERSION = "1"
+YesNo = Literal["yes", "no"]
+
+
+def behaviour_signature(rubric: Rubric, item_ids: tuple[str, ...]) -> Any:
+    """The DSPy signature asking ``item_ids`` of ``rubric`` about one reply."""
+    import dspy
+
+    fields: dict[str, Any] = {
+        "conversation": (
+            str,
+            dspy.InputField(desc="The conversation so far; the last message is the person's"),
+        ),
+        "reply": (str, dspy.InputField(desc="The reply to evaluate")),
+    }
+    for item_id in item_ids:
+        c = rubric.criterion(item_id)
+        fields[item_id] = (YesNo, dspy.OutputField(desc=f"yes or no: {c.description}"))
+    return dspy.make_signature(fields, rubric.instructions, "BehaviourJudgeSignature")
+
+
+class BehaviourJudge:
+    """Answers the applicable behaviour items (yes/no) about a candidate reply."""
+
+    program_name = "behaviour"
+
+    def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
+        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+
+        if rubric.kind != "behaviour":
+            raise ValueError(f"BehaviourJudge needs a behaviour rubric, got {rubric.kind!r}")
+        self.rubric = rubric
+        self.lm = lm
+        self.reasoning = reasoning
+        self.adapter = make_adapter(lm_response_format(lm))
+        self.spec: dict[str, Any] = {
+            "program": self.program_name,
+            "program_version": PROGRAM_VERSION,
+            "rubric": rubric.spec(),
+            "lm": lm_spec(lm),
+            "options": {"reasoning": reasoning},
+        }
+        self.judge_id = hash_spec(self.spec)
+        self._programs: dict[tuple[str, ...], Any] = {}
+        self._lock = threading.Lock()
+
+    def program_for(self, item_ids: tuple[str, ...]) -> Any:
+        """The DSPy module for this set of items (built once per set)."""
+        import dspy
+
+        with self._lock:
+            if item_ids not in self._programs:
+                signature = behaviour_signature(self.rubric, item_ids)
+                module = dspy.ChainOfThought if self.reasoning else dspy.Predict
+                self._programs[item_ids] = module(signature)
+            return self._programs[item_ids]
+
+    def _plan(self, item: JudgeItem) -> tuple[tuple[str, ...], list[str]] | Judgment:
+        known = [c.id for c in self.rubric.criteria]
+        asked = item.metadata.get("behaviour_items")
+        if asked is None:
+            return tuple(known), []
+        ids = [str(i) for i in asked]
+        unknown = [i for i in ids if i not in known]
+        applicable = tuple(i for i in known if i in ids)
+        if not applicable:
+            return refusal_judgment(
+                item, self.judge_id, "no_items", f"{item.item_id}: no applicable behaviour items"
+            )
+        return applicable, unknown
+
+    def _finish(
+        self,
+        item: JudgeItem,
+        item_ids: tuple[str, ...],
+        unknown: list[str],
+        outcome: CallOutcome,
+        started: float,
+    ) -> Judgment:
+        details: dict[str, Any] = {"items": list(item_ids)}
+        if unknown:
+            details["unknown_items"] = unknown
+        if outcome.status != "ok":
+            return failure_judgment(item, self.judge_id, outcome, started, details=details)
+        answers = {i: str(getattr(outcome.prediction, i)) for i in item_ids}
+        scores = {i: 1.0 if a == "yes" else 0.0 for i, a in answers.items()}
+        overall, normalized = self.rubric.aggregate(scores)
+        details["answers"] = answers
+        if self.reasoning:
+            details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores=scores,
+            overall=overall,
+            normalized=normalized,
+            details=details,
+            usage=outcome.usage,
+            latency_s=time.perf_counter() - started,
+        )
+
+    def _inputs(self, item: JudgeItem) -> dict[str, str]:
+        return {"conversation": format_conversation(item.context), "reply": item.candidate}
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Judge one item (never raises for model-side failures)."""
+        started = time.perf_counter()
+        plan = self._plan(item)
+        if isinstance(plan, Judgment):
+            return plan
+        ids, unknown = plan
+        outcome = call_program(self.program_for(ids), self.lm, self.adapter, **self._inputs(item))
+        return self._finish(item, ids, unknown, outcome, started)
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Async :meth:`judge`."""
+        started = time.perf_counter()
+        plan = self._plan(item)
+        if isinstance(plan, Judgment):
+            return plan
+        ids, unknown = plan
+        program = self.program_for(ids)
+        outcome = await acall_program(program, self.lm, self.adapter, **self._inputs(item))
+        return self._finish(item, ids, unknown, outcome, started)

@@ -1,0 +1,160 @@
+"""A jury: several judges (usually one rubric, several models) combined per item.
+
+``mean`` / ``median`` combine each score, the overall and the normalised score over the
+members that answered; a pairwise jury's verdict follows the combined ``a_win`` (> 0.5: A,
+< 0.5: B, 0.5: tie). ``majority`` takes the most frequent verdict (a tie between the top
+verdicts gives ``tie``) and, per score, the most frequent value (the mean of the values tied
+for most frequent). Every member's judgment is kept in ``details["members"]``.
+
+Failures: if any member failed with a retryable LM error, the jury's judgment is that
+``lm_error`` (retryable; the runner retries, and members' cached calls cost nothing). Other
+member failures are left out of the combination and counted in ``details["failed"]``; with
+no member answering, the jury reports the first failure's status.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from attune_judge.data import JudgeItem, Judgment, TokenUsage
+from attune_judge.judges._base import hash_spec
+from attune_judge.judges._protocol import Judge
+
+__all__ = ["Jury", "JuryMethod", "combine"]
+
+JuryMethod = Literal["mean", "median", "majority"]
+
+
+def _majority_value(values: list[float]) -> float:
+    counts = Counter(values)
+    top = max(counts.values())
+    tied = [v for v, n in counts.items() if n == top]
+    return sum(tied) / len(tied)
+
+
+def combine(values: Sequence[float], method: JuryMethod) -> float:
+    """Combine member values.
+
+    >>> combine([1, 2, 6], "mean"), combine([1, 2, 6], "median"), combine([1, 1, 6], "majority")
+    (3.0, 2.0, 1.0)
+    >>> combine([0, 1], "majority")  # tied: mean of the tied values
+    0.5
+    """
+    data = [float(v) for v in values]
+    if method == "mean":
+        return sum(data) / len(data)
+    if method == "median":
+        return float(statistics.median(data))
+    return _majority_value(data)
+
+
+def _verdict(members: list[Judgment], scores: dict[str, float], method: JuryMethod) -> str | None:
+    verdicts = [m.verdict for m in members if m.verdict is not None]
+    if not verdicts:
+        return None
+    if method == "majority":
+        counts = Counter(verdicts)
+        top = max(counts.values())
+        tied = [v for v, n in counts.items() if n == top]
+        return tied[0] if len(tied) == 1 else "tie"
+    if "a_win" not in scores:
+        return "inconsistent"
+    a_win = scores["a_win"]
+    return "A" if a_win > 0.5 else "B" if a_win < 0.5 else "tie"
+
+
+class Jury:
+    """Combines member judges' judgments (see module docstring)."""
+
+    program_name = "jury"
+
+    def __init__(self, members: Sequence[Judge], method: JuryMethod = "mean") -> None:
+        if not members:
+            raise ValueError("a jury needs at least one member")
+        self.members = list(members)
+        self.method: JuryMethod = method
+        self.spec: dict[str, Any] = {
+            "program": self.program_name,
+            "program_version": "1",
+            "method": method,
+            "members": [m.spec for m in self.members],
+        }
+        self.judge_id = hash_spec(self.spec)
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Ask every member, then combine."""
+        started = time.perf_counter()
+        return self._combine(item, [m.judge(item) for m in self.members], started)
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Async :meth:`judge` (members with ``ajudge`` run concurrently)."""
+        import asyncio
+
+        started = time.perf_counter()
+
+        async def one(member: Judge) -> Judgment:
+            ajudge = getattr(member, "ajudge", None)
+            if ajudge is not None:
+                return await ajudge(item)
+            return await asyncio.to_thread(member.judge, item)
+
+        results = await asyncio.gather(*(one(m) for m in self.members))
+        return self._combine(item, list(results), started)
+
+    def _combine(self, item: JudgeItem, results: list[Judgment], started: float) -> Judgment:
+        usage = TokenUsage(
+            prompt_tokens=sum(r.usage.prompt_tokens for r in results),
+            completion_tokens=sum(r.usage.completion_tokens for r in results),
+            calls=sum(r.usage.calls for r in results),
+        )
+        members = [
+            {
+                "judge_id": r.judge_id,
+                "status": r.status,
+                "scores": r.scores,
+                "overall": r.overall,
+                "normalized": r.normalized,
+                "verdict": r.verdict,
+                "error": r.error,
+            }
+            for r in results
+        ]
+        base: dict[str, Any] = {
+            "item_id": item.item_id,
+            "judge_id": self.judge_id,
+            "conversation_id": item.conversation_id,
+            "candidate_model": item.candidate_model,
+            "usage": usage,
+        }
+        ok = [r for r in results if r.status == "ok"]
+        failed = [r for r in results if r.status != "ok"]
+        details: dict[str, Any] = {"method": self.method, "members": members, "failed": len(failed)}
+        retryable = [r for r in failed if r.status == "lm_error" and r.details.get("retryable")]
+        if retryable or not ok:
+            first = (retryable or failed)[0]
+            details["retryable"] = bool(retryable) or bool(first.details.get("retryable", False))
+            return Judgment(
+                **base,
+                status=first.status,
+                error=f"jury member {first.judge_id}: {first.error}",
+                raw_output=first.raw_output,
+                details=details,
+                latency_s=time.perf_counter() - started,
+            )
+        keys = sorted({k for r in ok for k in r.scores})
+        scores = {k: combine([r.scores[k] for r in ok if k in r.scores], self.method) for k in keys}
+        overalls = [r.overall for r in ok if r.overall is not None]
+        normals = [r.normalized for r in ok if r.normalized is not None]
+        return Judgment(
+            **base,
+            scores=scores,
+            overall=combine(overalls, self.method) if overalls else None,
+            normalized=combine(normals, self.method) if normals else None,
+            verdict=_verdict(ok, scores, self.method),
+            details=details,
+            latency_s=time.perf_counter() - started,
+        )

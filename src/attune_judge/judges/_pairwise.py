@@ -1,0 +1,225 @@
+"""Pairwise preference, always asked in both orders and reconciled.
+
+Representation of a pair as a ``JudgeItem``: ``candidate`` is response A's text,
+``metadata["other"]`` is response B's text, ``metadata["question"]`` the question id
+(``general``, ``PW1``..``PW15`` from the rubric, or ``custom:<question text>``; default
+``general``), and optionally ``metadata["option_a"]`` / ``metadata["option_b"]`` the labels
+(e.g. ``original`` / ``human``). :func:`pairwise_item` builds one.
+
+Reconciliation of the verdict in order (A, B) with the verdict in order (B, A) mapped back:
+both agree → that verdict; opposite winners → ``inconsistent``; one ``tie`` and one winner →
+``tie``. ``scores["a_win"]`` is 1 (A), 0.5 (tie) or 0 (B); absent when inconsistent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+from attune_judge.data import ChatMessage, JudgeItem, Judgment
+from attune_judge.judges._base import (
+    CallOutcome,
+    acall_program,
+    add_usage,
+    call_program,
+    failure_judgment,
+    format_conversation,
+    hash_spec,
+    refusal_judgment,
+)
+from attune_judge.rubrics import Rubric
+
+__all__ = ["PairwiseJudge", "pairwise_item", "pairwise_signature", "reconcile"]
+
+PROGRAM_VERSION = "1"
+Verdict = Literal["A", "B", "tie"]
+_SWAP = {"A": "B", "B": "A", "tie": "tie"}
+
+
+def reconcile(first: str, second_swapped_back: str) -> str:
+    """Combine the two orders' verdicts (the second already mapped back to the first order).
+
+    >>> reconcile("A", "A"), reconcile("A", "B"), reconcile("tie", "B"), reconcile("tie", "tie")
+    ('A', 'inconsistent', 'tie', 'tie')
+    """
+    if first == second_swapped_back:
+        return first
+    if "tie" in (first, second_swapped_back):
+        return "tie"
+    return "inconsistent"
+
+
+def pairwise_item(
+    item_id: str,
+    conversation_id: str,
+    context: list[ChatMessage],
+    text_a: str,
+    text_b: str,
+    *,
+    question: str = "general",
+    option_a: str = "A",
+    option_b: str = "B",
+    turn: int | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> JudgeItem:
+    """A ``JudgeItem`` for a pairwise comparison (see the module docstring)."""
+    meta = {
+        **(metadata or {}),
+        "other": text_b,
+        "question": question,
+        "option_a": option_a,
+        "option_b": option_b,
+    }
+    return JudgeItem(
+        item_id=item_id,
+        conversation_id=conversation_id,
+        turn=turn,
+        context=context,
+        candidate=text_a,
+        candidate_model=option_a,
+        metadata=meta,
+    )
+
+
+def pairwise_signature() -> Any:
+    """The DSPy signature of one pairwise comparison (instructions set per rubric)."""
+    import dspy
+
+    class PairwiseSignature(dspy.Signature):
+        """Compare two replies, A and B, and answer the question: A, B or tie."""
+
+        conversation: str = dspy.InputField(
+            desc="The conversation so far; the last message is the person's"
+        )
+        question: str = dspy.InputField(desc="The question to answer about the two replies")
+        reply_a: str = dspy.InputField(desc="Reply A")
+        reply_b: str = dspy.InputField(desc="Reply B")
+        verdict: Verdict = dspy.OutputField(desc="A, B or tie")
+        rationale: str = dspy.OutputField(desc="One sentence explaining the choice")
+
+    return PairwiseSignature
+
+
+class PairwiseJudge:
+    """A/B preference for a ``pairwise`` rubric, run in both orders (see module docstring)."""
+
+    program_name = "pairwise"
+
+    def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
+        import dspy
+
+        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+
+        if rubric.kind != "pairwise":
+            raise ValueError(f"PairwiseJudge needs a pairwise rubric, got {rubric.kind!r}")
+        self.rubric = rubric
+        self.lm = lm
+        self.reasoning = reasoning
+        self.signature = pairwise_signature().with_instructions(rubric.instructions)
+        self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
+        self.adapter = make_adapter(lm_response_format(lm))
+        self.spec: dict[str, Any] = {
+            "program": self.program_name,
+            "program_version": PROGRAM_VERSION,
+            "rubric": rubric.spec(),
+            "lm": lm_spec(lm),
+            "options": {"reasoning": reasoning, "orders": "both"},
+        }
+        self.judge_id = hash_spec(self.spec)
+
+    def _question(self, item: JudgeItem) -> str | None:
+        qid = str(item.metadata.get("question", "general"))
+        if qid.startswith("custom:"):
+            return qid.removeprefix("custom:").strip() or None
+        try:
+            return self.rubric.criterion(qid).description
+        except KeyError:
+            return None
+
+    def _check(self, item: JudgeItem) -> tuple[dict[str, str], dict[str, str]] | Judgment:
+        other = item.metadata.get("other")
+        question = self._question(item)
+        if not isinstance(other, str) or question is None:
+            why = (
+                "metadata['other'] (response B) is missing"
+                if not isinstance(other, str)
+                else (
+                    f"question {item.metadata.get('question')!r} is not in rubric {self.rubric.id}"
+                )
+            )
+            return refusal_judgment(item, self.judge_id, "bad_pair", f"{item.item_id}: {why}")
+        conversation = format_conversation(item.context)
+        base = {"conversation": conversation, "question": question}
+        first = {**base, "reply_a": item.candidate, "reply_b": other}
+        second = {**base, "reply_a": other, "reply_b": item.candidate}
+        return first, second
+
+    def _finish(
+        self, item: JudgeItem, one: CallOutcome, two: CallOutcome, started: float
+    ) -> Judgment:
+        usage = add_usage(one.usage, two.usage)
+        raw = {
+            "order_ab": _verdict(one),
+            "order_ba": _verdict(two),
+            "raw_ab": one.raw,
+            "raw_ba": two.raw,
+            "question": item.metadata.get("question", "general"),
+        }
+        failed = [o for o in (one, two) if o.status != "ok"]
+        if failed:
+            worst = next((o for o in failed if o.status == "lm_error"), failed[0])
+            worst.usage = usage
+            judgment = failure_judgment(item, self.judge_id, worst, started, details=raw)
+            judgment.raw_output = "\n---\n".join(o.raw for o in failed if o.raw) or None
+            return judgment
+        first = str(one.prediction.verdict)
+        second_back = _SWAP[str(two.prediction.verdict)]
+        verdict = reconcile(first, second_back)
+        raw["order_ba_mapped"] = second_back
+        scores = (
+            {}
+            if verdict == "inconsistent"
+            else {"a_win": {"A": 1.0, "tie": 0.5, "B": 0.0}[verdict]}
+        )
+        value = scores.get("a_win")
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            verdict=verdict,
+            scores=scores,
+            overall=value,
+            normalized=value,
+            rationale=str(one.prediction.rationale or ""),
+            details={**raw, "rationale_ba": str(two.prediction.rationale or "")},
+            usage=usage,
+            latency_s=time.perf_counter() - started,
+        )
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Judge one pair in both orders (never raises for model-side failures)."""
+        started = time.perf_counter()
+        checked = self._check(item)
+        if isinstance(checked, Judgment):
+            return checked
+        one = call_program(self.program, self.lm, self.adapter, **checked[0])
+        two = call_program(self.program, self.lm, self.adapter, **checked[1])
+        return self._finish(item, one, two, started)
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Async :meth:`judge`; the two orders run concurrently."""
+        started = time.perf_counter()
+        checked = self._check(item)
+        if isinstance(checked, Judgment):
+            return checked
+        one, two = await asyncio.gather(
+            acall_program(self.program, self.lm, self.adapter, **checked[0]),
+            acall_program(self.program, self.lm, self.adapter, **checked[1]),
+        )
+        return self._finish(item, one, two, started)
+
+
+def _verdict(outcome: CallOutcome) -> str | None:
+    return str(outcome.prediction.verdict) if outcome.status == "ok" else None

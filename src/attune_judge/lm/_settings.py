@@ -1,0 +1,101 @@
+"""Model settings from ``ATTUNE_*`` environment variables, overridden by CLI flags."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from attune_judge.errors import UserError
+
+__all__ = ["ENV_VARS", "LMSettings", "ResponseFormat"]
+
+ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
+"""How a judge asks the model for JSON.
+
+``json_schema``: OpenAI structured outputs (OpenAI, vLLM). ``json_object``: ``{"type":
+"json_object", "schema": ...}`` (llama-cpp-python's server and the embedded model).
+``none``: no ``response_format``. ``auto``: DSPy's own choice for the provider.
+"""
+
+ENV_VARS: dict[str, str] = {
+    "lm": "ATTUNE_LM",
+    "api_base": "ATTUNE_API_BASE",
+    "temperature": "ATTUNE_TEMPERATURE",
+    "max_tokens": "ATTUNE_MAX_TOKENS",
+    "seed": "ATTUNE_SEED",
+    "num_retries": "ATTUNE_NUM_RETRIES",
+    "cache": "ATTUNE_CACHE",
+    "cache_dir": "ATTUNE_CACHE_DIR",
+    "response_format": "ATTUNE_RESPONSE_FORMAT",
+}
+"""Settings field → environment variable."""
+
+
+class LMSettings(BaseModel):
+    """Everything needed to build a judge model; see :func:`attune_judge.lm.resolve_lm`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lm: str = "local"
+    """Model string: ``local``, ``local:<file.gguf>`` or any DSPy/LiteLLM model string."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (``http://host:port/v1``)."""
+    temperature: float = 0.0
+    """Sampling temperature (0 = as deterministic as the provider allows)."""
+    max_tokens: int = 1024
+    """Maximum tokens per model answer."""
+    seed: int | None = None
+    """Sampling seed, passed to providers that accept one."""
+    num_retries: int = 2
+    """DSPy's own retries (exponential backoff) for rate limits, timeouts, connection errors."""
+    cache: bool = True
+    """Use DSPy's request cache (a repeated request makes no model call)."""
+    cache_dir: str | None = None
+    """DSPy disk-cache directory (``ATTUNE_CACHE_DIR``); ``None`` keeps DSPy's default."""
+    response_format: ResponseFormat | None = None
+    """How to request JSON; ``None`` picks by model (see :func:`default_response_format`)."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LMSettings:
+        """Settings from ``ATTUNE_*`` variables, then ``overrides`` (``None`` values ignored).
+
+        Raises
+        ------
+        UserError
+            A variable or flag has an invalid value (the message names the variable).
+        """
+        source = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        origin: dict[str, str] = {}
+        for field, var in ENV_VARS.items():
+            raw = source.get(var)
+            if raw is not None and raw.strip() != "":
+                values[field] = raw.strip()
+                origin[field] = f"environment variable {var}"
+        for field, value in overrides.items():
+            if field not in ENV_VARS:
+                raise TypeError(f"unknown LM setting {field!r}")
+            if value is not None:
+                values[field] = value
+                origin[field] = f"option {field.replace('_', '-')}"
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                field = str(err["loc"][0]) if err["loc"] else "?"
+                where = origin.get(field, field)
+                problems.append(f"{where}: {err['msg']} (got {values.get(field)!r})")
+            raise UserError("invalid model settings", problems=problems) from None
+
+    def decoding(self) -> dict[str, Any]:
+        """The settings that change answers (recorded in judge specs and hashed into ids)."""
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "response_format": self.response_format,
+        }

@@ -1,0 +1,214 @@
+"""Sections about a judge against people: metric table, agreement heatmap, confusion matrix,
+calibration plot.
+
+Each builder takes plain data (lists, nested lists, dicts, or calibration ``Metric`` models /
+their dumps), so any command can assemble them from its own results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
+from attune_judge.report._fig_matrices import (
+    agreement_heatmap,
+    calibration_plot,
+    confusion_matrix_plot,
+)
+from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, to_float
+
+__all__ = [
+    "agreement_section",
+    "calibration_curve_section",
+    "confusion_section",
+    "metrics_table",
+]
+
+
+def _dump(obj: Any) -> Any:
+    return obj.model_dump() if hasattr(obj, "model_dump") else obj
+
+
+def metrics_table(
+    metrics: Sequence[Any] | Mapping[str, Any], *, caption: str | None = None
+) -> Table:
+    """A table of statistics with intervals.
+
+    Parameters
+    ----------
+    metrics
+        Calibration ``Metric`` models or dicts with ``name``, ``estimate``, ``lower``,
+        ``upper``, ``n``, ``n_clusters``, ``method``, ``undefined_reason`` — as a list, or a
+        mapping ``label -> metric`` (the label is shown instead of ``name``).
+    """
+    pairs = (
+        [(str(k), _dump(v)) for k, v in metrics.items()]
+        if isinstance(metrics, Mapping)
+        else [(str(_dump(m).get("name", "")), _dump(m)) for m in metrics]
+    )
+    rows = []
+    for label, m in pairs:
+        est = to_float(m.get("estimate"))
+        reason = m.get("undefined_reason")
+        rows.append(
+            [
+                label,
+                fmt_num(est) if est is not None else f"undefined ({reason})" if reason else "—",
+                fmt_interval(m.get("lower"), m.get("upper")),
+                fmt_int(m.get("n")),
+                fmt_int(m.get("n_clusters")),
+                str(m.get("method") or "—"),
+            ]
+        )
+    return Table(
+        ["statistic", "estimate", "95% interval", "n", "clusters", "interval method"],
+        rows,
+        "lrrrrl",
+        caption=caption,
+    )
+
+
+def agreement_section(
+    raters: Sequence[str],
+    matrix: Sequence[Sequence[float | None]],
+    *,
+    metric: str = "Cohen's κ (quadratic)",
+    judges: Sequence[str] = (),
+    ceiling: float | None = None,
+    metrics: Sequence[Any] | Mapping[str, Any] | None = None,
+    title: str = "Agreement with people",
+    key: str = "agreement",
+) -> Section:
+    """Raters × raters agreement heatmap (judges outlined, human ceiling marked) and metrics.
+
+    Parameters
+    ----------
+    raters, matrix
+        Labels and the square matrix of pairwise agreement (``None`` = not measured).
+    metric
+        Name of the pairwise statistic.
+    judges
+        Which raters are judges (outlined).
+    ceiling
+        Human ceiling (mean leave-one-out agreement of a human with the other humans).
+    metrics
+        Optional headline statistics shown as a table first (see :func:`metrics_table`).
+    """
+    section = Section(title)
+    if metrics:
+        section.blocks.append(metrics_table(metrics))
+    c = to_float(ceiling)
+    if c is not None:
+        section.blocks.append(
+            Note(
+                f"Human ceiling ({metric}): {fmt_num(c)}. A judge cannot be expected to agree with "
+                "people more than people agree with each other."
+            )
+        )
+    if len(raters) >= 2:
+        section.blocks.append(
+            Figure(
+                f"{slugify(key)}-heatmap",
+                agreement_heatmap(
+                    raters,
+                    matrix,
+                    metric=metric,
+                    highlight=judges,
+                    ceiling=c,
+                    title=f"{title}: pairwise {metric}",
+                ),
+                alt=f"Heatmap of pairwise {metric} between {len(raters)} raters.",
+                caption="Each cell is the agreement of the row rater with the column rater; judges "
+                "are outlined; the line on the colour bar is the human ceiling.",
+            )
+        )
+    return section
+
+
+def confusion_section(
+    categories: Sequence[str],
+    counts: Sequence[Sequence[int]],
+    *,
+    title: str = "Judge vs human labels",
+    key: str = "confusion",
+    human_label: str = "human label",
+    judge_label: str = "judge label",
+) -> Section:
+    """Confusion matrix (rows = human label, columns = judge label) as a figure and a table."""
+    section = Section(title)
+    cats = [str(c) for c in categories]
+    rows = [
+        [c, *(fmt_int(v) for v in r), fmt_int(sum(int(v) for v in r))]
+        for c, r in zip(cats, counts, strict=True)
+    ]
+    col_tot = [sum(int(r[j]) for r in counts) for j in range(len(cats))]
+    rows.append(["total", *(fmt_int(v) for v in col_tot), fmt_int(sum(col_tot))])
+    section.blocks.append(
+        Table(
+            [f"{human_label} \\ {judge_label}", *cats, "total"],
+            rows,
+            "l" + "r" * (len(cats) + 1),
+            caption="Rows: what people said; columns: what the judge said; diagonal = agreement.",
+        )
+    )
+    section.blocks.append(
+        Figure(
+            f"{slugify(key)}-confusion",
+            confusion_matrix_plot(
+                cats, counts, row_label=human_label, col_label=judge_label, title=title
+            ),
+            alt=f"Confusion matrix of {judge_label} against {human_label}.",
+            caption="Cell text: count and share of the row; colour: share of the row.",
+        )
+    )
+    return section
+
+
+def calibration_curve_section(
+    judge_scores: Sequence[float],
+    human_means: Sequence[float | None],
+    counts: Sequence[int],
+    *,
+    lower: Sequence[float | None] | None = None,
+    upper: Sequence[float | None] | None = None,
+    identity: bool = False,
+    title: str = "Calibration",
+    key: str = "calibration",
+    judge_label: str = "judge score",
+    human_label: str = "mean human score",
+) -> Section:
+    """Calibration plot and table: the mean human score at each judge score level."""
+    section = Section(title)
+    rows = [
+        [fmt_num(x, 2), fmt_num(y), fmt_interval(lo, hi), fmt_int(n)]
+        for x, y, lo, hi, n in zip(
+            judge_scores,
+            human_means,
+            lower if lower is not None else [None] * len(judge_scores),
+            upper if upper is not None else [None] * len(judge_scores),
+            counts,
+            strict=True,
+        )
+    ]
+    section.blocks.append(Table([judge_label, human_label, "95% interval", "items"], rows, "rrrr"))
+    section.blocks.append(
+        Figure(
+            f"{slugify(key)}-calibration",
+            calibration_plot(
+                judge_scores,
+                human_means,
+                counts,
+                lower=lower,
+                upper=upper,
+                identity=identity,
+                title=f"{title}: {judge_label} vs {human_label}",
+                xlabel=judge_label,
+                ylabel=human_label,
+            ),
+            alt=f"Calibration plot of {human_label} against {judge_label}.",
+            caption="A well-calibrated judge's points rise steadily; a flat curve means the "
+            "judge's score says little about what people thought.",
+        )
+    )
+    return section

@@ -1,0 +1,202 @@
+"""Build and write the report of a run directory.
+
+:func:`build_report` reads ``manifest.json`` and ``summary.json`` and renders what applies:
+every *kind* of result found in the summary has a section builder in :data:`SECTION_BUILDERS`
+(``judges`` — the runner's scores; ``calibration``, ``bench`` and ``sensitivity`` results),
+followed by the failures and the manifest. :func:`write_report` writes ``report.md``,
+``report.html`` and ``figures/*.png``; a command can pass its own sections instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
+from attune_judge.report._format import fmt_num
+from attune_judge.report._html import render_html
+from attune_judge.report._markdown import render_markdown
+from attune_judge.report._run_sections import manifest_section
+from attune_judge.report._rundata import RunData, load_run, read_json
+from attune_judge.report._score_sections import score_sections
+from attune_judge.report._study_sections import (
+    bench_sections,
+    calibration_sections,
+    sensitivity_sections,
+)
+
+__all__ = ["SECTION_BUILDERS", "build_report", "detect_kinds", "write_report"]
+
+log = logging.getLogger(__name__)
+
+
+SectionBuilder = Callable[[RunData], list[Section]]
+
+SECTION_BUILDERS: dict[str, SectionBuilder] = {
+    "calibration": calibration_sections,
+    "bench": bench_sections,
+    "sensitivity": sensitivity_sections,
+    "judges": score_sections,
+}
+"""Summary key → section builder, in report order. A summary may hold several kinds."""
+
+
+def detect_kinds(summary: Mapping[str, Any]) -> list[str]:
+    """The kinds of results in a summary, in report order (keys of :data:`SECTION_BUILDERS`)."""
+    return [k for k in SECTION_BUILDERS if summary.get(k)]
+
+
+def _overview(run: RunData, kinds: Sequence[str]) -> Section:
+    info: Mapping[str, Any] = run.summary.get("run") or {}
+    items: list[tuple[str, str]] = [("run directory", run.path.name)]
+    if run.manifest.get("command"):
+        items.append(("command", str(run.manifest["command"])))
+    if run.manifest.get("models"):
+        items.append(("models", ", ".join(map(str, run.manifest["models"]))))
+    for key, label in (
+        ("n_tasks", "planned judgments"),
+        ("complete", "complete"),
+        ("invocations", "invocations"),
+        ("n_run", "judged in last invocation"),
+        ("n_skipped", "already done before it"),
+    ):
+        if info.get(key) is not None:
+            items.append((label, str(info[key])))
+    if info.get("wall_time_s") is not None:
+        items.append(("wall time of the last invocation", f"{fmt_num(info['wall_time_s'], 1)} s"))
+    items.append(("contents", ", ".join(kinds) if kinds else "none"))
+    section = Section("Overview", [KeyValues(items)])
+    if info.get("stopped"):
+        section.blocks.append(Note(f"The run stopped early: {info['stopped']}.", "warning"))
+    elif info.get("complete") is False:
+        section.blocks.append(
+            Note(
+                "The run is incomplete: some planned judgments are missing; run the same command "
+                "again to resume.",
+                "warning",
+            )
+        )
+    return section
+
+
+def build_report(run_dir: Path | str) -> Report:
+    """The report of a run directory: overview, a section per result kind, manifest.
+
+    Parameters
+    ----------
+    run_dir
+        A directory written by ``score``, ``calibrate``, ``bench``, ``sensitivity`` or
+        ``demo``.
+
+    Returns
+    -------
+    Report
+        Render with :func:`render_markdown` / :func:`render_html`, or write with
+        :func:`write_report`.
+    """
+    run = load_run(run_dir)
+    kinds = detect_kinds(run.summary)
+    sections = [_overview(run, kinds)]
+    for kind in kinds:
+        sections.extend(SECTION_BUILDERS[kind](run))
+    if not kinds:
+        sections.append(
+            Section(
+                "Results",
+                [
+                    Note(
+                        "summary.json holds no results this report knows how to show "
+                        f"(looked for: {', '.join(SECTION_BUILDERS)}).",
+                        "warning",
+                    )
+                ],
+            )
+        )
+    if run.manifest:
+        sections.append(manifest_section(run.manifest))
+    command = run.manifest.get("command") or run.summary.get("kind") or "run"
+    created = run.manifest.get("created_at")
+    subtitle = f"Run directory {run.path.name}" + (f", created {created}" if created else "")
+    return Report(f"attune-judge {command} report", sections, subtitle)
+
+
+def _unique_figures(report: Report) -> None:
+    """Give every figure a unique file name (``-2``, ``-3`` ... on collisions), in place."""
+    seen: set[str] = set()
+
+    def fix(section: Section) -> None:
+        for i, block in enumerate(section.blocks):
+            if isinstance(block, Figure):
+                name, k = block.name, 2
+                while name in seen:
+                    name, k = f"{block.name}-{k}", k + 1
+                seen.add(name)
+                if name != block.name:
+                    section.blocks[i] = dataclasses.replace(block, name=name)
+        for sub in section.subsections:
+            fix(sub)
+
+    for s in report.sections:
+        fix(s)
+
+
+def write_report(
+    run_dir: Path | str,
+    sections: Report | Sequence[Section] | None = None,
+    *,
+    title: str | None = None,
+) -> tuple[Path, Path]:
+    """Write ``report.md``, ``report.html`` and ``figures/*.png`` into ``run_dir``.
+
+    Parameters
+    ----------
+    run_dir
+        The run directory (created if missing when ``sections`` are given).
+    sections
+        ``None``: build the report from the directory (:func:`build_report`). A
+        :class:`Report`, or a list of sections (a command's own; the manifest section is
+        appended when ``manifest.json`` exists and no section already shows it).
+    title
+        Title for a list of sections (default ``attune-judge report``).
+
+    Returns
+    -------
+    tuple of Path
+        ``(report.md, report.html)``.
+    """
+    path = Path(run_dir)
+    if sections is None:
+        report = build_report(path)
+    elif isinstance(sections, Report):
+        report = sections
+    else:
+        report = Report(title or "attune-judge report", list(sections))
+        manifest = read_json(path / "manifest.json") if path.is_dir() else {}
+        if manifest and not any(s.title == "What ran" for s in report.sections):
+            report.sections.append(manifest_section(manifest))
+    _unique_figures(report)
+    path.mkdir(parents=True, exist_ok=True)
+    figures = report.figures()
+    if figures:
+        (path / "figures").mkdir(exist_ok=True)
+    for fig in figures:
+        (path / "figures" / f"{fig.name}.png").write_bytes(fig.png)
+    md_path, html_path = path / "report.md", path / "report.html"
+    _atomic_write(md_path, render_markdown(report))
+    _atomic_write(
+        html_path,
+        render_html(
+            report, footer="Made by attune-judge. Figures are embedded; this file needs no network."
+        ),
+    )
+    log.info("wrote %s and %s (%d figures)", md_path, html_path, len(figures))
+    return md_path, html_path
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)

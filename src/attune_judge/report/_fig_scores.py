@@ -1,0 +1,231 @@
+"""Figures of scores and rankings: forest plot, rank-set plot, judgment status bars.
+
+Every function takes plain sequences (so it can be tested with hand-made numbers) and returns
+PNG bytes. Missing values are ``None`` (or NaN) and are drawn as an explicit "undefined" mark,
+never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from attune_judge.report._format import fmt_interval, fmt_num, to_float
+from attune_judge.report._style import (
+    OKABE_ITO,
+    STATUS_COLOURS,
+    height_for,
+    new_figure,
+    to_png,
+)
+
+__all__ = ["forest_plot", "rank_set_plot", "status_plot"]
+
+Num = float | int | None
+
+
+def _check_lengths(name: str, n: int, **cols: Sequence[Any] | None) -> None:
+    for key, col in cols.items():
+        if col is not None and len(col) != n:
+            raise ValueError(f"{name}: {key} has {len(col)} values, expected {n}")
+
+
+def forest_plot(
+    labels: Sequence[str],
+    estimates: Sequence[Num],
+    lower: Sequence[Num],
+    upper: Sequence[Num],
+    *,
+    title: str = "Model scores with 95% confidence intervals",
+    xlabel: str = "mean normalised score (0 = worst, 1 = best)",
+    reference: float | None = None,
+    reference_label: str | None = None,
+    xlim: tuple[float, float] | None = None,
+) -> bytes:
+    """Point estimates with horizontal interval bars, one row per label (first label on top).
+
+    Parameters
+    ----------
+    labels, estimates, lower, upper
+        Equally long; ``None`` marks a missing estimate or interval end.
+    title, xlabel
+        Axis texts (the reader should not need a legend).
+    reference, reference_label
+        An optional vertical line (chance level, base score) and its label.
+    xlim
+        Axis limits; default fits the data.
+
+    Returns
+    -------
+    bytes
+        PNG image.
+    """
+    n = len(labels)
+    _check_lengths("forest_plot", n, estimates=estimates, lower=lower, upper=upper)
+    fig, ax = new_figure(7.0, height_for(n))
+    ys = list(range(n))[::-1]
+    colour = OKABE_ITO["blue"]
+    for y, est, lo, hi in zip(ys, estimates, lower, upper, strict=True):
+        e, a, b = to_float(est), to_float(lo), to_float(hi)
+        if a is not None and b is not None:
+            ax.hlines(y, a, b, color=colour, linewidth=2.2)
+            ax.vlines([a, b], y - 0.15, y + 0.15, color=colour, linewidth=1.2)
+        if e is not None:
+            ax.plot([e], [y], marker="D", color=OKABE_ITO["vermillion"], markersize=6, zorder=3)
+    ax.set_yticks(ys, [str(x) for x in labels])
+    ax.set_ylim(-0.7, n - 0.3)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    if reference is not None:
+        ax.axvline(reference, color=OKABE_ITO["black"], linestyle=":", linewidth=1)
+        if reference_label:
+            ax.annotate(
+                reference_label,
+                (reference, n - 0.4),
+                xytext=(3, 0),
+                textcoords="offset points",
+                fontsize=8,
+                va="top",
+            )
+    # the numbers, right of the plot area: no need to read values off the axis
+    for y, est, lo, hi in zip(ys, estimates, lower, upper, strict=True):
+        text = fmt_num(est) if to_float(est) is not None else "undefined"
+        if to_float(lo) is not None and to_float(hi) is not None:
+            text += " " + fmt_interval(lo, hi)
+        ax.annotate(
+            text,
+            (1.0, y),
+            xycoords=("axes fraction", "data"),
+            xytext=(6, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_xlabel(xlabel)
+    ax.set_title(title + "\n(diamond = estimate, bar = interval)", loc="left")
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    return to_png(fig)
+
+
+def rank_set_plot(
+    labels: Sequence[str],
+    lower: Sequence[int | None],
+    upper: Sequence[int | None],
+    *,
+    point_ranks: Sequence[int | None] | None = None,
+    title: str = "95% confidence sets for ranks",
+    xlabel: str = "rank (1 = best)",
+) -> bytes:
+    """Each label's confidence set for its rank as a horizontal bar over rank positions.
+
+    Parameters
+    ----------
+    labels, lower, upper
+        Equally long; ``lower``/``upper`` are the best/worst rank in the set (1 = best).
+    point_ranks
+        Optional rank of the point estimate, drawn as a dot.
+    title, xlabel
+        Axis texts.
+
+    Returns
+    -------
+    bytes
+        PNG image.
+    """
+    n = len(labels)
+    _check_lengths("rank_set_plot", n, lower=lower, upper=upper, point_ranks=point_ranks)
+    known = [int(v) for v in [*lower, *upper] if v is not None]
+    p = max([n, *known]) if known or n else 1
+    fig, ax = new_figure(7.0, height_for(n))
+    ys = list(range(n))[::-1]
+    for i, (y, lo, hi) in enumerate(zip(ys, lower, upper, strict=True)):
+        if lo is None or hi is None:
+            ax.annotate("no rank set", (0.5, y), va="center", fontsize=8, color="#555555")
+            continue
+        ax.barh(
+            y,
+            int(hi) - int(lo) + 0.8,
+            left=int(lo) - 0.4,
+            height=0.55,
+            color=OKABE_ITO["sky_blue"],
+            edgecolor=OKABE_ITO["blue"],
+        )
+        text = str(lo) if lo == hi else f"{lo}–{hi}"
+        ax.annotate(
+            text,
+            (int(hi) + 0.45, y),
+            va="center",
+            fontsize=8,
+        )
+        if point_ranks is not None and point_ranks[i] is not None:
+            ax.plot([point_ranks[i]], [y], "o", color=OKABE_ITO["black"], markersize=4)
+    ax.set_yticks(ys, [str(x) for x in labels])
+    ax.set_xticks(range(1, p + 1))
+    ax.set_xlim(0.4, p + 1.0)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.set_xlabel(xlabel)
+    sub = "(bar = ranks the model can hold" + (
+        ", dot = rank of the estimate)" if point_ranks else ")"
+    )
+    ax.set_title(f"{title}\n{sub}", loc="left")
+    return to_png(fig)
+
+
+def status_plot(
+    models: Sequence[str],
+    counts: Mapping[str, Sequence[int]],
+    *,
+    title: str = "Judgments by status",
+    xlabel: str = "number of judgments",
+) -> bytes:
+    """Stacked horizontal bars: per model, how many judgments ended in each status.
+
+    Parameters
+    ----------
+    models
+        Row labels (first on top).
+    counts
+        ``status -> counts per model`` (same order as ``models``); statuses are stacked in the
+        mapping's order, each in a fixed colour, keyed by a one-line legend above the bars;
+        every segment is labelled with its count.
+
+    Returns
+    -------
+    bytes
+        PNG image.
+    """
+    n = len(models)
+    for status, col in counts.items():
+        _check_lengths("status_plot", n, **{status: col})
+    fig, ax = new_figure(7.0, height_for(n, base=1.8))
+    ys = list(range(n))[::-1]
+    left = [0.0] * n
+    for status, col in counts.items():
+        vals = [float(v) for v in col]
+        colour = STATUS_COLOURS.get(status, OKABE_ITO["yellow"])
+        ax.barh(ys, vals, left=left, height=0.6, color=colour, label=status)
+        for y, lft, v in zip(ys, left, vals, strict=True):
+            if v > 0:
+                ax.annotate(
+                    f"{int(v)}",
+                    (lft + v / 2, y),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="black",
+                )
+        left = [a + b for a, b in zip(left, vals, strict=True)]
+    ax.set_yticks(ys, [str(m) for m in models])
+    ax.set_xlabel(xlabel)
+    ax.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncol=len(counts),
+        fontsize=8,
+        frameon=False,
+        bbox_transform=ax.transAxes,
+    )
+    ax.set_title(title, loc="left", pad=22)
+    return to_png(fig)

@@ -1,0 +1,139 @@
+"""Sections of a scoring run (the runner's ``summary.json``: ``judges → models → blocks``).
+
+Per judge: the leaderboard (intervals and rank sets), mean criterion scores, and failures,
+tokens and cost. Judges are never pooled. When the summary carries no rank sets for a judge,
+they are computed here from ``judgments.jsonl`` with the calibration layer's ``leaderboard``
+(same paired cluster bootstrap, same seed and B as the summary), and the report says so.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from attune_judge.errors import UserError
+from attune_judge.report._blocks import Note, Paragraph, Section, Table
+from attune_judge.report._format import fmt_num
+from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.report._run_sections import failures_section
+from attune_judge.report._rundata import RunData
+
+__all__ = ["compute_leaderboard", "score_sections"]
+
+log = logging.getLogger(__name__)
+
+
+def compute_leaderboard(
+    run: RunData, judge_id: str, *, B: int = 10_000, seed: int = 0, level: float = 0.95
+) -> dict[str, Any] | None:
+    """Leaderboard (as a dict) of one judge from the run's ok judgments; ``None`` if impossible.
+
+    Uses the last judgment of each ``(item_id, judge_id)`` (the log's current state), its
+    ``normalized`` score, the model and the conversation as cluster.
+    """
+    path = run.path / "judgments.jsonl"
+    if not path.exists():
+        return None
+    from attune_judge.calibration._leaderboard import leaderboard
+    from attune_judge.data import Judgment, read_jsonl
+
+    last: dict[str, Judgment] = {}
+    for j in read_jsonl(path, Judgment, tolerate_torn_tail=True):
+        if j.judge_id == judge_id:
+            last[j.item_id] = j
+    rows = [
+        (j.candidate_model or "", j.conversation_id or j.item_id, float(j.normalized))
+        for j in last.values()
+        if j.status == "ok" and j.normalized is not None
+    ]
+    if len({m for m, _, _ in rows}) < 2:
+        return None
+    try:
+        board = leaderboard(
+            [m for m, _, _ in rows],
+            [c for _, c, _ in rows],
+            [v for _, _, v in rows],
+            B=B,
+            seed=seed,
+            level=level,
+        )
+    except UserError as exc:
+        log.info("no rank sets for judge %s: %s", judge_id, exc)
+        return None
+    return board.model_dump(mode="json")
+
+
+def _criteria_table(models: Mapping[str, Mapping[str, Any]], order: list[str]) -> Table | None:
+    criteria = sorted({k for m in models.values() for k in (m.get("criteria_means") or {})})
+    if not criteria:
+        return None
+    rows = [
+        [m, fmt_num(models[m].get("overall_mean"), 2)]
+        + [fmt_num((models[m].get("criteria_means") or {}).get(c), 2) for c in criteria]
+        for m in order
+        if m in models
+    ]
+    return Table(
+        ["model", "overall", *criteria],
+        rows,
+        "l" + "r" * (len(criteria) + 1),
+        caption="Means over ok judgments on the rubric's raw scale (no intervals).",
+    )
+
+
+def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str) -> Section:
+    models: Mapping[str, Mapping[str, Any]] = block.get("models") or {}
+    scores = [m.get("score") or {} for m in models.values()]
+    first = next((s for s in scores if s.get("B")), {})
+    B, seed = int(first.get("B") or 10_000), int(first.get("seed") or 0)
+    level = float(first.get("level") or 0.95)
+    section = Section(title, anchor=f"judge-{jid}")
+    section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
+    board: Any = block.get("leaderboard")
+    note = (
+        f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired "
+        f"cluster bootstrap over conversations (B = {B}, seed = {seed})."
+    )
+    if board is None:
+        board = compute_leaderboard(run, jid, B=B, seed=seed, level=level)
+        if board is not None:
+            note += " Rank sets were computed by the report from judgments.jsonl."
+    if board is None:
+        board = models
+    lb = leaderboard_section(
+        board, title="Leaderboard", key=f"{jid}-leaderboard", level=level, interval_note=note
+    )
+    section.subsections.append(lb)
+    order = [r.model for r in _entries(board)]
+    crit = _criteria_table(models, order)
+    if crit is not None:
+        section.subsections.append(Section("Criterion scores", [crit]))
+    section.subsections.append(failures_section(models, key=f"{jid}-failures"))
+    return section
+
+
+def _entries(board: Any) -> list[Any]:
+    from attune_judge.report._leaderboard import leaderboard_entries
+
+    return leaderboard_entries(board)
+
+
+def score_sections(run: RunData) -> list[Section]:
+    """One section per judge in ``summary["judges"]``."""
+    judges: Mapping[str, Mapping[str, Any]] = run.summary.get("judges") or {}
+    out = []
+    for i, (jid, block) in enumerate(judges.items()):
+        title = (
+            "Scores" if len(judges) == 1 else f"Scores: judge {i + 1} ({block.get('label') or jid})"
+        )
+        out.append(_judge_section(run, jid, block, title))
+    if len(judges) > 1:
+        out[0].blocks.insert(
+            0,
+            Note(
+                "This run has several judges (rubrics or models); each has its own leaderboard "
+                "and their scores are never pooled."
+            ),
+        )
+    return out

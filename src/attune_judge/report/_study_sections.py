@@ -1,0 +1,211 @@
+"""Sections for the analysis kinds of ``summary.json``: ``calibration``, ``bench``,
+``sensitivity``.
+
+Each reads plain dicts (result models dumped with ``model_dump(mode="json")``) and is tolerant:
+a part that is absent is simply not shown. The shapes read are:
+
+``calibration``
+    ``{"dimensions": {dim: part}}`` or one ``part``; a part may hold ``metrics`` (list or
+    name → Metric), ``agreement_matrix`` (``raters``, ``matrix``, ``metric``, ``judges``,
+    ``ceiling``), ``confusion`` (``categories``, ``counts``, ``human_label``, ``judge_label``),
+    ``calibration_curve`` (``judge_scores``, ``human_means``, ``counts``, ``lower``, ``upper``,
+    ``identity``), ``join`` (a JoinReport).
+``bench``
+    ``tasks``: ``{task: {"leaderboard": ..., "score_label": ..., "xlim": [lo, hi]}}``;
+    ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
+    ``kendall_w`` (a KendallW dict).
+``sensitivity``
+    ``base`` (name); ``variants``: ``{name: {"leaderboard", "tau", "stable", "verdict"}}``;
+    ``tau_matrix``; ``flips`` (rank-flip rows); ``variance_components``:
+    ``[{"component", "variance", "share"}]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from attune_judge.report._agreement import (
+    agreement_section,
+    calibration_curve_section,
+    confusion_section,
+    metrics_table,
+)
+from attune_judge.report._blocks import KeyValues, Section, Table, slugify
+from attune_judge.report._format import fmt_int, fmt_num, fmt_pct
+from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.report._rankings import ranking_agreement_section
+from attune_judge.report._rundata import RunData
+
+__all__ = ["bench_sections", "calibration_sections", "sensitivity_sections"]
+
+
+def _calibration_part(name: str, part: Mapping[str, Any], key: str) -> list[Section]:
+    out: list[Section] = []
+    head = Section(name)
+    if part.get("join"):
+        j = part["join"]
+        head.blocks.append(
+            KeyValues(
+                [
+                    ("matched items", fmt_int(j.get("matched"))),
+                    (f"only in {j.get('left_name', 'left')}", fmt_int(j.get("left_only"))),
+                    (f"only in {j.get('right_name', 'right')}", fmt_int(j.get("right_only"))),
+                ]
+            )
+        )
+    if part.get("metrics"):
+        head.blocks.append(metrics_table(part["metrics"]))
+    if head.blocks:
+        out.append(head)
+    am = part.get("agreement_matrix")
+    if am:
+        out.append(
+            agreement_section(
+                am["raters"],
+                am["matrix"],
+                metric=am.get("metric", "agreement"),
+                judges=am.get("judges", ()),
+                ceiling=am.get("ceiling"),
+                title=f"{name}: agreement between raters",
+                key=f"{key}-agreement",
+            )
+        )
+    cm = part.get("confusion")
+    if cm:
+        out.append(
+            confusion_section(
+                cm["categories"],
+                cm["counts"],
+                title=f"{name}: judge vs human labels",
+                key=f"{key}-confusion",
+                human_label=cm.get("human_label", "human label"),
+                judge_label=cm.get("judge_label", "judge label"),
+            )
+        )
+    cc = part.get("calibration_curve")
+    if cc:
+        out.append(
+            calibration_curve_section(
+                cc["judge_scores"],
+                cc["human_means"],
+                cc["counts"],
+                lower=cc.get("lower"),
+                upper=cc.get("upper"),
+                identity=bool(cc.get("identity", False)),
+                title=f"{name}: calibration",
+                key=f"{key}-calibration",
+            )
+        )
+    return out
+
+
+def calibration_sections(run: RunData) -> list[Section]:
+    """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
+    cal: Mapping[str, Any] = run.summary.get("calibration") or {}
+    parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
+    top = Section("Agreement with people")
+    for dim, part in parts.items():
+        subs = _calibration_part(str(dim), part, f"calibration-{slugify(str(dim))}")
+        if len(parts) == 1:
+            for s in subs:
+                s.title = s.title.removeprefix(f"{dim}: ") if s.title != str(dim) else "Metrics"
+        top.subsections.extend(subs)
+    return [top]
+
+
+def bench_sections(run: RunData) -> list[Section]:
+    """AttuneBench tasks: a leaderboard per task, then how the task rankings agree."""
+    bench: Mapping[str, Any] = run.summary.get("bench") or {}
+    out = []
+    tasks: Mapping[str, Any] = bench.get("tasks") or {}
+    for task, block in tasks.items():
+        xlim = block.get("xlim")
+        sec = leaderboard_section(
+            block.get("leaderboard") or {},
+            title=f"Task: {task}",
+            key=f"bench-{task}",
+            score_label=str(block.get("score_label") or "score"),
+            xlim=tuple(xlim) if xlim else None,
+        )
+        out.append(sec)
+    tm = bench.get("tau_matrix") or {}
+    w = bench.get("kendall_w") or {}
+    extra = []
+    if w.get("w") is not None:
+        extra.append(
+            (
+                "Kendall's W across tasks",
+                f"{fmt_num(w['w'])} (χ² df = {w.get('df', '?')}, p = {fmt_num(w.get('p_value'))})",
+            )
+        )
+    if tm or bench.get("taus") or extra:
+        out.append(
+            ranking_agreement_section(
+                tm.get("labels", []),
+                tm.get("matrix"),
+                taus=bench.get("taus"),
+                against=str(bench.get("against", "drafting")),
+                title="Do the tasks rank models alike?",
+                key="bench-tasks",
+                extra=extra,
+            )
+        )
+    return out
+
+
+def sensitivity_sections(run: RunData) -> list[Section]:
+    """Rubric sensitivity: per-variant leaderboards, τ to the base, flips, variance shares."""
+    sens: Mapping[str, Any] = run.summary.get("sensitivity") or {}
+    base = str(sens.get("base") or "base")
+    variants: Mapping[str, Any] = sens.get("variants") or {}
+    top = Section("Rubric sensitivity")
+    taus = [
+        {"label": name, "tau": v.get("tau"), "stable": v.get("stable"), "verdict": v.get("verdict")}
+        for name, v in variants.items()
+        if name != base
+    ]
+    tm = sens.get("tau_matrix") or {}
+    top.subsections.append(
+        ranking_agreement_section(
+            tm.get("labels", []),
+            tm.get("matrix") if tm else None,
+            taus=taus,
+            flips=sens.get("flips"),
+            against=base,
+            title="Ranking stability across variants",
+            key="sensitivity",
+        )
+    )
+    comps = sens.get("variance_components") or []
+    if comps:
+        top.subsections.append(
+            Section(
+                "Sources of variance",
+                [
+                    Table(
+                        ["component", "variance", "share"],
+                        [
+                            [
+                                str(c.get("component")),
+                                fmt_num(c.get("variance"), 4),
+                                fmt_pct(c.get("share")),
+                            ]
+                            for c in comps
+                        ],
+                        "lrr",
+                        caption="Share of score variance explained by each component.",
+                    )
+                ],
+            )
+        )
+    for name, v in variants.items():
+        if v.get("leaderboard"):
+            top.subsections.append(
+                leaderboard_section(
+                    v["leaderboard"],
+                    title=f"Variant: {name}",
+                    key=f"sensitivity-{name}",
+                )
+            )
+    return [top]

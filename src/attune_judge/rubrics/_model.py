@@ -1,0 +1,210 @@
+"""The rubric record: a strict, hashed description of what a judge scores and how.
+
+Rubrics are data (YAML files); this module validates them. We own the format, so unknown
+fields are rejected, and every rubric carries a content hash that is recorded with every
+judgment made with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["Aggregation", "Criterion", "Rubric", "RubricKind", "Scale"]
+
+RubricKind = Literal["reference", "pairwise", "behaviour"]
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Scale(_Strict):
+    """An integer scale from ``min`` to ``max`` (inclusive)."""
+
+    min: int
+    """Lowest allowed score."""
+    max: int
+    """Highest allowed score; must be greater than ``min``."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Scale:
+        if self.min >= self.max:
+            raise ValueError(f"scale min ({self.min}) must be less than max ({self.max})")
+        return self
+
+    @property
+    def levels(self) -> list[int]:
+        """Every allowed score, ascending."""
+        return list(range(self.min, self.max + 1))
+
+
+class Criterion(_Strict):
+    """One thing the judge scores (a rating dimension, a behaviour item, a pairwise question)."""
+
+    id: str
+    """Identifier, also the judge's output field name (letters, digits, underscore)."""
+    name: str
+    """Short human-readable name."""
+    description: str
+    """What the criterion means (for pairwise rubrics: the question asked)."""
+    scale: Scale | None = None
+    """Score range; required for ``reference`` rubrics, 0..1 (no/yes) for ``behaviour``."""
+    anchors: dict[int, str] = Field(default_factory=dict)
+    """Description of what a score level means, per level (levels must lie in the scale)."""
+    category: str | None = None
+    """Optional grouping (behaviour category, emotional-intelligence branch, ...)."""
+
+    @field_validator("id")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not _IDENTIFIER.match(value):
+            raise ValueError(
+                f"criterion id {value!r} must start with a letter and contain only letters, "
+                "digits and underscores"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _anchors_in_scale(self) -> Criterion:
+        if self.anchors and self.scale is None:
+            raise ValueError("anchors need a scale")
+        if self.scale is not None:
+            outside = sorted(k for k in self.anchors if not self.scale.min <= k <= self.scale.max)
+            if outside:
+                raise ValueError(
+                    f"anchor levels {outside} lie outside the scale "
+                    f"{self.scale.min}..{self.scale.max}"
+                )
+        return self
+
+
+class Aggregation(_Strict):
+    """How criterion scores combine into the overall score."""
+
+    method: Literal["mean", "weighted"] = "mean"
+    """``mean`` of all criteria, or ``weighted`` mean with ``weights``."""
+    weights: dict[str, float] = Field(default_factory=dict)
+    """Weight per criterion id (``weighted`` only; all criteria, positive weights)."""
+
+    @model_validator(mode="after")
+    def _weights_match_method(self) -> Aggregation:
+        if self.method == "mean" and self.weights:
+            raise ValueError("weights are only allowed with method 'weighted'")
+        if self.method == "weighted":
+            if not self.weights:
+                raise ValueError("method 'weighted' needs weights")
+            bad = sorted(k for k, w in self.weights.items() if not w > 0)
+            if bad:
+                raise ValueError(f"weights must be positive: {bad}")
+        return self
+
+
+class Rubric(_Strict):
+    """A scoring rubric (see ``rubrics/*.yaml``)."""
+
+    id: str
+    """Stable identifier (``attunebench-reference``)."""
+    version: str
+    """Bumped whenever a change would invalidate earlier scores."""
+    description: str
+    """What the rubric measures."""
+    kind: RubricKind
+    """``reference`` (scores against a reference), ``pairwise`` (A/B) or ``behaviour`` (yes/no)."""
+    instructions: str
+    """Instructions to the judge (the task statement; never contains conversation text)."""
+    criteria: list[Criterion] = Field(min_length=1)
+    """The criteria, in output order."""
+    aggregation: Aggregation = Field(default_factory=Aggregation)
+    """How criterion scores combine into the overall score."""
+    source: str | None = None
+    """Where the rubric comes from (paper, instrument), if not our own."""
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int | float) else value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rubric:
+        ids = [c.id for c in self.criteria]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate criterion ids: {duplicates}")
+        if self.kind == "reference":
+            missing = [c.id for c in self.criteria if c.scale is None]
+            if missing:
+                raise ValueError(f"reference rubric criteria need a scale: {missing}")
+        if self.kind == "behaviour":
+            wrong = [
+                c.id
+                for c in self.criteria
+                if c.scale is not None and c.scale != Scale(min=0, max=1)
+            ]
+            if wrong:
+                raise ValueError(f"behaviour criteria are yes/no (scale 0..1): {wrong}")
+        if self.aggregation.method == "weighted":
+            weights = set(self.aggregation.weights)
+            if weights != set(ids):
+                raise ValueError(
+                    f"aggregation weights must name every criterion exactly: "
+                    f"missing {sorted(set(ids) - weights)}, unknown {sorted(weights - set(ids))}"
+                )
+        return self
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 of the canonical JSON of the whole rubric (sorted keys, no whitespace)."""
+        canonical = json.dumps(
+            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+        )
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    def criterion(self, criterion_id: str) -> Criterion:
+        """The criterion with this id (``KeyError`` naming the known ids otherwise)."""
+        for c in self.criteria:
+            if c.id == criterion_id:
+                return c
+        raise KeyError(f"rubric {self.id!r} has no criterion {criterion_id!r}")
+
+    def scale_of(self, criterion_id: str) -> Scale:
+        """The criterion's scale (0..1 for behaviour items without an explicit scale)."""
+        c = self.criterion(criterion_id)
+        if c.scale is not None:
+            return c.scale
+        return Scale(min=0, max=1)
+
+    def aggregate(self, scores: dict[str, float]) -> tuple[float, float]:
+        """Overall score and its [0, 1] normalisation from per-criterion scores.
+
+        The overall score is the (weighted) mean of the raw scores; the normalised score is
+        the (weighted) mean of each score mapped to [0, 1] by its own scale, which equals
+        ``(overall - min) / (max - min)`` when all criteria share one scale.
+
+        Examples
+        --------
+        Scores 7, 4, 4, 1 on 1..7: mean 4, normalised (4 - 1) / 6 = 0.5.
+        """
+        weights = {
+            c.id: (self.aggregation.weights[c.id] if self.aggregation.method == "weighted" else 1.0)
+            for c in self.criteria
+            if c.id in scores
+        }
+        if not weights:
+            raise ValueError("no criterion scores to aggregate")
+        total = sum(weights.values())
+        overall = sum(weights[k] * scores[k] for k in weights) / total
+        normalized = 0.0
+        for k, w in weights.items():
+            scale = self.scale_of(k)
+            normalized += w * (scores[k] - scale.min) / (scale.max - scale.min)
+        return overall, normalized / total
+
+    def spec(self) -> dict[str, str]:
+        """Identity recorded in judge specs: id, version and content hash."""
+        return {"id": self.id, "version": self.version, "hash": self.content_hash}

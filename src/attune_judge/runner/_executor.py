@@ -1,0 +1,171 @@
+"""Executing tasks: a small Executor interface, a thread-pool implementation, retries.
+
+The :class:`Executor` protocol is the seam for scale-out: anything that can apply a function
+to tasks and yield the results *as they finish* can run a plan (a Ray executor later). The
+runner is the single consumer and the single writer, so executors never touch the run
+directory.
+
+Retries live in :func:`judge_with_retries`, inside the task function: a judgment with
+``status="lm_error"`` and ``details["retryable"] = True`` (rate limit, timeout, connection) is
+tried again after an exponential backoff with jitter. The worker sleeps while it backs off, so a
+rate-limited run slows down instead of hammering the provider.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
+
+from attune_judge.data import Judgment
+from attune_judge.runner._plan import Task
+
+__all__ = ["Executor", "RetryPolicy", "ThreadExecutor", "is_retryable", "judge_with_retries"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Executor(Protocol):
+    """Applies a function to tasks concurrently and yields results in completion order."""
+
+    def map_unordered(
+        self,
+        fn: Callable[[T], R],
+        tasks: Iterable[T],
+        *,
+        stop: threading.Event | None = None,
+    ) -> Iterator[R]:
+        """Yield ``fn(task)`` for each task as it finishes.
+
+        When ``stop`` is set no further task is started; the ones already running are still
+        yielded, so their (paid-for) results can be recorded. An exception raised by ``fn`` is a
+        bug: it propagates to the consumer after the remaining work is cancelled.
+        """
+        ...
+
+
+class ThreadExecutor:
+    """Thread-pool executor with at most ``max_concurrency`` tasks in flight.
+
+    Tasks are submitted lazily (a sliding window), so stopping early never leaves a long queue
+    of started work behind, and memory stays flat for large plans.
+    """
+
+    def __init__(self, max_concurrency: int = 8) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        self.max_concurrency = max_concurrency
+
+    def map_unordered(
+        self,
+        fn: Callable[[T], R],
+        tasks: Iterable[T],
+        *,
+        stop: threading.Event | None = None,
+    ) -> Iterator[R]:
+        """See :meth:`Executor.map_unordered`."""
+        todo = iter(tasks)
+        in_flight: set[Future[R]] = set()
+        pool = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="attune-runner")
+        clean = False
+        try:
+            exhausted = False
+            while True:
+                while not exhausted and len(in_flight) < self.max_concurrency:
+                    if stop is not None and stop.is_set():
+                        exhausted = True
+                        break
+                    task = next(todo, _DONE)
+                    if task is _DONE:
+                        exhausted = True
+                        break
+                    in_flight.add(pool.submit(fn, task))  # type: ignore[arg-type]
+                if not in_flight:
+                    break
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+            clean = True
+        finally:
+            # normal end: everything finished; early exit (consumer stopped, bug, Ctrl-C):
+            # drop what has not started and do not wait for in-flight calls.
+            pool.shutdown(wait=clean, cancel_futures=True)
+
+
+_DONE = object()
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for retryable LM failures.
+
+    The delay before retry ``k`` (``k = 0, 1, ...``) is drawn uniformly from
+    ``[d/2, d]`` with ``d = min(max_delay_s, base_delay_s * 2**k)`` ("equal jitter": spreads
+    concurrent workers apart while keeping a floor on the wait).
+    """
+
+    max_retries: int = 5
+    """Retries after the first attempt (0 = no retry)."""
+    base_delay_s: float = 1.0
+    """Backoff before the first retry (upper end of its jitter range)."""
+    max_delay_s: float = 60.0
+    """Cap on a single backoff."""
+    seed: int | None = None
+    """Seed of the jitter generator (``None``: not reproducible, which is fine for timing)."""
+    _rng: random.Random = field(default_factory=random.Random, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.seed is not None:
+            self._rng.seed(self.seed)
+
+    def delay(self, retry: int) -> float:
+        """Seconds to wait before retry number ``retry`` (0-based)."""
+        d = min(self.max_delay_s, self.base_delay_s * (2.0**retry))
+        return d / 2 + self._rng.random() * d / 2
+
+
+def is_retryable(judgment: Judgment) -> bool:
+    """A transient LM failure (rate limit, timeout, connection) that is worth trying again."""
+    return judgment.status == "lm_error" and bool(judgment.details.get("retryable"))
+
+
+def judge_with_retries(
+    task: Task,
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    cancelled: threading.Event | None = None,
+) -> Judgment:
+    """Judge one task, retrying retryable LM failures per ``policy``.
+
+    The returned judgment is the last attempt's, with ``details["attempts"]`` (1 + retries)
+    and ``latency_s`` covering all attempts and backoffs. ``conversation_id`` and
+    ``candidate_model`` are filled from the item when the judge left them empty.
+    """
+    start = time.perf_counter()
+    attempts = 0
+    while True:
+        attempts += 1
+        judgment = task.judge.judge(task.item)
+        if not is_retryable(judgment) or attempts > policy.max_retries:
+            break
+        if cancelled is not None and cancelled.is_set():
+            break
+        sleep(policy.delay(attempts - 1))
+    if (judgment.item_id, judgment.judge_id) != task.key:
+        raise RuntimeError(
+            f"judge {task.judge.judge_id!r} returned a judgment for "
+            f"{(judgment.item_id, judgment.judge_id)!r} when asked for {task.key!r}"
+        )
+    judgment.details["attempts"] = attempts
+    judgment.latency_s = time.perf_counter() - start
+    if judgment.conversation_id is None:
+        judgment.conversation_id = task.item.conversation_id
+    if judgment.candidate_model is None:
+        judgment.candidate_model = task.item.candidate_model
+    return judgment

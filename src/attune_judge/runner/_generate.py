@@ -1,0 +1,250 @@
+"""Drafting candidates: a DSPy responder writes a reply at each annotated turn.
+
+This is AttuneBench's draft step: the evaluated model sees the conversation up to the
+participant's message and writes its own reply, which a judge then scores against the
+participant-edited reference. Output is a candidates JSONL (:class:`Candidate`), appended one
+reply at a time, so an interrupted ``generate`` resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
+from attune_judge.runner._candidates import Candidate
+from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor
+from attune_judge.runner._progress import make_progress
+from attune_judge.runner._store import cut_torn_tail, redact, secret_values
+
+if TYPE_CHECKING:
+    import dspy
+
+__all__ = [
+    "GenerateResult",
+    "draft_reply",
+    "generate_candidates",
+    "is_transient",
+    "make_responder",
+    "run_generate",
+]
+
+log = logging.getLogger(__name__)
+
+RESPONDER_INSTRUCTIONS = (
+    "You are the assistant in a supportive conversation. Read the conversation so far and "
+    "write your next reply to the participant's last message. Be attentive to how they feel "
+    "and to what they are asking for."
+)
+
+
+def _signature() -> type[dspy.Signature]:
+    import dspy
+
+    class DraftReply(dspy.Signature):
+        __doc__ = RESPONDER_INSTRUCTIONS
+
+        conversation: list[dict[str, str]] = dspy.InputField(
+            desc="chat messages so far, oldest first; the last one is the participant's"
+        )
+        reply: str = dspy.OutputField(desc="your reply to the participant's last message")
+
+    return DraftReply
+
+
+def make_responder() -> dspy.Module:
+    """A fresh DSPy responder module (``Predict`` over conversation → reply)."""
+    import dspy
+
+    return dspy.Predict(_signature())
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Rate limits, timeouts and connection errors: worth retrying after a pause."""
+    status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
+    if isinstance(status, int) and (status == 429 or status >= 500):
+        return True
+    names = " ".join(c.__name__ for c in type(exc).__mro__)
+    markers = ("RateLimit", "Timeout", "Connection", "ServiceUnavailable", "Overloaded")
+    return any(m in names for m in markers)
+
+
+def draft_reply(item: JudgeItem, *, lm: dspy.LM, module: Any, adapter: Any = None) -> str:
+    """One reply to ``item``'s context (exceptions propagate)."""
+    import dspy
+
+    conversation = [m.model_dump() for m in item.context]
+    with dspy.context(lm=lm, adapter=adapter):
+        pred = module(conversation=conversation)
+    return str(pred.reply)
+
+
+class GenerateResult(BaseModel):
+    """What a ``generate`` invocation did."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    out: Path
+    """The candidates file."""
+    model: str
+    """The ``model`` written into each candidate."""
+    n_turns: int
+    """Annotated turns in the data."""
+    n_skipped: int
+    """Turns that already had a reply from this model in ``out``."""
+    n_written: int
+    """Replies written by this invocation."""
+    errors: list[str]
+    """One line per turn whose reply failed (after retries); run again to retry them."""
+    wall_time_s: float
+    """Wall time of this invocation."""
+
+
+def _draft_one(
+    item: JudgeItem,
+    *,
+    lm: dspy.LM,
+    module: Any,
+    adapter: Any,
+    model: str,
+    retry: RetryPolicy,
+    secrets: list[str],
+) -> Candidate | str:
+    start = time.perf_counter()
+    attempt = 0
+    while True:
+        try:
+            text = draft_reply(item, lm=lm, module=module, adapter=adapter)
+            break
+        except Exception as exc:
+            if is_transient(exc) and attempt < retry.max_retries:
+                time.sleep(retry.delay(attempt))
+                attempt += 1
+                continue
+            msg = redact(f"{type(exc).__name__}: {exc}", secrets)
+            return f"conversation {item.conversation_id!r} turn {item.turn}: {msg[:300]}"
+    return Candidate(
+        conversation_id=item.conversation_id,
+        turn=item.turn if item.turn is not None else 0,
+        model=model,
+        response=text,
+        metadata={"latency_s": round(time.perf_counter() - start, 4), "attempts": attempt + 1},
+    )
+
+
+def generate_candidates(
+    items: Sequence[JudgeItem],
+    out: Path,
+    *,
+    lm: dspy.LM,
+    model: str,
+    adapter: Any = None,
+    executor: Executor | None = None,
+    max_concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    quiet: bool = True,
+) -> GenerateResult:
+    """Draft one reply per item (annotated turn) and append them to ``out``.
+
+    Parameters
+    ----------
+    items
+        One item per annotated turn (the candidate text is ignored; the context is used).
+    out
+        Candidates JSONL; replies of ``model`` already in it are skipped (resume).
+    lm, adapter
+        The responder's model and DSPy adapter.
+    model
+        Name written as each candidate's ``model``.
+    executor, max_concurrency, retry, quiet
+        As for :func:`run_tasks`.
+    """
+    start = time.perf_counter()
+    out = Path(out)
+    done: set[tuple[str, int]] = set()
+    if out.exists():
+        cut_torn_tail(out)
+        for cand in iter_jsonl(out, Candidate, tolerate_torn_tail=True):
+            if cand.model == model:
+                done.add((cand.conversation_id, cand.turn))
+    todo = [it for it in items if (it.conversation_id, it.turn) not in done]
+    fn = functools.partial(
+        _draft_one,
+        lm=lm,
+        module=make_responder(),
+        adapter=adapter,
+        model=model,
+        retry=retry or RetryPolicy(),
+        secrets=secret_values(),
+    )
+    errors: list[str] = []
+    n_written = 0
+    runner = executor or ThreadExecutor(max_concurrency)
+    with (
+        JsonlAppender(out) as writer,
+        make_progress(len(todo), quiet=quiet, description="drafting") as bar,
+    ):
+        for result in runner.map_unordered(fn, todo, stop=threading.Event()):
+            if isinstance(result, Candidate):
+                writer.append(result)
+                n_written += 1
+            else:
+                errors.append(result)
+                log.warning("reply failed: %s", result)
+            bar.advance(failed=not isinstance(result, Candidate))
+    return GenerateResult(
+        out=out,
+        model=model,
+        n_turns=len(items),
+        n_skipped=len(items) - len(todo),
+        n_written=n_written,
+        errors=errors,
+        wall_time_s=time.perf_counter() - start,
+    )
+
+
+def run_generate(
+    data: Path,
+    out: Path,
+    *,
+    lm: str = "local",
+    name: str | None = None,
+    api_base: str | None = None,
+    seed: int | None = None,
+    executor: Executor | None = None,
+    max_concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    quiet: bool = True,
+) -> GenerateResult:
+    """The Python equivalent of ``attune-judge generate DATA --lm M -o OUT``.
+
+    Resolves the model string (DSPy's cache under ``ATTUNE_CACHE_DIR``), reads the AttuneBench
+    data and drafts a reply per annotated turn into ``out``; the candidates' ``model`` is
+    ``name`` (default: the model string).
+    """
+    import os
+
+    from attune_judge.lm import configure_cache, lm_response_format, make_adapter, resolve_lm
+    from attune_judge.runner._inputs import attunebench_items
+
+    items = attunebench_items(Path(data), "original")
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    model_lm = resolve_lm(lm, api_base=api_base, seed=seed)
+    return generate_candidates(
+        items,
+        out,
+        lm=model_lm,
+        model=name or lm,
+        adapter=make_adapter(lm_response_format(model_lm)),
+        executor=executor,
+        max_concurrency=max_concurrency,
+        retry=retry,
+        quiet=quiet,
+    )

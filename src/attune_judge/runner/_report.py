@@ -1,0 +1,91 @@
+"""``report.md``: a short Markdown view of ``summary.json`` (the report package writes richer ones).
+
+Kept apart from the runner's logic so the report layer can replace :func:`render_report_md`
+without touching execution.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["render_report_md"]
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def _score_cell(score: Mapping[str, Any] | None) -> str:
+    if not score or score.get("mean") is None:
+        return "—"
+    lo, hi = score.get("lower"), score.get("upper")
+    if lo is None or hi is None:
+        return _fmt(score["mean"])
+    return f"{_fmt(score['mean'])} [{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
+    models: Mapping[str, Any] = block["models"]
+    lines = [f"## Judge `{jid}`", "", f"{block.get('label', '')}", ""]
+    lines += [
+        "| model | score (0–1) [95% CI] | n ok | parse_error | lm_error | refused | missing |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+
+    def order(name: str) -> float:
+        score = models[name].get("score") or {}
+        mean = score.get("mean")
+        return -mean if mean is not None else float("inf")
+
+    for name in sorted(models, key=order):
+        m = models[name]
+        c = m["n_by_status"]
+        lines.append(
+            f"| {name} | {_score_cell(m.get('score'))} | {m['n_ok']} | {c['parse_error']} "
+            f"| {c['lm_error']} | {c['refused']} | {c['missing']} |"
+        )
+    criteria = sorted({k for m in models.values() for k in m.get("criteria_means", {})})
+    if criteria:
+        lines += ["", "Mean criterion scores (raw scale, ok judgments):", ""]
+        lines.append("| model | " + " | ".join(criteria) + " |")
+        lines.append("|---|" + "---:|" * len(criteria))
+        for name in sorted(models, key=order):
+            means = models[name].get("criteria_means", {})
+            lines.append(
+                f"| {name} | " + " | ".join(_fmt(means.get(k), 2) for k in criteria) + " |"
+            )
+    tokens = {k: sum(m["tokens"][k] for m in models.values()) for k in ("prompt", "completion")}
+    costs = [m["cost_usd"] for m in models.values() if m.get("cost_usd") is not None]
+    cost = f"${sum(costs):.4f}" if costs else "unknown"
+    lines += [
+        "",
+        f"Tokens: {tokens['prompt']} prompt, {tokens['completion']} completion. Cost: {cost}.",
+        "",
+    ]
+    return lines
+
+
+def render_report_md(summary: Mapping[str, Any], manifest: Mapping[str, Any]) -> str:
+    """The Markdown text of ``report.md`` for a run's summary and manifest."""
+    run = summary.get("run", {})
+    args = manifest.get("arguments", {})
+    lines = ["# attune-judge score", ""]
+    lines.append(
+        f"- data: `{args.get('data', '?')}` (fingerprint `{manifest.get('data_fingerprint', '?')}`)"
+    )
+    lines.append(f"- models: {', '.join(manifest.get('models', []))}")
+    lines.append(f"- tasks: {run.get('n_tasks', '?')}; complete: {run.get('complete', '?')}")
+    if run.get("stopped"):
+        lines.append(f"- **stopped early**: {run['stopped']}")
+    if run.get("wall_time_s") is not None:
+        lines.append(f"- wall time of the last invocation: {run['wall_time_s']:.1f} s")
+    lines += [
+        "",
+        "Scores are normalised to 0–1 and averaged over ok judgments; the interval is a paired "
+        "cluster bootstrap over conversations. Failed judgments are counted, never scored.",
+        "",
+    ]
+    for jid, block in summary.get("judges", {}).items():
+        lines += _judge_section(jid, block)
+    return "\n".join(lines).rstrip() + "\n"

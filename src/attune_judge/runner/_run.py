@@ -1,0 +1,265 @@
+"""Running a plan into a run directory: resume, execute, record, summarise.
+
+:func:`run_tasks` is generic — any list of (item, judge) tasks — so other commands (AttuneBench
+tasks, rubric sensitivity) reuse it with their own judges. :func:`run_score` (in ``_score.py``)
+is the ``attune-judge score`` command built on it.
+
+Resume rules (documented in the README of the run directory contract):
+
+- a task whose effective judgment has status ``ok``, ``parse_error`` or ``refused`` is finished
+  and skipped; ``lm_error`` is retried (the model never answered, so nothing was paid and
+  nothing is cached);
+- a torn last line of ``judgments.jsonl`` is cut off (kept in ``judgments.jsonl.torn``) and
+  logged;
+- a directory made by other judges (another rubric, model or decoding), other data or other
+  models is refused with a message: judgments are never mixed silently. Inside one run with
+  several judges the summary is per ``judge_id``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from attune_judge.data import Judgment
+from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, judge_with_retries
+from attune_judge.runner._plan import Task, TaskKey, pending_tasks
+from attune_judge.runner._progress import make_progress
+from attune_judge.runner._report import render_report_md
+from attune_judge.runner._store import (
+    FINISHED_STATUSES,
+    RunDir,
+    RunManifest,
+    effective_judgments,
+    versions,
+)
+from attune_judge.runner._summary import summarize
+
+__all__ = ["EXIT_FAILURE_BUDGET", "FailureBudget", "RunResult", "run_tasks"]
+
+log = logging.getLogger(__name__)
+
+EXIT_FAILURE_BUDGET = 3
+"""Exit code of a run stopped because too many judgments failed (user errors exit 2)."""
+
+
+@dataclass(frozen=True)
+class FailureBudget:
+    """Stop a run when, after ``min_attempts`` judgments in this invocation, the share of
+    non-ok ones exceeds ``max_failure_rate``."""
+
+    max_failure_rate: float = 0.25
+    """Largest tolerated share of failed judgments (0–1; 1 never stops)."""
+    min_attempts: int = 20
+    """Judgments to see before the rate is trusted."""
+
+    def exceeded(self, attempts: int, failures: int) -> bool:
+        """Whether the run must stop."""
+        return attempts >= self.min_attempts and failures > self.max_failure_rate * attempts
+
+
+class RunResult(BaseModel):
+    """What a run invocation did (the run directory holds the full record)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_dir: Path
+    """The run directory."""
+    n_tasks: int
+    """Planned (item, judge) tasks."""
+    n_skipped: int
+    """Tasks already finished in the directory before this invocation."""
+    n_run: int
+    """Judgments made by this invocation (retries of one task count once)."""
+    n_by_status: dict[str, int]
+    """This invocation's judgments by status."""
+    stopped: str | None = None
+    """Why the run stopped before finishing its plan (failure budget, interrupt), if it did."""
+    torn_line_dropped: bool = False
+    """Whether a torn last line of ``judgments.jsonl`` was cut off at the start."""
+    wall_time_s: float
+    """Wall time of this invocation."""
+    summary: dict[str, Any]
+    """The content of ``summary.json``."""
+
+    @property
+    def complete(self) -> bool:
+        """Every planned task has a judgment."""
+        return bool(self.summary.get("run", {}).get("complete"))
+
+    @property
+    def exit_code(self) -> int:
+        """0, or :data:`EXIT_FAILURE_BUDGET` when the failure budget stopped the run."""
+        return EXIT_FAILURE_BUDGET if self.stopped else 0
+
+
+def _execute(
+    run_dir: RunDir,
+    pending: Sequence[Task],
+    *,
+    executor: Executor,
+    retry: RetryPolicy,
+    budget: FailureBudget,
+    quiet: bool,
+    fsync: bool,
+    effective: dict[TaskKey, Judgment],
+    counts: Counter[str],
+) -> str | None:
+    stop = threading.Event()
+    stopped: str | None = None
+    fn = functools.partial(judge_with_retries, policy=retry, cancelled=stop)
+    with run_dir.appender(fsync=fsync) as writer, make_progress(len(pending), quiet=quiet) as bar:
+        for judgment in executor.map_unordered(fn, pending, stop=stop):
+            writer.append(judgment)
+            effective[(judgment.item_id, judgment.judge_id)] = judgment
+            counts[judgment.status] += 1
+            bar.advance(failed=judgment.status != "ok")
+            n = sum(counts.values())
+            if stopped is None and budget.exceeded(n, n - counts["ok"]):
+                stop.set()
+                stopped = (
+                    f"failure budget exceeded: {n - counts['ok']} of {n} judgments failed "
+                    f"({dict(counts)}), above --max-failure-rate {budget.max_failure_rate:g}; "
+                    "completed judgments are kept, fix the cause and run the same command again"
+                )
+                log.error("%s", stopped)
+    return stopped
+
+
+def run_tasks(
+    out: Path,
+    tasks: Sequence[Task],
+    *,
+    command: str,
+    arguments: Mapping[str, Any],
+    inputs: Mapping[str, str],
+    data_fingerprint: str,
+    seed: int = 0,
+    executor: Executor | None = None,
+    max_concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    budget: FailureBudget | None = None,
+    quiet: bool = True,
+    fsync: bool = True,
+    bootstrap_B: int = 10_000,
+) -> RunResult:
+    """Run (or resume) ``tasks`` into the run directory ``out``.
+
+    Parameters
+    ----------
+    out
+        The run directory (created if needed).
+    tasks
+        The plan (see :func:`plan_tasks`).
+    command, arguments, inputs, data_fingerprint, seed
+        Recorded in ``manifest.json``; ``command``, the judges, the fingerprint and the models
+        must match a directory being resumed.
+    executor
+        Where tasks run; default a :class:`ThreadExecutor` of ``max_concurrency`` threads.
+    retry, budget
+        Retry policy for retryable LM failures, and the failure budget.
+    quiet
+        No progress bar.
+    fsync
+        ``fsync`` each judgment (flush always happens; fsync also survives a power cut).
+    bootstrap_B
+        Bootstrap replicates for the summary's intervals.
+
+    Returns
+    -------
+    RunResult
+        ``stopped`` is set when the failure budget stopped the run (the summary then covers the
+        judgments made so far).
+    """
+    start = time.perf_counter()
+    run_dir = RunDir(out)
+    judges = {t.judge.judge_id: t.judge.spec for t in tasks}
+    manifest = run_dir.open_manifest(
+        RunManifest(
+            command=command,
+            arguments=dict(arguments),
+            versions=versions(),
+            judges=judges,
+            rubric_hashes={jid: _rubric_hash(spec) for jid, spec in judges.items()},
+            data_fingerprint=data_fingerprint,
+            inputs=dict(inputs),
+            models=sorted({t.item.candidate_model for t in tasks}),
+            seed=seed,
+            n_tasks=len(tasks),
+        )
+    )
+    torn = run_dir.repair_torn_tail() is not None
+    effective = effective_judgments(run_dir.read_judgments())
+    finished = {k for k, j in effective.items() if j.status in FINISHED_STATUSES}
+    pending = pending_tasks(tasks, finished)
+    n_skipped = len(tasks) - len(pending)
+    counts: Counter[str] = Counter()
+    stopped: str | None = None
+    try:
+        if pending:
+            stopped = _execute(
+                run_dir,
+                pending,
+                executor=executor or ThreadExecutor(max_concurrency),
+                retry=retry or RetryPolicy(seed=seed),
+                budget=budget or FailureBudget(),
+                quiet=quiet,
+                fsync=fsync,
+                effective=effective,
+                counts=counts,
+            )
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+        raise
+    finally:
+        wall = time.perf_counter() - start
+        summary = summarize(
+            tasks,
+            effective,
+            seed=seed,
+            B=bootstrap_B,
+            run_info={
+                "wall_time_s": wall,
+                "n_skipped": n_skipped,
+                "n_run": sum(counts.values()),
+                "stopped": stopped,
+                "invocations": manifest.invocations,
+            },
+        )
+        run_dir.write_json(run_dir.summary_path, summary)
+        run_dir.write_text(
+            run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
+        )
+    return RunResult(
+        run_dir=run_dir.path,
+        n_tasks=len(tasks),
+        n_skipped=n_skipped,
+        n_run=sum(counts.values()),
+        n_by_status=dict(counts),
+        stopped=stopped,
+        torn_line_dropped=torn,
+        wall_time_s=time.perf_counter() - start,
+        summary=summary,
+    )
+
+
+def _rubric_hash(spec: Mapping[str, Any]) -> str | None:
+    """The rubric content hash inside a judge spec, wherever the judge put it."""
+    for key in ("rubric_hash", "rubric_sha256"):
+        if isinstance(spec.get(key), str):
+            return str(spec[key])
+    rubric = spec.get("rubric")
+    if isinstance(rubric, Mapping):
+        for key in ("hash", "content_hash", "sha256"):
+            if isinstance(rubric.get(key), str):
+                return str(rubric[key])
+    return None

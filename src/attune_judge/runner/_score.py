@@ -1,0 +1,138 @@
+"""``run_score``: the Python equivalent of ``attune-judge score``.
+
+Reads the data and candidates, builds the judge for the rubric and model, plans the (item,
+judge) tasks and hands them to :func:`run_tasks`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.errors import UserError
+from attune_judge.judges import Judge
+from attune_judge.runner._executor import Executor, RetryPolicy
+from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
+from attune_judge.runner._plan import plan_tasks
+from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
+
+__all__ = ["ScoreConfig", "build_score_judge", "run_score"]
+
+
+class ScoreConfig(BaseModel):
+    """The arguments of ``attune-judge score`` (recorded in ``manifest.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: Path
+    """AttuneBench data (folder, .json or .jsonl of conversations) or a JudgeItem JSONL."""
+    out: Path
+    """The run directory."""
+    rubric: str = "attunebench-reference"
+    """A built-in rubric name or a rubric YAML file."""
+    lm: str = "local"
+    """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...)."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server."""
+    candidates: Path | None = None
+    """Candidates JSONL; without it the pseudo-models are scored."""
+    models: list[str] | None = None
+    """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Judgments in flight at once."""
+    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Stop when more than this share of judgments fail (after ``min_attempts``)."""
+    min_attempts: int = Field(default=20, ge=1)
+    """Judgments to see before the failure budget applies."""
+    max_retries: int = Field(default=5, ge=0)
+    """Retries of a rate-limited or timed-out judgment."""
+    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
+    """First backoff (doubles per retry, with jitter, capped at 60 s)."""
+    seed: int = 0
+    """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
+    bootstrap_replicates: int = Field(default=10_000, ge=100)
+    """Bootstrap replicates for the summary's intervals."""
+    quiet: bool = False
+    """No progress bar."""
+    fsync: bool = True
+    """fsync each judgment record (flush always)."""
+
+
+def build_score_judge(config: ScoreConfig) -> Judge:
+    """The judge for ``config.rubric`` on ``config.lm``, DSPy's cache under ATTUNE_CACHE_DIR.
+
+    DSPy's own retries are turned off (``num_retries=0``): the runner retries rate limits and
+    timeouts itself, with backoff and jitter, so attempts do not multiply.
+    """
+    from attune_judge.judges import build_judge
+    from attune_judge.lm import configure_cache
+
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    return build_judge(
+        config.rubric, config.lm, api_base=config.api_base, seed=config.seed, num_retries=0
+    )
+
+
+def _arguments(config: ScoreConfig) -> dict[str, Any]:
+    args = config.model_dump(mode="json")
+    args.pop("quiet", None)
+    return args
+
+
+def run_score(
+    config: ScoreConfig,
+    *,
+    judges: Sequence[Judge] | None = None,
+    executor: Executor | None = None,
+) -> RunResult:
+    """Score candidates with a judge into a run directory (resuming it if it exists).
+
+    Parameters
+    ----------
+    config
+        The command's arguments.
+    judges
+        Judges to use instead of building one from ``config.rubric`` and ``config.lm`` (tests,
+        juries, other commands). Their specs go into the manifest.
+    executor
+        Where the tasks run (default: threads, ``config.max_concurrency``).
+
+    Returns
+    -------
+    RunResult
+        With the summary; ``exit_code`` 3 when the failure budget stopped the run.
+
+    Raises
+    ------
+    UserError
+        Bad data, candidates, rubric or model; a run directory holding another run.
+    """
+    items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
+    if not items:
+        raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
+    paths = [config.data] + ([config.candidates] if config.candidates else [])
+    fingerprint, inputs = fingerprint_inputs(paths)
+    judge_list = list(judges) if judges is not None else [build_score_judge(config)]
+    tasks = plan_tasks(items, judge_list)
+    return run_tasks(
+        config.out,
+        tasks,
+        command="score",
+        arguments=_arguments(config),
+        inputs=inputs,
+        data_fingerprint=fingerprint,
+        seed=config.seed,
+        executor=executor,
+        max_concurrency=config.max_concurrency,
+        retry=RetryPolicy(
+            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
+        ),
+        budget=FailureBudget(config.max_failure_rate, config.min_attempts),
+        quiet=config.quiet,
+        fsync=config.fsync,
+        bootstrap_B=config.bootstrap_replicates,
+    )

@@ -1,0 +1,180 @@
+"""``summary.json``: per judge and model, what was judged, what failed, and the scores.
+
+Everything is computed per ``judge_id`` — judgments of two judges (another rubric, another model)
+are never pooled. Within a judge, the models' normalised score means get a *paired* cluster
+bootstrap over conversations (every model evaluated on the same resampled conversations, from
+:func:`attune_judge.calibration.bootstrap_means`), so the intervals of two models can be compared
+honestly. Means are over the ``ok`` judgments only; ``n_ok`` is the n of the mean and every other
+planned item is counted under its failure status (or ``missing`` when it was never judged).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from attune_judge.data import Judgment
+from attune_judge.runner._plan import Task, TaskKey
+
+__all__ = ["SUMMARY_STATUSES", "summarize"]
+
+SUMMARY_STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
+"""Every planned task is counted under exactly one of these."""
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _score_intervals(
+    ok: Sequence[Judgment], *, seed: int, B: int, level: float
+) -> dict[str, dict[str, Any]]:
+    """Per model: normalised-score mean with a paired cluster-bootstrap interval."""
+    rows = [(j.candidate_model or "", j.conversation_id or "", j.normalized) for j in ok]
+    rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
+    if not rows_f:
+        return {}
+    res = _bootstrap_means()(
+        [v for _, _, v in rows_f],
+        [c for _, c, _ in rows_f],
+        [m for m, _, _ in rows_f],
+        B=B,
+        seed=seed,
+        level=level,
+    )
+    out: dict[str, dict[str, Any]] = {}
+    for label, metric in zip(res.labels, res.means, strict=True):
+        out[str(label)] = {
+            "mean": metric.estimate,
+            "lower": metric.lower,
+            "upper": metric.upper,
+            "level": metric.level,
+            "method": f"paired cluster bootstrap over conversations ({metric.method})",
+            "B": metric.B,
+            "seed": metric.seed,
+            "n": metric.n,
+            "n_conversations": metric.n_clusters,
+        }
+    return out
+
+
+def _bootstrap_means() -> Any:
+    """The calibration layer's paired cluster bootstrap of means (the one call site)."""
+    import attune_judge.calibration as calibration
+
+    fn = getattr(calibration, "bootstrap_means", None)
+    if fn is None:  # until the calibration package re-exports it
+        from attune_judge.calibration._means import bootstrap_means as fn
+    return fn
+
+
+def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
+    counts = dict.fromkeys(SUMMARY_STATUSES, 0)
+    for j in judgments:
+        counts[j.status] += 1
+    counts["missing"] = planned - len(judgments)
+    ok = [j for j in judgments if j.status == "ok"]
+    criteria: dict[str, list[float]] = defaultdict(list)
+    for j in ok:
+        for name, value in j.scores.items():
+            criteria[name].append(value)
+    costs = [j.cost for j in judgments if j.cost is not None]
+    latencies = [j.latency_s for j in judgments if j.latency_s is not None]
+    return {
+        "n_planned": planned,
+        "n_judged": len(judgments),
+        "n_ok": counts["ok"],
+        "n_by_status": counts,
+        "score": None,
+        "overall_mean": _mean([j.overall for j in ok if j.overall is not None]),
+        "criteria_means": {k: _mean(v) for k, v in sorted(criteria.items())},
+        "tokens": {
+            "prompt": sum(j.usage.prompt_tokens for j in judgments),
+            "completion": sum(j.usage.completion_tokens for j in judgments),
+            "calls": sum(j.usage.calls for j in judgments),
+        },
+        "cost_usd": math.fsum(costs) if costs else None,
+        "n_cost_known": len(costs),
+        "latency_s_mean": _mean(latencies),
+        "retries": sum(max(0, int(j.details.get("attempts", 1)) - 1) for j in judgments),
+    }
+
+
+def summarize(
+    tasks: Iterable[Task],
+    judgments: Mapping[TaskKey, Judgment],
+    *,
+    seed: int = 0,
+    B: int = 10_000,
+    level: float = 0.95,
+    run_info: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Aggregate the effective judgments of the planned tasks.
+
+    Parameters
+    ----------
+    tasks
+        The run's plan; judgments of keys outside it are ignored.
+    judgments
+        The effective (last) judgment per ``(item_id, judge_id)``.
+    seed, B, level
+        Bootstrap seed, replicates and confidence level.
+    run_info
+        Extra run-level facts to include under ``run`` (wall time, stop reason, ...).
+
+    Returns
+    -------
+    dict
+        ``{"run": {...}, "judges": {judge_id: {"label": ..., "models": {model: {...}}}}}``.
+    """
+    planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
+    labels: dict[str, str] = {}
+    n_tasks = 0
+    for task in tasks:
+        n_tasks += 1
+        jid, model = task.judge.judge_id, task.item.candidate_model
+        planned[jid][model] += 1
+        labels.setdefault(jid, _judge_label(task.judge.spec))
+        j = judgments.get(task.key)
+        if j is not None:
+            found[jid][model].append(j)
+    judges_out: dict[str, Any] = {}
+    totals = dict.fromkeys(SUMMARY_STATUSES, 0)
+    for jid, per_model in planned.items():
+        models: dict[str, Any] = {}
+        ok_all: list[Judgment] = []
+        for model, n_planned in per_model.items():
+            block = _model_block(n_planned, found[jid][model])
+            for status in SUMMARY_STATUSES:
+                totals[status] += block["n_by_status"][status]
+            models[model] = block
+            ok_all.extend(j for j in found[jid][model] if j.status == "ok")
+        for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+            if model in models:
+                models[model]["score"] = interval
+        judges_out[jid] = {"label": labels[jid], "models": models}
+    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": totals["missing"] == 0}
+    run.update(run_info or {})
+    return {"run": run, "judges": judges_out}
+
+
+def _judge_label(spec: Mapping[str, Any]) -> str:
+    """A short human label for a judge spec (program, rubric, model)."""
+    parts = []
+    for key in ("program", "name", "kind"):
+        if isinstance(spec.get(key), str):
+            parts.append(spec[key])
+            break
+    rubric = spec.get("rubric")
+    if isinstance(rubric, Mapping) and rubric.get("id"):
+        parts.append(f"{rubric['id']}@{rubric.get('version', '?')}")
+    elif isinstance(spec.get("rubric_id"), str):
+        parts.append(spec["rubric_id"])
+    for key in ("lm", "model"):
+        if isinstance(spec.get(key), str):
+            parts.append(spec[key])
+            break
+    return " · ".join(parts) or "judge"

@@ -1,0 +1,223 @@
+"""Variance decomposition of judge scores into model, conversation, variant and judge parts.
+
+The additive random-effects model ``y = μ + a_model + c_conversation + v_variant + j_judge + e``
+(all effects independent, zero mean) is estimated in one of two ways:
+
+``anova``
+    Type-I ANOVA (statsmodels ``ols`` + ``anova_lm``) and the method of moments. When every
+    pair of factors has proportional frequencies (``n_ab = n_a n_b / N``; true of a complete
+    sensitivity run, even with conversations of different lengths) the main effects are
+    orthogonal and ``E[MS_f] = σ²_e + k_f σ²_f`` with ``k_f = (N − Σ_l n_l² / N) / (L_f − 1)``
+    (``N / L_f`` for equal counts), so ``σ̂²_f = (MS_f − MS_e) / k_f``; negative estimates are
+    set to 0 and flagged. Interactions are pooled into the residual.
+``mixedlm``
+    REML fit of the same model with crossed variance components (statsmodels ``MixedLM``, one
+    group, ``vc_formula`` per factor). Works for unbalanced designs; slower.
+
+``auto`` uses ``anova`` when the frequencies are proportional and ``mixedlm`` otherwise.
+A factor with a single level is dropped (it explains nothing).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+
+from attune_judge.sensitivity._results import VarianceComponent, VarianceDecomposition
+from attune_judge.sensitivity._table import FloatArray
+
+__all__ = ["FACTOR_ORDER", "is_proportional", "variance_decomposition"]
+
+FACTOR_ORDER = ("model", "conversation", "variant", "judge")
+"""Factors in the order they are reported (others follow, sorted)."""
+
+_NAME_OK = set("abcdefghijklmnopqrstuvwxyz_")
+
+
+def is_proportional(factors: Mapping[str, Sequence[str]], *, rtol: float = 1e-9) -> bool:
+    """Whether every pair of factors has proportional cell frequencies (orthogonal effects)."""
+    import pandas as pd
+
+    names = list(factors)
+    if not names:
+        return True
+    n = len(next(iter(factors.values())))
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            tab = pd.crosstab(np.asarray(factors[a]), np.asarray(factors[b])).to_numpy(float)
+            expected = np.outer(tab.sum(1), tab.sum(0)) / n
+            if not np.allclose(tab, expected, rtol=rtol, atol=1e-9):
+                return False
+    return True
+
+
+def _ordered(names: Sequence[str]) -> list[str]:
+    first = [f for f in FACTOR_ORDER if f in names]
+    return first + sorted(f for f in names if f not in FACTOR_ORDER)
+
+
+def _anova(
+    y: FloatArray, factors: dict[str, np.ndarray], names: list[str]
+) -> tuple[str, list[VarianceComponent], str]:
+    import pandas as pd
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    df = pd.DataFrame({"score": y, **{f: factors[f] for f in names}})
+    formula = "score ~ " + " + ".join(f"C({f})" for f in names)
+    fit = smf.ols(formula, data=df).fit()
+    table = anova_lm(fit, typ=1)
+    N = len(y)
+    ms_e = float(table.loc["Residual", "mean_sq"])
+    ss_total = float(table["sum_sq"].sum())
+    comps: list[VarianceComponent] = []
+    raw: dict[str, float] = {}
+    for f in names:
+        row = table.loc[f"C({f})"]
+        _, counts = np.unique(factors[f], return_counts=True)
+        L = len(counts)
+        k = (N - float(np.sum(counts.astype(float) ** 2)) / N) / (L - 1)
+        raw[f] = (float(row["mean_sq"]) - ms_e) / k
+    total = sum(max(0.0, v) for v in raw.values()) + ms_e
+    for f in names:
+        comps.append(
+            VarianceComponent(
+                source=f,
+                levels=len(np.unique(factors[f])),
+                variance=max(0.0, raw[f]),
+                share=max(0.0, raw[f]) / total if total > 0 else 0.0,
+                ss_share=float(table.loc[f"C({f})", "sum_sq"]) / ss_total if ss_total else None,
+                truncated=raw[f] < 0,
+            )
+        )
+    comps.append(
+        VarianceComponent(
+            source="residual",
+            levels=N,
+            variance=ms_e,
+            share=ms_e / total if total > 0 else 0.0,
+            ss_share=float(table.loc["Residual", "sum_sq"]) / ss_total if ss_total else None,
+        )
+    )
+    return formula, comps, ""
+
+
+def _mixedlm(
+    y: FloatArray, factors: dict[str, np.ndarray], names: list[str]
+) -> tuple[str, list[VarianceComponent], str]:
+    import pandas as pd
+    import statsmodels.formula.api as smf
+
+    df = pd.DataFrame({"score": y, **{f: factors[f] for f in names}, "_group": 0})
+    vc = {f: f"0 + C({f})" for f in names}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = smf.mixedlm("score ~ 1", df, groups="_group", re_formula="0", vc_formula=vc)
+        fit = model.fit(reml=True)
+    est = dict(zip(model.exog_vc.names, np.asarray(fit.vcomp, dtype=float), strict=True))
+    resid = float(fit.scale)
+    total = sum(max(0.0, v) for v in est.values()) + resid
+    comps = [
+        VarianceComponent(
+            source=f,
+            levels=len(np.unique(factors[f])),
+            variance=max(0.0, est[f]),
+            share=max(0.0, est[f]) / total if total > 0 else 0.0,
+            truncated=est[f] < 0,
+        )
+        for f in names
+    ]
+    comps.append(
+        VarianceComponent(
+            source="residual", levels=len(y), variance=resid, share=resid / total if total else 0.0
+        )
+    )
+    messages = sorted({str(w.message) for w in caught})
+    note = ("statsmodels: " + "; ".join(messages)) if messages else ""
+    formula = "score ~ 1, variance components " + ", ".join(f"{f}: {vc[f]}" for f in names)
+    return formula, comps, note
+
+
+def variance_decomposition(
+    scores: Sequence[float] | FloatArray,
+    factors: Mapping[str, Sequence[object]],
+    *,
+    method: Literal["auto", "anova", "mixedlm"] = "auto",
+) -> VarianceDecomposition:
+    """Split score variance into one component per factor plus a residual.
+
+    Parameters
+    ----------
+    scores
+        One score per row (NaN rows are dropped).
+    factors
+        Factor name → level per row (usually ``model``, ``conversation``, ``variant`` and
+        ``judge``). Names must be lower-case letters and underscores.
+    method
+        ``anova`` (method of moments; needs proportional frequencies), ``mixedlm`` (REML),
+        or ``auto``.
+
+    Returns
+    -------
+    VarianceDecomposition
+        Components in :data:`FACTOR_ORDER`, then the residual; shares sum to 1.
+
+    Raises
+    ------
+    ValueError
+        Bad factor names or lengths, fewer than two rows per parameter, or ``anova`` asked of
+        a design without proportional frequencies.
+    """
+    y = np.asarray(scores, dtype=np.float64)
+    for name, col in factors.items():
+        if not name or set(name) - _NAME_OK:
+            raise ValueError(f"factor name {name!r}: use lower-case letters and underscores")
+        if len(col) != len(y):
+            raise ValueError(f"factor {name!r} has {len(col)} values for {len(y)} scores")
+    keep = np.isfinite(y)
+    y = y[keep]
+    cols = {f: np.asarray([str(v) for v in col], dtype=object)[keep] for f, col in factors.items()}
+    names = _ordered([f for f in cols if len(np.unique(cols[f])) >= 2])
+    dropped = _ordered([f for f in cols if f not in names])
+    n_params = 1 + sum(len(np.unique(cols[f])) - 1 for f in names)
+    if len(y) <= n_params:
+        raise ValueError(
+            f"{len(y)} scores cannot estimate {n_params} effects; a variance decomposition "
+            "needs more scores than factor levels"
+        )
+    proportional = is_proportional({f: cols[f].tolist() for f in names})
+    chosen: Literal["anova", "mixedlm"]
+    if method == "auto":
+        chosen = "anova" if proportional else "mixedlm"
+    elif method == "anova" and not proportional:
+        raise ValueError(
+            "the design is not balanced (factor frequencies are not proportional); "
+            "use method='mixedlm' or 'auto'"
+        )
+    else:
+        chosen = method
+    if chosen == "anova":
+        formula, comps, extra = _anova(y, cols, names)
+    else:
+        formula, comps, extra = _mixedlm(y, cols, names)
+    note = (
+        "share = component variance / sum of all components (random-effects model, "
+        "interactions pooled into the residual)"
+    )
+    if chosen == "anova":
+        note += "; ss_share = share of the total sum of squares (eta squared)"
+    if method == "auto" and chosen == "mixedlm":
+        note += "; frequencies not proportional, so REML (mixedlm) was used"
+    if extra:
+        note += f"; {extra}"
+    return VarianceDecomposition(
+        method=chosen,
+        formula=formula,
+        components=comps,
+        n=len(y),
+        dropped_factors=dropped,
+        note=note,
+    )

@@ -1,0 +1,154 @@
+"""A scripted DSPy engine: replies from a queue or a function, with latency and failures.
+
+Goes through the real ``dspy.LM`` code path (``dspy.LM(model, engine=..., async_engine=...)``),
+so adapters, caching, retries and history behave exactly as with a real provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from attune_judge.testing._common import make_response, prompt_size, request_messages
+
+if TYPE_CHECKING:
+    import dspy
+    from dspy.lm15 import Request, Response
+
+__all__ = ["AsyncScriptedEngine", "Messages", "ScriptedEngine"]
+
+Messages = list[dict[str, str]]
+"""OpenAI-style chat messages (``system`` first), as the responder and injectors see them."""
+
+
+class ScriptedEngine:
+    """A sync DSPy engine whose replies come from a responder function or a queue.
+
+    Parameters
+    ----------
+    responder
+        Either a function ``messages -> reply text`` or an iterable of reply texts used in
+        order (an exhausted queue raises ``RuntimeError``).
+    latency_s
+        Seconds to sleep per call (simulates a remote model; ``asyncio.sleep`` on async).
+    fail
+        Optional failure injector ``messages -> Exception | None``, called before replying
+        (after the latency); a returned exception is raised as the provider's error. Use
+        :func:`attune_judge.testing.rate_limit_error` for a retryable rate limit.
+    model
+        Model name reported in responses.
+
+    Attributes
+    ----------
+    calls
+        Number of ``complete`` calls, failed ones included (thread-safe).
+    failures
+        Number of injected failures raised.
+    requests
+        The messages of every call, in order.
+    """
+
+    def __init__(
+        self,
+        responder: Callable[[Messages], str] | Iterable[str],
+        *,
+        latency_s: float = 0.0,
+        fail: Callable[[Messages], BaseException | None] | None = None,
+        model: str = "scripted",
+    ) -> None:
+        self._function: Callable[[Messages], str] | None
+        self._queue: deque[str] | None
+        if callable(responder):
+            self._function, self._queue = responder, None
+        else:
+            self._function, self._queue = None, deque(responder)
+        self.latency_s = latency_s
+        self.fail = fail
+        self.model = model
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.failures = 0
+        self.requests: list[Messages] = []
+
+    def _begin(self, request: Request) -> Messages:
+        messages = request_messages(request)
+        with self._lock:
+            self.calls += 1
+            self.requests.append(messages)
+        return messages
+
+    def _finish(self, messages: Messages) -> Response:
+        if self.fail is not None:
+            error = self.fail(messages)
+            if error is not None:
+                with self._lock:
+                    self.failures += 1
+                raise error
+        if self._function is not None:
+            text = self._function(messages)
+        else:
+            assert self._queue is not None
+            with self._lock:
+                if not self._queue:
+                    raise RuntimeError("ScriptedEngine: no more scripted replies")
+                text = self._queue.popleft()
+        return make_response(text, model=self.model, prompt_tokens=prompt_size(messages))
+
+    def complete(self, request: Request) -> Response:
+        """Answer one request (the DSPy engine contract)."""
+        messages = self._begin(request)
+        if self.latency_s > 0:
+            time.sleep(self.latency_s)
+        return self._finish(messages)
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        return iter(response_to_events(self.complete(request)))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def async_twin(self) -> AsyncScriptedEngine:
+        """The async engine sharing this engine's script, counters and injector."""
+        return AsyncScriptedEngine(self)
+
+    def lm(self, model: str = "scripted/judge", **kwargs: Any) -> dspy.LM:
+        """A ``dspy.LM`` running on this engine (sync and async), ``cache=False`` by default.
+
+        ``num_retries`` defaults to 0 so injected failures surface immediately.
+        """
+        import dspy
+
+        kwargs.setdefault("cache", False)
+        kwargs.setdefault("num_retries", 0)
+        return dspy.LM(model, engine=self, async_engine=self.async_twin(), **kwargs)
+
+
+class AsyncScriptedEngine:
+    """Async twin of a :class:`ScriptedEngine` (same script, counters and injector)."""
+
+    def __init__(self, sync: ScriptedEngine) -> None:
+        self.sync = sync
+
+    async def complete(self, request: Request) -> Response:
+        """Answer one request without blocking the event loop during the latency."""
+        messages = self.sync._begin(request)
+        if self.sync.latency_s > 0:
+            await asyncio.sleep(self.sync.latency_s)
+        return self.sync._finish(messages)
+
+    async def stream(self, request: Request) -> Any:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        for event in response_to_events(await self.complete(request)):
+            yield event
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

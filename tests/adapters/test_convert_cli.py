@@ -1,0 +1,53 @@
+"""``data convert`` (registered by the adapters package on a ``data`` group)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from attune_judge.data import JudgeItem, Preference, Rating, read_jsonl
+from attune_judge.data.adapters._cli import register_convert
+from tests.conftest import DATASETS
+
+pytestmark = pytest.mark.skipif(not DATASETS.is_dir(), reason="shared datasets not present")
+
+
+def _app() -> typer.Typer:
+    app = typer.Typer()
+    data_app = typer.Typer()
+    register_convert(data_app)
+    app.add_typer(data_app, name="data")
+    return app
+
+
+def test_convert_ieval_writes_all_files(tmp_path: Path) -> None:
+    out = tmp_path / "ieval"
+    res = CliRunner().invoke(
+        _app(), ["data", "convert", "ieval", str(DATASETS / "ieval"), "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "19200 ratings, 2880 preferences, 1920 items" in res.output
+    assert len(read_jsonl(out / "ratings.jsonl", Rating)) == 19200
+    assert len(read_jsonl(out / "preferences.jsonl", Preference)) == 2880
+    assert len(read_jsonl(out / "items.jsonl", JudgeItem)) == 1920
+    report = json.loads((out / "report.json").read_text())
+    assert report["dataset"] == "ieval" and report["counts"]["tasks"] == 240
+
+
+def test_convert_duo_lists_unmatched(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        _app(), ["data", "convert", "duo", str(DATASETS / "duo"), "-o", str(tmp_path)]
+    )
+    assert res.exit_code == 0, res.output
+    assert "en: dialogues without observer ratings: 107" in res.output
+
+
+def test_unknown_dataset_is_rejected(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        _app(), ["data", "convert", "nope", str(tmp_path), "-o", str(tmp_path)]
+    )
+    assert res.exit_code != 0
