@@ -24,18 +24,21 @@ def _app() -> typer.Typer:
     return app
 
 
-def test_convert_ieval_writes_all_files(tmp_path: Path) -> None:
-    out = tmp_path / "ieval"
+def test_convert_writes_all_files(tmp_path: Path) -> None:
+    out = tmp_path / "ec"
+    src = str(DATASETS / "empathic-communication")
     res = CliRunner().invoke(
-        _app(), ["data", "convert", "ieval", str(DATASETS / "ieval"), "-o", str(out)]
+        _app(), ["data", "convert", "empathic-communication", src, "-o", str(out)]
     )
     assert res.exit_code == 0, res.output
-    assert "19200 ratings, 2880 preferences, 1920 items" in res.output
-    assert len(read_jsonl(out / "ratings.jsonl", Rating)) == 19200
-    assert len(read_jsonl(out / "preferences.jsonl", Preference)) == 2880
-    assert len(read_jsonl(out / "items.jsonl", JudgeItem)) == 1920
+    # 7 raters x 50 conversations x 21 dimensions + 300 seeker ratings; 3 x 50 public texts
+    assert "7650 ratings, 0 preferences, 150 items" in res.output
+    assert len(read_jsonl(out / "ratings.jsonl", Rating)) == 7650
+    assert read_jsonl(out / "preferences.jsonl", Preference) == []
+    assert len(read_jsonl(out / "items.jsonl", JudgeItem)) == 150
     report = json.loads((out / "report.json").read_text())
-    assert report["dataset"] == "ieval" and report["counts"]["tasks"] == 240
+    assert report["dataset"] == "empathic-communication"
+    assert report["counts"]["combined_values_checked"] == 7350
 
 
 def test_convert_duo_lists_unmatched(tmp_path: Path) -> None:

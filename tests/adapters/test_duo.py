@@ -91,3 +91,11 @@ def test_items(result: AdapterResult, raw: dict[str, list[dict]]) -> None:
 def test_not_a_folder(tmp_path: Path) -> None:
     with pytest.raises(UserError):
         convert_duo(tmp_path / "missing")
+
+
+def test_participants(result: AdapterResult) -> None:
+    # the DUO README: 34 English and 52 Japanese participants (ED setting)
+    assert result.report is not None
+    assert result.report.counts["en_participants"] == 34
+    assert result.report.counts["ja_participants"] == 52
+    assert all(r.metadata["participant_id"] for r in result.ratings)

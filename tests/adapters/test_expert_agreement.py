@@ -93,6 +93,22 @@ def test_expert_table_matches_statsmodels() -> None:
         assert -1 <= rho <= 1
 
 
+@pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
+def test_expert_table_matches_calibration_layer() -> None:
+    # a third implementation: attune_judge.calibration.pair_agreement (observed-index spacing)
+    from attune_judge.calibration import pair_agreement
+
+    ratings = convert_empathic_communication(SRC).ratings
+    values = {(r.item_id, r.rater, r.dimension): r.value for r in ratings}
+    for source, dim, ea, eb, _, kappa, rho in expert_agreement_table()[::5]:
+        ids = sorted({k[0] for k in values if k[0].startswith(source + ":")})
+        a = [float(values[(i, ea, dim)] or 0) for i in ids]
+        b = [float(values[(i, eb, dim)] or 0) for i in ids]
+        res = pair_agreement(a, b, ids, metrics=["cohen_kappa_quadratic", "spearman"], B=50)
+        assert res.metrics["cohen_kappa_quadratic"].estimate == pytest.approx(kappa, abs=1e-9)
+        assert res.metrics["spearman"].estimate == pytest.approx(rho, abs=1e-9)
+
+
 if __name__ == "__main__":  # pragma: no cover
     print("| source | dimension | pair | n | κ (quadratic) | Spearman ρ |")
     print("|---|---|---|---|---|---|")

@@ -87,6 +87,16 @@ def test_empty_folder_is_a_clear_error(tmp_path: Path) -> None:
     )
 
 
+def test_folder_of_subsets_names_the_subfolders(tmp_path: Path) -> None:
+    for name in ("Sample200", "Subsample100"):
+        (tmp_path / name).mkdir()
+        shutil.copy(SAMPLES / "conversation_5.json", tmp_path / name / "conversation_5.json")
+    assert _error(tmp_path).message.endswith(
+        "point at the folder holding conversation_N.json "
+        "(subfolders with .json files: Sample200, Subsample100)"
+    )
+
+
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     assert _error(tmp_path / "nope").message == f"{tmp_path / 'nope'}: no such file or folder"
 

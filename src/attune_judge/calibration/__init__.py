@@ -19,6 +19,8 @@ Agreement
 Rankings
     ``leaderboard``, ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
     ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``.
+Rendering
+    ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
     ``ratings_to_table``, ``join_report``, ``judgments_to_ratings``, ``judgments_to_scores``.
 """
@@ -53,6 +55,12 @@ from attune_judge.calibration._bradley_terry import (
 )
 from attune_judge.calibration._judgments import judgments_to_ratings, judgments_to_scores
 from attune_judge.calibration._leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from attune_judge.calibration._markdown import (
+    calibration_markdown,
+    fmt_metric,
+    leaderboard_markdown,
+    preference_markdown,
+)
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
     bootstrap_means,
@@ -129,10 +137,12 @@ __all__ = [
     "bootstrap_weights",
     "bradley_terry",
     "calibrate",
+    "calibration_markdown",
     "cluster_robust_covariance",
     "fdr_adjust",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
+    "fmt_metric",
     "group_agreement",
     "human_ceiling",
     "interval_endpoints",
@@ -144,6 +154,7 @@ __all__ = [
     "kendalls_w",
     "krippendorff_alpha",
     "leaderboard",
+    "leaderboard_markdown",
     "length_effect",
     "pair_agreement",
     "pair_both_orders",
@@ -152,6 +163,7 @@ __all__ = [
     "per_replicate",
     "position_bias",
     "preference_agreement",
+    "preference_markdown",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",

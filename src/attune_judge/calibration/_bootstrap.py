@@ -112,6 +112,9 @@ class ClusterSums:
             raise ValueError("no values to bootstrap")
         label_names, li = np.unique(lab, return_inverse=True)
         cluster_names, ci = np.unique(clu, return_inverse=True)
+        # a canonical summation order makes the sums bit-identical under any row order
+        order = np.lexsort((vals, li, ci))
+        vals, li, ci = vals[order], li[order], ci[order]
         C, M = len(cluster_names), len(label_names)
         flat = ci * M + li
         sums = np.bincount(flat, weights=vals, minlength=C * M).reshape(C, M).astype(np.float64)
@@ -192,7 +195,8 @@ def _bca_quantiles(
     if jack is None or not np.all(np.isfinite(jack)) or len(jack) < 2:
         return None
     B = len(reps)
-    p = (np.sum(reps < estimate) + 0.5 * np.sum(reps == estimate)) / B
+    tie = 1e-12 * max(1.0, abs(estimate))  # replicates equal to θ̂ up to rounding
+    p = (np.sum(reps < estimate - tie) + 0.5 * np.sum(np.abs(reps - estimate) <= tie)) / B
     if p <= 0 or p >= 1 or np.ptp(reps) == 0:
         return None
     z0 = float(stats.norm.ppf(p))

@@ -124,5 +124,8 @@ def leaderboard_markdown(lb: Leaderboard) -> str:
             f"| {r.rank} | {r.model} | {fmt_metric(r.score)} | {s[0]}–{s[1]} | {m[0]}–{m[1]} "
             f"| {r.p_rank_1:.3f} | {r.arena_rank_upper_bound} | {r.n} |"
         )
-    lines += ["", "Tiers (same simultaneous rank set): " + " > ".join(", ".join(t) for t in lb.tiers)]
+    lines += [
+        "",
+        "Tiers (same simultaneous rank set): " + " > ".join(", ".join(t) for t in lb.tiers),
+    ]
     return "\n".join(lines) + "\n"

@@ -49,7 +49,8 @@ class DimensionReport(ResultModel):
     humans: list[str]
     """Human raters."""
     aggregate: str
-    """How humans were aggregated per item (mean for numbers, majority for categories)."""
+    """How humans were aggregated per item: majority (nominal), median (ordinal) or mean
+    (interval, ratio)."""
     join: JoinReport
     """Item matching between the human and judge labels."""
     human_alpha: Metric | None
@@ -141,7 +142,6 @@ def calibrate(
         table = _merge(ht, jt)
         humans = ht.raters
         numeric = table.numeric
-        how = "mean" if numeric else "majority"
         n_single = sum(
             1 for row in table.values if sum(v is not None for v in row[: len(humans)]) < 2
         )
@@ -151,6 +151,7 @@ def calibrate(
         if not numeric and level != "nominal":
             flags.append("non-numeric values: α computed at the nominal level")
         lvl: AlphaLevel = level if numeric else "nominal"
+        how = {"nominal": "majority", "ordinal": "median"}.get(lvl, "mean")
         alpha_kw = {"B": B, "conf_level": conf_level, "seed": seed}
         h_alpha = (
             krippendorff_alpha(table.subset(humans), lvl, **alpha_kw)  # type: ignore[arg-type]

@@ -1,11 +1,243 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""CLI: ``calibrate`` (judge vs human labels) and ``rank`` (leaderboard with rank sets).
+
+Thin shell: read files, call ``attune_judge.calibration``, print Markdown or JSON. Heavy
+imports stay inside the commands so ``attune-judge --help`` is fast.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from attune_judge.errors import UserError
 
 __all__ = ["register"]
 
 
+def _jsonl_path(path: Path) -> Path:
+    if path.is_dir():
+        cand = path / "judgments.jsonl"
+        if not cand.exists():
+            raise UserError(f"{path}: a run directory must contain judgments.jsonl")
+        return cand
+    if not path.exists():
+        raise UserError(f"{path}: file not found")
+    return path
+
+
+def _record_kind(path: Path) -> str:
+    """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
+    with path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}:{n}: expected a JSON object per line")
+            if "judge_id" in obj:
+                return "judgment"
+            if "winner" in obj:
+                return "preference"
+            if "value" in obj and "rater" in obj:
+                return "rating"
+            if {"model", "score"} <= set(obj):
+                return "scores"
+            raise UserError(
+                f"{path}:{n}: cannot tell the record type (expected Rating, Preference, "
+                "Judgment or {model, cluster, score} rows)"
+            )
+    raise UserError(f"{path}: empty file")
+
+
+def _emit(text: str, data: dict[str, Any], as_json: bool, out: Path | None) -> None:
+    body = json.dumps(data, indent=2, default=str) + "\n" if as_json else text
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(body, encoding="utf-8")
+    if as_json or not sys.stdout.isatty():
+        sys.stdout.write(body)
+    else:
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+
+
+def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> tuple[str, dict]:
+    from attune_judge import calibration as cal
+    from attune_judge.data import Judgment, Preference, read_jsonl
+
+    human = read_jsonl(human_path, Preference)
+    kind = _record_kind(judge_path)
+    if kind == "preference":
+        judge = read_jsonl(judge_path, Preference)
+    elif kind == "judgment":
+        js = [
+            j for j in read_jsonl(judge_path, Judgment, tolerate_torn_tail=True) if j.status == "ok"
+        ]
+        with_verdict = [j for j in js if j.verdict in ("A", "B", "tie")]
+        if with_verdict:
+            hmap = {p.item_id: p for p in human}
+            judge = [
+                hmap[j.item_id].model_copy(update={"winner": j.verdict, "rater": j.judge_id})
+                for j in with_verdict
+                if j.item_id in hmap
+            ]
+        else:
+            scores: dict[str, float] = {}
+            for j in js:
+                val = j.normalized if j.normalized is not None else j.overall
+                if val is not None:
+                    scores[j.item_id] = float(val)
+            judge = cal.judge_preferences_from_scores(human, scores, margin=opts["margin"])
+    else:
+        raise UserError(f"{judge_path}: expected Preference or Judgment records, found {kind}")
+    res = cal.preference_agreement(
+        human,
+        judge,
+        tie_policy=opts["tie_policy"],
+        B=opts["B"],
+        seed=opts["seed"],
+        level=opts["level_ci"],
+    )
+    return cal.preference_markdown(res), res.model_dump()
+
+
+def calibrate(
+    human: Annotated[Path, typer.Option("--human", help="Human Rating or Preference JSONL.")],
+    judge: Annotated[
+        Path, typer.Option("--judge", help="Judge Rating/Preference JSONL, or a run directory.")
+    ],
+    level: Annotated[
+        str, typer.Option(help="Level of measurement for α: nominal, ordinal, interval, ratio.")
+    ] = "ordinal",
+    by: Annotated[str, typer.Option(help="Split the report by: dimension.")] = "dimension",
+    dimension: Annotated[
+        list[str] | None, typer.Option(help="Only these dimensions (repeatable).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of Markdown.")
+    ] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
+    B: Annotated[int, typer.Option("--B", help="Bootstrap replicates.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the cluster bootstrap.")] = 0,
+    ci: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    epsilon: Annotated[float, typer.Option(help="ε of the alternative annotator test.")] = 0.2,
+    tie_policy: Annotated[
+        str, typer.Option(help="Preferences: strict, half or exclude.")
+    ] = "strict",
+    margin: Annotated[
+        float, typer.Option(help="Preferences from scores: |Δscore| ≤ margin is a tie.")
+    ] = 0.0,
+) -> None:
+    """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise UserError(f"--level must be nominal, ordinal, interval or ratio, not {level!r}")
+    if by != "dimension":
+        raise UserError(f"--by supports only 'dimension', not {by!r}")
+    if tie_policy not in ("strict", "half", "exclude"):
+        raise UserError(f"--tie-policy must be strict, half or exclude, not {tie_policy!r}")
+    hpath, jpath = _jsonl_path(human), _jsonl_path(judge)
+    hkind = _record_kind(hpath)
+    if hkind == "preference":
+        text, data = _calibrate_preferences(
+            hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level_ci=ci
+        )
+        _emit(text, data, as_json, output)
+        return
+    if hkind != "rating":
+        raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
+    from attune_judge import calibration as cal
+    from attune_judge.data import Judgment, Rating, read_jsonl
+
+    hum = read_jsonl(hpath, Rating)
+    jkind = _record_kind(jpath)
+    if jkind == "judgment":
+        jud = cal.judgments_to_ratings(read_jsonl(jpath, Judgment, tolerate_torn_tail=True))
+    elif jkind == "rating":
+        jud = read_jsonl(jpath, Rating)
+    else:
+        raise UserError(f"{jpath}: expected Rating or Judgment records, found {jkind}")
+    rep = cal.calibrate(
+        hum,
+        jud,
+        level=level,  # type: ignore[arg-type]
+        dimensions=dimension,
+        B=B,
+        conf_level=ci,
+        seed=seed,
+        epsilon=epsilon,
+    )
+    _emit(cal.calibration_markdown(rep), rep.model_dump(), as_json, output)
+
+
+def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, list, list]:
+    import csv
+
+    from attune_judge import calibration as cal
+    from attune_judge.data import Judgment, read_jsonl
+
+    if path.suffix.lower() == ".csv":
+        with path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    elif _record_kind(path) == "judgment":
+        js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
+        ids = sorted({j.judge_id for j in js})
+        if judge_id is None and len(ids) > 1:
+            raise UserError(f"{path}: several judges {ids[:5]}; choose one with --judge-id")
+        js = [j for j in js if judge_id is None or j.judge_id == judge_id]
+        return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+    else:
+        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    models, clusters, scores, bad = [], [], [], []
+    for n, r in enumerate(rows, 1):
+        try:
+            models.append(str(r["model"]))
+            clusters.append(str(r.get("cluster") or r.get("conversation_id") or n))
+            scores.append(float(r["score"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            bad.append(f"{path}: row {n}: {type(exc).__name__}: {exc}")
+    if bad:
+        raise UserError(f"{path}: rows need model, cluster and a numeric score", bad[:5])
+    return models, clusters, scores
+
+
+def rank(
+    source: Annotated[
+        Path, typer.Argument(help="Run directory, or scores JSONL/CSV (model, cluster, score).")
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of Markdown.")
+    ] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
+    field: Annotated[
+        str, typer.Option(help="Judgment score: normalized or overall.")
+    ] = "normalized",
+    judge_id: Annotated[str | None, typer.Option(help="Judge to rank by (run dirs).")] = None,
+    B: Annotated[int, typer.Option("--B", help="Bootstrap replicates.")] = 10_000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
+    ci: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
+) -> None:
+    """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks."""
+    from attune_judge import calibration as cal
+
+    if field not in ("normalized", "overall"):
+        raise UserError(f"--field must be normalized or overall, not {field!r}")
+    models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
+    if not scores:
+        raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
+    lb = cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=ci)
+    _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
+
+
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add ``calibrate`` and ``rank`` to the app."""
+    app.command("calibrate")(calibrate)
+    app.command("rank")(rank)

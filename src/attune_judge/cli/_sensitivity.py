@@ -1,11 +1,132 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""``attune-judge sensitivity`` (thin: parse, call ``run_sensitivity``, print the verdicts)."""
 
 from __future__ import annotations
 
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from attune_judge.sensitivity import SensitivityResult
 
 __all__ = ["register"]
 
 
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    parts = [v.strip() for v in value.split(",") if v.strip()]
+    return parts or None
+
+
+def _print(result: SensitivityResult) -> None:
+    print(
+        f"{result.run_dir}: {result.n_tasks} tasks ({len(set(result.judge_ids.values()))} "
+        f"distinct judges for {len(result.judge_ids)} variants), {result.n_skipped} already "
+        f"done, {result.n_run} judged now"
+    )
+    analysis = result.analysis
+    if analysis is None:
+        print(f"no analysis: {result.analysis_error}")
+        return
+    base = analysis.ranking(analysis.base)
+    order = " > ".join(m.model for m in base.models if m.rank is not None)
+    print(f"base ranking: {order}")
+    for v in analysis.verdicts:
+        tau = "—" if v.tau is None else f"{v.tau:.2f}"
+        upper = "—" if v.tau_upper is None else f"{v.tau_upper:.2f}"
+        verdict = "stable" if v.stable else "UNSTABLE"
+        print(
+            f"  {v.variant:<28} {verdict:<9} tau={tau} (upper {upper}) "
+            f"flips={v.n_flips} significant={v.n_significant_flips}"
+        )
+        for reason in v.reasons:
+            print(f"      {reason}")
+    if analysis.variance is not None:
+        shares = ", ".join(f"{c.source} {c.share:.0%}" for c in analysis.variance.components)
+        print(f"variance shares ({analysis.variance.method}): {shares}")
+    if (result.run_dir / "report.html").exists():
+        print(f"report: {result.run_dir / 'report.md'}")
+
+
+def sensitivity(
+    data: Annotated[
+        Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
+    ],
+    variants: Annotated[Path, typer.Option(help="Variants YAML file.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    rubric: Annotated[
+        str | None,
+        typer.Option(help="Base rubric name or YAML file (default: the file's base.rubric)."),
+    ] = None,
+    lm: Annotated[
+        str | None,
+        typer.Option(help="Base judge model string (default: the file's, else ATTUNE_LM)."),
+    ] = None,
+    candidates: Annotated[
+        Path | None,
+        typer.Option(help="Candidates JSONL (conversation_id, turn, model, response)."),
+    ] = None,
+    models: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated models (default: all / the pseudo-models)."),
+    ] = None,
+    only: Annotated[
+        str | None, typer.Option(help="Comma-separated variant names to run (plus the base).")
+    ] = None,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
+    max_failure_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
+    ] = 0.25,
+    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    bootstrap_replicates: Annotated[
+        int | None, typer.Option(min=100, help="Bootstrap replicates (default: the file's).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed (retry jitter, model).")] = 0,
+    api_base: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
+    from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
+
+    logging.basicConfig(
+        level=logging.ERROR if quiet else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    config = SensitivityConfig(
+        data=data,
+        variants=variants,
+        out=out,
+        rubric=rubric,
+        lm=lm,
+        api_base=api_base,
+        candidates=candidates,
+        models=_split(models),
+        only=_split(only),
+        max_concurrency=max_concurrency,
+        max_failure_rate=max_failure_rate,
+        max_retries=max_retries,
+        bootstrap_replicates=bootstrap_replicates,
+        seed=seed,
+        report=report,
+        quiet=quiet,
+    )
+    result = run_sensitivity(config)
+    _print(result)
+    if result.stopped:
+        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
+        raise typer.Exit(result.exit_code)
+
+
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add ``sensitivity`` to the app."""
+    app.command("sensitivity")(sensitivity)

@@ -14,7 +14,7 @@ The three responses of a turn are named as pseudo-models: ``original`` (the OM's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from attune_judge.data import instrument
 from attune_judge.data._attunebench import Conversation, Turn
@@ -106,7 +106,7 @@ def attunebench_to_judge_items(
     if candidate not in instrument.PSEUDO_MODELS:
         allowed = ", ".join(instrument.PSEUDO_MODELS)
         raise UserError(f"candidate {candidate!r} is not one of: {allowed}")
-    chosen: Candidate = candidate  # type: ignore[assignment]
+    chosen = cast(Candidate, candidate)
     items: list[JudgeItem] = []
     for conv in conversations:
         turns = conv.sorted_turns()

@@ -56,7 +56,7 @@ def _validate(obj: object, where: str, out: list[Conversation], problems: list[s
 
 def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
     try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
+        obj = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         problems.append(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}")
         return
@@ -72,7 +72,7 @@ def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) ->
 
 def _read_jsonl_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
+        lines = path.read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: cannot read: {exc}")
         return
@@ -92,9 +92,13 @@ def _files(path: Path) -> list[Path]:
         files = sorted((p for p in path.glob("*.json") if p.is_file()), key=_natural_key)
         files += sorted((p for p in path.glob("*.jsonl") if p.is_file()), key=_natural_key)
         if not files:
+            subfolders = sorted(
+                p.name for p in path.iterdir() if p.is_dir() and any(p.glob("*.json"))
+            )
+            hint = f" (subfolders with .json files: {', '.join(subfolders)})" if subfolders else ""
             raise UserError(
                 f"{path}: no conversation files (*.json or *.jsonl) in this folder; "
-                "point at the folder holding conversation_N.json"
+                f"point at the folder holding conversation_N.json{hint}"
             )
         return files
     if path.is_file():

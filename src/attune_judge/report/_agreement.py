@@ -48,23 +48,27 @@ def metrics_table(
         else [(str(_dump(m).get("name", "")), _dump(m)) for m in metrics]
     )
     rows = []
+    notes = any(m.get("undefined_reason") or m.get("note") for _, m in pairs)
     for label, m in pairs:
         est = to_float(m.get("estimate"))
-        reason = m.get("undefined_reason")
+        note = m.get("undefined_reason") or m.get("note") or ""
         rows.append(
             [
                 label,
-                fmt_num(est) if est is not None else f"undefined ({reason})" if reason else "—",
+                fmt_num(est) if est is not None else "undefined",
                 fmt_interval(m.get("lower"), m.get("upper")),
                 fmt_int(m.get("n")),
                 fmt_int(m.get("n_clusters")),
                 str(m.get("method") or "—"),
+                *([str(note)] if notes else []),
             ]
         )
+    level = next((m.get("level") for _, m in pairs if m.get("level")), 0.95)
+    cols = ["statistic", "estimate", f"{level * 100:g}% interval", "n", "clusters", "method"]
     return Table(
-        ["statistic", "estimate", "95% interval", "n", "clusters", "interval method"],
+        cols + (["note"] if notes else []),
         rows,
-        "lrrrrl",
+        "lrrrrll",
         caption=caption,
     )
 
@@ -116,7 +120,7 @@ def agreement_section(
                     metric=metric,
                     highlight=judges,
                     ceiling=c,
-                    title=f"{title}: pairwise {metric}",
+                    title=f"Pairwise {metric}",
                 ),
                 alt=f"Heatmap of pairwise {metric} between {len(raters)} raters.",
                 caption="Each cell is the agreement of the row rater with the column rater; judges "

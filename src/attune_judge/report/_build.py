@@ -36,10 +36,10 @@ log = logging.getLogger(__name__)
 SectionBuilder = Callable[[RunData], list[Section]]
 
 SECTION_BUILDERS: dict[str, SectionBuilder] = {
+    "judges": score_sections,
     "calibration": calibration_sections,
     "bench": bench_sections,
     "sensitivity": sensitivity_sections,
-    "judges": score_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
 

@@ -16,6 +16,7 @@ from attune_judge.report._style import (
     OKABE_ITO,
     SEQUENTIAL_CMAP,
     new_figure,
+    set_title,
     to_png,
 )
 
@@ -152,23 +153,14 @@ def agreement_heatmap(
         cbar.ax.text(
             -0.15,
             c,
-            "ceiling",
-            ha="right",
-            va="center",
-            fontsize=7,
-            transform=cbar.ax.get_yaxis_transform(),
-        )
-        cbar.ax.text(
-            -0.1,
-            c,
-            f"human\nceiling\n{fmt_num(c, 2)} ",
+            "human\nceiling",
             ha="right",
             va="center",
             fontsize=7,
             transform=cbar.ax.get_yaxis_transform(),
         )
         sub.append(f"line on colour bar = human ceiling ({fmt_num(c, 2)})")
-    ax.set_title("\n".join([title, *sub]), loc="left")
+    set_title(ax, title, ["; ".join(sub)] if sub else [])
     return to_png(fig)
 
 
@@ -232,7 +224,7 @@ def confusion_matrix_plot(
     ax.set_ylabel(row_label)
     ax.set_xlabel(col_label)
     pct = f"{100 * agree / total:.1f}%" if total else "n/a"
-    ax.set_title(f"{title}\n(n = {int(total)}; diagonal = agreement, {pct})", loc="left")
+    set_title(ax, title, [f"n = {int(total)}; diagonal (outlined) = agreement, {pct}"])
     return to_png(fig)
 
 
@@ -256,7 +248,7 @@ def tau_heatmap(
         digits=2,
         colorbar_label=metric,
     )
-    ax.set_title(title + "\n(1 = same order, 0 = unrelated, −1 = reversed)", loc="left")
+    set_title(ax, title, ["1 = same order, 0 = unrelated, −1 = reversed"])
     return to_png(fig)
 
 
@@ -330,5 +322,5 @@ def calibration_plot(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(color="#eeeeee", linewidth=0.6)
-    ax.set_title(title + "\n(point size and label = number of items)", loc="left")
+    set_title(ax, title, ["point size and label = number of items"])
     return to_png(fig)

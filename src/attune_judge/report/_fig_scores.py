@@ -16,6 +16,7 @@ from attune_judge.report._style import (
     STATUS_COLOURS,
     height_for,
     new_figure,
+    set_title,
     to_png,
 )
 
@@ -102,7 +103,7 @@ def forest_plot(
             fontsize=8,
         )
     ax.set_xlabel(xlabel)
-    ax.set_title(title + "\n(diamond = estimate, bar = interval)", loc="left")
+    set_title(ax, title, ["diamond = estimate, bar = interval"])
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return to_png(fig)
 
@@ -166,10 +167,8 @@ def rank_set_plot(
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.set_xlabel(xlabel)
-    sub = "(bar = ranks the model can hold" + (
-        ", dot = rank of the estimate)" if point_ranks else ")"
-    )
-    ax.set_title(f"{title}\n{sub}", loc="left")
+    sub = "bar = ranks the model can hold" + (", dot = rank of the estimate" if point_ranks else "")
+    set_title(ax, title, [sub])
     return to_png(fig)
 
 

@@ -45,7 +45,7 @@ table { border-collapse: collapse; margin: 10px 0 6px; font-size: 0.92em;
         font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid var(--rule); padding: 4px 10px; vertical-align: top; }
 th { background: var(--band); text-align: left; border-bottom: 2px solid #bbb; }
-td.r, th.r { text-align: right; }
+td.r, th.r { text-align: right; white-space: nowrap; }
 td.c, th.c { text-align: center; }
 tbody tr:nth-child(even) { background: #fbfbfb; }
 .caption { color: var(--muted); font-size: 0.88em; margin: 2px 0 12px; }

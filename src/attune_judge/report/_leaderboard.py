@@ -133,7 +133,7 @@ def leaderboard_section(
     score_label: str = "score (0–1)",
     level: float = 0.95,
     interval_note: str | None = None,
-    xlim: tuple[float, float] | None = (0.0, 1.0),
+    xlim: tuple[float, float] | None = (-0.03, 1.03),
 ) -> Section:
     """A leaderboard table, a forest plot and (when rank sets exist) a rank-set plot.
 

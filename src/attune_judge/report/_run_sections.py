@@ -25,11 +25,93 @@ def _tokens(block: Mapping[str, Any]) -> tuple[int, int, int]:
     )
 
 
+def _status_table(names: list[str], counts: dict[str, list[int]], planned: list[int]) -> Table:
+    rows = []
+    for i, m in enumerate(names):
+        not_ok = planned[i] - counts["ok"][i]
+        rows.append(
+            [
+                m,
+                fmt_int(planned[i]),
+                *(fmt_int(counts[s][i]) for s in STATUSES),
+                fmt_pct(not_ok / planned[i] if planned[i] else None),
+            ]
+        )
+    total = sum(planned)
+    ok = sum(counts["ok"])
+    rows.append(
+        [
+            "all",
+            fmt_int(total),
+            *(fmt_int(sum(counts[s])) for s in STATUSES),
+            fmt_pct((total - ok) / total if total else None),
+        ]
+    )
+    return Table(
+        ["model", "planned", *STATUSES, "not ok"],
+        rows,
+        "l" + "r" * (len(STATUSES) + 2),
+        caption=(
+            "Every planned judgment is counted under exactly one status (missing = planned, "
+            "never judged); only ok judgments are scored, failures are never counted as zeros."
+        ),
+    )
+
+
+def _usage_table(models: Mapping[str, Mapping[str, Any]], names: list[str]) -> Table:
+    rows = []
+    tot = [0, 0, 0, 0]
+    costs: list[float] = []
+    for m in names:
+        b = models[m]
+        p, c, calls = _tokens(b)
+        retries = int(b.get("retries", 0) or 0)
+        cost = to_float(b.get("cost_usd"))
+        if cost is not None:
+            costs.append(cost)
+        tot = [tot[0] + calls, tot[1] + p, tot[2] + c, tot[3] + retries]
+        rows.append(
+            [
+                m,
+                fmt_int(calls),
+                fmt_int(p),
+                fmt_int(c),
+                fmt_cost(cost),
+                fmt_num(b.get("latency_s_mean"), 2),
+                fmt_int(retries),
+            ]
+        )
+    rows.append(
+        [
+            "all",
+            *(fmt_int(v) for v in tot[:3]),
+            fmt_cost(sum(costs)) if costs else "unknown",
+            "",
+            fmt_int(tot[3]),
+        ]
+    )
+    return Table(
+        [
+            "model",
+            "LM calls",
+            "prompt tokens",
+            "completion tokens",
+            "cost",
+            "mean latency (s)",
+            "retries",
+        ],
+        rows,
+        "lrrrrrr",
+        caption="Cost is the provider's price where known ('unknown' otherwise, never $0).",
+    )
+
+
 def failures_section(
     models: Mapping[str, Mapping[str, Any]],
     *,
     title: str = "Failures, tokens and cost",
     key: str = "failures",
+    order: list[str] | None = None,
 ) -> Section:
     """Per model: judgments by status (table and stacked bars), tokens, cost, latency.
 
@@ -38,101 +120,40 @@ def failures_section(
     models
         ``{model: block}`` with the runner's per-model fields: ``n_planned``,
         ``n_by_status`` (status → count), ``tokens`` (``prompt``, ``completion``, ``calls``),
-        ``cost_usd`` (``None`` = unknown), ``n_cost_known``, ``latency_s_mean``, ``retries``.
-        Missing fields show as ``—``.
+        ``cost_usd`` (``None`` = unknown), ``latency_s_mean``, ``retries``. Missing fields
+        show as ``—`` (or 0 for counts).
     title, key
         Heading and figure-name prefix.
+    order
+        Row order (default: the mapping's order); unknown names are ignored.
     """
     section = Section(title)
     if not models:
         section.blocks.append(Paragraph("Nothing was judged."))
         return section
-    names = list(models)
+    names = [m for m in (order or []) if m in models]
+    names += [m for m in models if m not in names]
     counts = {
         s: [int((models[m].get("n_by_status") or {}).get(s, 0) or 0) for m in names]
         for s in STATUSES
     }
-    cols = [
-        "model",
-        "planned",
-        *STATUSES,
-        "failure rate",
-        "prompt tokens",
-        "completion tokens",
-        "LM calls",
-        "cost",
-        "mean latency (s)",
-        "retries",
+    planned = [
+        int(models[m].get("n_planned") or sum(counts[s][i] for s in STATUSES))
+        for i, m in enumerate(names)
     ]
-    rows = []
-    tot = dict.fromkeys(["planned", *STATUSES, "prompt", "completion", "calls", "retries"], 0)
-    costs: list[float] = []
-    for i, m in enumerate(names):
-        b = models[m]
-        planned = int(b.get("n_planned") or sum(counts[s][i] for s in STATUSES))
-        failed = sum(counts[s][i] for s in STATUSES if s != "ok")
-        p, c, calls = _tokens(b)
-        cost = to_float(b.get("cost_usd"))
-        if cost is not None:
-            costs.append(cost)
-        rows.append(
-            [
-                m,
-                fmt_int(planned),
-                *(fmt_int(counts[s][i]) for s in STATUSES),
-                fmt_pct(failed / planned if planned else None),
-                fmt_int(p),
-                fmt_int(c),
-                fmt_int(calls),
-                fmt_cost(cost),
-                fmt_num(b.get("latency_s_mean"), 2),
-                fmt_int(b.get("retries", 0)),
-            ]
-        )
-        tot["planned"] += planned
-        for s in STATUSES:
-            tot[s] += counts[s][i]
-        tot["prompt"] += p
-        tot["completion"] += c
-        tot["calls"] += calls
-        tot["retries"] += int(b.get("retries", 0) or 0)
-    failed_all = tot["planned"] - tot["ok"]
-    rows.append(
-        [
-            "all",
-            fmt_int(tot["planned"]),
-            *(fmt_int(tot[s]) for s in STATUSES),
-            fmt_pct(failed_all / tot["planned"] if tot["planned"] else None),
-            fmt_int(tot["prompt"]),
-            fmt_int(tot["completion"]),
-            fmt_int(tot["calls"]),
-            fmt_cost(sum(costs)) if costs else "unknown",
-            "",
-            fmt_int(tot["retries"]),
-        ]
-    )
-    section.blocks.append(
-        Table(
-            cols,
-            rows,
-            "l" + "r" * (len(cols) - 1),
-            caption=(
-                "Every planned judgment is counted under exactly one status; failed judgments "
-                "are never scored. Cost is the provider's price where known."
-            ),
-        )
-    )
-    unknown = [m for m in names if to_float(models[m].get("cost_usd")) is None]
-    if unknown and len(unknown) < len(names):
-        section.blocks.append(Note("Cost is unknown for: " + ", ".join(unknown) + "."))
+    section.blocks.append(_status_table(names, counts, planned))
     section.blocks.append(
         Figure(
             f"{slugify(key)}-status",
-            status_plot(names, counts, title=f"{title.split(',')[0]}: judgments by status"),
+            status_plot(names, counts, title="Judgments by status"),
             alt=f"Stacked bars of judgment statuses for {len(names)} models.",
             caption="Green = ok; warm colours = failures; grey = planned but never judged.",
         )
     )
+    section.blocks.append(_usage_table(models, names))
+    unknown = [m for m in names if to_float(models[m].get("cost_usd")) is None]
+    if unknown and len(unknown) < len(names):
+        section.blocks.append(Note("Cost is unknown for: " + ", ".join(unknown) + "."))
     return section
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from attune_judge.errors import UserError
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
-from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
 from attune_judge.report._run_sections import failures_section
 from attune_judge.report._rundata import RunData
 
@@ -105,18 +105,12 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
         board, title="Leaderboard", key=f"{jid}-leaderboard", level=level, interval_note=note
     )
     section.subsections.append(lb)
-    order = [r.model for r in _entries(board)]
+    order = [e.model for e in leaderboard_entries(board)]
     crit = _criteria_table(models, order)
     if crit is not None:
         section.subsections.append(Section("Criterion scores", [crit]))
-    section.subsections.append(failures_section(models, key=f"{jid}-failures"))
+    section.subsections.append(failures_section(models, key=f"{jid}-failures", order=order))
     return section
-
-
-def _entries(board: Any) -> list[Any]:
-    from attune_judge.report._leaderboard import leaderboard_entries
-
-    return leaderboard_entries(board)
 
 
 def score_sections(run: RunData) -> list[Section]:

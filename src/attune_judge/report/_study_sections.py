@@ -40,9 +40,9 @@ from attune_judge.report._rundata import RunData
 __all__ = ["bench_sections", "calibration_sections", "sensitivity_sections"]
 
 
-def _calibration_part(name: str, part: Mapping[str, Any], key: str) -> list[Section]:
+def _calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Section]:
     out: list[Section] = []
-    head = Section(name)
+    head = Section(f"{prefix}Metrics")
     if part.get("join"):
         j = part["join"]
         head.blocks.append(
@@ -67,7 +67,7 @@ def _calibration_part(name: str, part: Mapping[str, Any], key: str) -> list[Sect
                 metric=am.get("metric", "agreement"),
                 judges=am.get("judges", ()),
                 ceiling=am.get("ceiling"),
-                title=f"{name}: agreement between raters",
+                title=f"{prefix}Agreement between raters",
                 key=f"{key}-agreement",
             )
         )
@@ -77,7 +77,7 @@ def _calibration_part(name: str, part: Mapping[str, Any], key: str) -> list[Sect
             confusion_section(
                 cm["categories"],
                 cm["counts"],
-                title=f"{name}: judge vs human labels",
+                title=f"{prefix}Judge vs human labels",
                 key=f"{key}-confusion",
                 human_label=cm.get("human_label", "human label"),
                 judge_label=cm.get("judge_label", "judge label"),
@@ -93,7 +93,7 @@ def _calibration_part(name: str, part: Mapping[str, Any], key: str) -> list[Sect
                 lower=cc.get("lower"),
                 upper=cc.get("upper"),
                 identity=bool(cc.get("identity", False)),
-                title=f"{name}: calibration",
+                title=f"{prefix}Calibration",
                 key=f"{key}-calibration",
             )
         )
@@ -106,11 +106,8 @@ def calibration_sections(run: RunData) -> list[Section]:
     parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
     top = Section("Agreement with people")
     for dim, part in parts.items():
-        subs = _calibration_part(str(dim), part, f"calibration-{slugify(str(dim))}")
-        if len(parts) == 1:
-            for s in subs:
-                s.title = s.title.removeprefix(f"{dim}: ") if s.title != str(dim) else "Metrics"
-        top.subsections.extend(subs)
+        prefix = "" if len(parts) == 1 else f"{dim}: "
+        top.subsections.extend(_calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))
     return [top]
 
 

@@ -7,6 +7,8 @@ nothing until a figure is drawn, and the Agg backend is selected before pyplot i
 from __future__ import annotations
 
 import io
+import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "STATUS_COLOURS",
     "new_figure",
     "pyplot",
+    "set_title",
     "to_png",
 ]
 
@@ -93,6 +96,28 @@ def to_png(fig: Any) -> bytes:
     finally:
         plt.close(fig)
     return buf.getvalue()
+
+
+def set_title(ax: Any, title: str, notes: Sequence[str] = ()) -> None:
+    """A bold title plus reading notes, wrapped to the axes' width so nothing is clipped."""
+    fig = ax.get_figure()
+    width_in = fig.get_figwidth() * ax.get_position().width
+    bold_chars = max(int(width_in * 11.5), 24)
+    lines = textwrap.wrap(title, bold_chars)
+    note_lines = [ln for n in notes for ln in textwrap.wrap(n, int(bold_chars * 1.2))]
+    ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines))
+    if note_lines:
+        ax.annotate(
+            "\n".join(note_lines),
+            (0, 1),
+            xycoords="axes fraction",
+            xytext=(0, 4),
+            textcoords="offset points",
+            va="bottom",
+            ha="left",
+            fontsize=8,
+            color="#333333",
+        )
 
 
 def height_for(n_rows: int, *, per_row: float = 0.38, base: float = 1.4) -> float:

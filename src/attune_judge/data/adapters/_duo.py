@@ -6,6 +6,8 @@ own 1-5 ratings become ``Rating`` records with rater ``participant`` (group ``pa
 each outside rater's score becomes a ``Rating`` with rater ``observer1..3`` (group
 ``observers``) -- the dataset does not say whether position *k* is the same person across
 dialogues, so treat the observers as exchangeable (noted in the report).
+``metadata["participant_id"]`` (``<lang>:<user_id>``) identifies the participant: each talked
+with several bots, so model comparisons can cluster by participant.
 """
 
 from __future__ import annotations
@@ -134,7 +136,9 @@ def convert_duo(src_dir: Path, languages: tuple[str, ...] = ("en", "ja")) -> Ada
                     f"{path.name}: {raw_id}"
                 )
             iid = f"duo:{lang}:{did}"
+            users = sorted({str(t.get("user_id")) for t in data["dialogue"] if "user_id" in t})
             meta = {
+                "participant_id": f"{lang}:{users[0]}" if len(users) == 1 else None,
                 "language": lang,
                 "setting": data.get("setting"),
                 "model": data["model"],
@@ -158,6 +162,9 @@ def convert_duo(src_dir: Path, languages: tuple[str, ...] = ("en", "ja")) -> Ada
         styles = sorted({str(i.metadata["style_prompt"]) for i in items if i.item_id[4:6] == lang})
         report.notes.append(f"{lang}: style prompts {styles}")
         report.counts[f"{lang}_dialogues"] = len(files)
+        report.counts[f"{lang}_participants"] = len(
+            {i.metadata["participant_id"] for i in items if i.item_id[4:6] == lang}
+        )
         report.counts[f"{lang}_dialogues_with_observers"] = n_obs
     if "en" in languages and report.counts.get("en_dialogues_with_observers") is not None:
         report.notes.append(

@@ -62,7 +62,8 @@ SHIPPED_SETS: dict[str, ShippedSet] = {
         "(ratings only). Caution: the MIT licence is the replication repository's; the "
         "EmpatheticDialogues texts are distributed by their authors under CC BY-NC 4.0 and the "
         "EPITOME texts are Reddit posts -- check those terms before commercial use of "
-        "`../data/empathic-communication/items.jsonl`.\n\nConverted with `attune-judge data convert empathic-communication`: "
+        "`../data/empathic-communication/items.jsonl`.\n\n"
+        "Converted with `attune-judge data convert empathic-communication`: "
         "all ratings of expert1-3, the crowd means, GPT-4o, Claude 3.7 Sonnet and Gemini 2.5 "
         "Pro on 4 sources x 50 conversations x 21 dimensions, plus the Perceived Empathy "
         "seekers' own ratings; texts as conversation-level items.",

@@ -1,0 +1,154 @@
+"""``attune-judge demo``: the validate-a-judge job on real, shipped data, offline.
+
+Writes a run directory with ``report.md`` (summary tables), ``calibration-<source>.md`` (the
+full calibration reports) and ``summary.json`` (every figure, machine-readable).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from attune_judge._resources import shipped_dir
+from attune_judge.calibration import calibration_markdown
+from attune_judge.data import Rating, read_jsonl
+from attune_judge.demo._duo import DuoResult, duo_analysis, duo_markdown
+from attune_judge.demo._recorded import (
+    JudgeRow,
+    RecordedJudges,
+    judge_rows_markdown,
+    recorded_judges_vs_experts,
+)
+from attune_judge.errors import UserError
+
+__all__ = ["DemoRun", "load_calibration_set", "run_demo"]
+
+
+class DemoRun(BaseModel):
+    """What the demo produced."""
+
+    run_dir: str
+    """Where the report was written."""
+    summary: list[str] = Field(default_factory=list)
+    """Short summary lines for the terminal."""
+    seconds: float = 0.0
+    """Wall time."""
+
+
+def load_calibration_set(name: str, root: Path | None = None) -> list[Rating]:
+    """Ratings of a shipped calibration set (``calibration/<name>/ratings.jsonl``)."""
+    base = Path(root) if root else shipped_dir("calibration")
+    path = base / name / "ratings.jsonl"
+    if not path.exists():
+        known = sorted(p.name for p in base.iterdir() if (p / "ratings.jsonl").exists())
+        raise UserError(f"{path}: no calibration set {name!r}; shipped sets: {known}")
+    return read_jsonl(path, Rating)
+
+
+def _mean(xs: Sequence[float | None]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return float(np.mean(vals)) if vals else None
+
+
+def _summary_a(rows: Sequence[JudgeRow]) -> list[str]:
+    out = ["a. recorded LLM judges vs 3 experts (empathic-communication, 21 dimensions):"]
+    for judge in sorted({r.judge for r in rows}):
+        mine = [r for r in rows if r.judge == judge]
+        k = _mean([r.kappa_qw.estimate if r.kappa_qw else None for r in mine])
+        kc = _mean([r.kappa_ceiling_humans for r in mine])
+        kj = _mean([r.kappa_ceiling_judge for r in mine])
+        passed = sum(bool(r.alt_test_passed) for r in mine)
+        out.append(
+            f"   {judge:7s} mean κ_qw vs expert median {k:.2f}; leave-one-out: judge {kj:.2f} "
+            f"vs expert ceiling {kc:.2f}; alt-test passed on {passed}/{len(mine)} dimensions"
+        )
+    return out
+
+
+def _summary_b(duo: DuoResult) -> list[str]:
+    out = ["b. DUO (English): participant's own rating vs outside observers' median:"]
+    if duo.observer_agreement:
+        for d in duo.observer_agreement.dimensions:
+            sp = d.judges[0].vs_humans.metrics.get("spearman")
+            if sp and sp.estimate is not None:
+                out.append(
+                    f"   {d.dimension:21s} Spearman {sp.estimate:.2f} "
+                    f"[{sp.lower:.2f}, {sp.upper:.2f}] (n={d.judges[0].vs_humans.n})"
+                )
+    for c in duo.comparisons:
+        if c.cluster_by == "participant" and c.factor == "model":
+            (name, diff), *_ = c.differences.items()
+            if diff.estimate is not None and diff.lower is not None and diff.upper is not None:
+                out.append(
+                    f"   {c.dimension:21s} {name}: {diff.estimate:+.2f} "
+                    f"[{diff.lower:+.2f}, {diff.upper:+.2f}] (clustered by participant)"
+                )
+    return out
+
+
+def run_demo(
+    out_dir: Path,
+    *,
+    B: int = 1_000,
+    seed: int = 0,
+    parts: Sequence[str] = ("a", "b"),
+    calibration_root: Path | None = None,
+) -> DemoRun:
+    """Run the demo parts and write the run directory.
+
+    Parameters
+    ----------
+    out_dir
+        Run directory to create (or overwrite files in).
+    B, seed
+        Bootstrap replicates and seed for every interval.
+    parts
+        ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles).
+    calibration_root
+        Where the calibration sets are (default: the shipped ones).
+    """
+    unknown = sorted(set(parts) - {"a", "b"})
+    if unknown:
+        raise UserError(f"unknown demo part(s) {unknown}; available: a, b")
+    start = time.monotonic()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md = ["# attune-judge demo: validating judges on real human labels", ""]
+    md.append(f"Cluster-bootstrap intervals, B={B}, seed={seed}. Data: `calibration/` (see its ")
+    md += ["README for sources and licences).", ""]
+    summary_json: dict[str, object] = {"B": B, "seed": seed}
+    lines: list[str] = []
+    if "a" in parts:
+        ec = load_calibration_set("empathic-communication", calibration_root)
+        rec: RecordedJudges = recorded_judges_vs_experts(ec, B=B, seed=seed)
+        md += [
+            "## a. Recorded LLM judges (GPT-4o, Claude 3.7 Sonnet, Gemini 2.5 Pro) and the crowd "
+            "vs three experts",
+            "",
+            "Each judge against the median of the experts; α among the experts and with the "
+            "judge as a fourth coder; leave-one-out ceilings (each expert vs the median of the "
+            "other two, and the judge vs the same medians); the alternative annotator test "
+            "(ε = 0.2). Full reports: `calibration-<source>.md`.",
+            "",
+            judge_rows_markdown(rec.rows),
+        ]
+        for source, report in zip(sorted({r.source for r in rec.rows}), rec.reports, strict=False):
+            (out / f"calibration-{source}.md").write_text(
+                calibration_markdown(report), encoding="utf-8"
+            )
+        summary_json["recorded_judges"] = [r.model_dump() for r in rec.rows]
+        lines += _summary_a(rec.rows)
+    if "b" in parts:
+        duo = duo_analysis(load_calibration_set("duo", calibration_root), B=B, seed=seed)
+        md += ["## b. DUO: observers vs participants; bot models and style prompts", ""]
+        md.append(duo_markdown(duo))
+        summary_json["duo"] = duo.model_dump()
+        lines += _summary_b(duo)
+    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
+    (out / "summary.json").write_text(json.dumps(summary_json, indent=1, default=str) + "\n")
+    return DemoRun(run_dir=str(out), summary=lines, seconds=time.monotonic() - start)

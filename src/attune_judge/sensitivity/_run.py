@@ -1,0 +1,366 @@
+"""``run_sensitivity``: the Python equivalent of ``attune-judge sensitivity``.
+
+One run directory holds every variant: one judge (its own ``judge_id``) per variant, all
+planned together and executed by the runner (:func:`attune_judge.runner.run_tasks`) with its
+resume, retries and failure budget. Variants whose judges are identical (same rubric hash,
+model and options) share one judge, so nothing — in particular the base — is judged twice;
+a resumed run skips finished judgments, and DSPy's request cache (``ATTUNE_CACHE_DIR``) answers
+any prompt already sent by an earlier run (``attune-judge score`` of the same rubric included).
+
+After the run, the judgments become tidy tables (normalised scores, so scale changes compare),
+the analysis and the variance decomposition run, and ``summary.json`` gets ``kind:
+"sensitivity"`` and a ``sensitivity`` block next to the runner's per-judge summary.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.data import JudgeItem, Judgment
+from attune_judge.errors import UserError
+from attune_judge.judges import Judge
+from attune_judge.rubrics import Rubric, load_rubric
+from attune_judge.sensitivity._analysis import analyze_sensitivity
+from attune_judge.sensitivity._resolve import Variant, resolve_variants
+from attune_judge.sensitivity._results import SensitivityAnalysis, VarianceDecomposition
+from attune_judge.sensitivity._summary import sensitivity_block
+from attune_judge.sensitivity._table import CriterionTable, ScoreTable
+from attune_judge.sensitivity._variance import variance_decomposition
+from attune_judge.sensitivity._variants import VariantsFile, load_variants
+
+__all__ = ["SensitivityConfig", "SensitivityResult", "judgment_tables", "run_sensitivity"]
+
+LMFactory = Callable[[str | None], Any]
+"""Model string (``None`` = the default) → ``dspy.LM``."""
+
+
+class SensitivityConfig(BaseModel):
+    """The arguments of ``attune-judge sensitivity`` (recorded in ``manifest.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: Path
+    """AttuneBench data or a JudgeItem JSONL file."""
+    variants: Path
+    """The variants YAML file."""
+    out: Path
+    """The run directory."""
+    rubric: str | None = None
+    """Base rubric (name or YAML path); overrides the file's ``base.rubric``."""
+    lm: str | None = None
+    """Base judge model; overrides the file's ``base.judge.lm`` (default ``ATTUNE_LM``)."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (for the base model only)."""
+    candidates: Path | None = None
+    """Candidates JSONL; without it the AttuneBench pseudo-models are judged."""
+    models: list[str] | None = None
+    """Candidate models to judge (default: all)."""
+    only: list[str] | None = None
+    """Run only these variants (and the base)."""
+    max_concurrency: int = Field(default=8, ge=1)
+    """Judgments in flight at once."""
+    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Stop when more than this share of judgments fail."""
+    min_attempts: int = Field(default=20, ge=1)
+    """Judgments to see before the failure budget applies."""
+    max_retries: int = Field(default=5, ge=0)
+    """Retries of a rate-limited or timed-out judgment."""
+    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
+    """First backoff."""
+    seed: int = 0
+    """Seed of the retry jitter and (where supported) the judge model."""
+    bootstrap_replicates: int | None = Field(default=None, ge=100)
+    """Overrides the file's ``analysis.bootstrap_replicates``."""
+    report: bool = True
+    """Write report.md / report.html with figures (the report package; takes seconds)."""
+    quiet: bool = False
+    """No progress bar."""
+    fsync: bool = True
+    """fsync each judgment record."""
+
+
+class SensitivityResult(BaseModel):
+    """What ``run_sensitivity`` did and found."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    run_dir: Path
+    """The run directory."""
+    judge_ids: dict[str, str]
+    """Variant → judge_id (variants with identical judges share one)."""
+    n_tasks: int
+    """Planned (item, judge) tasks (unique judges × items)."""
+    n_run: int
+    """Judgments made by this invocation."""
+    n_skipped: int
+    """Tasks already finished before this invocation."""
+    stopped: str | None
+    """Why the run stopped early, if it did."""
+    analysis: SensitivityAnalysis | None
+    """The analysis (``None`` when too little was judged to analyse)."""
+    analysis_error: str | None = None
+    """Why there is no analysis."""
+
+    @property
+    def exit_code(self) -> int:
+        """0, or 3 when the failure budget stopped the run (as ``score``)."""
+        from attune_judge.runner import EXIT_FAILURE_BUDGET
+
+        return EXIT_FAILURE_BUDGET if self.stopped else 0
+
+
+def _base_rubric(config: SensitivityConfig, spec: VariantsFile) -> Rubric:
+    ref = config.rubric or spec.base.rubric
+    if ref is None:
+        raise UserError(
+            f"{config.variants}: no base rubric; set base.rubric in the file or pass --rubric"
+        )
+    if config.rubric is None and (ref.endswith((".yaml", ".yml")) or "/" in ref):
+        path = Path(ref).expanduser()
+        if not path.is_absolute():
+            path = Path(config.variants).parent / path
+        return load_rubric(path)
+    return load_rubric(ref)
+
+
+def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
+    from attune_judge.judges import resolve_judge_lm
+    from attune_judge.lm import configure_cache
+
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+
+    def make(lm: str | None) -> Any:
+        settings: dict[str, Any] = {"seed": config.seed}
+        if lm == config.lm and config.api_base:
+            settings["api_base"] = config.api_base
+        return resolve_judge_lm(lm, **settings)
+
+    return make
+
+
+def _build_judges(variants: Sequence[Variant], lm_factory: LMFactory) -> dict[str, Judge]:
+    from attune_judge.judges import build_judge
+
+    lms: dict[str | None, Any] = {}
+    judges: dict[str, Judge] = {}
+    for v in variants:
+        if v.lm not in lms:
+            lms[v.lm] = lm_factory(v.lm)
+        options: dict[str, Any] = {"reasoning": v.reasoning}
+        if v.rubric.kind == "reference":
+            options["use_reference"] = v.use_reference
+        elif not v.use_reference:
+            raise UserError(
+                f"variant {v.name!r}: withholding the reference needs a reference rubric, "
+                f"not {v.rubric.kind!r}"
+            )
+        judges[v.name] = build_judge(v.rubric, lms[v.lm], **options)
+    return judges
+
+
+def judgment_tables(
+    variants: Sequence[Variant],
+    judge_ids: dict[str, str],
+    items: Sequence[JudgeItem],
+    judgments: dict[tuple[str, str], Judgment],
+) -> tuple[ScoreTable, CriterionTable]:
+    """Tidy tables of normalised overall and per-criterion scores, one row per variant × item.
+
+    A missing or non-``ok`` judgment is a NaN overall score (and no criterion rows). Criterion
+    scores are mapped to [0, 1] by the variant's own scale.
+    """
+    cols: dict[str, list[Any]] = {k: [] for k in ("variant", "model", "conv", "turn", "score")}
+    ccols: dict[str, list[Any]] = {k: [] for k in ("variant", "model", "conv", "crit", "score")}
+    for v in variants:
+        jid = judge_ids[v.name]
+        for item in items:
+            j = judgments.get((item.item_id, jid))
+            ok = j is not None and j.status == "ok" and j.normalized is not None
+            value = (
+                float(j.normalized)
+                if ok and j is not None and j.normalized is not None
+                else math.nan
+            )
+            cols["variant"].append(v.name)
+            cols["model"].append(item.candidate_model)
+            cols["conv"].append(item.conversation_id)
+            cols["turn"].append(item.turn if item.turn is not None else item.item_id)
+            cols["score"].append(value)
+            if not ok or j is None:
+                continue
+            for cid, raw in j.scores.items():
+                scale = v.rubric.scale_of(cid)
+                ccols["variant"].append(v.name)
+                ccols["model"].append(item.candidate_model)
+                ccols["conv"].append(item.conversation_id)
+                ccols["crit"].append(cid)
+                ccols["score"].append((raw - scale.min) / (scale.max - scale.min))
+    return (
+        ScoreTable.from_columns(
+            cols["variant"], cols["model"], cols["conv"], cols["turn"], cols["score"]
+        ),
+        CriterionTable.from_columns(
+            ccols["variant"], ccols["model"], ccols["conv"], ccols["crit"], ccols["score"]
+        ),
+    )
+
+
+def _decompose(
+    scores: ScoreTable, variants: Sequence[Variant], judge_ids: dict[str, str], method: str
+) -> tuple[VarianceDecomposition | None, str | None]:
+    """Variance decomposition over unique judges (a judge shared by variants counts once)."""
+    seen: set[str] = set()
+    keep_variant: dict[str, Variant] = {}
+    for v in variants:
+        if judge_ids[v.name] not in seen:
+            seen.add(judge_ids[v.name])
+            keep_variant[v.name] = v
+    rows = [i for i, name in enumerate(scores.variant.tolist()) if name in keep_variant]
+    factors = {
+        "model": scores.model[rows].tolist(),
+        "conversation": scores.conversation[rows].tolist(),
+        "variant": [keep_variant[str(n)].rubric_condition for n in scores.variant[rows]],
+        "judge": [keep_variant[str(n)].judge_label for n in scores.variant[rows]],
+    }
+    try:
+        return (
+            variance_decomposition(scores.score[rows], factors, method=method),  # type: ignore[arg-type]
+            None,
+        )
+    except Exception as exc:  # statsmodels can fail on degenerate data: report, do not crash
+        return None, f"variance decomposition not computed: {exc}"
+
+
+def run_sensitivity(
+    config: SensitivityConfig,
+    *,
+    lm_factory: LMFactory | None = None,
+    executor: Any = None,
+) -> SensitivityResult:
+    """Run every variant of a variants file into one run directory and analyse the rankings.
+
+    Parameters
+    ----------
+    config
+        The command's arguments.
+    lm_factory
+        Model string (``None`` = the default model) → ``dspy.LM``; default: resolve the string
+        with the ``ATTUNE_*`` settings, DSPy's cache under ``ATTUNE_CACHE_DIR``. Tests pass
+        test engines here.
+    executor
+        Where the tasks run (default: threads).
+
+    Raises
+    ------
+    UserError
+        Bad variants file, rubric, data or model; a directory holding another run.
+    """
+    from attune_judge.runner import (
+        FailureBudget,
+        RetryPolicy,
+        RunDir,
+        effective_judgments,
+        fingerprint_inputs,
+        load_judge_items,
+        plan_tasks,
+        run_tasks,
+    )
+
+    spec = load_variants(config.variants)
+    rubric = _base_rubric(config, spec)
+    variants = resolve_variants(
+        spec, rubric, lm=config.lm, source=str(config.variants), only=config.only
+    )
+    items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
+    if not items:
+        raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
+    judges = _build_judges(variants, lm_factory or _default_lm_factory(config))
+    judge_ids = {name: j.judge_id for name, j in judges.items()}
+    unique: dict[str, Judge] = {}
+    for j in judges.values():
+        unique.setdefault(j.judge_id, j)
+    paths = [config.data, config.variants] + ([config.candidates] if config.candidates else [])
+    fingerprint, inputs = fingerprint_inputs(paths)
+    tasks = plan_tasks(items, list(unique.values()))
+    B = config.bootstrap_replicates or spec.analysis.bootstrap_replicates
+    arguments = config.model_dump(mode="json")
+    for key in ("quiet", "report", "fsync"):
+        arguments.pop(key, None)
+    result = run_tasks(
+        config.out,
+        tasks,
+        command="sensitivity",
+        arguments=arguments,
+        inputs=inputs,
+        data_fingerprint=fingerprint,
+        seed=config.seed,
+        executor=executor,
+        max_concurrency=config.max_concurrency,
+        retry=RetryPolicy(
+            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
+        ),
+        budget=FailureBudget(config.max_failure_rate, config.min_attempts),
+        quiet=config.quiet,
+        fsync=config.fsync,
+        bootstrap_B=B,
+    )
+    run_dir = RunDir(config.out)
+    effective = effective_judgments(run_dir.read_judgments())
+    scores, criteria = judgment_tables(variants, judge_ids, items, effective)
+    settings = spec.analysis
+    variance, variance_error = _decompose(scores, variants, judge_ids, settings.variance_method)
+    analysis: SensitivityAnalysis | None = None
+    error: str | None = None
+    try:
+        analysis = analyze_sensitivity(
+            scores,
+            criteria=criteria,
+            variance=variance,
+            alpha=settings.alpha,
+            tau_threshold=settings.tau_threshold,
+            adjust=settings.adjust,
+            B=B,
+            seed=settings.seed,
+        )
+    except ValueError as exc:
+        error = f"no analysis: {exc}"
+    summary = dict(result.summary)
+    summary["kind"] = "sensitivity"
+    summary["sensitivity"] = sensitivity_block(
+        spec, variants, judge_ids, analysis, notes=[n for n in (error, variance_error) if n]
+    )
+    run_dir.write_json(run_dir.summary_path, summary)
+    if config.report:
+        _write_report(config.out, analysis)
+    return SensitivityResult(
+        run_dir=Path(config.out),
+        judge_ids=judge_ids,
+        n_tasks=result.n_tasks,
+        n_run=result.n_run,
+        n_skipped=result.n_skipped,
+        stopped=result.stopped,
+        analysis=analysis,
+        analysis_error=error,
+    )
+
+
+def _write_report(out: Path, analysis: SensitivityAnalysis | None) -> None:
+    """report.md / report.html through the report package, plus this package's sections."""
+    from attune_judge.report import build_report, write_report
+    from attune_judge.sensitivity._report import extra_sections
+
+    report = build_report(out)
+    if analysis is not None:
+        for section in report.sections:
+            if section.title == "Rubric sensitivity":
+                section.subsections.extend(extra_sections(analysis))
+                break
+        else:
+            report.sections[1:1] = extra_sections(analysis)
+    write_report(out, report)

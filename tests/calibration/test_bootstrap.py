@@ -1,0 +1,163 @@
+"""The paired cluster bootstrap engine: weights, ratio estimator, intervals, covariance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attune_judge.calibration import (
+    ClusterSums,
+    bootstrap_means,
+    bootstrap_weights,
+    cluster_robust_covariance,
+    interval_endpoints,
+    paired_cluster_bootstrap,
+    ratio_replicates,
+)
+
+
+def _clustered(C: int, M: int, turns: int, icc: float, seed: int) -> tuple[list, list, list]:
+    """Scores with a shared per-conversation effect (ICC = icc) and per-model shifts."""
+    rng = np.random.default_rng(seed)
+    models, clusters, scores = [], [], []
+    for c in range(C):
+        u = rng.normal(scale=np.sqrt(icc))
+        for m in range(M):
+            for _ in range(turns):
+                models.append(f"m{m}")
+                clusters.append(f"c{c:03d}")
+                scores.append(0.1 * m + u + rng.normal(scale=np.sqrt(1 - icc)))
+    return models, clusters, scores
+
+
+def test_multinomial_weights_resample_c_clusters_and_are_seeded() -> None:
+    W = bootstrap_weights(50, 300, seed=7)
+    assert W.shape == (300, 50)
+    assert np.all(W.sum(1) == 50)
+    assert np.array_equal(W, bootstrap_weights(50, 300, seed=7))
+    assert not np.array_equal(W, bootstrap_weights(50, 300, seed=8))
+    # each weight ~ Binomial(50, 1/50): mean 1, variance 49/50
+    assert W.mean() == pytest.approx(1.0, abs=0.02)
+    assert W.var() == pytest.approx(0.98, abs=0.05)
+    P = bootstrap_weights(50, 300, seed=7, scheme="poisson")
+    assert P.mean() == pytest.approx(1.0, abs=0.03)
+
+
+def test_ratio_replicates_equal_resampling_conversations_by_hand() -> None:
+    models, clusters, scores = _clustered(12, 2, 3, 0.3, seed=1)
+    sums = ClusterSums.from_long(models, clusters, scores)
+    W = bootstrap_weights(12, 5, seed=3)
+    reps = ratio_replicates(sums, W)
+    arr_m, arr_c, arr_s = np.array(models), np.array(clusters), np.array(scores)
+    for b in range(5):
+        # duplicate each conversation w_c times and take the plain mean of its turns
+        picked = np.concatenate(
+            [np.flatnonzero(arr_c == c) for c, k in zip(sums.clusters, W[b], strict=True)
+             for _ in range(int(k))]
+        )
+        for m, name in enumerate(sums.labels):
+            rows = picked[arr_m[picked] == name]
+            assert reps[b, m] == pytest.approx(arr_s[rows].mean())
+
+
+def test_closed_form_covariance_matches_bootstrap_at_c200() -> None:
+    models, clusters, scores = _clustered(200, 3, 10, 0.3, seed=2)
+    res = bootstrap_means(scores, clusters, models, B=10_000, seed=0)
+    boot = np.asarray(res.covariance_bootstrap)
+    closed = np.asarray(res.covariance_closed_form)
+    # variances within 5% (MC error of a variance with B=10,000 is ~1.4%; C/(C-1) adds 0.5%)
+    assert np.allclose(np.diag(boot), np.diag(closed), rtol=0.05)
+    # covariances (positive through the shared conversation effect) within 5% of the variance
+    scale = np.sqrt(np.outer(np.diag(closed), np.diag(closed)))
+    assert np.all(np.abs(boot - closed) / scale < 0.05)
+    assert np.allclose(cluster_robust_covariance(ClusterSums.from_long(models, clusters, scores)),
+                       closed)
+
+
+def test_interval_of_a_mean_is_close_to_the_normal_interval() -> None:
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=400)
+    res = bootstrap_means(x, range(400), B=10_000, seed=1).means[0]
+    se = x.std(ddof=1) / np.sqrt(400)
+    assert res.method == "bca"
+    assert res.lower == pytest.approx(x.mean() - 1.96 * se, abs=0.15 * se)
+    assert res.upper == pytest.approx(x.mean() + 1.96 * se, abs=0.15 * se)
+    # Monte-Carlo error of an endpoint: small next to the standard error, shrinking with B
+    assert res.mc_error_lower is not None and 0 < res.mc_error_lower < 0.1 * se
+    small = bootstrap_means(x, range(400), B=500, seed=1).means[0]
+    assert small.mc_error_lower is not None and small.mc_error_lower > res.mc_error_lower
+
+
+def test_bca_falls_back_to_percentile_on_constant_data_and_says_so() -> None:
+    res = bootstrap_means([3.0] * 20, [i // 2 for i in range(20)], B=200).means[0]
+    assert res.requested_method == "bca"
+    assert res.method == "percentile"
+    assert (res.estimate, res.lower, res.upper) == (3.0, 3.0, 3.0)
+
+
+def test_percentile_method_when_asked_and_endpoint_helper() -> None:
+    reps = np.arange(1, 1001, dtype=float)
+    ends = interval_endpoints(500.0, reps, method="percentile")
+    assert ends.method == "percentile"
+    assert ends.lower == pytest.approx(np.quantile(reps, 0.025))
+    assert ends.upper == pytest.approx(np.quantile(reps, 0.975))
+    undefined = interval_endpoints(500.0, np.array([np.nan, 1.0, 2.0]), method="percentile")
+    assert undefined.n_undefined == 1
+
+
+def test_paired_draws_shrink_the_interval_of_a_difference() -> None:
+    # same conversation effect for both models: the paired difference has far less variance
+    models, clusters, scores = _clustered(60, 2, 5, 0.6, seed=5)
+    res = bootstrap_means(scores, clusters, models, B=2_000, seed=0)
+    d = res.replicates[:, 1] - res.replicates[:, 0]
+    var_sum = np.var(res.replicates[:, 0]) + np.var(res.replicates[:, 1])
+    assert np.var(d) < 0.5 * var_sum
+
+
+def test_result_serialises_to_json() -> None:
+    models, clusters, scores = _clustered(10, 2, 2, 0.3, seed=6)
+    res = bootstrap_means(scores, clusters, models, B=100)
+    dumped = res.model_dump()
+    assert set(dumped) >= {"labels", "means", "covariance_bootstrap", "covariance_closed_form"}
+    assert res.model_dump_json()
+
+
+cluster_data = st.lists(
+    st.tuples(st.integers(0, 7), st.floats(-10, 10, allow_nan=False, allow_infinity=False)),
+    min_size=6,
+    max_size=40,
+).filter(lambda rows: len({c for c, _ in rows}) >= 4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(cluster_data)
+def test_every_mean_interval_contains_its_estimate(rows: list[tuple[int, float]]) -> None:
+    clusters = [c for c, _ in rows]
+    values = [v for _, v in rows]
+    for method in ("bca", "percentile"):
+        m = bootstrap_means(values, clusters, B=400, seed=0, method=method).means[0]
+        assert m.lower is not None and m.upper is not None and m.estimate is not None
+        assert m.lower - 1e-9 <= m.estimate <= m.upper + 1e-9
+
+
+@settings(max_examples=25, deadline=None)
+@given(cluster_data, st.randoms(use_true_random=False))
+def test_results_do_not_depend_on_row_order(rows: list[tuple[int, float]], rnd) -> None:  # type: ignore[no-untyped-def]
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    a = bootstrap_means([v for _, v in rows], [c for c, _ in rows], B=200)
+    b = bootstrap_means([v for _, v in shuffled], [c for c, _ in shuffled], B=200)
+    assert a.means[0].lower == pytest.approx(b.means[0].lower)
+    assert a.means[0].upper == pytest.approx(b.means[0].upper)
+    assert a.means[0].estimate == pytest.approx(b.means[0].estimate)
+
+
+def test_paired_cluster_bootstrap_accepts_shared_weights() -> None:
+    models, clusters, scores = _clustered(15, 2, 2, 0.3, seed=9)
+    sums = ClusterSums.from_long(models, clusters, scores)
+    W = bootstrap_weights(15, 300, seed=11)
+    a = paired_cluster_bootstrap(sums, weights=W)
+    assert np.array_equal(a.weights, W)
+    assert a.B == 300

@@ -1,0 +1,182 @@
+"""A small run directory written by hand (manifest, judgments, summary) for report tests.
+
+Two models over four conversations, two turns each. Normalised scores (hand-chosen):
+
+    alpha:          c1 0.8 0.9 | c2 0.7 0.8 | c3 0.9 1.0 | c4 0.6 0.7   mean 6.4 / 8 = 0.800
+    <b>beta|</b>:   c1 0.2 0.3 | c2 0.4 0.3 | c3 0.1 0.2 | c4 0.3  (parse_error)
+                                                                    mean 1.8 / 7 = 0.2571...
+
+The second model's name is hostile on purpose (HTML tags and a Markdown pipe).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from attune_judge.data import Judgment, TokenUsage, write_jsonl
+
+HOSTILE = "<b>beta|</b>"
+JUDGE_ID = "reference-0123456789abcdef"
+SCORES: dict[str, list[list[float | None]]] = {
+    "alpha": [[0.8, 0.9], [0.7, 0.8], [0.9, 1.0], [0.6, 0.7]],
+    HOSTILE: [[0.2, 0.3], [0.4, 0.3], [0.1, 0.2], [0.3, None]],
+}
+
+
+def _judgments() -> list[Judgment]:
+    out = []
+    for model, convs in SCORES.items():
+        for c, turns in enumerate(convs, start=1):
+            for t, v in enumerate(turns, start=1):
+                out.append(
+                    Judgment(
+                        item_id=f"c{c}:{t}:{model}",
+                        judge_id=JUDGE_ID,
+                        conversation_id=f"c{c}",
+                        candidate_model=model,
+                        status="ok" if v is not None else "parse_error",
+                        scores={"warmth": 1 + 4 * v} if v is not None else {},
+                        overall=1 + 4 * v if v is not None else None,
+                        normalized=v,
+                        usage=TokenUsage(prompt_tokens=100, completion_tokens=20, calls=1),
+                        cost=0.001,
+                    )
+                )
+    return out
+
+
+def _model_block(model: str) -> dict[str, Any]:
+    ok = [v for turns in SCORES[model] for v in turns if v is not None]
+    failed = 8 - len(ok)
+    return {
+        "n_planned": 8,
+        "n_judged": 8,
+        "n_ok": len(ok),
+        "n_by_status": {
+            "ok": len(ok),
+            "parse_error": failed,
+            "lm_error": 0,
+            "refused": 0,
+            "missing": 0,
+        },
+        "score": {
+            "mean": sum(ok) / len(ok),
+            "lower": None,
+            "upper": None,
+            "level": 0.95,
+            "method": "paired cluster bootstrap over conversations (bca)",
+            "B": 500,
+            "seed": 0,
+            "n": len(ok),
+            "n_conversations": 4,
+        },
+        "overall_mean": 1 + 4 * sum(ok) / len(ok),
+        "criteria_means": {"warmth": 1 + 4 * sum(ok) / len(ok)},
+        "tokens": {"prompt": 800, "completion": 160, "calls": 8},
+        "cost_usd": 0.008,
+        "n_cost_known": 8,
+        "latency_s_mean": 0.5,
+        "retries": 0,
+    }
+
+
+MANIFEST = {
+    "command": "score",
+    "arguments": {"data": "data/samples/attunebench", "lm": "openai/<served>"},
+    "versions": {"attune_judge": "0.1.0", "python": "3.11"},
+    "judges": {
+        JUDGE_ID: {
+            "program": "reference",
+            "rubric": {"id": "attunebench-reference", "version": "1", "hash": "sha256:abc123"},
+            "lm": {"lm": "local", "temperature": 0.0, "max_tokens": None},
+        }
+    },
+    "rubric_hashes": {JUDGE_ID: "sha256:abc123"},
+    "data_fingerprint": "f00d",
+    "inputs": {"data/samples/attunebench": "f00d"},
+    "models": ["alpha", HOSTILE],
+    "seed": 0,
+    "n_tasks": 16,
+    "created_at": "2026-11-30T01:00:00+00:00",
+    "updated_at": "2026-11-30T01:00:00+00:00",
+    "invocations": 1,
+}
+
+CALIBRATION = {
+    "metrics": [
+        {"name": "cohen_kappa_quadratic", "estimate": 0.4567, "lower": 0.3, "upper": 0.6,
+         "n": 40, "n_clusters": 8, "method": "bca"},
+        {"name": "krippendorff_alpha_ordinal", "estimate": None,
+         "undefined_reason": "all values identical", "n": 40, "n_clusters": 8},
+    ],
+    "agreement_matrix": {
+        "raters": ["h1", "h2", "h3", "judge <x>"],
+        "matrix": [
+            [None, 0.6, 0.5, 0.4],
+            [0.6, None, 0.7, 0.3],
+            [0.5, 0.7, None, 0.45],
+            [0.4, 0.3, 0.45, None],
+        ],
+        "metric": "Cohen's κ (quadratic)",
+        "judges": ["judge <x>"],
+        "ceiling": 0.6,
+    },
+    "confusion": {"categories": ["yes", "no"], "counts": [[30, 10], [5, 55]]},
+    "calibration_curve": {
+        "judge_scores": [1, 2, 3, 4, 5],
+        "human_means": [1.5, 2.1, None, 3.9, 4.2],
+        "counts": [3, 10, 0, 20, 5],
+        "identity": True,
+    },
+}
+
+SENSITIVITY = {
+    "base": "base",
+    "variants": {
+        "base": {},
+        "shuffled": {"tau": {"estimate": 1.0, "lower": 1.0, "upper": 1.0}, "stable": True},
+        "scale 1-7": {"tau": {"estimate": -1.0, "lower": -1.0, "upper": 0.2}, "stable": False},
+    },
+    "tau_matrix": {
+        "labels": ["base", "shuffled", "scale 1-7"],
+        "matrix": [[1, 1, -1], [1, 1, -1], [-1, -1, 1]],
+    },
+    "flips": [
+        {"variant": "scale 1-7", "model_a": "alpha", "model_b": HOSTILE, "delta_base": 0.543,
+         "delta_variant": -0.1, "within_intervals": False},
+    ],
+    "variance_components": [
+        {"component": "model", "variance": 0.05, "share": 0.5},
+        {"component": "residual", "variance": 0.05, "share": 0.5},
+    ],
+}
+
+
+def make_run_dir(path: Path, *, kinds: tuple[str, ...] = ("judges",)) -> Path:
+    """Write manifest.json, judgments.jsonl and a summary.json holding ``kinds``."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "manifest.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
+    write_jsonl(path / "judgments.jsonl", _judgments())
+    summary: dict[str, Any] = {
+        "run": {
+            "n_tasks": 16,
+            "n_by_status": {"ok": 15, "parse_error": 1},
+            "complete": True,
+            "wall_time_s": 1.5,
+        }
+    }
+    if "judges" in kinds:
+        summary["judges"] = {
+            JUDGE_ID: {
+                "label": "reference · attunebench-reference@1 · local",
+                "models": {m: _model_block(m) for m in SCORES},
+            }
+        }
+    if "calibration" in kinds:
+        summary["calibration"] = CALIBRATION
+    if "sensitivity" in kinds:
+        summary["sensitivity"] = SENSITIVITY
+    (path / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    return path

@@ -1,0 +1,115 @@
+"""The Markdown report: headings, tables, formatted numbers, escaped untrusted text."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from attune_judge.report import (
+    Figure,
+    Paragraph,
+    Report,
+    Section,
+    Table,
+    build_report,
+    render_markdown,
+    write_report,
+)
+from tests.report._rundir import JUDGE_ID, make_run_dir
+
+
+def _table_rows(md: str, first_cell: str) -> list[list[str]]:
+    """Cells of the Markdown table rows whose first cell is ``first_cell``."""
+    out = []
+    for line in md.splitlines():
+        if line.startswith("| "):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+            if cells and cells[0] == first_cell:
+                out.append(cells)
+    return out
+
+
+def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    md_path, _ = write_report(run)
+    md = md_path.read_text("utf-8")
+    for heading in (
+        "# attune-judge score report",
+        "## Overview",
+        "## Scores",
+        "### Leaderboard",
+        "### Criterion scores",
+        "### Failures, tokens and cost",
+        "## What ran",
+    ):
+        assert f"\n{heading}\n" in f"\n{md}"
+    # leaderboard: rank, model, mean (alpha 6.4/8 = 0.800, beta 1.8/7 = 0.257), n, conversations
+    header = next(line for line in md.splitlines() if line.startswith("| rank | model"))
+    assert "rank set (simultaneous)" in header
+    (alpha,) = _table_rows(md, "1")
+    assert alpha[1:3] == ["alpha", "0.800"]
+    assert alpha[4:6] == ["8", "4"]
+    (beta,) = _table_rows(md, "2")
+    assert beta[2] == "0.257" and beta[4] == "7"
+    # the two models are far apart: each rank set is a single rank
+    assert alpha[6] == "1" and beta[6] == "2"
+    # failures of beta: 8 planned, 7 ok, 1 parse_error → 1/8 = 12.5% not ok
+    status_rows = [r for r in _table_rows(md, r"&lt;b&gt;beta\|&lt;/b&gt;") if len(r) == 8]
+    assert status_rows == [[r"&lt;b&gt;beta\|&lt;/b&gt;", "8", "7", "1", "0", "0", "0", "12.5%"]]
+    # usage totals: 2 × 800 prompt tokens, 2 × $0.008
+    (total_usage,) = [r for r in _table_rows(md, "all") if len(r) == 7]
+    assert total_usage[1:5] == ["16", "1,600", "320", "$0.0160"]
+    # manifest: rubric hash and model of the judge
+    (judge_row,) = _table_rows(md, JUDGE_ID)
+    assert judge_row[3] == "sha256:abc123"
+    assert judge_row[4].startswith("local")
+
+
+def test_figures_are_linked_and_written(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration", "sensitivity"))
+    md_path, _ = write_report(run)
+    md = md_path.read_text("utf-8")
+    links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
+    # forest + rank sets + status; heatmap + confusion + calibration; τ heatmap
+    assert len(links) == 7
+    for link in links:
+        assert (run / link).read_bytes()[:4] == b"\x89PNG"
+    assert "## Agreement with people" in md
+    assert "## Rubric sensitivity" in md
+    # undefined statistics say so (with the reason), never print NaN
+    assert "undefined" in md and "all values identical" in md
+    assert re.search(r"\bnan\b", md, re.IGNORECASE) is None
+
+
+def test_untrusted_text_cannot_break_tables_or_become_markup() -> None:
+    report = Report(
+        "T <script>",
+        [
+            Section(
+                "S",
+                [
+                    Paragraph("a <img src=x onerror=alert(1)> b"),
+                    Table(["model", "x"], [["evil|name\nnext", "1"]], "lr"),
+                ],
+            )
+        ],
+    )
+    md = render_markdown(report)
+    assert "<script>" not in md and "<img" not in md
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md
+    # the pipe is escaped and the newline folded: still one row of two cells
+    assert "| evil\\|name next | 1 |" in md
+    assert "|---|---:|" in md
+
+
+def test_figure_markdown_links_the_png_with_alt_text() -> None:
+    fig = Figure("f1", b"\x89PNG", alt="A [plot]", caption="How to read it.")
+    md = render_markdown(Report("T", [Section("S", [fig])]))
+    assert "![A (plot)](figures/f1.png)" in md
+    assert "*How to read it.*" in md
+
+
+def test_build_report_orders_sections(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "sensitivity"))
+    titles = [s.title for s in build_report(run).sections]
+    assert titles == ["Overview", "Scores", "Rubric sensitivity", "What ran"]

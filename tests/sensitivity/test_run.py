@@ -1,0 +1,161 @@
+"""End to end: variants → real reference judges on a scripted engine → run dir → analysis."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from attune_judge.sensitivity import SensitivityConfig, SensitivityResult, run_sensitivity
+from attune_judge.testing import ScriptedEngine
+from tests.sensitivity._scripted import answer, write_items
+
+N_ITEMS = 36  # 6 conversations x 2 turns x 3 models
+
+PERTURBATIONS: list[dict[str, Any]] = [
+    {
+        "name": "swapper",
+        "kind": "paraphrase",
+        "criteria": {"helpfulness": "SWAPMARK How much the reply helps the person."},
+    },
+    {"name": "shuffled", "kind": "shuffle_criteria", "seed": 3},
+    {"name": "scale-1-5", "kind": "change_scale", "min": 1, "max": 5},
+    {"name": "reasoning-off", "kind": "reasoning", "enabled": False},
+]
+
+
+def _setup(tmp: Path, perturbations: list[dict[str, Any]] = PERTURBATIONS) -> tuple[Path, Path]:
+    data = tmp / "items.jsonl"
+    write_items(data, n_conv=6, n_turns=2)
+    variants = tmp / "variants.yaml"
+    spec = {
+        "name": "scripted-study",
+        "base": {"rubric": "attunebench-reference", "judge": {"reasoning": False}},
+        "perturbations": perturbations,
+        "analysis": {"bootstrap_replicates": 500, "seed": 1},
+    }
+    variants.write_text(yaml.safe_dump(spec), "utf-8")
+    return data, variants
+
+
+def _config(data: Path, variants: Path, out: Path, *, report: bool = False) -> SensitivityConfig:
+    return SensitivityConfig(
+        data=data,
+        variants=variants,
+        out=out,
+        quiet=True,
+        fsync=False,
+        max_concurrency=4,
+        report=report,
+    )
+
+
+@pytest.fixture(scope="module")
+def study(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[SensitivityResult, ScriptedEngine, SensitivityConfig]:
+    tmp = tmp_path_factory.mktemp("study")
+    data, variants = _setup(tmp)
+    engine = ScriptedEngine(answer)
+    config = _config(data, variants, tmp / "run")
+    return run_sensitivity(config, lm_factory=lambda lm: engine.lm()), engine, config
+
+
+def test_the_variant_built_to_swap_two_models_is_the_only_one_flagged(
+    study: tuple[SensitivityResult, ScriptedEngine, SensitivityConfig],
+) -> None:
+    res, _, _ = study
+    assert res.analysis is not None
+    assert [v.variant for v in res.analysis.verdicts if not v.stable] == ["swapper"]
+    swap = res.analysis.verdict("swapper")
+    # the script exchanges a and b (base levels 6 and 4): exactly that pair flips
+    assert [(p.model_a, p.model_b) for p in res.analysis.flips] == [("a", "b")]
+    assert swap.n_significant_flips == 1
+    # base order a > b > c, swapped b > a > c: 2 concordant, 1 discordant of 3 -> tau 1/3
+    assert swap.tau == pytest.approx(1 / 3)
+    for name in ("shuffled", "scale-1-5", "reasoning-off"):
+        v = res.analysis.verdict(name)
+        assert v.stable and v.n_flips == 0 and v.tau == pytest.approx(1.0)
+
+
+def test_scale_change_scores_are_compared_on_the_normalised_scale(
+    study: tuple[SensitivityResult, ScriptedEngine, SensitivityConfig],
+) -> None:
+    res, _, _ = study
+    assert res.analysis is not None
+    # model c: base level 2 with noise -1/0/+1 -> raw 1, 2, 3; on 1..5 these become
+    # floor(1 + (s-1)*4/6 + 0.5) = 1, 2, 2. Normalised: base (s-1)/6, variant (s5-1)/4.
+    # noise(c, conv k, turn t) = (k + 2t + 2) % 3 - 1 over k = 0..5, t = 1, 2: each of -1, 0, +1
+    # appears 4 times -> base mean (0 + 1/6 + 2/6)/3 = 1/6, variant (0 + 1/4 + 1/4)/3 = 1/6.
+    ranking = {m.model: m for m in res.analysis.ranking("scale-1-5").models}
+    base = {m.model: m for m in res.analysis.ranking("base").models}
+    assert base["c"].score.estimate == pytest.approx(1 / 6)
+    assert ranking["c"].score.estimate == pytest.approx(1 / 6)
+
+
+def test_base_is_judged_once_and_a_resume_makes_no_call(
+    study: tuple[SensitivityResult, ScriptedEngine, SensitivityConfig],
+) -> None:
+    res, engine, config = study
+    # 5 variants, but reasoning-off is the base judge (same rubric, model and options):
+    # 4 distinct judges x 36 items = 144 engine calls, one per (item, judge)
+    assert res.judge_ids["reasoning-off"] == res.judge_ids["base"]
+    assert len(set(res.judge_ids.values())) == 4
+    assert res.n_tasks == 4 * N_ITEMS
+    assert engine.calls == 4 * N_ITEMS
+    again = run_sensitivity(config, lm_factory=lambda lm: engine.lm())
+    assert engine.calls == 4 * N_ITEMS
+    assert again.n_run == 0 and again.n_skipped == 4 * N_ITEMS
+    assert again.analysis is not None
+    assert [v.variant for v in again.analysis.verdicts if not v.stable] == ["swapper"]
+
+
+def test_summary_records_variants_judges_and_flips(
+    study: tuple[SensitivityResult, ScriptedEngine, SensitivityConfig],
+) -> None:
+    _, _, config = study
+    summary = json.loads((config.out / "summary.json").read_text("utf-8"))
+    assert summary["kind"] == "sensitivity"
+    sens = summary["sensitivity"]
+    assert list(sens["variants"]) == ["base", "swapper", "shuffled", "scale-1-5", "reasoning-off"]
+    assert sens["variants"]["swapper"]["verdict"] == "UNSTABLE"
+    assert sens["variants"]["shuffled"]["verdict"] == "stable"
+    assert sens["variants"]["reasoning-off"]["same_judge_as"] == ["base"]
+    hashes = {v["rubric"]["hash"] for v in sens["variants"].values()}
+    assert len(hashes) == 4  # base (= reasoning-off), swapper, shuffled, scale-1-5
+    [flip] = sens["flips"]
+    assert (flip["variant"], flip["model_a"], flip["model_b"]) == ("swapper", "a", "b")
+    assert flip["within_intervals"] is False and flip["significant"] is True
+    assert flip["delta_base"] > 0 > flip["delta_variant"]
+    assert len(summary["judges"]) == 4
+    lines = (config.out / "judgments.jsonl").read_text("utf-8").splitlines()
+    assert len(lines) == 4 * N_ITEMS
+
+
+def test_a_new_run_directory_is_answered_from_the_shared_cache(tmp_path: Path) -> None:
+    data, variants = _setup(tmp_path, PERTURBATIONS[:1])
+    first = ScriptedEngine(answer)
+    run_sensitivity(
+        _config(data, variants, tmp_path / "one"), lm_factory=lambda lm: first.lm(cache=True)
+    )
+    assert first.calls == 2 * N_ITEMS
+    second = ScriptedEngine(answer)
+    run_sensitivity(
+        _config(data, variants, tmp_path / "two"), lm_factory=lambda lm: second.lm(cache=True)
+    )
+    assert second.calls == 0
+
+
+def test_report_has_the_sensitivity_section(tmp_path: Path) -> None:
+    data, variants = _setup(tmp_path, PERTURBATIONS[:1])
+    engine = ScriptedEngine(answer)
+    out = tmp_path / "run"
+    run_sensitivity(_config(data, variants, out, report=True), lm_factory=lambda lm: engine.lm())
+    report = (out / "report.md").read_text("utf-8")
+    assert "Rubric sensitivity" in report
+    assert "UNSTABLE" in report
+    assert "Score shifts per criterion" in report
+    assert (out / "report.html").exists()
