@@ -54,8 +54,11 @@ def test_ratio_replicates_equal_resampling_conversations_by_hand() -> None:
     for b in range(5):
         # duplicate each conversation w_c times and take the plain mean of its turns
         picked = np.concatenate(
-            [np.flatnonzero(arr_c == c) for c, k in zip(sums.clusters, W[b], strict=True)
-             for _ in range(int(k))]
+            [
+                np.flatnonzero(arr_c == c)
+                for c, k in zip(sums.clusters, W[b], strict=True)
+                for _ in range(int(k))
+            ]
         )
         for m, name in enumerate(sums.labels):
             rows = picked[arr_m[picked] == name]
@@ -72,8 +75,9 @@ def test_closed_form_covariance_matches_bootstrap_at_c200() -> None:
     # covariances (positive through the shared conversation effect) within 5% of the variance
     scale = np.sqrt(np.outer(np.diag(closed), np.diag(closed)))
     assert np.all(np.abs(boot - closed) / scale < 0.05)
-    assert np.allclose(cluster_robust_covariance(ClusterSums.from_long(models, clusters, scores)),
-                       closed)
+    assert np.allclose(
+        cluster_robust_covariance(ClusterSums.from_long(models, clusters, scores)), closed
+    )
 
 
 def test_interval_of_a_mean_is_close_to_the_normal_interval() -> None:

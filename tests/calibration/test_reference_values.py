@@ -67,9 +67,7 @@ def test_cohen_kappa_matches_sas_proc_freq() -> None:
     )
     tol = vec["tolerance"]
     exp = vec["expected"]
-    assert res.metrics["cohen_kappa"].estimate == pytest.approx(
-        exp["unweighted"]["kappa"], abs=tol
-    )
+    assert res.metrics["cohen_kappa"].estimate == pytest.approx(exp["unweighted"]["kappa"], abs=tol)
     assert res.metrics["cohen_kappa_linear"].estimate == pytest.approx(
         exp["linear(Cicchetti-Allison, weights=[0,1,2])"]["kappa"], abs=tol
     )

@@ -106,10 +106,22 @@ MANIFEST = {
 
 CALIBRATION = {
     "metrics": [
-        {"name": "cohen_kappa_quadratic", "estimate": 0.4567, "lower": 0.3, "upper": 0.6,
-         "n": 40, "n_clusters": 8, "method": "bca"},
-        {"name": "krippendorff_alpha_ordinal", "estimate": None,
-         "undefined_reason": "all values identical", "n": 40, "n_clusters": 8},
+        {
+            "name": "cohen_kappa_quadratic",
+            "estimate": 0.4567,
+            "lower": 0.3,
+            "upper": 0.6,
+            "n": 40,
+            "n_clusters": 8,
+            "method": "bca",
+        },
+        {
+            "name": "krippendorff_alpha_ordinal",
+            "estimate": None,
+            "undefined_reason": "all values identical",
+            "n": 40,
+            "n_clusters": 8,
+        },
     ],
     "agreement_matrix": {
         "raters": ["h1", "h2", "h3", "judge <x>"],
@@ -135,17 +147,61 @@ CALIBRATION = {
 SENSITIVITY = {
     "base": "base",
     "variants": {
-        "base": {},
-        "shuffled": {"tau": {"estimate": 1.0, "lower": 1.0, "upper": 1.0}, "stable": True},
-        "scale 1-7": {"tau": {"estimate": -1.0, "lower": -1.0, "upper": 0.2}, "stable": False},
+        "base": {
+            "judge_id": JUDGE_ID,
+            "leaderboard": [
+                {
+                    "model": "alpha",
+                    "score": {"estimate": 0.8, "lower": 0.7, "upper": 0.9},
+                    "rank": 1,
+                    "rank_set": [1, 1],
+                },
+                {
+                    "model": HOSTILE,
+                    "score": {"estimate": 0.26, "lower": 0.17, "upper": 0.33},
+                    "rank": 2,
+                    "rank_set": [2, 2],
+                },
+            ],
+        },
+        "shuffled": {
+            "judge_id": JUDGE_ID,
+            "tau": {"estimate": 1.0, "lower": 1.0, "upper": 1.0},
+            "stable": True,
+        },
+        "scale 1-7": {
+            "judge_id": "reference-fedcba9876543210",
+            "tau": {"estimate": -1.0, "lower": -1.0, "upper": 0.2},
+            "stable": False,
+            "leaderboard": [
+                {
+                    "model": HOSTILE,
+                    "score": {"estimate": 0.6, "lower": 0.5, "upper": 0.7},
+                    "rank": 1,
+                    "rank_set": [1, 2],
+                },
+                {
+                    "model": "alpha",
+                    "score": {"estimate": 0.5, "lower": 0.4, "upper": 0.6},
+                    "rank": 2,
+                    "rank_set": [1, 2],
+                },
+            ],
+        },
     },
     "tau_matrix": {
         "labels": ["base", "shuffled", "scale 1-7"],
         "matrix": [[1, 1, -1], [1, 1, -1], [-1, -1, 1]],
     },
     "flips": [
-        {"variant": "scale 1-7", "model_a": "alpha", "model_b": HOSTILE, "delta_base": 0.543,
-         "delta_variant": -0.1, "within_intervals": False},
+        {
+            "variant": "scale 1-7",
+            "model_a": "alpha",
+            "model_b": HOSTILE,
+            "delta_base": 0.543,
+            "delta_variant": -0.1,
+            "within_intervals": False,
+        },
     ],
     "variance_components": [
         {"component": "model", "variance": 0.05, "share": 0.5},

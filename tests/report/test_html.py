@@ -6,8 +6,17 @@ import base64
 import re
 from pathlib import Path
 
-from attune_judge.report import Figure, KeyValues, Note, Paragraph, Report, Section, Table
-from attune_judge.report import render_html, write_report
+from attune_judge.report import (
+    Figure,
+    KeyValues,
+    Note,
+    Paragraph,
+    Report,
+    Section,
+    Table,
+    render_html,
+    write_report,
+)
 from tests.report._rundir import make_run_dir
 
 HOSTILE = '<img src=x onerror="alert(1)">'
@@ -48,7 +57,8 @@ def test_report_html_needs_no_network(tmp_path: Path) -> None:
     _, html_path = write_report(run)
     html = html_path.read_text("utf-8")
     srcs = _attributes(html, "src")
-    assert len(srcs) == 7
+    # heatmap, confusion, calibration; τ heatmap, scores by variant; judge statuses
+    assert len(srcs) == 6
     for src in srcs:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -70,5 +80,5 @@ def test_heading_anchors_are_unique_and_the_toc_links_them() -> None:
     report = Report("T", [Section("Scores"), Section("Scores"), Section("Ünïcode & more")])
     html = render_html(report)
     ids = re.findall(r'<h2 id="([^"]+)"', html)
-    assert ids == ["scores", "scores-2", "n-code-more"]
+    assert ids == ["scores", "scores-2", "unicode-more"]
     assert [h[1:] for h in _attributes(html, "href")] == ids

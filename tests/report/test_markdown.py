@@ -54,8 +54,8 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
     # the two models are far apart: each rank set is a single rank
     assert alpha[6] == "1" and beta[6] == "2"
     # failures of beta: 8 planned, 7 ok, 1 parse_error → 1/8 = 12.5% not ok
-    status_rows = [r for r in _table_rows(md, r"&lt;b&gt;beta\|&lt;/b&gt;") if len(r) == 8]
-    assert status_rows == [[r"&lt;b&gt;beta\|&lt;/b&gt;", "8", "7", "1", "0", "0", "0", "12.5%"]]
+    status_rows = [r for r in _table_rows(md, r"&lt;b>beta\|&lt;/b>") if len(r) == 8]
+    assert status_rows == [[r"&lt;b>beta\|&lt;/b>", "8", "7", "1", "0", "0", "0", "12.5%"]]
     # usage totals: 2 × 800 prompt tokens, 2 × $0.008
     (total_usage,) = [r for r in _table_rows(md, "all") if len(r) == 7]
     assert total_usage[1:5] == ["16", "1,600", "320", "$0.0160"]
@@ -66,16 +66,15 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
 
 
 def test_figures_are_linked_and_written(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration", "sensitivity"))
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
     md_path, _ = write_report(run)
     md = md_path.read_text("utf-8")
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
-    # forest + rank sets + status; heatmap + confusion + calibration; τ heatmap
-    assert len(links) == 7
+    # forest + rank sets + status; heatmap + confusion + calibration
+    assert len(links) == 6
     for link in links:
         assert (run / link).read_bytes()[:4] == b"\x89PNG"
     assert "## Agreement with people" in md
-    assert "## Rubric sensitivity" in md
     # undefined statistics say so (with the reason), never print NaN
     assert "undefined" in md and "all values identical" in md
     assert re.search(r"\bnan\b", md, re.IGNORECASE) is None
@@ -96,7 +95,7 @@ def test_untrusted_text_cannot_break_tables_or_become_markup() -> None:
     )
     md = render_markdown(report)
     assert "<script>" not in md and "<img" not in md
-    assert "&lt;img src=x onerror=alert(1)&gt;" in md
+    assert "&lt;img src=x onerror=alert(1)>" in md
     # the pipe is escaped and the newline folded: still one row of two cells
     assert "| evil\\|name next | 1 |" in md
     assert "|---|---:|" in md
@@ -110,6 +109,30 @@ def test_figure_markdown_links_the_png_with_alt_text() -> None:
 
 
 def test_build_report_orders_sections(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "sensitivity"))
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
     titles = [s.title for s in build_report(run).sections]
-    assert titles == ["Overview", "Scores", "Rubric sensitivity", "What ran"]
+    assert titles == ["Overview", "Scores", "Agreement with people", "What ran"]
+
+
+def test_a_sensitivity_study_shows_variants_not_one_leaderboard_per_judge(
+    tmp_path: Path,
+) -> None:
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "sensitivity"))
+    md = write_report(run)[0].read_text("utf-8")
+    titles = [line for line in md.splitlines() if line.startswith("## ")]
+    assert titles == [
+        "## Overview",
+        "## Rubric sensitivity",
+        "## Judgments: failures, tokens and cost",
+        "## What ran",
+    ]
+    assert "### Leaderboard" not in md
+    # τ against the base, with the verdicts of the fixture
+    assert "| shuffled | 1.000 | [1.000, 1.000] | stable |" in md
+    assert "| scale 1-7 | -1.000 | [-1.000, 0.200] | UNSTABLE |" in md
+    # the flip, with the hostile name escaped
+    assert r"| scale 1-7 | alpha > &lt;b>beta\|&lt;/b> | &lt;b>beta\|&lt;/b> > alpha |" in md
+    # scores by variant, long format: variant, rank, model, score, interval, rank set
+    assert r"| scale 1-7 | 1 | &lt;b>beta\|&lt;/b> | 0.600 | [0.500, 0.700] | 1–2 |" in md
+    # the judge of base and shuffled is named by its variants
+    assert f"| base, shuffled ({JUDGE_ID}) | 16 | 15 | 1 |" in md

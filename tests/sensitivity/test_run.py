@@ -159,3 +159,44 @@ def test_report_has_the_sensitivity_section(tmp_path: Path) -> None:
     assert "UNSTABLE" in report
     assert "Score shifts per criterion" in report
     assert (out / "report.html").exists()
+
+
+def test_other_judge_model_is_a_judge_factor_in_the_variance_decomposition(
+    tmp_path: Path,
+) -> None:
+    data, variants = _setup(
+        tmp_path,
+        [
+            PERTURBATIONS[1],  # shuffled
+            {"name": "judge-b", "kind": "judge_model", "lm": "scripted/b"},
+        ],
+    )
+
+    def lenient(messages: list[dict[str, str]]) -> str:
+        # judge b scores every criterion one point higher (capped at 7): same ranking
+        out = json.loads(answer(messages))
+        return json.dumps({k: min(7, v + 1) if k != "rationale" else v for k, v in out.items()})
+
+    engines = {"scripted/a": ScriptedEngine(answer), "scripted/b": ScriptedEngine(lenient)}
+    config = SensitivityConfig(
+        data=data,
+        variants=variants,
+        out=tmp_path / "run",
+        lm="scripted/a",
+        quiet=True,
+        fsync=False,
+        report=False,
+    )
+    res = run_sensitivity(config, lm_factory=lambda lm: engines[str(lm)].lm(model=str(lm)))
+    assert engines["scripted/a"].calls == 2 * N_ITEMS  # base and shuffled
+    assert engines["scripted/b"].calls == N_ITEMS
+    assert res.analysis is not None and res.analysis.variance is not None
+    assert res.analysis.verdict("judge-b").stable
+    judge_b = {m.model: m for m in res.analysis.ranking("judge-b").models}
+    assert all(m.shift is not None and m.shift.estimate > 0 for m in judge_b.values())
+    vd = res.analysis.variance
+    # variant levels {base, shuffled} x judge {a, b}: (shuffled, b) is empty -> unbalanced
+    assert vd.method == "mixedlm"
+    shares = {c.source: c.share for c in vd.components}
+    assert set(shares) == {"model", "conversation", "variant", "judge", "residual"}
+    assert shares["model"] > shares["judge"] > 0

@@ -15,14 +15,16 @@ Agreement
     ``krippendorff_alpha``, ``fleiss_kappa``, ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
-    ``length_effect``, and ``calibrate`` (all of it per dimension, for the CLI).
+    ``length_effect``, ``ppi_means`` (prediction-powered inference), and ``calibrate``
+    (all of it per dimension, for the CLI).
 Rankings
     ``leaderboard``, ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
     ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``.
 Rendering
     ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
-    ``ratings_to_table``, ``join_report``, ``judgments_to_ratings``, ``judgments_to_scores``.
+    ``ratings_to_table``, ``join_report``, ``judgments_to_ratings``, ``judgments_to_scores``,
+    ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
 from attune_judge.calibration._alt_test import (
@@ -44,6 +46,7 @@ from attune_judge.calibration._bootstrap import (
     bootstrap_weights,
     cluster_robust_covariance,
     interval_endpoints,
+    iter_bootstrap_weights,
     per_replicate,
     ratio_replicates,
 )
@@ -53,7 +56,12 @@ from attune_judge.calibration._bradley_terry import (
     fit_bradley_terry_batch,
     win_tables,
 )
-from attune_judge.calibration._judgments import judgments_to_ratings, judgments_to_scores
+from attune_judge.calibration._judgments import (
+    judgments_both_orders,
+    judgments_to_preferences,
+    judgments_to_ratings,
+    judgments_to_scores,
+)
 from attune_judge.calibration._leaderboard import Leaderboard, LeaderboardRow, leaderboard
 from attune_judge.calibration._markdown import (
     calibration_markdown,
@@ -67,6 +75,7 @@ from attune_judge.calibration._means import (
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
+from attune_judge.calibration._ppi import PPIResult, ppi_means
 from attune_judge.calibration._preference import (
     PreferenceAgreement,
     judge_preferences_from_scores,
@@ -120,6 +129,7 @@ __all__ = [
     "LeaderboardRow",
     "LengthEffect",
     "Metric",
+    "PPIResult",
     "PairAgreement",
     "PairedBootstrapResult",
     "PairwiseMatrix",
@@ -146,8 +156,11 @@ __all__ = [
     "group_agreement",
     "human_ceiling",
     "interval_endpoints",
+    "iter_bootstrap_weights",
     "join_report",
     "judge_preferences_from_scores",
+    "judgments_both_orders",
+    "judgments_to_preferences",
     "judgments_to_ratings",
     "judgments_to_scores",
     "kendall_tau_rankings",
@@ -162,6 +175,7 @@ __all__ = [
     "pairwise_matrix",
     "per_replicate",
     "position_bias",
+    "ppi_means",
     "preference_agreement",
     "preference_markdown",
     "rank_confidence_sets",

@@ -14,7 +14,7 @@ was actually used is recorded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +30,7 @@ __all__ = [
     "bootstrap_weights",
     "cluster_robust_covariance",
     "interval_endpoints",
+    "iter_bootstrap_weights",
     "per_replicate",
     "ratio_replicates",
 ]
@@ -62,18 +63,40 @@ def bootstrap_weights(
     numpy.ndarray
         Float matrix of shape ``(B, C)``.
     """
+    return np.concatenate(list(iter_bootstrap_weights(n_clusters, B, seed, scheme)))
+
+
+def iter_bootstrap_weights(
+    n_clusters: int,
+    B: int = 10_000,
+    seed: int = 0,
+    scheme: Scheme = "multinomial",
+    chunk_cells: int = 4_000_000,
+) -> Iterator[FloatArray]:
+    """The rows of ``bootstrap_weights`` in blocks of about ``chunk_cells`` cells.
+
+    One generator draws the blocks in sequence, so for a given seed the rows are the same
+    whatever the memory budget; use it when ``B × C`` is too large to hold at once.
+    """
     if n_clusters < 1 or B < 1:
         raise ValueError("bootstrap_weights needs n_clusters >= 1 and B >= 1")
-    rng = np.random.default_rng(seed)
-    if scheme == "poisson":
-        return rng.poisson(1.0, size=(B, n_clusters)).astype(np.float64)
-    if scheme != "multinomial":
+    if scheme not in ("multinomial", "poisson"):
         raise ValueError(f"unknown weight scheme {scheme!r} (multinomial or poisson)")
-    # C draws with replacement per row == Multinomial(C, 1/C) counts
-    draws = rng.integers(0, n_clusters, size=(B, n_clusters))
-    offsets = (np.arange(B) * n_clusters)[:, None]
-    counts = np.bincount((draws + offsets).ravel(), minlength=B * n_clusters)
-    return counts.reshape(B, n_clusters).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    rows = max(1, chunk_cells // n_clusters)
+    for start in range(0, B, rows):
+        b = min(rows, B - start)
+        if scheme == "poisson":
+            yield rng.poisson(1.0, size=(b, n_clusters)).astype(np.float64)
+            continue
+        # C draws with replacement per row == Multinomial(C, 1/C) counts
+        small = b * n_clusters < 2**31 - 1
+        draws: NDArray[np.integer] = rng.integers(
+            0, n_clusters, size=(b, n_clusters), dtype=np.int32 if small else np.int64
+        )
+        offsets: NDArray[np.integer] = np.arange(b, dtype=draws.dtype)[:, None] * n_clusters
+        counts = np.bincount((draws + offsets).ravel(), minlength=b * n_clusters)
+        yield counts.reshape(b, n_clusters).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -311,11 +334,20 @@ def bootstrap_statistic(
             n=n,
             requested_method=method,
         )
-    W = bootstrap_weights(n_clusters, B, seed, scheme)
-    reps = _evaluate(stat, W, batch)
+    reps = np.concatenate(
+        [
+            _evaluate(stat, W, batch)
+            for W in iter_bootstrap_weights(n_clusters, B, seed, scheme, max(batch, 1) * n_clusters)
+        ]
+    )
     jack = None
     if method == "bca" and n_clusters >= 3:
-        jack = _evaluate(stat, 1.0 - np.eye(n_clusters), batch)
+        jack = np.concatenate(
+            [
+                _evaluate(stat, _leave_one_out(n_clusters, i, min(i + batch, n_clusters)), batch)
+                for i in range(0, n_clusters, batch)
+            ]
+        )
     ends = interval_endpoints(point, reps, level=level, method=method, jackknife=jack)
     return Metric(
         name=name,
@@ -336,6 +368,13 @@ def bootstrap_statistic(
         engine="loop" if engine == "loop" else "vectorised",
         note=note,
     )
+
+
+def _leave_one_out(n_clusters: int, start: int, stop: int) -> FloatArray:
+    """Rows ``start..stop`` of the leave-one-cluster-out weights ``1 − I``."""
+    w = np.ones((stop - start, n_clusters))
+    w[np.arange(stop - start), np.arange(start, stop)] = 0.0
+    return w
 
 
 def per_replicate(fn: Callable[[FloatArray], float]) -> WeightedStatistic:

@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from attune_judge.data import Judgment, Rating
+from attune_judge.data import Judgment, Preference, Rating
 
-__all__ = ["ScoreColumns", "judgments_to_ratings", "judgments_to_scores"]
+__all__ = [
+    "ScoreColumns",
+    "judgments_both_orders",
+    "judgments_to_preferences",
+    "judgments_to_ratings",
+    "judgments_to_scores",
+]
 
 ScoreColumns = tuple[list[str], list[str], list[float]]
+_LABELS = ("A", "B", "tie")
 
 
 def judgments_to_ratings(
@@ -60,3 +67,51 @@ def judgments_to_scores(
         clusters.append(j.conversation_id or j.item_id)
         scores.append(float(val))
     return models, clusters, scores
+
+
+def judgments_to_preferences(
+    judgments: Iterable[Judgment], human: Iterable[Preference]
+) -> tuple[list[Preference], int]:
+    """Pairwise judges' verdicts as ``Preference`` records on the humans' comparisons.
+
+    A judgment matches a human comparison by ``item_id``. Verdicts ``A``/``B``/``tie`` are kept;
+    ``inconsistent`` (opposite winners in the two orders) counts as a ``tie``: the judge could
+    not separate the responses. Returns the records and the number of inconsistent verdicts.
+    """
+    hmap = {p.item_id: p for p in human}
+    out: list[Preference] = []
+    inconsistent = 0
+    for j in judgments:
+        if j.status != "ok" or j.verdict is None or j.item_id not in hmap:
+            continue
+        verdict = j.verdict
+        if verdict == "inconsistent":
+            inconsistent += 1
+            verdict = "tie"
+        if verdict not in ("A", "B", "tie"):
+            continue
+        out.append(
+            hmap[j.item_id].model_copy(
+                update={"winner": verdict, "rater": j.judge_id, "rater_group": "judge"}
+            )
+        )
+    return out, inconsistent
+
+
+def judgments_both_orders(judgments: Iterable[Judgment]) -> tuple[list[str], list[str], list[str]]:
+    """``(verdict_ab, verdict_ba, clusters)`` for ``position_bias`` from pairwise judgments.
+
+    Uses ``details["order_ab"]`` and ``details["order_ba"]`` (the verdict of each order in
+    that call's own labels) of ok judgments that have both.
+    """
+    ab: list[str] = []
+    ba: list[str] = []
+    cl: list[str] = []
+    for j in judgments:
+        first, second = j.details.get("order_ab"), j.details.get("order_ba")
+        if j.status != "ok" or first not in _LABELS or second not in _LABELS:
+            continue
+        ab.append(str(first))
+        ba.append(str(second))
+        cl.append(j.conversation_id or j.item_id)
+    return ab, ba, cl

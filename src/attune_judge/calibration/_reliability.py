@@ -36,6 +36,8 @@ class CoincidenceData:
         """``codes``: items × raters integer codes into ``domain`` (−1 = missing)."""
         self.domain = domain
         self.level = level
+        self.index: dict[str, int] = {}
+        """str(value) → position in ``domain`` (set by ``coincidence_data``)."""
         V = len(domain)
         cl_names, cidx = np.unique(np.asarray(clusters), return_inverse=True)
         counts = np.zeros((codes.shape[0], V))
@@ -113,7 +115,9 @@ def coincidence_data(
         if numeric
         else np.arange(len(domain_vals), dtype=float)
     )
-    return CoincidenceData(codes, domain, table.clusters, level)
+    data = CoincidenceData(codes, domain, table.clusters, level)
+    data.index = index
+    return data
 
 
 def krippendorff_alpha(
@@ -173,21 +177,13 @@ def krippendorff_alpha(
     for i, row in enumerate(table.values):
         for j, v in enumerate(row):
             if v is not None:
-                codes[j, i] = data.domain[_index_of(data, v, scale)]
+                codes[j, i] = data.domain[data.index[str(v)]]
     official = float(
         krippendorff.alpha(
             reliability_data=codes, value_domain=data.domain, level_of_measurement=level
         )
     )
     return res.model_copy(update={"estimate": official})
-
-
-def _index_of(data: CoincidenceData, v: float | str, scale: Sequence[float | str] | None) -> int:
-    if scale is not None:
-        return [str(s) for s in scale].index(str(v))
-    if isinstance(v, str):
-        raise UserError(f"category {v!r} needs a declared scale at this level")
-    return int(np.flatnonzero(data.domain == v)[0])
 
 
 def fleiss_kappa(

@@ -76,20 +76,19 @@ def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> t
 
     human = read_jsonl(human_path, Preference)
     kind = _record_kind(judge_path)
+    bias, note = None, ""
     if kind == "preference":
         judge = read_jsonl(judge_path, Preference)
     elif kind == "judgment":
         js = [
             j for j in read_jsonl(judge_path, Judgment, tolerate_torn_tail=True) if j.status == "ok"
         ]
-        with_verdict = [j for j in js if j.verdict in ("A", "B", "tie")]
-        if with_verdict:
-            hmap = {p.item_id: p for p in human}
-            judge = [
-                hmap[j.item_id].model_copy(update={"winner": j.verdict, "rater": j.judge_id})
-                for j in with_verdict
-                if j.item_id in hmap
-            ]
+        if any(j.verdict is not None for j in js):
+            judge, n_inconsistent = cal.judgments_to_preferences(js, human)
+            note = f"\n{n_inconsistent} inconsistent verdicts (opposite winners) counted as ties.\n"
+            ab, ba, cl = cal.judgments_both_orders(js)
+            if ab:
+                bias = cal.position_bias(ab, ba, cl, B=opts["B"], seed=opts["seed"])
         else:
             scores: dict[str, float] = {}
             for j in js:
@@ -97,6 +96,7 @@ def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> t
                 if val is not None:
                     scores[j.item_id] = float(val)
             judge = cal.judge_preferences_from_scores(human, scores, margin=opts["margin"])
+            note = f"\nJudge verdicts from scores with tie margin {opts['margin']}.\n"
     else:
         raise UserError(f"{judge_path}: expected Preference or Judgment records, found {kind}")
     res = cal.preference_agreement(
@@ -107,7 +107,16 @@ def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> t
         seed=opts["seed"],
         level=opts["level_ci"],
     )
-    return cal.preference_markdown(res), res.model_dump()
+    text = cal.preference_markdown(res) + note
+    data: dict[str, Any] = {"agreement": res.model_dump()}
+    if bias is not None:
+        text += (
+            f"\nPosition bias ({bias.n_pairs} pairs judged in both orders): flip rate "
+            f"{cal.fmt_metric(bias.flip_rate)}, first-position win rate "
+            f"{cal.fmt_metric(bias.first_position_win_rate)}\n"
+        )
+        data["position_bias"] = bias.model_dump()
+    return text, data
 
 
 def calibrate(

@@ -1,11 +1,115 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""``attune-judge judge ITEM.json``: judge one item and print the Judgment as JSON.
+
+Thin: read the item, build the judge with :func:`attune_judge.judges.build_judge`, judge,
+print. Model settings come from ``ATTUNE_*`` variables, overridden by the options.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+if TYPE_CHECKING:
+    from attune_judge.data import JudgeItem
 
 __all__ = ["register"]
 
 
+class ResponseFormatChoice(StrEnum):
+    """How the judge asks the model for JSON."""
+
+    auto = "auto"
+    json_schema = "json_schema"
+    json_object = "json_object"
+    none = "none"
+
+
+def read_item(path: Path) -> JudgeItem:
+    """One ``JudgeItem`` from a JSON file; problems name the file and the field."""
+    import json
+
+    from pydantic import ValidationError
+
+    from attune_judge.data import JudgeItem, format_validation_error
+    from attune_judge.errors import UserError
+
+    if not path.is_file():
+        raise UserError(f"{path}: file not found")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON: {exc}") from None
+    try:
+        return JudgeItem.model_validate(data)
+    except ValidationError as exc:
+        problems = format_validation_error(exc, str(path))
+        raise UserError(f"{path}: not a judge item", problems=problems) from None
+
+
+def judge_command(
+    item_path: Annotated[Path, typer.Argument(help="A JSON file holding one judge item.")],
+    rubric: Annotated[
+        str,
+        typer.Option(
+            "--rubric", "-r", help="Built-in rubric name, a rubric .yaml path, or length/lexical."
+        ),
+    ] = "attunebench-reference",
+    lm: Annotated[
+        str | None, typer.Option("--lm", help="Model string (default: ATTUNE_LM or local).")
+    ] = None,
+    api_base: Annotated[
+        str | None, typer.Option("--api-base", help="OpenAI-compatible server URL.")
+    ] = None,
+    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
+    max_tokens: Annotated[int | None, typer.Option(help="Maximum tokens per answer.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
+    response_format: Annotated[
+        ResponseFormatChoice | None,
+        typer.Option(help="How to request JSON (default: by model)."),
+    ] = None,
+    no_reference: Annotated[
+        bool, typer.Option("--no-reference", help="Withhold the reference from the judge.")
+    ] = False,
+    reasoning: Annotated[
+        bool, typer.Option("--reasoning", help="Let the judge reason before scoring.")
+    ] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
+) -> None:
+    """Judge one item and print the Judgment as JSON."""
+    from attune_judge.judges import BASELINES, build_judge
+    from attune_judge.lm import LMSettings, configure_cache
+
+    item = read_item(item_path)
+    settings = LMSettings.from_env(
+        lm=lm,
+        api_base=api_base,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        response_format=response_format.value if response_format else None,
+        cache=False if no_cache else None,
+    )
+    options: dict[str, object] = {"reasoning": reasoning} if rubric not in BASELINES else {}
+    if no_reference:
+        options["use_reference"] = False
+    if rubric not in BASELINES:
+        configure_cache(settings.cache_dir, enabled=settings.cache)
+        judge = build_judge(rubric, settings.lm, **options, **_lm_options(settings))
+    else:
+        judge = build_judge(rubric)
+    print(judge.judge(item).model_dump_json(indent=2))
+
+
+def _lm_options(settings: object) -> dict[str, object]:
+    from attune_judge.lm import LMSettings
+
+    assert isinstance(settings, LMSettings)
+    return settings.model_dump(exclude={"lm", "cache_dir"})
+
+
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add the ``judge`` command."""
+    app.command("judge")(judge_command)

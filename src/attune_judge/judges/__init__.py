@@ -15,6 +15,7 @@ from attune_judge.judges._baselines import (
 )
 from attune_judge.judges._behaviour import BehaviourJudge, behaviour_signature
 from attune_judge.judges._factory import BASELINES, build_judge, build_jury, resolve_judge_lm
+from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
 from attune_judge.judges._jury import Jury, JuryMethod, combine
 from attune_judge.judges._pairwise import (
     PairwiseJudge,
@@ -35,6 +36,7 @@ __all__ = [
     "LexicalJudge",
     "PairwiseJudge",
     "ReferenceJudge",
+    "attach_behaviour_items",
     "behaviour_signature",
     "build_judge",
     "build_jury",
@@ -44,6 +46,7 @@ __all__ = [
     "is_retryable",
     "lcs_length",
     "pairwise_item",
+    "pairwise_items_from_preferences",
     "pairwise_signature",
     "reconcile",
     "reference_signature",

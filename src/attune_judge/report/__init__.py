@@ -28,22 +28,38 @@ from attune_judge.report._blocks import (
     Table,
 )
 from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_kinds, write_report
+from attune_judge.report._calibration import (
+    calibration_figure_data,
+    calibration_report_sections,
+)
+from attune_judge.report._demo_sections import recorded_judges_section
 from attune_judge.report._fig_matrices import (
     agreement_heatmap,
     calibration_plot,
     confusion_matrix_plot,
     tau_heatmap,
+    value_heatmap,
 )
-from attune_judge.report._fig_scores import forest_plot, rank_set_plot, status_plot
+from attune_judge.report._fig_scores import (
+    forest_plot,
+    grouped_forest_plot,
+    rank_set_plot,
+    status_plot,
+)
 from attune_judge.report._html import render_html
 from attune_judge.report._leaderboard import (
     LeaderboardEntry,
+    comparison_section,
     leaderboard_entries,
     leaderboard_section,
 )
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._rankings import rank_flip_table, ranking_agreement_section, tau_table
-from attune_judge.report._run_sections import failures_section, manifest_section
+from attune_judge.report._run_sections import (
+    failures_section,
+    judges_failures_section,
+    manifest_section,
+)
 from attune_judge.report._rundata import RunData, load_run
 from attune_judge.report._score_sections import compute_leaderboard, score_sections
 from attune_judge.report._style import OKABE_ITO
@@ -65,13 +81,18 @@ __all__ = [
     "agreement_section",
     "build_report",
     "calibration_curve_section",
+    "calibration_figure_data",
     "calibration_plot",
+    "calibration_report_sections",
+    "comparison_section",
     "compute_leaderboard",
     "confusion_matrix_plot",
     "confusion_section",
     "detect_kinds",
     "failures_section",
     "forest_plot",
+    "grouped_forest_plot",
+    "judges_failures_section",
     "leaderboard_entries",
     "leaderboard_section",
     "load_run",
@@ -80,11 +101,13 @@ __all__ = [
     "rank_flip_table",
     "rank_set_plot",
     "ranking_agreement_section",
+    "recorded_judges_section",
     "render_html",
     "render_markdown",
     "score_sections",
     "status_plot",
     "tau_heatmap",
     "tau_table",
+    "value_heatmap",
     "write_report",
 ]

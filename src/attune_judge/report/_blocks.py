@@ -9,6 +9,7 @@ also compose their own sections from them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,7 +28,8 @@ __all__ = [
 
 def slugify(text: str) -> str:
     """A lowercase ``a-z0-9-`` slug of ``text`` (for anchors and figure file names)."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
     return slug or "x"
 
 

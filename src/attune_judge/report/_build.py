@@ -16,16 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
+from attune_judge.report._demo_sections import recorded_judges_sections
 from attune_judge.report._format import fmt_num
 from attune_judge.report._html import render_html
 from attune_judge.report._markdown import render_markdown
-from attune_judge.report._run_sections import manifest_section
+from attune_judge.report._run_sections import judges_failures_section, manifest_section
 from attune_judge.report._rundata import RunData, load_run, read_json
 from attune_judge.report._score_sections import score_sections
 from attune_judge.report._study_sections import (
     bench_sections,
     calibration_sections,
     sensitivity_sections,
+    variant_names,
 )
 
 __all__ = ["SECTION_BUILDERS", "build_report", "detect_kinds", "write_report"]
@@ -40,8 +42,12 @@ SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "calibration": calibration_sections,
     "bench": bench_sections,
     "sensitivity": sensitivity_sections,
+    "recorded_judges": recorded_judges_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
+
+STUDY_KINDS = ("bench", "sensitivity")
+"""Kinds whose runs judge with many judges and draw their own per-judge leaderboards."""
 
 
 def detect_kinds(summary: Mapping[str, Any]) -> list[str]:
@@ -100,8 +106,18 @@ def build_report(run_dir: Path | str) -> Report:
     run = load_run(run_dir)
     kinds = detect_kinds(run.summary)
     sections = [_overview(run, kinds)]
-    for kind in kinds:
-        sections.extend(SECTION_BUILDERS[kind](run))
+    studies = [k for k in kinds if k != "judges"]
+    if "judges" in kinds and any(k in STUDY_KINDS for k in studies):
+        # a study (variants, tasks) ran many judges: its own sections show the scores, the
+        # judges only need their failures, tokens and cost
+        for kind in studies:
+            sections.extend(SECTION_BUILDERS[kind](run))
+        sections.append(
+            judges_failures_section(run.summary["judges"], names=variant_names(run.summary))
+        )
+    else:
+        for kind in kinds:
+            sections.extend(SECTION_BUILDERS[kind](run))
     if not kinds:
         sections.append(
             Section(

@@ -20,7 +20,13 @@ from attune_judge.report._style import (
     to_png,
 )
 
-__all__ = ["agreement_heatmap", "calibration_plot", "confusion_matrix_plot", "tau_heatmap"]
+__all__ = [
+    "agreement_heatmap",
+    "calibration_plot",
+    "confusion_matrix_plot",
+    "tau_heatmap",
+    "value_heatmap",
+]
 
 Matrix = Sequence[Sequence[float | int | None]]
 
@@ -323,4 +329,40 @@ def calibration_plot(
     ax.set_ylabel(ylabel)
     ax.grid(color="#eeeeee", linewidth=0.6)
     set_title(ax, title, ["point size and label = number of items"])
+    return to_png(fig)
+
+
+def value_heatmap(
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    matrix: Matrix,
+    *,
+    metric: str,
+    title: str,
+    notes: Sequence[str] = (),
+    ceiling: float | None = None,
+    vmin: float | None = None,
+    vmax: float = 1.0,
+) -> bytes:
+    """Any rows × columns table of one statistic (e.g. dimensions × judges), values written in
+    the cells; an optional reference value (the human ceiling) is marked on the colour bar."""
+    grid = _as_grid("value_heatmap", matrix, len(row_labels), len(col_labels))
+    if vmin is None:
+        vmin = min([0.0, *(v for r in grid for v in r if v == v)])
+    fig, ax, cbar = _heatmap(
+        row_labels,
+        col_labels,
+        grid,
+        cmap=SEQUENTIAL_CMAP,
+        vmin=vmin,
+        vmax=vmax,
+        digits=2,
+        colorbar_label=metric,
+    )
+    c = to_float(ceiling)
+    extra = list(notes)
+    if c is not None:
+        cbar.ax.axhline(c, color=OKABE_ITO["vermillion"], linewidth=2.5)
+        extra.append(f"line on colour bar = human ceiling ({fmt_num(c, 2)})")
+    set_title(ax, title, ["; ".join(extra)] if extra else [])
     return to_png(fig)

@@ -20,7 +20,7 @@ from attune_judge.report._style import (
     to_png,
 )
 
-__all__ = ["forest_plot", "rank_set_plot", "status_plot"]
+__all__ = ["forest_plot", "grouped_forest_plot", "rank_set_plot", "status_plot"]
 
 Num = float | int | None
 
@@ -187,7 +187,7 @@ def status_plot(
         Row labels (first on top).
     counts
         ``status -> counts per model`` (same order as ``models``); statuses are stacked in the
-        mapping's order, each in a fixed colour, keyed by a one-line legend above the bars;
+        mapping's order, each in a fixed colour, keyed by a one-line legend under the plot;
         every segment is labelled with its count.
 
     Returns
@@ -218,13 +218,75 @@ def status_plot(
         left = [a + b for a, b in zip(left, vals, strict=True)]
     ax.set_yticks(ys, [str(m) for m in models])
     ax.set_xlabel(xlabel)
-    ax.legend(
-        loc="lower center",
-        bbox_to_anchor=(0.5, 1.0),
-        ncol=len(counts),
-        fontsize=8,
-        frameon=False,
-        bbox_transform=ax.transAxes,
-    )
-    ax.set_title(title, loc="left", pad=22)
+    # below the plot, in figure space: never clipped, whatever the width of the row labels
+    fig.legend(loc="outside lower center", ncol=len(counts), fontsize=8, frameon=False)
+    set_title(ax, title)
+    return to_png(fig)
+
+
+def grouped_forest_plot(
+    labels: Sequence[str],
+    groups: Mapping[str, tuple[Sequence[Num], Sequence[Num], Sequence[Num]]],
+    *,
+    title: str = "Scores by variant",
+    xlabel: str = "mean normalised score (0 = worst, 1 = best)",
+    xlim: tuple[float, float] | None = None,
+) -> bytes:
+    """Several estimates per label (one per group: variant, task, judge), side by side.
+
+    Parameters
+    ----------
+    labels
+        Row labels (models), first on top.
+    groups
+        ``group -> (estimates, lower, upper)``, each as long as ``labels``; a group gets one
+        Okabe–Ito colour and marker, keyed by a legend above the plot.
+    """
+    n, k = len(labels), len(groups)
+    for g, (est, lo, hi) in groups.items():
+        _check_lengths(f"grouped_forest_plot[{g}]", n, estimates=est, lower=lo, upper=hi)
+    fig, ax = new_figure(7.0, height_for(n, per_row=0.22 * max(k, 2), base=1.9))
+    colours = [c for name, c in OKABE_ITO.items() if name not in ("black", "yellow")]
+    markers = "oDs^vP*X"
+    step = 0.7 / max(k, 1)
+    for gi, (g, (est, lo, hi)) in enumerate(groups.items()):
+        colour = colours[gi % len(colours)]
+        off = 0.35 - step / 2 - gi * step
+        for row, (e, a, b) in enumerate(zip(est, lo, hi, strict=True)):
+            y = n - 1 - row + off
+            a_, b_, e_ = to_float(a), to_float(b), to_float(e)
+            if a_ is not None and b_ is not None:
+                ax.hlines(y, a_, b_, color=colour, linewidth=1.8)
+            if e_ is not None:
+                ax.plot(
+                    [e_],
+                    [y],
+                    marker=markers[gi % len(markers)],
+                    color=colour,
+                    markersize=5,
+                    linestyle="none",
+                    label=g if row == 0 else None,
+                )
+    ax.set_yticks(list(range(n))[::-1], [str(x) for x in labels])
+    ax.set_ylim(-0.6, n - 0.4)
+    for y in range(n - 1):
+        ax.axhline(y + 0.5, color="#e5e5e5", linewidth=0.8)
+    if xlim is not None:
+        ax.set_xlim(*xlim)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", color="#eeeeee", linewidth=0.6)
+    handles, names = ax.get_legend_handles_labels()
+    ncol = min(k, 5)
+    if handles:
+        ax.legend(
+            handles,
+            names,
+            loc="lower left",
+            bbox_to_anchor=(0.0, 1.0),
+            ncol=ncol,
+            fontsize=8,
+            frameon=False,
+            borderaxespad=0.2,
+        )
+    ax.set_title(title, loc="left", pad=8 + 14 * ((k + ncol - 1) // max(ncol, 1)))
     return to_png(fig)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from attune_judge.report._blocks import Figure, Note, Paragraph, Section, Table, slugify
-from attune_judge.report._fig_scores import forest_plot, rank_set_plot
+from attune_judge.report._fig_scores import forest_plot, grouped_forest_plot, rank_set_plot
 from attune_judge.report._format import (
     MISSING,
     fmt_int,
@@ -28,7 +28,12 @@ from attune_judge.report._format import (
     to_float,
 )
 
-__all__ = ["LeaderboardEntry", "leaderboard_entries", "leaderboard_section"]
+__all__ = [
+    "LeaderboardEntry",
+    "comparison_section",
+    "leaderboard_entries",
+    "leaderboard_section",
+]
 
 
 @dataclass(frozen=True)
@@ -236,4 +241,73 @@ def leaderboard_section(
         )
     elif len(entries) > 1:
         section.blocks.append(Note("No confidence sets for ranks were computed for this run."))
+    return section
+
+
+def comparison_section(
+    boards: Mapping[str, Any],
+    *,
+    title: str = "Scores by variant",
+    key: str = "comparison",
+    group_label: str = "variant",
+    score_label: str = "score (0–1)",
+    level: float = 0.95,
+    xlim: tuple[float, float] | None = (-0.03, 1.03),
+    caption: str | None = None,
+) -> Section:
+    """Several leaderboards of the same models (variants, judges) in one table and one figure.
+
+    Parameters
+    ----------
+    boards
+        ``group -> leaderboard`` (any shape :func:`leaderboard_entries` reads), in display
+        order; models are ordered by the first group's ranking.
+    """
+    pct = f"{level * 100:g}%"
+    entries = {g: leaderboard_entries(b) for g, b in boards.items()}
+    section = Section(title)
+    models: list[str] = []
+    for es in entries.values():
+        models += [e.model for e in es if e.model not in models]
+    rows = []
+    for g, es in entries.items():
+        for e in es:
+            rows.append(
+                [
+                    g,
+                    MISSING if e.rank is None else str(e.rank),
+                    e.model,
+                    fmt_num(e.mean),
+                    fmt_interval(e.lower, e.upper),
+                    fmt_rank_set(e.rank_lower, e.rank_upper),
+                ]
+            )
+    section.blocks.append(
+        Table(
+            [group_label, "rank", "model", score_label, f"{pct} interval", "rank set"],
+            rows,
+            "lrlrrc",
+            caption=caption,
+        )
+    )
+    if models and entries:
+        series = {}
+        for g, es in entries.items():
+            by = {e.model: e for e in es}
+            series[g] = (
+                [by[m].mean if m in by else None for m in models],
+                [by[m].lower if m in by else None for m in models],
+                [by[m].upper if m in by else None for m in models],
+            )
+        section.blocks.append(
+            Figure(
+                f"{slugify(key)}-grouped",
+                grouped_forest_plot(models, series, title=title, xlabel=score_label, xlim=xlim),
+                alt=f"Scores of {len(models)} models under {len(series)} {group_label}s.",
+                caption=(
+                    f"One row per model; one colour and marker per {group_label}; bars are "
+                    f"{pct} intervals."
+                ),
+            )
+        )
     return section

@@ -1,8 +1,9 @@
 """Render a :class:`Report` to Markdown (GitHub-flavoured tables; figures as relative links).
 
 All text comes from blocks as plain strings and is escaped here: table cells lose their
-newlines and pipes are backslash-escaped; ``<`` and ``>`` become entities so that a model name
-like ``<script>`` cannot become markup when the Markdown is rendered to HTML elsewhere.
+newlines and pipes are backslash-escaped; ``<`` becomes ``&lt;`` so that a model name like
+``<script>`` cannot open a tag when the Markdown is rendered to HTML elsewhere, and a paragraph
+cannot start a quote or a heading.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ def md_escape(text: str, *, cell: bool = False) -> str:
     """Escape text for Markdown; ``cell=True`` also makes it safe inside a table cell.
 
     >>> md_escape("a <b> | c", cell=True)
-    'a &lt;b&gt; \\\\| c'
+    'a &lt;b> \\\\| c'
     """
-    out = str(text).replace("<", "&lt;").replace(">", "&gt;")
+    out = str(text).replace("<", "&lt;")
     if cell:
         out = " ".join(out.split()).replace("|", "\\|")
     return out
@@ -47,7 +48,8 @@ def _table(t: Table) -> list[str]:
 
 def _block(block: Block, figure_dir: str) -> list[str]:
     if isinstance(block, Paragraph):
-        return [md_escape(block.text)]
+        text = md_escape(block.text)
+        return ["\\" + text if text[:1] in ("#", ">", "-", "*", "+") else text]
     if isinstance(block, Note):
         prefix = "**Warning:** " if block.kind == "warning" else "**Note:** "
         return ["> " + prefix + md_escape(" ".join(block.text.split()))]

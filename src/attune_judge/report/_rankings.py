@@ -59,33 +59,38 @@ def rank_flip_table(flips: Sequence[Mapping[str, Any]]) -> Table:
     flips
         Dicts with ``variant`` (or ``label``), ``model_a``, ``model_b`` (``model_a`` ahead in
         the reference), optional ``delta_base`` / ``delta_variant`` (score differences
-        a − b) and ``within_intervals`` (bool: the swap lies inside the intervals, i.e. the
-        pair was not distinguishable in the first place).
+        a − b), ``within_intervals`` (bool: the swap lies inside the intervals, i.e. the
+        pair was not distinguishable in the first place) and ``significant`` (bool: the change
+        of the difference is significant).
     """
+    dumped = [_dump(f) for f in flips]
+    has_sig = any("significant" in f for f in dumped)
     rows = []
-    for f in flips:
-        f = _dump(f)
-        rows.append(
-            [
-                str(f.get("variant", f.get("label", "?"))),
-                f"{f.get('model_a', '?')} > {f.get('model_b', '?')}",
-                f"{f.get('model_b', '?')} > {f.get('model_a', '?')}",
-                fmt_num(f.get("delta_base")),
-                fmt_num(f.get("delta_variant")),
-                _yes_no(f.get("within_intervals")),
-            ]
-        )
+    for f in dumped:
+        a, b = f.get("model_a", "?"), f.get("model_b", "?")
+        row = [
+            str(f.get("variant", f.get("label", "?"))),
+            f"{a} > {b}",
+            f"{b} > {a}",
+            fmt_num(f.get("delta_base")),
+            fmt_num(f.get("delta_variant")),
+            _yes_no(f.get("within_intervals")),
+        ]
+        if has_sig:
+            row.append(_yes_no(f.get("significant")))
+        rows.append(row)
+    cols = [
+        "variant",
+        "reference order",
+        "variant order",
+        "Δ reference (a − b)",
+        "Δ variant (a − b)",
+        "within intervals",
+    ]
     return Table(
-        [
-            "variant",
-            "reference order",
-            "variant order",
-            "Δ reference (a − b)",
-            "Δ variant (a − b)",
-            "within intervals",
-        ],
+        cols + (["significant change"] if has_sig else []),
         rows,
-        "lllrrc",
+        "lllrrcc",
         caption="A flip 'within intervals' swaps two models the data could not tell apart; a flip "
         "outside the intervals changes a conclusion.",
     )

@@ -10,7 +10,7 @@ from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Sect
 from attune_judge.report._fig_scores import status_plot
 from attune_judge.report._format import fmt_cost, fmt_int, fmt_num, fmt_pct, to_float
 
-__all__ = ["STATUSES", "failures_section", "manifest_section"]
+__all__ = ["STATUSES", "failures_section", "judges_failures_section", "manifest_section"]
 
 STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
 """Judgment statuses in display order (``missing`` = planned, never judged)."""
@@ -25,7 +25,9 @@ def _tokens(block: Mapping[str, Any]) -> tuple[int, int, int]:
     )
 
 
-def _status_table(names: list[str], counts: dict[str, list[int]], planned: list[int]) -> Table:
+def _status_table(
+    names: list[str], counts: dict[str, list[int]], planned: list[int], row_label: str
+) -> Table:
     rows = []
     for i, m in enumerate(names):
         not_ok = planned[i] - counts["ok"][i]
@@ -48,7 +50,7 @@ def _status_table(names: list[str], counts: dict[str, list[int]], planned: list[
         ]
     )
     return Table(
-        ["model", "planned", *STATUSES, "not ok"],
+        [row_label, "planned", *STATUSES, "not ok"],
         rows,
         "l" + "r" * (len(STATUSES) + 2),
         caption=(
@@ -58,7 +60,9 @@ def _status_table(names: list[str], counts: dict[str, list[int]], planned: list[
     )
 
 
-def _usage_table(models: Mapping[str, Mapping[str, Any]], names: list[str]) -> Table:
+def _usage_table(
+    models: Mapping[str, Mapping[str, Any]], names: list[str], row_label: str
+) -> Table:
     rows = []
     tot = [0, 0, 0, 0]
     costs: list[float] = []
@@ -92,7 +96,7 @@ def _usage_table(models: Mapping[str, Mapping[str, Any]], names: list[str]) -> T
     )
     return Table(
         [
-            "model",
+            row_label,
             "LM calls",
             "prompt tokens",
             "completion tokens",
@@ -112,6 +116,7 @@ def failures_section(
     title: str = "Failures, tokens and cost",
     key: str = "failures",
     order: list[str] | None = None,
+    row_label: str = "model",
 ) -> Section:
     """Per model: judgments by status (table and stacked bars), tokens, cost, latency.
 
@@ -126,6 +131,8 @@ def failures_section(
         Heading and figure-name prefix.
     order
         Row order (default: the mapping's order); unknown names are ignored.
+    row_label
+        What a row is (``model``, ``judge``).
     """
     section = Section(title)
     if not models:
@@ -141,16 +148,16 @@ def failures_section(
         int(models[m].get("n_planned") or sum(counts[s][i] for s in STATUSES))
         for i, m in enumerate(names)
     ]
-    section.blocks.append(_status_table(names, counts, planned))
+    section.blocks.append(_status_table(names, counts, planned, row_label))
     section.blocks.append(
         Figure(
             f"{slugify(key)}-status",
             status_plot(names, counts, title="Judgments by status"),
-            alt=f"Stacked bars of judgment statuses for {len(names)} models.",
+            alt=f"Stacked bars of judgment statuses for {len(names)} {row_label}s.",
             caption="Green = ok; warm colours = failures; grey = planned but never judged.",
         )
     )
-    section.blocks.append(_usage_table(models, names))
+    section.blocks.append(_usage_table(models, names, row_label))
     unknown = [m for m in names if to_float(models[m].get("cost_usd")) is None]
     if unknown and len(unknown) < len(names):
         section.blocks.append(Note("Cost is unknown for: " + ", ".join(unknown) + "."))
@@ -233,4 +240,60 @@ def manifest_section(manifest: Mapping[str, Any], *, title: str = "What ran") ->
     inputs: Mapping[str, Any] = manifest.get("inputs") or {}
     if inputs:
         section.blocks.append(Table(["input", "sha-256"], [[k, str(v)] for k, v in inputs.items()]))
+    return section
+
+
+def _sum_models(block: Mapping[str, Any]) -> dict[str, Any]:
+    """One per-model-shaped block summing all models of a judge."""
+    models: Mapping[str, Mapping[str, Any]] = block.get("models") or {}
+    counts = dict.fromkeys(STATUSES, 0)
+    tokens = {"prompt": 0, "completion": 0, "calls": 0}
+    costs = []
+    planned = retries = 0
+    for m in models.values():
+        for s in STATUSES:
+            counts[s] += int((m.get("n_by_status") or {}).get(s, 0) or 0)
+        p, c, calls = _tokens(m)
+        tokens = {
+            "prompt": tokens["prompt"] + p,
+            "completion": tokens["completion"] + c,
+            "calls": tokens["calls"] + calls,
+        }
+        planned += int(m.get("n_planned") or 0)
+        retries += int(m.get("retries", 0) or 0)
+        if to_float(m.get("cost_usd")) is not None:
+            costs.append(float(m["cost_usd"]))
+    return {
+        "n_planned": planned,
+        "n_by_status": counts,
+        "tokens": tokens,
+        "cost_usd": sum(costs) if costs else None,
+        "retries": retries,
+    }
+
+
+def judges_failures_section(
+    judges: Mapping[str, Mapping[str, Any]],
+    *,
+    names: Mapping[str, str] | None = None,
+    title: str = "Judgments: failures, tokens and cost",
+    key: str = "judges",
+) -> Section:
+    """Failures, tokens and cost per judge (all models summed), for runs with many judges.
+
+    Parameters
+    ----------
+    judges
+        The runner's ``summary["judges"]``: ``{judge_id: {"label", "models": {...}}}``.
+    names
+        Display name per judge id (e.g. the variants that used it); default the label.
+    """
+    rows = {}
+    for jid, block in judges.items():
+        name = (names or {}).get(jid) or str(block.get("label") or jid)
+        rows[f"{name} ({jid})"] = _sum_models(block)
+    section = failures_section(rows, title=title, key=key, row_label="judge")
+    section.blocks.insert(
+        0, Paragraph("One row per judge (a rubric variant or judge model), all models summed.")
+    )
     return section

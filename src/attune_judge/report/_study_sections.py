@@ -5,7 +5,9 @@ Each reads plain dicts (result models dumped with ``model_dump(mode="json")``) a
 a part that is absent is simply not shown. The shapes read are:
 
 ``calibration``
-    ``{"dimensions": {dim: part}}`` or one ``part``; a part may hold ``metrics`` (list or
+    A calibration ``CalibrationReport`` dump, or ``{"report": <dump>, "figures": {dim: part}}``
+    (see ``_calibration.py``); or plain ``{"dimensions": {dim: part}}`` or one ``part``; a part
+    may hold ``metrics`` (list or
     name → Metric), ``agreement_matrix`` (``raters``, ``matrix``, ``metric``, ``judges``,
     ``ceiling``), ``confusion`` (``categories``, ``counts``, ``human_label``, ``judge_label``),
     ``calibration_curve`` (``judge_scores``, ``human_means``, ``counts``, ``lower``, ``upper``,
@@ -15,9 +17,9 @@ a part that is absent is simply not shown. The shapes read are:
     ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
     ``kendall_w`` (a KendallW dict).
 ``sensitivity``
-    ``base`` (name); ``variants``: ``{name: {"leaderboard", "tau", "stable", "verdict"}}``;
-    ``tau_matrix``; ``flips`` (rank-flip rows); ``variance_components``:
-    ``[{"component", "variance", "share"}]``.
+    ``base`` (name); ``study``, ``description``, ``notes``, ``rule`` (texts); ``variants``:
+    ``{name: {"leaderboard", "tau", "stable", "verdict", "judge_id"}}``; ``tau_matrix``;
+    ``flips`` (rank-flip rows); ``variance_components``: ``[{"component", "variance", "share"}]``.
 """
 
 from __future__ import annotations
@@ -31,16 +33,23 @@ from attune_judge.report._agreement import (
     confusion_section,
     metrics_table,
 )
-from attune_judge.report._blocks import KeyValues, Section, Table, slugify
+from attune_judge.report._blocks import KeyValues, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._format import fmt_int, fmt_num, fmt_pct
-from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.report._leaderboard import comparison_section, leaderboard_section
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 
-__all__ = ["bench_sections", "calibration_sections", "sensitivity_sections"]
+__all__ = [
+    "bench_sections",
+    "calibration_part",
+    "calibration_sections",
+    "sensitivity_sections",
+    "variant_names",
+]
 
 
-def _calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Section]:
+def calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Section]:
+    """Sections of one plain calibration part (metrics, heatmap, confusion, curve)."""
     out: list[Section] = []
     head = Section(f"{prefix}Metrics")
     if part.get("join"):
@@ -103,11 +112,19 @@ def _calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Se
 def calibration_sections(run: RunData) -> list[Section]:
     """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
     cal: Mapping[str, Any] = run.summary.get("calibration") or {}
+    if "report" in cal or isinstance(cal.get("dimensions"), list):
+        from attune_judge.report._calibration import calibration_report_sections
+
+        rich = Section("Agreement with people")
+        rich.subsections = calibration_report_sections(
+            cal.get("report", cal), figures=cal.get("figures")
+        )
+        return [rich]
     parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
     top = Section("Agreement with people")
     for dim, part in parts.items():
         prefix = "" if len(parts) == 1 else f"{dim}: "
-        top.subsections.extend(_calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))
+        top.subsections.extend(calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))
     return [top]
 
 
@@ -152,11 +169,18 @@ def bench_sections(run: RunData) -> list[Section]:
 
 
 def sensitivity_sections(run: RunData) -> list[Section]:
-    """Rubric sensitivity: per-variant leaderboards, τ to the base, flips, variance shares."""
+    """Rubric sensitivity: τ to the base, flips, scores by variant, variance shares."""
     sens: Mapping[str, Any] = run.summary.get("sensitivity") or {}
     base = str(sens.get("base") or "base")
     variants: Mapping[str, Any] = sens.get("variants") or {}
     top = Section("Rubric sensitivity")
+    for key in ("study", "description"):
+        if sens.get(key):
+            top.blocks.append(Paragraph(f"{key.capitalize()}: {sens[key]}"))
+    for note in sens.get("notes") or []:
+        top.blocks.append(Note(str(note), "warning"))
+    if sens.get("rule"):
+        top.blocks.append(Paragraph(str(sens["rule"])))
     taus = [
         {"label": name, "tau": v.get("tau"), "stable": v.get("stable"), "verdict": v.get("verdict")}
         for name, v in variants.items()
@@ -174,6 +198,16 @@ def sensitivity_sections(run: RunData) -> list[Section]:
             key="sensitivity",
         )
     )
+    boards = {name: v["leaderboard"] for name, v in variants.items() if v.get("leaderboard")}
+    if boards:
+        top.subsections.append(
+            comparison_section(
+                boards,
+                title="Scores by variant",
+                key="sensitivity-scores",
+                caption="Each variant's ranking with its intervals and simultaneous rank sets.",
+            )
+        )
     comps = sens.get("variance_components") or []
     if comps:
         top.subsections.append(
@@ -196,13 +230,14 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 ],
             )
         )
-    for name, v in variants.items():
-        if v.get("leaderboard"):
-            top.subsections.append(
-                leaderboard_section(
-                    v["leaderboard"],
-                    title=f"Variant: {name}",
-                    key=f"sensitivity-{name}",
-                )
-            )
     return [top]
+
+
+def variant_names(summary: Mapping[str, Any]) -> dict[str, str]:
+    """``judge_id -> "variant, variant"`` from a sensitivity summary (empty otherwise)."""
+    variants: Mapping[str, Any] = (summary.get("sensitivity") or {}).get("variants") or {}
+    out: dict[str, list[str]] = {}
+    for name, v in variants.items():
+        if isinstance(v, Mapping) and v.get("judge_id"):
+            out.setdefault(str(v["judge_id"]), []).append(str(name))
+    return {jid: ", ".join(names) for jid, names in out.items()}

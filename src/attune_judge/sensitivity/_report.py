@@ -14,7 +14,11 @@ __all__ = ["extra_sections"]
 
 
 def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
-    """Sections: verdicts, score shifts, criterion shifts, variance decomposition method."""
+    """Sections: verdicts, score shifts, criterion shifts, variance decomposition method.
+
+    The verdict rule itself (``analysis.rule``) is printed by the report package's sensitivity
+    section, from ``summary.json``.
+    """
     from attune_judge.report import Note, Paragraph, Section, Table
     from attune_judge.report._format import fmt_interval, fmt_num, fmt_pct
 
@@ -34,7 +38,6 @@ def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
     verdicts = Section(
         f"Verdicts at α = {analysis.alpha:g}",
         [
-            Paragraph(analysis.rule),
             Table(
                 ["variant", "verdict", "flips", "significant flips", "τ", "τ upper", "why"],
                 verdict_rows,

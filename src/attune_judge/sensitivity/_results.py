@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attune_judge.calibration._results import Metric, ResultModel
+from attune_judge.calibration import Metric
+from attune_judge.calibration._results import ResultModel
 
 __all__ = [
     "CriterionShift",

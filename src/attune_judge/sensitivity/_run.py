@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import JudgeItem, Judgment
@@ -130,18 +131,23 @@ def _base_rubric(config: SensitivityConfig, spec: VariantsFile) -> Rubric:
 
 
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
-    from attune_judge.judges import resolve_judge_lm
-    from attune_judge.lm import configure_cache
+    """Models built as ``attune-judge score`` builds them, so the base judge has the same
+    judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
+    from attune_judge.lm import configure_cache, resolve_lm
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
 
     def make(lm: str | None) -> Any:
-        settings: dict[str, Any] = {"seed": config.seed}
-        if lm == config.lm and config.api_base:
-            settings["api_base"] = config.api_base
-        return resolve_judge_lm(lm, **settings)
+        model = lm or default_lm()
+        api_base = config.api_base if model == (config.lm or default_lm()) else None
+        return resolve_lm(model, api_base=api_base, seed=config.seed)
 
     return make
+
+
+def default_lm() -> str:
+    """The model of a judge that names none: ``ATTUNE_LM``, else ``local``."""
+    return os.environ.get("ATTUNE_LM") or "local"
 
 
 def _build_judges(variants: Sequence[Variant], lm_factory: LMFactory) -> dict[str, Judge]:
@@ -182,17 +188,15 @@ def judgment_tables(
         for item in items:
             j = judgments.get((item.item_id, jid))
             ok = j is not None and j.status == "ok" and j.normalized is not None
-            value = (
-                float(j.normalized)
-                if ok and j is not None and j.normalized is not None
-                else math.nan
-            )
+            value = math.nan
+            if j is not None and ok and j.normalized is not None:
+                value = float(j.normalized)
             cols["variant"].append(v.name)
             cols["model"].append(item.candidate_model)
             cols["conv"].append(item.conversation_id)
             cols["turn"].append(item.turn if item.turn is not None else item.item_id)
             cols["score"].append(value)
-            if not ok or j is None:
+            if j is None or not ok:
                 continue
             for cid, raw in j.scores.items():
                 scale = v.rubric.scale_of(cid)
@@ -233,7 +237,7 @@ def _decompose(
             variance_decomposition(scores.score[rows], factors, method=method),  # type: ignore[arg-type]
             None,
         )
-    except Exception as exc:  # statsmodels can fail on degenerate data: report, do not crash
+    except (ValueError, np.linalg.LinAlgError) as exc:  # degenerate data: report, do not crash
         return None, f"variance decomposition not computed: {exc}"
 
 
@@ -275,7 +279,11 @@ def run_sensitivity(
     spec = load_variants(config.variants)
     rubric = _base_rubric(config, spec)
     variants = resolve_variants(
-        spec, rubric, lm=config.lm, source=str(config.variants), only=config.only
+        spec,
+        rubric,
+        lm=config.lm or spec.base.judge.lm or default_lm(),
+        source=str(config.variants),
+        only=config.only,
     )
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
     if not items:

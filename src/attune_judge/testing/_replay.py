@@ -149,10 +149,11 @@ class ReplayEngine:
         return AsyncReplayEngine(self)
 
     def lm(self, model: str = "replay/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` on this engine (sync and async), ``cache=False``, ``num_retries=0``."""
+        """A ``dspy.LM`` on this engine (sync and async), ``cache=False``, ``temperature=0``, ``num_retries=0``."""
         import dspy
 
         kwargs.setdefault("cache", False)
+        kwargs.setdefault("temperature", 0.0)
         kwargs.setdefault("num_retries", 0)
         return dspy.LM(model, engine=self, async_engine=self.async_twin(), **kwargs)
 
@@ -188,7 +189,9 @@ def _call_source(source: Any, request: Request) -> Response:
     import dspy
 
     if isinstance(source, dspy.LM):
-        response = source(request)
+        import dataclasses
+
+        response = source(dataclasses.replace(request, model=source.model))
         return response
     return source.complete(request)
 

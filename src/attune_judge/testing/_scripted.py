@@ -119,13 +119,14 @@ class ScriptedEngine:
         return AsyncScriptedEngine(self)
 
     def lm(self, model: str = "scripted/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` running on this engine (sync and async), ``cache=False`` by default.
+        """A ``dspy.LM`` running on this engine (sync and async), ``cache=False`` and ``temperature=0`` by default.
 
         ``num_retries`` defaults to 0 so injected failures surface immediately.
         """
         import dspy
 
         kwargs.setdefault("cache", False)
+        kwargs.setdefault("temperature", 0.0)
         kwargs.setdefault("num_retries", 0)
         return dspy.LM(model, engine=self, async_engine=self.async_twin(), **kwargs)
 

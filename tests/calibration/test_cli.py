@@ -1,0 +1,227 @@
+"""The ``calibrate`` and ``rank`` commands on real files (in-process)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attune_judge.cli._main import main
+from attune_judge.data import Judgment, Preference, Rating, write_jsonl
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as ex:
+        main(argv)
+    out = capsys.readouterr()
+    return int(ex.value.code or 0), out.out, out.err
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    rng = np.random.default_rng(0)
+    human, judgments = [], []
+    for c in range(20):
+        for t in range(3):
+            item = f"conv{c}:{t}:original"
+            truth = rng.normal()
+            for h in ("e1", "e2", "e3"):
+                v = float(np.clip(np.round(3 + truth + rng.normal(scale=0.7)), 1, 5))
+                human.append(
+                    Rating(
+                        item_id=item,
+                        rater=h,
+                        rater_group="experts",
+                        dimension="empathy",
+                        value=v,
+                        cluster=f"conv{c}",
+                    )
+                )
+            v = float(np.clip(np.round(3 + truth + rng.normal(scale=0.7)), 1, 5))
+            judgments.append(
+                Judgment(
+                    item_id=item,
+                    judge_id="judgeA",
+                    conversation_id=f"conv{c}",
+                    candidate_model="original",
+                    scores={"empathy": v},
+                    overall=v,
+                    normalized=(v - 1) / 4,
+                )
+            )
+            for m, shift in (("m_good", 0.3), ("m_bad", -0.3)):
+                judgments.append(
+                    Judgment(
+                        item_id=f"conv{c}:{t}:{m}",
+                        judge_id="judgeA",
+                        conversation_id=f"conv{c}",
+                        candidate_model=m,
+                        normalized=float(np.clip(0.5 + shift + rng.normal(scale=0.1), 0, 1)),
+                        status="ok",
+                    )
+                )
+    judgments.append(
+        Judgment(
+            item_id="x",
+            judge_id="judgeA",
+            status="lm_error",
+            candidate_model="m_good",
+            conversation_id="conv0",
+        )
+    )
+    run = tmp_path / "run"
+    write_jsonl(run / "judgments.jsonl", judgments)
+    write_jsonl(tmp_path / "human.jsonl", human)
+    prefs = [
+        Preference(
+            item_id=f"conv{c}:1:pairwise:general:0",
+            option_a="original",
+            option_b="human_edited",
+            winner="A" if c % 3 else "B",
+            cluster=f"conv{c}",
+            metadata={"conversation_id": f"conv{c}", "turn": 1},
+        )
+        for c in range(20)
+    ]
+    write_jsonl(tmp_path / "prefs.jsonl", prefs)
+    jprefs = [p.model_copy(update={"rater": "judge", "winner": "A"}) for p in prefs]
+    write_jsonl(tmp_path / "judge_prefs.jsonl", jprefs)
+    (tmp_path / "scores.csv").write_text(
+        "model,cluster,score\n"
+        + "".join(f"m{k},c{c},{k + rng.normal()}\n" for c in range(15) for k in range(3))
+    )
+    return {
+        "run": run,
+        "human": tmp_path / "human.jsonl",
+        "prefs": tmp_path / "prefs.jsonl",
+        "judge_prefs": tmp_path / "judge_prefs.jsonl",
+        "scores": tmp_path / "scores.csv",
+        "tmp": tmp_path,
+    }
+
+
+def test_calibrate_ratings_against_a_run_dir(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    out_md = files["tmp"] / "report.md"
+    code, out, _ = _run(
+        [
+            "calibrate",
+            "--human",
+            str(files["human"]),
+            "--judge",
+            str(files["run"]),
+            "--B",
+            "200",
+            "-o",
+            str(out_md),
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert "Dimension `empathy`" in out and "| spearman |" in out
+    assert "alternative annotator test" in out
+    assert out_md.read_text() == out
+    code, out, _ = _run(
+        [
+            "calibrate",
+            "--human",
+            str(files["human"]),
+            "--judge",
+            str(files["run"]),
+            "--B",
+            "100",
+            "--json",
+            "--level",
+            "interval",
+        ],
+        capsys,
+    )
+    data = json.loads(out)
+    dim = data["dimensions"][0]
+    assert dim["join"]["matched"] == 60 and dim["level"] == "interval"
+    assert dim["judges"][0]["judge"] == "judgeA"
+    assert dim["judges"][0]["vs_humans"]["metrics"]["pearson"]["B"] == 100
+
+
+def test_calibrate_preferences(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = _run(
+        [
+            "calibrate",
+            "--human",
+            str(files["prefs"]),
+            "--judge",
+            str(files["judge_prefs"]),
+            "--B",
+            "100",
+            "--json",
+        ],
+        capsys,
+    )
+    assert code == 0
+    data = json.loads(out)["agreement"]
+    # participants chose A in conversations c with c % 3 != 0: 13 of 20; the judge always A
+    assert data["overall"]["estimate"] == pytest.approx(13 / 20)
+    assert data["tie_policy"] == "strict"
+
+
+def test_rank_from_run_dir_and_csv(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = _run(["rank", str(files["run"]), "--B", "500", "--json"], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["rows"][0]["model"] == "m_good"
+    assert data["rows"][0]["rank_set_simultaneous"] == [1, 1]
+    code, out, _ = _run(["rank", str(files["scores"]), "--B", "300"], capsys)
+    assert code == 0 and "| 1 | m2 |" in out
+
+
+def test_user_errors_exit_two_without_traceback(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = _run(["rank", str(files["tmp"] / "missing.jsonl")], capsys)
+    assert code == 2 and "file not found" in err
+    code, _, err = _run(
+        [
+            "calibrate",
+            "--human",
+            str(files["human"]),
+            "--judge",
+            str(files["run"]),
+            "--level",
+            "cardinal",
+        ],
+        capsys,
+    )
+    assert code == 2 and "--level" in err
+    bad = files["tmp"] / "bad.jsonl"
+    bad.write_text('{"foo": 1}\n')
+    code, _, err = _run(["rank", str(bad)], capsys)
+    assert code == 2 and "record type" in err and "Traceback" not in err
+
+
+def test_calibrate_preferences_against_pairwise_judgments(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    # four conversations: the judge says A in both orders (order_ba = B in swapped labels) for
+    # conv0..conv2 and flips in conv3 (A in both calls → inconsistent, counted as a tie)
+    js = []
+    for c in range(4):
+        flip = c == 3
+        js.append(
+            Judgment(
+                item_id=f"conv{c}:1:pairwise:general:0",
+                judge_id="pw",
+                conversation_id=f"conv{c}",
+                verdict="inconsistent" if flip else "A",
+                details={"order_ab": "A", "order_ba": "A" if flip else "B"},
+            )
+        )
+    run = files["tmp"] / "pwrun"
+    write_jsonl(run / "judgments.jsonl", js)
+    code, out, _ = _run(
+        ["calibrate", "--human", str(files["prefs"]), "--judge", str(run), "--B", "100", "--json"],
+        capsys,
+    )
+    assert code == 0
+    data = json.loads(out)
+    # humans: conv0 → B (0 % 3 == 0), conv1, conv2 → A, conv3 → A; judge A, A, A, tie
+    # strict agreement: conv1, conv2 → 2 of 4
+    assert data["agreement"]["overall"]["estimate"] == pytest.approx(0.5)
+    assert data["position_bias"]["flip_rate"]["estimate"] == pytest.approx(0.25)
+    assert data["position_bias"]["n_pairs"] == 4

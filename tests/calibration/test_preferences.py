@@ -1,0 +1,184 @@
+"""Preference agreement, score-pair verdicts, position and length bias."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attune_judge.calibration import (
+    judge_preferences_from_scores,
+    length_effect,
+    pair_both_orders,
+    position_bias,
+    preference_agreement,
+    scores_to_verdict,
+)
+from attune_judge.data import Preference
+
+
+def _p(
+    item: str,
+    winner: str | None,
+    rater: str = "participant",
+    q: str = "general",
+    a: str = "original",
+    b: str = "human_edited",
+    cluster: str = "c1",
+) -> Preference:
+    return Preference(
+        item_id=item,
+        option_a=a,
+        option_b=b,
+        winner=winner,
+        rater=rater,  # type: ignore[arg-type]
+        question=q,
+        cluster=cluster,
+        metadata={"conversation_id": cluster, "turn": 1},
+    )
+
+
+def test_scores_to_verdict_with_margin() -> None:
+    assert scores_to_verdict(0.8, 0.5) == "A"
+    assert scores_to_verdict(0.5, 0.8) == "B"
+    assert scores_to_verdict(0.55, 0.5, margin=0.1) == "tie"
+    assert scores_to_verdict(0.5, 0.5) == "tie"
+
+
+def test_tie_policies_by_hand() -> None:
+    human = [
+        _p("i1", "A", cluster="c1"),
+        _p("i2", "B", cluster="c2"),
+        _p("i3", "tie", cluster="c3"),
+        _p("i4", "A", cluster="c4"),
+    ]
+    judge = [
+        _p("i1", "A", "j", cluster="c1"),
+        _p("i2", "A", "j", cluster="c2"),
+        _p("i3", "A", "j", cluster="c3"),
+        _p("i4", "tie", "j", cluster="c4"),
+    ]
+    # strict: agree on i1 only → 1/4; half: i1 = 1, i3 and i4 = ½ → 2/4; exclude: i1, i2 → 1/2
+    assert preference_agreement(human, judge, B=50).overall.estimate == pytest.approx(0.25)
+    assert preference_agreement(human, judge, tie_policy="half", B=50).overall.estimate == (
+        pytest.approx(0.5)
+    )
+    ex = preference_agreement(human, judge, tie_policy="exclude", B=50)
+    assert ex.overall.estimate == pytest.approx(0.5)
+    assert ex.n_excluded_ties == 2 and ex.n_compared == 2
+
+
+def test_swapped_option_order_is_mapped_and_per_question_reported() -> None:
+    human = [
+        _p("i1", "A", q="PW1", cluster="c1"),
+        _p("i2", "B", q="PW2", cluster="c2"),
+        _p("i3", None, q="PW2", cluster="c3"),
+    ]
+    judge = [
+        _p("i1", "B", "j", q="PW1", a="human_edited", b="original", cluster="c1"),  # = A
+        _p("i2", "A", "j", q="PW2", cluster="c2"),
+        _p("i3", "A", "j", q="PW2", cluster="c3"),
+    ]
+    res = preference_agreement(human, judge, B=50)
+    assert res.per_question["PW1"].estimate == 1.0
+    assert res.per_question["PW2"].estimate == 0.0
+    assert res.n_unanswered == 1
+    assert res.join.matched == 3
+
+
+def test_judge_preferences_from_scores_use_attunebench_keys() -> None:
+    human = [_p("c1:1:pairwise:general:0", "A")]
+    scores = {"c1:1:original": 0.9, "c1:1:human_edited": 0.4}
+    out = judge_preferences_from_scores(human, scores, margin=0.1)
+    assert [p.winner for p in out] == ["A"]
+    assert out[0].metadata["score_a"] == 0.9
+    assert judge_preferences_from_scores(human, {"c1:1:original": 0.9}) == []
+
+
+def test_position_bias_by_hand() -> None:
+    # pair 1: A then (swapped) B → consistent; pair 2: A and A → flip; pair 3: tie, tie → same
+    res = position_bias(["A", "A", "tie"], ["B", "A", "tie"], ["c1", "c2", "c3"], B=100)
+    assert res.flip_rate.estimate == pytest.approx(1 / 3)
+    # decisive verdicts: A, A, B, A → first position wins 3 of 4
+    assert res.first_position_win_rate.estimate == pytest.approx(0.75)
+    assert res.tie_rate.estimate == pytest.approx(2 / 6)
+
+
+def test_pair_both_orders_finds_swapped_records() -> None:
+    p1 = Preference(
+        item_id="x:ab",
+        option_a="m1",
+        option_b="m2",
+        text_a="hi",
+        text_b="hello",
+        winner="A",
+        rater="j",
+        cluster="c",
+    )
+    p2 = Preference(
+        item_id="x:ba",
+        option_a="m2",
+        option_b="m1",
+        text_a="hello",
+        text_b="hi",
+        winner="A",
+        rater="j",
+        cluster="c",
+    )
+    assert pair_both_orders([p1, p2]) == (["A"], ["A"], ["c"])
+
+
+def test_length_effect_recovers_a_known_slope() -> None:
+    # P(A wins) = 0.5 + 0.1 · (len_a − len_b)/100, the truth is slope 0.1 per 100 chars
+    rng = np.random.default_rng(0)
+    n = 3000
+    la = rng.integers(100, 400, n)
+    lb = rng.integers(100, 400, n)
+    p = 0.5 + 0.1 * (la - lb) / 100
+    winners = np.where(rng.random(n) < p, "A", "B").tolist()
+    res = length_effect(winners, la.tolist(), lb.tolist(), (np.arange(n) // 10).tolist())
+    assert res.slope_lower < 0.1 < res.slope_upper
+    assert res.intercept == pytest.approx(0.5, abs=0.03)
+    assert res.n_clusters == 300
+    logit = length_effect(
+        winners, la.tolist(), lb.tolist(), (np.arange(n) // 10).tolist(), model="logit"
+    )
+    assert logit.slope > 0
+
+
+def test_prediction_powered_means_remove_the_judge_bias() -> None:
+    from attune_judge.calibration import ppi_means
+
+    # truth: model a = 0, model b = 0.5; the judge adds +0.5 to everything;
+    # humans label every 5th item
+    rng = np.random.default_rng(1)
+    m_all, c_all, j_all, m_lab, c_lab, h_lab, j_lab = [], [], [], [], [], [], []
+    for c in range(200):
+        u = rng.normal(scale=0.3)
+        for k, (name, mu) in enumerate((("a", 0.0), ("b", 0.5))):
+            y = mu + u + rng.normal(scale=0.5)
+            f = y + 0.5 + rng.normal(scale=0.2)
+            m_all.append(name)
+            c_all.append(c)
+            j_all.append(f)
+            if (c + k) % 5 == 0:
+                m_lab.append(name)
+                c_lab.append(c)
+                h_lab.append(y)
+                j_lab.append(f)
+    res = ppi_means(m_all, c_all, j_all, m_lab, c_lab, h_lab, j_lab, B=2_000)
+    assert res.models == ["a", "b"]
+    for k, truth in enumerate((0.0, 0.5)):
+        ppi, judge = res.ppi[k], res.judge_only[k]
+        name = res.models[k]
+        # hand formula: mean of the judge on all items + mean of (human − judge) on labelled
+        sel = [i for i, m in enumerate(m_lab) if m == name]
+        expected = np.mean([j for m, j in zip(m_all, j_all, strict=True) if m == name]) + np.mean(
+            [h_lab[i] - j_lab[i] for i in sel]
+        )
+        assert ppi.estimate == pytest.approx(expected)
+        assert ppi.lower is not None and ppi.upper is not None
+        assert ppi.lower < truth < ppi.upper
+        assert judge.lower is not None and judge.lower > truth  # the biased judge misses
+        human = res.human_only[k]
+        assert human.lower is not None and human.upper is not None
+        assert ppi.upper - ppi.lower < human.upper - human.lower  # PPI is tighter

@@ -1,0 +1,158 @@
+"""Model strings, settings, keys, server addresses and the request cache."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Literal
+
+import dspy
+import pytest
+
+from attune_judge.errors import UserError
+from attune_judge.lm import (
+    LMSettings,
+    configure_cache,
+    lm_spec,
+    make_adapter,
+    output_schema,
+    resolve_lm,
+    response_format_for,
+)
+from attune_judge.lm._local import llama_response_format
+from attune_judge.testing import ScriptedEngine
+
+
+def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(UserError, match="OPENAI_API_KEY"):
+        resolve_lm("openai/gpt-4.1-mini")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(UserError, match="ANTHROPIC_API_KEY"):
+        resolve_lm("anthropic/claude-sonnet-4-5")
+
+
+def test_key_present_gives_a_configured_lm(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    lm = resolve_lm("openai/gpt-4.1-mini", temperature=0.0, max_tokens=123, seed=7)
+    assert lm.model == "openai/gpt-4.1-mini"
+    assert lm.kwargs["max_tokens"] == 123 and lm.kwargs["seed"] == 7
+    assert lm_spec(lm) == {
+        "lm": "openai/gpt-4.1-mini",
+        "temperature": 0.0,
+        "max_tokens": 123,
+        "seed": 7,
+        "response_format": "auto",
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_unreachable_api_base_names_the_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    with pytest.raises(UserError) as err:
+        resolve_lm("openai/served", api_base=url)
+    assert url in str(err.value)
+    with pytest.raises(UserError, match="not an http"):
+        resolve_lm("openai/served", api_base="127.0.0.1:8000")
+
+
+def test_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+        lm = resolve_lm("openai/smollm2", api_base=url)
+    assert lm.kwargs["api_base"] == url
+    assert lm.kwargs["api_key"]  # a placeholder: the server ignores it
+    assert lm_spec(lm)["response_format"] == "json_object"
+
+
+def test_settings_from_environment_then_flags() -> None:
+    env = {
+        "ATTUNE_LM": "openai/x",
+        "ATTUNE_TEMPERATURE": "0.5",
+        "ATTUNE_MAX_TOKENS": "99",
+        "ATTUNE_SEED": "3",
+        "ATTUNE_CACHE_DIR": "/tmp/c",
+        "ATTUNE_NUM_RETRIES": "1",
+    }
+    settings = LMSettings.from_env(env, max_tokens=10, api_base=None)
+    assert (settings.lm, settings.temperature, settings.max_tokens, settings.seed) == (
+        "openai/x",
+        0.5,
+        10,
+        3,
+    )
+    assert (settings.cache_dir, settings.num_retries) == ("/tmp/c", 1)
+    assert LMSettings.from_env({}).lm == "local"
+
+
+def test_bad_setting_names_the_variable() -> None:
+    with pytest.raises(UserError) as err:
+        LMSettings.from_env({"ATTUNE_MAX_TOKENS": "many"})
+    assert "ATTUNE_MAX_TOKENS" in str(err.value)
+    with pytest.raises(UserError, match="response-format"):
+        LMSettings.from_env({}, response_format="xml")
+
+
+def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
+    configure_cache(tmp_path / "cache")
+    try:
+        engine = ScriptedEngine(lambda m: '{"answer": "cached"}')
+        lm = engine.lm(cache=True)
+        program = dspy.Predict("question -> answer")
+        with dspy.context(lm=lm, adapter=dspy.JSONAdapter()):
+            first = program(question="same").answer
+            second = program(question="same").answer
+        assert first == second == "cached"
+        assert engine.calls == 1
+        assert any((tmp_path / "cache").iterdir())
+    finally:
+        configure_cache(None, enabled=True)
+
+
+class Scored(dspy.Signature):
+    """Score."""
+
+    text: str = dspy.InputField()
+    score: Literal[1, 2, 3] = dspy.OutputField()
+    why: str = dspy.OutputField()
+
+
+def test_schema_from_output_types() -> None:
+    schema = output_schema(Scored)
+    assert schema["required"] == ["score", "why"]
+    assert schema["properties"]["score"]["enum"] == [1, 2, 3]
+    assert schema["additionalProperties"] is False
+    strict = response_format_for(Scored, "json_schema")
+    assert strict is not None and strict["type"] == "json_schema"
+    assert strict["json_schema"]["schema"] == schema
+    loose = response_format_for(Scored, "json_object")
+    assert loose is not None and loose["schema"]["properties"]["why"]["maxLength"] > 0
+    assert response_format_for(Scored, "none") is None
+    # the embedded engine turns OpenAI's form into llama-cpp-python's
+    local = llama_response_format(strict)
+    assert local is not None and local["type"] == "json_object"
+    assert local["schema"]["properties"]["score"]["enum"] == [1, 2, 3]
+
+
+def test_adapter_sends_the_schema_through_the_engine() -> None:
+    seen: list[object] = []
+
+    class Recording(ScriptedEngine):
+        def complete(self, request):  # type: ignore[no-untyped-def]
+            seen.append(request.config.response_format)
+            return super().complete(request)
+
+    engine = Recording(lambda m: '{"score": 2, "why": "w"}')
+    with dspy.context(lm=engine.lm(), adapter=make_adapter("json_schema")):
+        assert dspy.Predict(Scored)(text="t").score == 2
+    assert isinstance(seen[0], dict) and seen[0]["type"] == "json_schema"
+    assert seen[0]["schema"]["properties"]["score"]["enum"] == [1, 2, 3]

@@ -1,0 +1,119 @@
+"""Open HTML reports in a real headless Chromium: headings, figures, console, network.
+
+Needs Debian's chromium at /usr/bin/chromium (``.ci/run`` installs it) and the Python
+``playwright`` package (no downloaded browser). Skipped with a reason when chromium is absent
+outside CI; in CI (``CI=true``) a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attune_judge.report import write_report
+from tests.report._rundir import make_run_dir
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# (summary kinds, expected H1, expected H2 headings, number of figures)
+CASES = {
+    "score+calibration": (
+        ("judges", "calibration"),
+        "attune-judge score report",
+        ["Overview", "Scores", "Agreement with people", "What ran"],
+        # forest, rank sets, statuses; agreement heatmap, confusion matrix, calibration plot
+        6,
+    ),
+    "sensitivity": (
+        ("judges", "sensitivity"),
+        "attune-judge score report",
+        ["Overview", "Rubric sensitivity", "Judgments: failures, tokens and cost", "What ran"],
+        # τ heatmap, scores by variant, judge statuses
+        3,
+    ),
+}
+
+
+def _require_browser() -> None:
+    in_ci = os.environ.get("CI", "").lower() == "true"
+    if not CHROMIUM.exists():
+        if in_ci:
+            pytest.fail(f"{CHROMIUM} is missing in CI (.ci/run installs Debian's chromium)")
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium); not in CI")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        if in_ci:
+            pytest.fail("the playwright package is missing in CI (pip install -e '.[dev]')")
+        pytest.skip("the playwright Python package is not installed")
+
+
+def _open(browser: Any, html_path: Path, shot: Path) -> dict[str, Any]:
+    """Load a report; collect headings, image sizes, console errors and network requests."""
+    errors: list[str] = []
+    requests: list[str] = []
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "request",
+        lambda r: None if r.url.startswith(("file:", "data:")) else requests.append(r.url),
+    )
+    page.goto(html_path.as_uri(), wait_until="load")
+    out = {
+        "h1": page.inner_text("h1"),
+        "h2": [t.strip() for t in page.locator("h2").all_inner_texts()],
+        "images": page.evaluate(
+            "Array.from(document.images).map(i => "
+            "({ok: i.complete, w: i.naturalWidth, h: i.naturalHeight, alt: i.alt}))"
+        ),
+        "hostile_cells": page.locator("td", has_text="<b>beta|</b>").count(),
+        "injected_bold": page.locator("td b").count(),
+    }
+    page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    out["errors"], out["requests"] = errors, requests
+    return out
+
+
+@pytest.mark.browser
+def test_reports_render_in_headless_chromium(tmp_path: Path) -> None:
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    keep = os.environ.get("ATTUNE_REPORT_SCREENSHOTS")  # a folder to keep screenshots in
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            for name, (kinds, h1, h2, n_figures) in CASES.items():
+                run = make_run_dir(tmp_path / name, kinds=kinds)
+                _, html_path = write_report(run)
+                shot = tmp_path / f"{name}.png"
+                seen = _open(browser, html_path, shot)
+                assert seen["h1"] == h1, name
+                assert seen["h2"] == h2, name
+                assert len(seen["images"]) == n_figures, name
+                for img in seen["images"]:
+                    assert img["ok"] and img["w"] > 0 and img["h"] > 0, (name, img)
+                    assert img["alt"], name
+                # the hostile model name shows as text, never as markup
+                assert seen["hostile_cells"] > 0 and seen["injected_bold"] == 0, name
+                assert seen["errors"] == [], name
+                assert seen["requests"] == [], name
+                assert shot.stat().st_size > 10_000
+                if keep:
+                    Path(keep, f"{name}.png").write_bytes(shot.read_bytes())
+        finally:
+            browser.close()

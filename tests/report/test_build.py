@@ -1,0 +1,156 @@
+"""Building a report from a run directory: detection of result kinds, files written, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attune_judge.cli import main
+from attune_judge.errors import UserError
+from attune_judge.report import (
+    Paragraph,
+    Section,
+    build_report,
+    compute_leaderboard,
+    detect_kinds,
+    leaderboard_entries,
+    load_run,
+    write_report,
+)
+from tests.conftest import SAMPLES
+from tests.report._rundir import HOSTILE, JUDGE_ID, make_run_dir
+
+
+def test_detect_kinds_lists_known_result_kinds_in_report_order() -> None:
+    assert detect_kinds({"sensitivity": {"x": 1}, "judges": {"j": {}}, "run": {}}) == [
+        "judges",
+        "sensitivity",
+    ]
+    assert detect_kinds({"run": {}, "judges": {}}) == []
+
+
+def test_rank_sets_are_computed_from_judgments_when_the_summary_has_none(tmp_path: Path) -> None:
+    run = load_run(make_run_dir(tmp_path / "run"))
+    board = compute_leaderboard(run, JUDGE_ID, B=500, seed=0)
+    assert board is not None
+    alpha, beta = leaderboard_entries(board)
+    # means by hand: alpha 6.4 / 8, beta 1.8 / 7 (the parse_error is not scored)
+    assert alpha.model == "alpha" and alpha.mean == pytest.approx(0.8)
+    assert beta.model == HOSTILE and beta.mean == pytest.approx(1.8 / 7)
+    assert (alpha.n, beta.n) == (8, 7)
+    for e in (alpha, beta):
+        assert e.lower is not None and e.upper is not None
+        assert e.lower <= e.mean <= e.upper  # type: ignore[operator]
+    # 0.54 apart with per-conversation spreads of ~0.1: each model's rank is pinned down
+    assert (alpha.rank_lower, alpha.rank_upper) == (1, 1)
+    assert (beta.rank_lower, beta.rank_upper) == (2, 2)
+
+
+def test_a_summary_leaderboard_is_used_as_given(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    summary = json.loads((run / "summary.json").read_text())
+    summary["judges"][JUDGE_ID]["leaderboard"] = [
+        {"model": "alpha", "mean": 0.8, "lower": 0.7, "upper": 0.9, "rank_set": [1, 2]},
+        {"model": HOSTILE, "mean": 0.25, "lower": 0.1, "upper": 0.4, "rank_set": [1, 2]},
+    ]
+    (run / "summary.json").write_text(json.dumps(summary))
+    md = write_report(run)[0].read_text("utf-8")
+    assert "| 1 | alpha | 0.800 | [0.700, 0.900] |" in md
+    assert "computed by the report" not in md
+    assert md.count("| 1–2 |") == 2
+
+
+def test_write_report_writes_markdown_html_and_figures(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    md_path, html_path = write_report(run)
+    assert (md_path, html_path) == (run / "report.md", run / "report.html")
+    names = sorted(p.name for p in (run / "figures").iterdir())
+    assert names == [
+        f"{JUDGE_ID}-failures-status.png",
+        f"{JUDGE_ID}-leaderboard-forest.png",
+        f"{JUDGE_ID}-leaderboard-ranksets.png",
+    ]
+
+
+def test_commands_can_write_their_own_sections(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    md_path, _ = write_report(run, [Section("Custom", [Paragraph("hello")])], title="Mine")
+    md = md_path.read_text("utf-8")
+    assert md.startswith("# Mine\n")
+    # the manifest is appended because the directory has one
+    assert "## Custom" in md and "## What ran" in md
+
+
+def test_incomplete_run_is_flagged(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    summary = json.loads((run / "summary.json").read_text())
+    summary["run"]["complete"] = False
+    (run / "summary.json").write_text(json.dumps(summary))
+    md = write_report(run)[0].read_text("utf-8")
+    assert "**Warning:** The run is incomplete" in md
+
+
+def test_unknown_summary_contents_are_reported_not_hidden(tmp_path: Path) -> None:
+    (tmp_path / "summary.json").write_text(json.dumps({"something": 1}))
+    md = write_report(tmp_path)[0].read_text("utf-8")
+    assert "holds no results this report knows how to show" in md
+
+
+def test_a_directory_that_is_not_a_run_is_a_user_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="not a run directory"):
+        build_report(tmp_path)
+    with pytest.raises(UserError, match="no such run directory"):
+        build_report(tmp_path / "nope")
+    (tmp_path / "summary.json").write_text("{not json")
+    with pytest.raises(UserError, match=r"summary\.json: cannot read it as JSON"):
+        build_report(tmp_path)
+
+
+def test_cli_report_prints_paths_and_exits_2_on_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = make_run_dir(tmp_path / "run")
+    with pytest.raises(SystemExit) as ok:
+        main(["report", str(run)])
+    assert ok.value.code in (0, None)
+    assert capsys.readouterr().out.splitlines() == [
+        str(run / "report.md"),
+        str(run / "report.html"),
+    ]
+    with pytest.raises(SystemExit) as bad:
+        main(["report", str(tmp_path / "missing")])
+    assert bad.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "missing" in err and "Traceback" not in err
+
+
+def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
+    """The run-directory contract end to end: the runner writes, the report reads.
+
+    The lexical judge scores ROUGE-L against the participant-edited reply, so the
+    ``human_edited`` pseudo-model scores exactly 1 on every turn and must rank first.
+    """
+    from attune_judge.judges._baselines import LexicalJudge
+    from attune_judge.runner import load_judge_items, plan_tasks, run_tasks
+
+    items = load_judge_items(SAMPLES)
+    tasks = plan_tasks(items, [LexicalJudge()])
+    run_tasks(
+        tmp_path / "run",
+        tasks,
+        command="score",
+        arguments={"data": str(SAMPLES)},
+        inputs={},
+        data_fingerprint="test",
+        fsync=False,
+        bootstrap_B=200,
+    )
+    report = build_report(tmp_path / "run")
+    scores = next(s for s in report.sections if s.title == "Scores")
+    board = scores.subsections[0]
+    table = board.blocks[0]
+    assert table.rows[0][:3] == ["1", "human_edited", "1.000"]  # type: ignore[union-attr]
+    md, html = write_report(tmp_path / "run", report)
+    assert md.exists() and html.exists()

@@ -1,0 +1,70 @@
+"""The demo's recorded judges (``summary["recorded_judges"]``) as a report section.
+
+Two judges on two dimensions (hand-made rows):
+
+    dimension  judge  κ_qw   judge LOO  expert LOO  alt-test
+    empathy    gpt    0.20   0.25       0.60        passed
+    empathy    crowd  0.10   0.15       0.60        not passed
+    fluency    gpt    0.40   0.45       0.40        not passed
+    fluency    crowd  None   None       0.40        None
+
+Per judge, by hand: gpt mean κ (0.2 + 0.4) / 2 = 0.30, LOO (0.25 + 0.45) / 2 = 0.35, expert
+ceiling (0.6 + 0.4) / 2 = 0.50, alt-test 1/2; crowd mean κ 0.10 (the undefined one is skipped).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from attune_judge.report import detect_kinds, recorded_judges_section, write_report
+
+
+def _row(
+    dim: str, judge: str, k: float | None, loo: float | None, ceil: float, passed: bool | None
+) -> dict[str, Any]:
+    return {
+        "source": "s",
+        "dimension": dim,
+        "judge": judge,
+        "n": 50,
+        "kappa_qw": {
+            "estimate": k,
+            "lower": None if k is None else k - 0.1,
+            "upper": None if k is None else k + 0.1,
+        },
+        "kappa_ceiling_judge": loo,
+        "kappa_ceiling_humans": ceil,
+        "alt_test_winning_rate": None if passed is None else (1.0 if passed else 0.0),
+        "alt_test_passed": passed,
+    }
+
+
+ROWS = [
+    _row("empathy", "gpt", 0.2, 0.25, 0.6, True),
+    _row("empathy", "crowd", 0.1, 0.15, 0.6, False),
+    _row("fluency", "gpt", 0.4, 0.45, 0.4, False),
+    _row("fluency", "crowd", None, None, 0.4, None),
+]
+
+
+def test_summary_rows_average_over_dimensions_by_hand() -> None:
+    section = recorded_judges_section(ROWS)
+    table = section.blocks[0]
+    assert table.rows == [  # type: ignore[union-attr]
+        ["crowd", "2", "0.10", "0.15", "0.50", "0/2"],
+        ["gpt", "2", "0.30", "0.35", "0.50", "1/2"],
+    ]
+    assert len(section.figures()) == 1
+    per_dim = section.subsections[0].blocks[0]
+    assert per_dim.rows[3][3:] == ["—", "—", "—", "0.40", "—", "—"]  # type: ignore[union-attr]
+
+
+def test_demo_summary_is_detected_and_rendered(tmp_path: Path) -> None:
+    summary = {"B": 200, "seed": 0, "recorded_judges": ROWS}
+    assert detect_kinds(summary) == ["recorded_judges"]
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    md = write_report(tmp_path)[0].read_text("utf-8")
+    assert "## Recorded judges vs experts" in md
+    assert (tmp_path / "figures" / "recorded-judges-kappa.png").exists()
