@@ -12,6 +12,7 @@ vectorised and loop replicates (they use the same weights, so they must agree to
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 
@@ -57,6 +58,7 @@ def main() -> None:
     ap.add_argument("--B", type=int, default=10_000)
     ap.add_argument("--naive-B", type=int, default=200, help="replicates for the naive loop")
     args = ap.parse_args()
+    print(f"load average (1 min) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     B = args.B
     df = make_data()
     print(f"data: {M} models x {C} conversations x {T} turns = {len(df)} scores; B = {B}")

@@ -13,6 +13,7 @@ between the two fits is printed as a correctness check.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -60,6 +61,7 @@ def main() -> None:
     ap.add_argument("--scipy-B", type=int, default=200)
     ap.add_argument("--full", action="store_true", help="time the SciPy loop on all B")
     args = ap.parse_args()
+    print(f"load average (1 min) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     B = args.B
     a, b, w, c = make_data()
     _, _, tables = win_tables(a, b, w, c)

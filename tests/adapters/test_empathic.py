@@ -127,3 +127,18 @@ def test_items_where_text_is_public(result: AdapterResult) -> None:
 def test_missing_folder_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="annotations"):
         convert_empathic_communication(tmp_path)
+
+
+def test_parse_transcript_rules() -> None:
+    from attune_judge.data.adapters import parse_transcript
+
+    text = "Seeker: a \n Seeker: b \n Supporter: c\n\nmore c\nSeeker: d"
+    msgs = parse_transcript(text)
+    # consecutive seeker lines merge; a line without a prefix continues the previous message
+    assert [(m.role, m.content) for m in msgs] == [
+        ("user", "a\nb"),
+        ("assistant", "c\nmore c"),
+        ("user", "d"),
+    ]
+    with pytest.raises(ValueError, match="before the first speaker"):
+        parse_transcript("hello\nSeeker: a")

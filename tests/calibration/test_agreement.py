@@ -262,3 +262,34 @@ def test_alt_test_numeric_uses_rmse_and_a_t_test() -> None:
         _panel(90, 3, 3.0, seed=7), ["h0", "h1", "h2"], "judge", epsilon=0.0
     )
     assert not worse.passed
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 5), st.integers(1, 5), st.integers(1, 5), st.integers(0, 9)),
+        min_size=6,
+        max_size=40,
+    ).filter(lambda r: len({c for *_, c in r}) >= 3)
+)
+def test_every_agreement_interval_contains_its_estimate(
+    rows: list[tuple[int, int, int, int]],
+) -> None:
+    x = [float(a) for a, _, _, _ in rows]
+    y = [float(b) for _, b, _, _ in rows]
+    cl = [c for *_, c in rows]
+    metrics = list(pair_agreement(x, y, cl, B=200).metrics.values())
+    items = [f"i{k}" for k in range(len(rows))]
+    table = RatingTable(
+        items,
+        ["a", "b", "c"],
+        [[float(a), float(b), float(c)] for a, b, c, _ in rows],
+        [str(c) for c in cl],
+    )
+    metrics += [krippendorff_alpha(table, lv, B=200) for lv in ("nominal", "interval")]  # type: ignore[arg-type]
+    for m in metrics:
+        if m.estimate is None:
+            assert m.undefined_reason
+            continue
+        assert m.lower is not None and m.upper is not None
+        assert m.lower - 1e-9 <= m.estimate <= m.upper + 1e-9, m.name

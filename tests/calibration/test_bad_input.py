@@ -97,3 +97,8 @@ def test_too_few_common_items() -> None:
 def test_unpairable_table_in_fleiss() -> None:
     t = RatingTable(["a"], ["h"], [[1.0]], ["a"])
     assert fleiss_kappa(t).estimate is None
+
+
+def test_missing_values_in_pair_agreement_are_rejected() -> None:
+    with pytest.raises(UserError, match="missing values"):
+        pair_agreement([1.0, float("nan"), 2.0], [1.0, 2.0, 3.0], [0, 1, 2])

@@ -80,13 +80,18 @@ def files(tmp_path: Path) -> dict[str, Path]:
             option_a="original",
             option_b="human_edited",
             winner="A" if c % 3 else "B",
+            text_a="a" * (40 + 13 * c),
+            text_b="b" * (60 + 7 * (c % 5)),
             cluster=f"conv{c}",
             metadata={"conversation_id": f"conv{c}", "turn": 1},
         )
         for c in range(20)
     ]
     write_jsonl(tmp_path / "prefs.jsonl", prefs)
-    jprefs = [p.model_copy(update={"rater": "judge", "winner": "A"}) for p in prefs]
+    jprefs = [
+        p.model_copy(update={"rater": "judge", "winner": "A" if c % 2 else "B"})
+        for c, p in enumerate(prefs)
+    ]
     write_jsonl(tmp_path / "judge_prefs.jsonl", jprefs)
     (tmp_path / "scores.csv").write_text(
         "model,cluster,score\n"
@@ -133,13 +138,18 @@ def test_calibrate_ratings_against_a_run_dir(files: dict[str, Path], capsys) -> 
             "100",
             "--json",
             "--level",
-            "interval",
+            "ordinal",
+            "--scale",
+            "1,2,3,4,5",
         ],
         capsys,
     )
     data = json.loads(out)
     dim = data["dimensions"][0]
-    assert dim["join"]["matched"] == 60 and dim["level"] == "interval"
+    assert dim["join"]["matched"] == 60 and dim["level"] == "ordinal"
+    assert dim["aggregate"] == "median"  # of three integer ratings: stays on the scale
+    assert dim["scale"] == [1.0, 2.0, 3.0, 4.0, 5.0]
+    assert dim["judges"][0]["vs_humans"]["spacing"] == "scale_index"
     assert dim["judges"][0]["judge"] == "judgeA"
     assert dim["judges"][0]["vs_humans"]["metrics"]["pearson"]["B"] == 100
 
@@ -159,9 +169,13 @@ def test_calibrate_preferences(files: dict[str, Path], capsys) -> None:  # type:
         capsys,
     )
     assert code == 0
-    data = json.loads(out)["agreement"]
-    # participants chose A in conversations c with c % 3 != 0: 13 of 20; the judge always A
-    assert data["overall"]["estimate"] == pytest.approx(13 / 20)
+    full = json.loads(out)
+    assert full["length_effect"]["n"] == 20
+    data = full["agreement"]
+    # participants chose A when c % 3 != 0, the judge when c is odd (c = 0..19):
+    # both A: odd and not a multiple of 3 → 1, 5, 7, 11, 13, 17, 19 (7);
+    # both B: even multiples of 3 → 0, 6, 12, 18 (4); agreement 11/20
+    assert data["overall"]["estimate"] == pytest.approx(11 / 20)
     assert data["tie_policy"] == "strict"
 
 
@@ -220,7 +234,7 @@ def test_calibrate_preferences_against_pairwise_judgments(files: dict[str, Path]
     )
     assert code == 0
     data = json.loads(out)
-    # humans: conv0 → B (0 % 3 == 0), conv1, conv2 → A, conv3 → A; judge A, A, A, tie
+    # humans: conv0 → B (0 % 3 == 0), conv1..conv3 → A; judge A, A, A, tie
     # strict agreement: conv1, conv2 → 2 of 4
     assert data["agreement"]["overall"]["estimate"] == pytest.approx(0.5)
     assert data["position_bias"]["flip_rate"]["estimate"] == pytest.approx(0.25)

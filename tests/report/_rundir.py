@@ -210,6 +210,48 @@ SENSITIVITY = {
 }
 
 
+def _row(model: str, est: float, rank: int, rank_set: list[int]) -> dict[str, Any]:
+    return {
+        "model": model,
+        "score": {
+            "estimate": est,
+            "lower": est - 0.1,
+            "upper": est + 0.1,
+            "n": 16,
+            "n_clusters": 4,
+        },
+        "rank": rank,
+        "rank_set_simultaneous": rank_set,
+        "rank_set_marginal": rank_set,
+        "p_rank_1": 0.9 if rank == 1 else 0.1,
+    }
+
+
+# the bench analysis shape (tasks/_analysis.py): two tasks that rank the two models oppositely,
+# so Kendall's W over the two tasks is 0 (by hand: rank sums 3 and 3, mean 3, S = 0)
+BENCH = {
+    "models": ["alpha", HOSTILE],
+    "tasks": {
+        "drafting": {
+            "leaderboard": {"rows": [_row("alpha", 0.7, 1, [1, 1]), _row(HOSTILE, 0.4, 2, [2, 2])]},
+            "score_label": "judge score (0–1)",
+            "xlim": [-0.03, 1.03],
+        },
+        "emotion": {
+            "leaderboard": {
+                "rows": [_row(HOSTILE, 0.6, 1, [1, 2]), _row("alpha", 0.55, 2, [1, 2])]
+            },
+            "score_label": "f1 (0–1)",
+            "xlim": [-0.03, 1.03],
+        },
+    },
+    "tau_matrix": {"labels": ["drafting", "emotion"], "matrix": [[1.0, -1.0], [-1.0, 1.0]]},
+    "against": "drafting",
+    "taus": [{"label": "emotion", "tau": {"estimate": -1.0, "lower": -1.0, "upper": 1.0}}],
+    "kendall_w": {"w": 0.0, "df": 1, "p_value": 1.0},
+}
+
+
 def make_run_dir(path: Path, *, kinds: tuple[str, ...] = ("judges",)) -> Path:
     """Write manifest.json, judgments.jsonl and a summary.json holding ``kinds``."""
     path.mkdir(parents=True, exist_ok=True)
@@ -234,5 +276,8 @@ def make_run_dir(path: Path, *, kinds: tuple[str, ...] = ("judges",)) -> Path:
         summary["calibration"] = CALIBRATION
     if "sensitivity" in kinds:
         summary["sensitivity"] = SENSITIVITY
+    if "bench" in kinds:
+        summary["kind"] = "bench"
+        summary["bench"] = BENCH
     (path / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     return path

@@ -43,6 +43,13 @@ CASES = {
         # τ heatmap, scores by variant, judge statuses
         3,
     ),
+    "bench": (
+        ("bench",),
+        "attune-judge score report",
+        ["Overview", "Leaderboards per task", "Do the tasks rank models alike?", "What ran"],
+        # forest + rank sets for each of two tasks; τ heatmap; scores across tasks
+        6,
+    ),
 }
 
 

@@ -103,6 +103,9 @@ def test_a_directory_that_is_not_a_run_is_a_user_error(tmp_path: Path) -> None:
         build_report(tmp_path)
     with pytest.raises(UserError, match="no such run directory"):
         build_report(tmp_path / "nope")
+    (tmp_path / "file.json").write_text("{}")
+    with pytest.raises(UserError, match="is a file"):
+        build_report(tmp_path / "file.json")
     (tmp_path / "summary.json").write_text("{not json")
     with pytest.raises(UserError, match=r"summary\.json: cannot read it as JSON"):
         build_report(tmp_path)
@@ -154,3 +157,32 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
     assert table.rows[0][:3] == ["1", "human_edited", "1.000"]  # type: ignore[union-attr]
     md, html = write_report(tmp_path / "run", report)
     assert md.exists() and html.exists()
+
+
+def test_a_new_report_removes_only_its_own_stale_figures(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
+    write_report(run)
+    ours = run / "figures" / "calibration-overall-calibration.png"
+    assert ours.exists()
+    foreign = run / "figures" / "someone-elses.png"
+    foreign.write_bytes(b"not ours")
+    summary = json.loads((run / "summary.json").read_text())
+    del summary["calibration"]
+    (run / "summary.json").write_text(json.dumps(summary))
+    write_report(run)
+    assert not ours.exists()  # the calibration figures are gone with the calibration results
+    assert foreign.exists()
+    assert (run / "figures" / f"{JUDGE_ID}-leaderboard-forest.png").exists()
+
+
+def test_a_judge_without_normalised_scores_gets_a_note_not_an_empty_plot(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run")
+    summary = json.loads((run / "summary.json").read_text())
+    for block in summary["judges"][JUDGE_ID]["models"].values():
+        block["score"] = None
+    (run / "summary.json").write_text(json.dumps(summary))
+    # and no judgment has a normalised score either
+    (run / "judgments.jsonl").write_text("")
+    md = write_report(run)[0].read_text("utf-8")
+    assert "No model has a score on the normalised 0–1 scale" in md
+    assert "leaderboard-forest" not in md

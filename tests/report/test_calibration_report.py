@@ -29,6 +29,7 @@ from attune_judge.data import Rating
 from attune_judge.report import (
     calibration_figure_data,
     calibration_report_sections,
+    write_calibration_run,
     write_report,
 )
 
@@ -104,3 +105,16 @@ def test_calibration_report_renders_per_dimension_with_figures(tmp_path: Path) -
     assert "## Agreement with people" in md and "### Dimension: empathy" in md
     assert "| humans (median) \\ judge | 1 | 2 | 3 | 4 | 5 | total |" in md
     assert "| 2.00 | 2.500 | — | 2 |" in md  # calibration table row for judge score 2
+
+
+def test_write_calibration_run_makes_a_run_directory_the_report_command_reads(
+    tmp_path: Path,
+) -> None:
+    human, judge = _ratings()
+    report = cal.calibrate(human, judge, B=50, seed=0)
+    md_path, html_path = write_calibration_run(tmp_path / "cal", report, human=human, judge=judge)
+    summary = json.loads((tmp_path / "cal" / "summary.json").read_text())
+    assert summary["kind"] == "calibration"
+    assert summary["calibration"]["figures"]["empathy"]["confusion"]["counts"][4] == [0, 0, 0, 2, 0]
+    assert md_path.read_text("utf-8").startswith("# attune-judge calibration report")
+    assert html_path.exists()

@@ -68,3 +68,34 @@ def test_demo_summary_is_detected_and_rendered(tmp_path: Path) -> None:
     md = write_report(tmp_path)[0].read_text("utf-8")
     assert "## Recorded judges vs experts" in md
     assert (tmp_path / "figures" / "recorded-judges-kappa.png").exists()
+
+
+DUO = {
+    "language": "en",
+    "observer_agreement": None,
+    "comparisons": [
+        {
+            "dimension": "empathy",
+            "factor": "style_prompt",
+            "cluster_by": "participant",
+            "means": {
+                "aligned": {"estimate": 4.5, "lower": 4.2, "upper": 4.8},
+                "neutral": {"estimate": 3.9, "lower": 3.6, "upper": 4.2},
+            },
+            "differences": {"aligned − neutral": {"estimate": 0.6, "lower": 0.3, "upper": 0.9}},
+        }
+    ],
+}
+
+
+def test_duo_comparisons_become_tables_and_a_forest_plot(tmp_path: Path) -> None:
+    summary = {"recorded_judges": ROWS, "duo": DUO}
+    assert detect_kinds(summary) == ["recorded_judges", "duo"]
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    md = write_report(tmp_path)[0].read_text("utf-8")
+    assert "## DUO: observers vs participants (en)" in md
+    assert (
+        "| empathy | style_prompt | participant | aligned − neutral | 0.60 | [0.30, 0.90] |" in md
+    )
+    assert "| empathy | style_prompt | participant | neutral | 3.90 | [3.60, 4.20] |" in md
+    assert (tmp_path / "figures" / "duo-differences.png").exists()

@@ -103,3 +103,19 @@ def test_status_plot_uses_the_status_colours() -> None:
 def test_mismatched_lengths_are_rejected(call: object) -> None:
     with pytest.raises(ValueError):
         call()  # type: ignore[operator]
+
+
+def test_figures_leave_the_global_matplotlib_state_alone() -> None:
+    import matplotlib
+
+    before = {k: matplotlib.rcParams[k] for k in ("axes.titlesize", "axes.spines.top")}
+    backend = matplotlib.get_backend()
+    forest_plot(["a"], [0.5], [0.4], [0.6])
+    assert {k: matplotlib.rcParams[k] for k in before} == before
+    assert matplotlib.get_backend() == backend
+
+
+def test_dollar_signs_in_labels_are_text_not_mathtext() -> None:
+    # unbalanced and malformed mathtext would raise if parsed
+    png = forest_plot(["cost $5", r"$\frac{$"], [0.5, 0.4], [0.4, 0.3], [0.6, 0.5], title="a $ b")
+    assert png_size(png)[0] == 700

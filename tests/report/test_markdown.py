@@ -136,3 +136,27 @@ def test_a_sensitivity_study_shows_variants_not_one_leaderboard_per_judge(
     assert r"| scale 1-7 | 1 | &lt;b>beta\|&lt;/b> | 0.600 | [0.500, 0.700] | 1–2 |" in md
     # the judge of base and shuffled is named by its variants
     assert f"| base, shuffled ({JUDGE_ID}) | 16 | 15 | 1 |" in md
+
+
+def test_a_bench_run_shows_a_leaderboard_per_task_and_their_agreement(tmp_path: Path) -> None:
+    run = make_run_dir(tmp_path / "run", kinds=("bench",))
+    md = write_report(run)[0].read_text("utf-8")
+    titles = [line for line in md.splitlines() if line.startswith("#")]
+    assert titles == [
+        "# attune-judge score report",
+        "## Overview",
+        "## Leaderboards per task",
+        "### Task: drafting",
+        "### Task: emotion",
+        "## Do the tasks rank models alike?",
+        "### Scores across tasks",
+        "## What ran",
+    ]
+    assert "Kendall's W across tasks: 0.000 (χ² df = 1, p = 1.000)" in md
+    # no verdicts in a bench run: the τ table has no verdict column
+    assert "| emotion | -1.000 | [-1.000, 1.000] |\n" in md
+    # per-task leaderboards keep their own score label and rank sets
+    assert "| rank | model | f1 (0–1) |" in md
+    assert (
+        r"| 1 | &lt;b>beta\|&lt;/b> | 0.600 | [0.500, 0.700] | 16 | 4 | 1–2 | 1–2 | 90.0% |" in md
+    )

@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from attune_judge.sensitivity import SensitivityConfig, SensitivityResult, run_sensitivity
+from attune_judge.sensitivity import (
+    SensitivityConfig,
+    SensitivityResult,
+    run_sensitivity,
+    sections_from_summary,
+)
 from attune_judge.testing import ScriptedEngine
 from tests.sensitivity._scripted import answer, write_items
 
@@ -131,6 +136,9 @@ def test_summary_records_variants_judges_and_flips(
     assert flip["within_intervals"] is False and flip["significant"] is True
     assert flip["delta_base"] > 0 > flip["delta_variant"]
     assert len(summary["judges"]) == 4
+    # the analysis round-trips through summary.json into the report sections
+    titles = [section.title for section in sections_from_summary(sens)]
+    assert titles[:2] == ["Verdicts at α = 0.05", "Score shifts per model"]
     lines = (config.out / "judgments.jsonl").read_text("utf-8").splitlines()
     assert len(lines) == 4 * N_ITEMS
 
@@ -200,3 +208,63 @@ def test_other_judge_model_is_a_judge_factor_in_the_variance_decomposition(
     shares = {c.source: c.share for c in vd.components}
     assert set(shares) == {"model", "conversation", "variant", "judge", "residual"}
     assert shares["model"] > shares["judge"] > 0
+
+
+def test_full_factorial_decomposes_variance_by_declared_factor(tmp_path: Path) -> None:
+    data, variants = _setup(tmp_path)
+    spec = yaml.safe_load(variants.read_text("utf-8"))
+    spec["full_factorial"] = True
+    spec["factors"] = [
+        {"name": "Order", "levels": ["shuffled"]},
+        {"name": "scale-type", "levels": ["scale-1-5"]},
+    ]
+    variants.write_text(yaml.safe_dump(spec), "utf-8")
+    engine = ScriptedEngine(answer)
+    res = run_sensitivity(
+        _config(data, variants, tmp_path / "run"), lm_factory=lambda lm: engine.lm()
+    )
+    # 2 x 2 cells: base, shuffled, scale-1-5, shuffled+scale-1-5 -> 4 judges x 36 items
+    assert sorted(res.judge_ids) == ["base", "scale-1-5", "shuffled", "shuffled+scale-1-5"]
+    assert engine.calls == 4 * N_ITEMS
+    assert res.analysis is not None and res.analysis.variance is not None
+    vd = res.analysis.variance
+    assert vd.method == "anova"  # complete crossed design: proportional frequencies
+    assert [c.source for c in vd.components] == [
+        "model",
+        "conversation",
+        "order",
+        "scale_type",
+        "residual",
+    ]
+    assert vd.dropped_factors == ["judge"]
+    # the scripted judge ignores criterion order: the order factor explains nothing
+    # (its mean square is below the residual's, so the estimate is truncated at 0)
+    order = next(c for c in vd.components if c.source == "order")
+    assert order.variance == 0.0 and order.truncated
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text("utf-8"))
+    assert summary["sensitivity"]["variants"]["shuffled+scale-1-5"]["factors"] == {
+        "judge": "local",  # no --lm, no base.judge.lm, no ATTUNE_LM: the default model
+        "order": "shuffled",
+        "scale_type": "scale-1-5",
+    }
+
+
+def test_failed_judgments_are_missing_scores_not_zeros(tmp_path: Path) -> None:
+    data, variants = _setup(tmp_path, [PERTURBATIONS[2]])  # scale-1-5
+
+    def flaky(messages: list[dict[str, str]]) -> str:
+        # the 1..5 judge answers nonsense for conversation c0 (2 turns x 3 models = 6 items)
+        if "integer 1-5" in messages[-1]["content"] and "conv=c0 " in messages[-1]["content"]:
+            return "I would rather not say."
+        return answer(messages)
+
+    engine = ScriptedEngine(flaky)
+    res = run_sensitivity(
+        _config(data, variants, tmp_path / "run"), lm_factory=lambda lm: engine.lm()
+    )
+    assert res.analysis is not None
+    ranking = res.analysis.ranking("scale-1-5")
+    assert ranking.n_missing == 6 and ranking.n_scores == N_ITEMS - 6
+    assert res.analysis.ranking("base").n_missing == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text("utf-8"))
+    assert summary["run"]["n_by_status"]["parse_error"] == 6

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from attune_judge.tasks._behaviour import Confusion, applicable, confusion_of, score_behaviour
+from attune_judge.tasks._behaviour import Confusion, confusion_of, score_behaviour
 from attune_judge.tasks._conversation import score_conversation
 from attune_judge.tasks._drafting import behaviour_alignment, normalise_draft_scores, score_draft
 from attune_judge.tasks._emotion import EmotionTag, score_emotion, set_prf
@@ -73,21 +73,6 @@ def test_set_prf_partial_overlap():
 # --- behaviour -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("observed", "preferred", "expected"),
-    [
-        (None, None, True),
-        ("yes", None, True),
-        ("na", "no", True),
-        ("na", "na", False),
-        ("na", None, False),
-        (None, "na", False),
-    ],
-)
-def test_applicability_rule(observed, preferred, expected):
-    assert applicable(observed, preferred) is expected
-
-
 def test_confusion_metrics_by_hand():
     # tp 3, fp 1, fn 2, tn 4: acc 7/10; F1 = 6/(6+1+2) = 2/3;
     # MCC = (12 - 2) / sqrt(4 * 5 * 5 * 6) = 10 / sqrt(600)
@@ -148,7 +133,11 @@ def test_presentation_is_seeded_and_unswaps():
 
 
 def test_score_preferences_accuracy_and_win_count_tau():
-    comps = [("original", "human", "B"), ("alternate", "human", "B"), ("original", "alternate", "B")]
+    comps = [
+        ("original", "human", "B"),
+        ("alternate", "human", "B"),
+        ("original", "alternate", "B"),
+    ]
     # participant wins: original 0, alternate 1, human 2
     assert win_counts(comps) == [0, 1, 2]
     predicted = ["B", "A", "B"]  # right, wrong, right

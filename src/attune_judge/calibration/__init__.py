@@ -82,7 +82,12 @@ from attune_judge.calibration._preference import (
     preference_agreement,
     scores_to_verdict,
 )
-from attune_judge.calibration._rank_agreement import KendallW, kendall_tau_rankings, kendalls_w
+from attune_judge.calibration._rank_agreement import (
+    KendallW,
+    kendall_tau_rankings,
+    kendalls_w,
+    tau_b_rows,
+)
 from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
@@ -109,7 +114,7 @@ from attune_judge.calibration._report import (
     JudgeReport,
     calibrate,
 )
-from attune_judge.calibration._results import JoinReport, Metric
+from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
@@ -122,6 +127,7 @@ __all__ = [
     "ClusterSums",
     "DimensionReport",
     "HumanCeiling",
+    "IntervalMethod",
     "JoinReport",
     "JudgeReport",
     "KendallW",
@@ -138,6 +144,7 @@ __all__ = [
     "RankProbabilities",
     "RankSets",
     "RatingTable",
+    "ResultModel",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
@@ -185,5 +192,6 @@ __all__ = [
     "ratio_replicates",
     "scores_to_verdict",
     "simulate_max_critical_value",
+    "tau_b_rows",
     "win_tables",
 ]

@@ -168,6 +168,8 @@ def length_effect(
         raise UserError(
             "length effect needs at least 3 comparisons from 2+ clusters with varying lengths"
         )
+    if np.ptp(y) == 0:
+        raise UserError("length effect: the judge's preference never varies; nothing to explain")
     X = sm.add_constant(np.asarray(x))
     cls = sm.OLS if model == "ols" else sm.Logit
     kw = {"disp": 0} if model == "logit" else {}

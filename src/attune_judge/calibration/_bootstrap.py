@@ -225,7 +225,11 @@ def _bca_quantiles(
     z0 = float(stats.norm.ppf(p))
     dev = jack.mean() - jack
     ss = float(np.sum(dev**2))
-    a = float(np.sum(dev**3) / (6 * ss**1.5)) if ss > 0 else 0.0
+    denom = 6 * ss**1.5
+    with np.errstate(all="ignore"):
+        a = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
+    if not np.isfinite(a):
+        return None
     alpha = 1 - level
     out = []
     for z in (stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)):

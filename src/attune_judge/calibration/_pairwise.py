@@ -210,6 +210,10 @@ def _kendall_loop(x: FloatArray, y: FloatArray, codes: np.ndarray) -> WeightedSt
     return per_replicate(one)
 
 
+def _is_missing(v: object) -> bool:
+    return v is None or (isinstance(v, float) and bool(np.isnan(v)))
+
+
 def _encode(values: Sequence[float | str | None]) -> tuple[list[float | str], bool]:
     numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
     return list(values), numeric  # type: ignore[arg-type]
@@ -255,6 +259,12 @@ def pair_agreement(
         raise UserError(f"{x_name} and {y_name} must rate the same items (lengths differ)")
     if len(x) < 2:
         raise UserError(f"{x_name} vs {y_name}: fewer than two common items; nothing to compare")
+    absent = [i for i in range(len(x)) if _is_missing(x[i]) or _is_missing(y[i])]
+    if absent:
+        raise UserError(
+            f"{x_name} vs {y_name}: missing values (None/NaN) at positions {absent[:5]}; "
+            "pass only items both rated"
+        )
     xs, x_num = _encode(x)
     ys, y_num = _encode(y)
     numeric = x_num and y_num

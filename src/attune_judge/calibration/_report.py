@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from attune_judge.calibration._alt_test import AltTestResult, alternative_annotator_test
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
@@ -51,6 +52,8 @@ class DimensionReport(ResultModel):
     aggregate: str
     """How humans were aggregated per item: majority (nominal), median (ordinal) or mean
     (interval, ratio)."""
+    scale: list[float] | None
+    """Declared scale used by weighted κ (``None``: the observed categories)."""
     join: JoinReport
     """Item matching between the human and judge labels."""
     human_alpha: Metric | None
@@ -102,12 +105,118 @@ def _dimension_pairs(human: Sequence[Rating], judge: Sequence[Rating]) -> list[t
     )
 
 
+def _declared_scale(records: Sequence[Rating]) -> list[float] | None:
+    """Integer scale from ``metadata`` ``scale_min``/``scale_max`` when all records agree."""
+    bounds = {(r.metadata.get("scale_min"), r.metadata.get("scale_max")) for r in records}
+    if len(bounds) != 1:
+        return None
+    lo, hi = next(iter(bounds))
+    if not isinstance(lo, int | float) or not isinstance(hi, int | float):
+        return None
+    if float(lo).is_integer() and float(hi).is_integer() and 0 < hi - lo <= 100:
+        return [float(v) for v in range(int(lo), int(hi) + 1)]
+    return None
+
+
+def _judge_report(
+    table: RatingTable,
+    humans: list[str],
+    judge: str,
+    lvl: AlphaLevel,
+    how: str,
+    scale: list[float] | None,
+    epsilon: float,
+    kw: dict[str, Any],
+) -> JudgeReport:
+    agg = aggregate_raters(table, humans, how)  # type: ignore[arg-type]
+    jcol = table.column(judge)
+    keep = [i for i in range(len(agg)) if agg[i] is not None and jcol[i] is not None]
+    x, y = [jcol[i] for i in keep], [agg[i] for i in keep]
+    on_scale = scale is not None and all(v in scale for v in [*x, *y])
+    vs = pair_agreement(
+        x,  # type: ignore[arg-type]
+        y,  # type: ignore[arg-type]
+        [table.clusters[i] for i in keep],
+        x_name=judge,
+        y_name=f"humans({how})",
+        scale=scale if on_scale else None,
+        **kw,
+    )
+    if len(humans) < 2:
+        return JudgeReport(judge=judge, vs_humans=vs, alpha=None, ceiling=None, alt_test=None)
+    alpha_kw = {"B": kw["B"], "conf_level": kw["level"], "seed": kw["seed"]}
+    return JudgeReport(
+        judge=judge,
+        vs_humans=vs,
+        alpha=alpha_with_judge(table, humans, judge, lvl, **alpha_kw),
+        ceiling=human_ceiling(
+            table,
+            humans,
+            judge,
+            metric="spearman" if table.numeric else "cohen_kappa",
+            how=how,  # type: ignore[arg-type]
+            **kw,
+        ),
+        alt_test=alternative_annotator_test(table, humans, judge, epsilon=epsilon),
+    )
+
+
+def _dimension_report(
+    human: Sequence[Rating],
+    judge: Sequence[Rating],
+    hdim: str,
+    jdim: str,
+    level: AlphaLevel,
+    scale: Sequence[float] | None,
+    epsilon: float,
+    kw: dict[str, Any],
+) -> DimensionReport:
+    hrecs = [r for r in human if r.dimension == hdim]
+    ht = ratings_to_table(hrecs, hdim)
+    jt = ratings_to_table(judge, jdim)
+    join = join_report(ht.items, jt.items)
+    table = _merge(ht, jt)
+    humans = ht.raters
+    numeric = table.numeric
+    n_single = sum(1 for row in table.values if sum(v is not None for v in row[: len(humans)]) < 2)
+    flags = []
+    if len(humans) >= 2 and n_single:
+        flags.append(f"{n_single} items have fewer than two human ratings")
+    if not numeric and level != "nominal":
+        flags.append("non-numeric values: α computed at the nominal level")
+    lvl: AlphaLevel = level if numeric else "nominal"
+    how = {"nominal": "majority", "ordinal": "median"}.get(lvl, "mean")
+    sc = list(scale) if scale is not None else (_declared_scale(hrecs) if numeric else None)
+    if sc is not None:
+        flags.append(f"declared scale {sc[0]:g}..{sc[-1]:g}: weighted κ uses its category index")
+    h_alpha = (
+        krippendorff_alpha(
+            table.subset(humans), lvl, B=kw["B"], conf_level=kw["level"], seed=kw["seed"]
+        )
+        if len(humans) >= 2
+        else None
+    )
+    return DimensionReport(
+        dimension=hdim,
+        judge_dimension=jdim,
+        level=lvl,
+        humans=humans,
+        aggregate=how,
+        scale=sc,
+        join=join,
+        human_alpha=h_alpha,
+        judges=[_judge_report(table, humans, j, lvl, how, sc, epsilon, kw) for j in jt.raters],
+        flags=flags,
+    )
+
+
 def calibrate(
     human: Sequence[Rating],
     judge: Sequence[Rating],
     *,
     level: AlphaLevel = "ordinal",
     dimensions: Sequence[str] | None = None,
+    scale: Sequence[float] | None = None,
     B: int = 2_000,
     conf_level: float = 0.95,
     seed: int = 0,
@@ -124,6 +233,11 @@ def calibrate(
         Level of measurement for Krippendorff's α.
     dimensions
         Only these (human) dimensions; default all shared dimensions.
+    scale
+        Declared categories of the rating scale (weighted κ then uses their index); default:
+        integers from the human records' ``metadata`` ``scale_min``..``scale_max`` when present,
+        else the observed categories. Agreement against aggregates that fall off the scale
+        (the median of an even number of raters) uses the observed categories.
     B, conf_level, seed
         Bootstrap replicates (2,000), confidence level, seed.
     epsilon
@@ -131,74 +245,12 @@ def calibrate(
     """
     if not human or not judge:
         raise UserError("both the human and the judge labels must be non-empty")
-    kw = {"B": B, "level": conf_level, "seed": seed}
-    reports = []
-    for hdim, jdim in _dimension_pairs(human, judge):
-        if dimensions and hdim not in dimensions:
-            continue
-        ht = ratings_to_table(human, hdim)
-        jt = ratings_to_table(judge, jdim)
-        join = join_report(ht.items, jt.items)
-        table = _merge(ht, jt)
-        humans = ht.raters
-        numeric = table.numeric
-        n_single = sum(
-            1 for row in table.values if sum(v is not None for v in row[: len(humans)]) < 2
-        )
-        flags = []
-        if len(humans) >= 2 and n_single:
-            flags.append(f"{n_single} items have fewer than two human ratings")
-        if not numeric and level != "nominal":
-            flags.append("non-numeric values: α computed at the nominal level")
-        lvl: AlphaLevel = level if numeric else "nominal"
-        how = {"nominal": "majority", "ordinal": "median"}.get(lvl, "mean")
-        alpha_kw = {"B": B, "conf_level": conf_level, "seed": seed}
-        h_alpha = (
-            krippendorff_alpha(table.subset(humans), lvl, **alpha_kw)  # type: ignore[arg-type]
-            if len(humans) >= 2
-            else None
-        )
-        judges = []
-        for j in jt.raters:
-            agg = aggregate_raters(table, humans, how)  # type: ignore[arg-type]
-            jcol = table.column(j)
-            keep = [i for i in range(len(agg)) if agg[i] is not None and jcol[i] is not None]
-            vs = pair_agreement(
-                [jcol[i] for i in keep],  # type: ignore[misc]
-                [agg[i] for i in keep],  # type: ignore[misc]
-                [table.clusters[i] for i in keep],
-                x_name=j,
-                y_name=f"humans({how})",
-                **kw,  # type: ignore[arg-type]
-            )
-            many = len(humans) >= 2
-            metric = "spearman" if numeric else "cohen_kappa"
-            judges.append(
-                JudgeReport(
-                    judge=j,
-                    vs_humans=vs,
-                    alpha=alpha_with_judge(table, humans, j, lvl, **alpha_kw) if many else None,  # type: ignore[arg-type]
-                    ceiling=human_ceiling(table, humans, j, metric=metric, how=how, **kw)  # type: ignore[arg-type]
-                    if many
-                    else None,
-                    alt_test=alternative_annotator_test(table, humans, j, epsilon=epsilon)
-                    if many
-                    else None,
-                )
-            )
-        reports.append(
-            DimensionReport(
-                dimension=hdim,
-                judge_dimension=jdim,
-                level=lvl,
-                humans=humans,
-                aggregate=how,
-                join=join,
-                human_alpha=h_alpha,
-                judges=judges,
-                flags=flags,
-            )
-        )
+    kw: dict[str, Any] = {"B": B, "level": conf_level, "seed": seed}
+    reports = [
+        _dimension_report(human, judge, hdim, jdim, level, scale, epsilon, kw)
+        for hdim, jdim in _dimension_pairs(human, judge)
+        if not dimensions or hdim in dimensions
+    ]
     if not reports:
         raise UserError(f"none of the dimensions {list(dimensions or [])} is in both files")
     return CalibrationReport(

@@ -1,11 +1,121 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""``attune-judge bench``: AttuneBench evaluated-model tasks (thin: parse, run, print)."""
 
 from __future__ import annotations
 
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from attune_judge.errors import UserError
 
 __all__ = ["register"]
 
+_TASK_NAMES = ("drafting", "emotion", "behaviour", "preference", "conversation")
+
+
+def _tasks(value: str) -> list[str]:
+    tasks = [t.strip() for t in value.split(",") if t.strip()]
+    unknown = [t for t in tasks if t not in _TASK_NAMES]
+    if unknown or not tasks:
+        raise UserError(
+            f"--tasks: unknown task(s) {', '.join(map(repr, unknown)) or '(none given)'}",
+            [f"choose from {', '.join(_TASK_NAMES)}"],
+        )
+    return list(dict.fromkeys(tasks))
+
+
+def _cell(metric: dict[str, Any] | None) -> str:
+    if not metric or metric.get("estimate") is None:
+        return "—"
+    if metric.get("lower") is None:
+        return f"{metric['estimate']:.3f}"
+    return f"{metric['estimate']:.3f} [{metric['lower']:.3f}, {metric['upper']:.3f}]"
+
+
+def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
+    bench = summary["bench"]
+    run = summary.get("run", {})
+    print(
+        f"{run_dir}: {run.get('n_tasks', '?')} units, complete: "
+        f"{'yes' if run.get('complete') else 'no'}; "
+        f"{bench['bootstrap']['n_conversations']} conversations, "
+        f"{int(100 * bench['bootstrap']['level'])}% paired cluster-bootstrap intervals"
+    )
+    for task, block in bench["tasks"].items():
+        print(f"{task} ({block['primary_metric']}):")
+        for row in (block.get("leaderboard") or {}).get("rows", []):
+            rank_set = row.get("rank_set_simultaneous")
+            rs = f" rank set {rank_set[0]}-{rank_set[1]}" if rank_set else ""
+            print(f"  {row['rank']}. {row['model']:<28} {_cell(row['score'])}{rs}")
+    for row in bench.get("taus") or []:
+        print(f"tau({bench['against']}, {row['label']}) = {_cell(row['tau'])}")
+    if bench.get("kendall_w"):
+        print(f"Kendall's W = {_cell(bench.get('kendall_w_interval'))}")
+
+
+def bench(
+    data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
+    model: Annotated[
+        list[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Evaluated model, repeatable: MODEL or MODEL@temperature=0.7,seed=1.",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    judge_lm: Annotated[
+        str, typer.Option(help="Model of the drafting judges.", envvar="ATTUNE_LM")
+    ] = "local",
+    tasks: Annotated[
+        str, typer.Option(help="Comma-separated tasks.")
+    ] = "drafting,emotion,behaviour,preference,conversation",
+    seed: Annotated[int, typer.Option(help="Seed of the A/B order and the bootstrap.")] = 0,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Units in flight.")] = 4,
+    max_conversations: Annotated[
+        int | None, typer.Option(min=1, help="Use only the first N conversations.")
+    ] = None,
+    bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
+    max_failure_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
+    ] = 0.25,
+    api_base: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run the AttuneBench tasks for every --model and rank the models per task."""
+    from attune_judge.tasks import BenchConfig, run_bench
+
+    logging.basicConfig(
+        level=logging.ERROR if quiet else logging.WARNING,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    config = BenchConfig(
+        data=data,
+        models=list(model),
+        judge_lm=judge_lm,
+        out=out,
+        tasks=_tasks(tasks),
+        seed=seed,
+        max_concurrency=max_concurrency,
+        api_base=api_base,
+        max_conversations=max_conversations,
+        bootstrap_B=bootstrap,
+        max_failure_rate=max_failure_rate,
+        quiet=quiet,
+    )
+    result = run_bench(config)
+    _print_summary(result.summary, result.run_dir)
+    if result.stopped:
+        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
+        raise typer.Exit(result.exit_code)
+
 
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add ``bench`` to app."""
+    app.command("bench")(bench)

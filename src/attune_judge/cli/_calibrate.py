@@ -70,6 +70,22 @@ def _emit(text: str, data: dict[str, Any], as_json: bool, out: Path | None) -> N
         Console().print(Markdown(text))
 
 
+def _length_effect(judge: list[Any]) -> Any:
+    """Length effect of the judge's verdicts when both texts are known (else ``None``)."""
+    from attune_judge import calibration as cal
+
+    rows = [p for p in judge if p.text_a is not None and p.text_b is not None and p.winner]
+    try:
+        return cal.length_effect(
+            [p.winner for p in rows],
+            [len(p.text_a) for p in rows],
+            [len(p.text_b) for p in rows],
+            [p.cluster or p.item_id for p in rows],
+        )
+    except UserError:
+        return None
+
+
 def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> tuple[str, dict]:
     from attune_judge import calibration as cal
     from attune_judge.data import Judgment, Preference, read_jsonl
@@ -109,6 +125,14 @@ def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> t
     )
     text = cal.preference_markdown(res) + note
     data: dict[str, Any] = {"agreement": res.model_dump()}
+    length = _length_effect(judge)
+    if length is not None:
+        text += (
+            f"\nLength effect of the judge (OLS, cluster-robust): P(A preferred) changes by "
+            f"{length.slope:+.3f} [{length.slope_lower:+.3f}, {length.slope_upper:+.3f}] "
+            f"{length.unit} of length difference (n={length.n}).\n"
+        )
+        data["length_effect"] = length.model_dump()
     if bias is not None:
         text += (
             f"\nPosition bias ({bias.n_pairs} pairs judged in both orders): flip rate "
@@ -130,6 +154,10 @@ def calibrate(
     by: Annotated[str, typer.Option(help="Split the report by: dimension.")] = "dimension",
     dimension: Annotated[
         list[str] | None, typer.Option(help="Only these dimensions (repeatable).")
+    ] = None,
+    scale: Annotated[
+        str | None,
+        typer.Option(help="Declared rating scale, e.g. 1,2,3,4,5 (weighted κ uses its index)."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print JSON instead of Markdown.")
@@ -153,6 +181,10 @@ def calibrate(
         raise UserError(f"--by supports only 'dimension', not {by!r}")
     if tie_policy not in ("strict", "half", "exclude"):
         raise UserError(f"--tie-policy must be strict, half or exclude, not {tie_policy!r}")
+    try:
+        scale_vals = [float(v) for v in scale.split(",")] if scale else None
+    except ValueError:
+        raise UserError(f"--scale must be comma-separated numbers, not {scale!r}") from None
     hpath, jpath = _jsonl_path(human), _jsonl_path(judge)
     hkind = _record_kind(hpath)
     if hkind == "preference":
@@ -179,6 +211,7 @@ def calibrate(
         jud,
         level=level,  # type: ignore[arg-type]
         dimensions=dimension,
+        scale=scale_vals,
         B=B,
         conf_level=ci,
         seed=seed,

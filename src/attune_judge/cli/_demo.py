@@ -1,11 +1,85 @@
-"""CLI commands of this area (filled in by its issue)."""
+"""``attune-judge demo`` and ``validate`` (thin: parse, call attune_judge.demo, print)."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 __all__ = ["register"]
 
 
+def demo(
+    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory.")] = Path("runs/demo"),
+    parts: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated parts: a (recorded judges vs experts), b (DUO), "
+            "c (the embedded local judge)."
+        ),
+    ] = "a,b,c",
+    local_items: Annotated[
+        int, typer.Option(min=2, help="Part c: conversations to score with the local judge.")
+    ] = 6,
+    replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+) -> None:
+    """Validate judges on real shipped data, offline: recorded LLM judges vs experts, DUO
+    observers vs participants and bot models, and the embedded local judge."""
+    from attune_judge.demo import run_demo
+
+    chosen = tuple(p.strip() for p in parts.split(",") if p.strip())
+    run = run_demo(out, B=replicates, seed=seed, parts=chosen, local_items=local_items)
+    for line in run.summary:
+        print(line)
+    print(f"report: {Path(run.run_dir) / 'report.md'} ({run.seconds:.0f} s)")
+
+
+def validate(
+    lm: Annotated[str, typer.Option(help="Judge model string (local, openai/...).")],
+    set_name: Annotated[
+        str,
+        typer.Option(
+            "--set",
+            help="Shipped set: empathic-communication-{empatheticdialogues,epitome,lend_an_ear}, "
+            "duo, esconv.",
+        ),
+    ],
+    out: Annotated[Path | None, typer.Option("-o", "--out", help="Run directory.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=2, help="Judge only the first N items of the set.")
+    ] = None,
+    replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed (bootstrap, model where supported).")] = 0,
+    api_base: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    ] = None,
+    max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
+) -> None:
+    """Run a judge model on a shipped set and report its agreement with the people."""
+    from attune_judge.demo import validate_judge
+
+    safe = lm.replace("/", "_").replace(":", "_")
+    run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
+    res = validate_judge(
+        set_name,
+        lm,
+        run_dir,
+        limit=limit,
+        B=replicates,
+        seed=seed,
+        api_base=api_base,
+        max_concurrency=max_concurrency,
+        quiet=False,
+    )
+    print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
+    for line in res.summary:
+        print(line)
+    print(f"report: {Path(res.run_dir) / 'report.md'} ({res.seconds:.0f} s)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add this area's commands to app."""
+    """Add ``demo`` and ``validate`` to ``app``."""
+    app.command("demo")(demo)
+    app.command("validate")(validate)

@@ -25,7 +25,13 @@ from attune_judge.calibration import (
 )
 from attune_judge.data import Rating
 
-__all__ = ["JudgeRow", "RecordedJudges", "judge_rows_markdown", "recorded_judges_vs_experts"]
+__all__ = [
+    "JudgeRow",
+    "RecordedJudges",
+    "judge_rows",
+    "judge_rows_markdown",
+    "recorded_judges_vs_experts",
+]
 
 
 class JudgeRow(BaseModel):
@@ -66,7 +72,7 @@ class RecordedJudges(BaseModel):
 
     rows: list[JudgeRow] = Field(default_factory=list)
     """One row per dimension x judge."""
-    reports: list[CalibrationReport] = Field(default_factory=list)
+    reports: dict[str, CalibrationReport] = Field(default_factory=dict)
     """The full calibration report per source."""
     kappa_ceilings: dict[str, HumanCeiling] = Field(default_factory=dict)
     """κ_qw leave-one-out ceilings, keyed ``dimension/judge``."""
@@ -104,12 +110,35 @@ def recorded_judges_vs_experts(
         if not human or not judge:
             continue
         report = calibrate(human, judge, level="ordinal", B=B, seed=seed)
-        out.reports.append(report)
-        for dim in report.dimensions:
-            table = ratings_to_table(
-                [r for r in human + judge if r.dimension == dim.dimension], dim.dimension
-            )
-            for jr in dim.judges:
+        out.reports[source] = report
+        out.rows += judge_rows(
+            report, [*human, *judge], source, B=B, seed=seed, ceilings=out.kappa_ceilings
+        )
+    return out
+
+
+def judge_rows(
+    report: CalibrationReport,
+    ratings: Sequence[Rating],
+    source: str,
+    *,
+    B: int = 1_000,
+    seed: int = 0,
+    ceilings: dict[str, HumanCeiling] | None = None,
+) -> list[JudgeRow]:
+    """Brief rows from a calibration report, adding the κ_qw leave-one-out ceiling.
+
+    ``ratings`` must hold the human and judge ratings the report was computed from.
+    """
+    rows = []
+    for dim in report.dimensions:
+        recs = [r for r in ratings if r.dimension in (dim.dimension, dim.judge_dimension)]
+        table = ratings_to_table(
+            [r.model_copy(update={"dimension": dim.dimension}) for r in recs], dim.dimension
+        )
+        for jr in dim.judges:
+            ceiling = None
+            if len(dim.humans) >= 2:
                 ceiling = human_ceiling(
                     table,
                     dim.humans,
@@ -119,26 +148,27 @@ def recorded_judges_vs_experts(
                     B=B,
                     seed=seed,
                 )
-                out.kappa_ceilings[f"{dim.dimension}/{jr.judge}"] = ceiling
-                out.rows.append(
-                    JudgeRow(
-                        source=source,
-                        dimension=dim.dimension,
-                        judge=jr.judge,
-                        n=jr.vs_humans.n,
-                        kappa_qw=jr.vs_humans.metrics.get("cohen_kappa_quadratic"),
-                        spearman=jr.vs_humans.metrics.get("spearman"),
-                        alpha_humans=jr.alpha.humans_only if jr.alpha else None,
-                        alpha_with_judge=jr.alpha.with_judge if jr.alpha else None,
-                        kappa_ceiling_humans=ceiling.mean_human,
-                        kappa_ceiling_judge=ceiling.mean_judge,
-                        spearman_ceiling_humans=jr.ceiling.mean_human if jr.ceiling else None,
-                        spearman_ceiling_judge=jr.ceiling.mean_judge if jr.ceiling else None,
-                        alt_test_winning_rate=jr.alt_test.winning_rate if jr.alt_test else None,
-                        alt_test_passed=jr.alt_test.passed if jr.alt_test else None,
-                    )
+                if ceilings is not None:
+                    ceilings[f"{dim.dimension}/{jr.judge}"] = ceiling
+            rows.append(
+                JudgeRow(
+                    source=source,
+                    dimension=dim.dimension,
+                    judge=jr.judge,
+                    n=jr.vs_humans.n,
+                    kappa_qw=jr.vs_humans.metrics.get("cohen_kappa_quadratic"),
+                    spearman=jr.vs_humans.metrics.get("spearman"),
+                    alpha_humans=jr.alpha.humans_only if jr.alpha else dim.human_alpha,
+                    alpha_with_judge=jr.alpha.with_judge if jr.alpha else None,
+                    kappa_ceiling_humans=ceiling.mean_human if ceiling else None,
+                    kappa_ceiling_judge=ceiling.mean_judge if ceiling else None,
+                    spearman_ceiling_humans=jr.ceiling.mean_human if jr.ceiling else None,
+                    spearman_ceiling_judge=jr.ceiling.mean_judge if jr.ceiling else None,
+                    alt_test_winning_rate=jr.alt_test.winning_rate if jr.alt_test else None,
+                    alt_test_passed=jr.alt_test.passed if jr.alt_test else None,
                 )
-    return out
+            )
+    return rows
 
 
 def _f(x: float | None) -> str:

@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -96,8 +97,11 @@ def run_demo(
     *,
     B: int = 1_000,
     seed: int = 0,
-    parts: Sequence[str] = ("a", "b"),
+    parts: Sequence[str] = ("a", "b", "c"),
     calibration_root: Path | None = None,
+    local_items: int = 6,
+    local_lm: str = "local",
+    local_judge: Any = None,
 ) -> DemoRun:
     """Run the demo parts and write the run directory.
 
@@ -108,13 +112,16 @@ def run_demo(
     B, seed
         Bootstrap replicates and seed for every interval.
     parts
-        ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles).
+        ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles), ``c``
+        (the embedded local judge on a few EPITOME conversations, against the same experts).
     calibration_root
-        Where the calibration sets are (default: the shipped ones).
+        Where the calibration sets are (default: the shipped ones; parts a and b).
+    local_items, local_lm, local_judge
+        Part c: how many conversations, which model, or a ready judge object (tests).
     """
-    unknown = sorted(set(parts) - {"a", "b"})
+    unknown = sorted(set(parts) - {"a", "b", "c"})
     if unknown:
-        raise UserError(f"unknown demo part(s) {unknown}; available: a, b")
+        raise UserError(f"unknown demo part(s) {unknown}; available: a, b, c")
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,7 +144,7 @@ def run_demo(
             "",
             judge_rows_markdown(rec.rows),
         ]
-        for source, report in zip(sorted({r.source for r in rec.rows}), rec.reports, strict=False):
+        for source, report in rec.reports.items():
             (out / f"calibration-{source}.md").write_text(
                 calibration_markdown(report), encoding="utf-8"
             )
@@ -149,6 +156,31 @@ def run_demo(
         md.append(duo_markdown(duo))
         summary_json["duo"] = duo.model_dump()
         lines += _summary_b(duo)
+    if "c" in parts:
+        from attune_judge.demo._validate import validate_judge
+
+        val = validate_judge(
+            "empathic-communication-epitome",
+            local_lm,
+            out / "c-local-judge",
+            limit=local_items,
+            B=B,
+            seed=seed,
+            judge=local_judge,
+        )
+        md += [
+            f"## c. The embedded local judge (`{local_lm}`) on {val.n_items} EPITOME conversations",
+            "",
+            "Scored with the rubric `empathic-communication-epitome` and compared with the same "
+            "experts, beside the recorded judges on the same conversations. With so few "
+            "conversations the intervals are wide; the point is how far a 135M model is from "
+            f"the recorded judges. Judgments ok: {val.n_ok}, failed: {val.n_failed or 0}. "
+            "Details: `c-local-judge/report.md`.",
+            "",
+            judge_rows_markdown(val.rows) if val.rows else "No usable judgment.\n",
+        ]
+        summary_json["local_judge"] = val.model_dump()
+        lines += ["c. " + val.summary[0], *val.summary[1:]]
     (out / "report.md").write_text("\n".join(md), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary_json, indent=1, default=str) + "\n")
     return DemoRun(run_dir=str(out), summary=lines, seconds=time.monotonic() - start)

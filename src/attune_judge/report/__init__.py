@@ -31,6 +31,7 @@ from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_ki
 from attune_judge.report._calibration import (
     calibration_figure_data,
     calibration_report_sections,
+    write_calibration_run,
 )
 from attune_judge.report._demo_sections import recorded_judges_section
 from attune_judge.report._fig_matrices import (
@@ -46,6 +47,14 @@ from attune_judge.report._fig_scores import (
     rank_set_plot,
     status_plot,
 )
+from attune_judge.report._format import (
+    fmt_cost,
+    fmt_int,
+    fmt_interval,
+    fmt_num,
+    fmt_pct,
+    fmt_rank_set,
+)
 from attune_judge.report._html import render_html
 from attune_judge.report._leaderboard import (
     LeaderboardEntry,
@@ -60,7 +69,7 @@ from attune_judge.report._run_sections import (
     judges_failures_section,
     manifest_section,
 )
-from attune_judge.report._rundata import RunData, load_run
+from attune_judge.report._rundata import RunData, load_run, read_json
 from attune_judge.report._score_sections import compute_leaderboard, score_sections
 from attune_judge.report._style import OKABE_ITO
 
@@ -90,6 +99,12 @@ __all__ = [
     "confusion_section",
     "detect_kinds",
     "failures_section",
+    "fmt_cost",
+    "fmt_int",
+    "fmt_interval",
+    "fmt_num",
+    "fmt_pct",
+    "fmt_rank_set",
     "forest_plot",
     "grouped_forest_plot",
     "judges_failures_section",
@@ -101,6 +116,7 @@ __all__ = [
     "rank_flip_table",
     "rank_set_plot",
     "ranking_agreement_section",
+    "read_json",
     "recorded_judges_section",
     "render_html",
     "render_markdown",
@@ -109,5 +125,6 @@ __all__ = [
     "tau_heatmap",
     "tau_table",
     "value_heatmap",
+    "write_calibration_run",
     "write_report",
 ]

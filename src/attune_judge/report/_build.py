@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
-from attune_judge.report._demo_sections import recorded_judges_sections
+from attune_judge.report._demo_sections import duo_sections, recorded_judges_sections
 from attune_judge.report._format import fmt_num
 from attune_judge.report._html import render_html
 from attune_judge.report._markdown import render_markdown
@@ -43,6 +44,7 @@ SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "bench": bench_sections,
     "sensitivity": sensitivity_sections,
     "recorded_judges": recorded_judges_sections,
+    "duo": duo_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
 
@@ -196,11 +198,12 @@ def write_report(
     _unique_figures(report)
     path.mkdir(parents=True, exist_ok=True)
     figures = report.figures()
+    md_path, html_path = path / "report.md", path / "report.html"
+    _remove_stale_figures(path, md_path, {f"{f.name}.png" for f in figures})
     if figures:
         (path / "figures").mkdir(exist_ok=True)
     for fig in figures:
         (path / "figures" / f"{fig.name}.png").write_bytes(fig.png)
-    md_path, html_path = path / "report.md", path / "report.html"
     _atomic_write(md_path, render_markdown(report))
     _atomic_write(
         html_path,
@@ -210,6 +213,20 @@ def write_report(
     )
     log.info("wrote %s and %s (%d figures)", md_path, html_path, len(figures))
     return md_path, html_path
+
+
+def _remove_stale_figures(path: Path, md_path: Path, keep: set[str]) -> None:
+    """Delete figures the previous report.md linked to that the new report no longer has.
+
+    Only files the previous report referenced are touched: other files in ``figures/`` are
+    never ours to delete.
+    """
+    try:
+        old = md_path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        return
+    for name in set(re.findall(r"\]\(figures/([A-Za-z0-9._-]+\.png)\)", old)) - keep:
+        (path / "figures" / name).unlink(missing_ok=True)
 
 
 def _atomic_write(path: Path, text: str) -> None:

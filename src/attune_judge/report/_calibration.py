@@ -3,13 +3,16 @@ the plain figure data (rater matrix, confusion counts, calibration curve) comput
 
 :func:`calibration_report_sections` reads the report model or its ``model_dump()``;
 :func:`calibration_figure_data` needs the raw ``Rating`` records and returns plain dicts that a
-command can store in ``summary.json`` (``calibration.figures``) for :func:`write_report`.
+command can store in ``summary.json`` (``calibration.figures``) for :func:`write_report`;
+:func:`write_calibration_run` does both and writes the run directory (for ``calibrate``).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from attune_judge.report._agreement import metrics_table
@@ -17,7 +20,11 @@ from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table,
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, fmt_pct
 
-__all__ = ["calibration_figure_data", "calibration_report_sections"]
+__all__ = [
+    "calibration_figure_data",
+    "calibration_report_sections",
+    "write_calibration_run",
+]
 
 MAX_CATEGORIES = 12
 """Largest number of distinct values drawn as a confusion matrix / calibration curve."""
@@ -286,3 +293,41 @@ def calibration_figure_data(
             break  # one judge per dimension in the figures (the first)
         out[hdim] = entry
     return out
+
+
+def write_calibration_run(
+    out_dir: Path | str,
+    report: Any,
+    *,
+    human: Sequence[Any] | None = None,
+    judge: Sequence[Any] | None = None,
+) -> tuple[Path, Path]:
+    """Write a calibration run directory: ``summary.json`` (kind ``calibration``) and the report.
+
+    Parameters
+    ----------
+    out_dir
+        Directory to create or update.
+    report
+        The ``CalibrationReport`` (or its dump).
+    human, judge
+        The ``Rating`` records, when available: they add the rater heatmap, the confusion
+        matrix and the calibration plot (:func:`calibration_figure_data`).
+
+    Returns
+    -------
+    tuple of Path
+        ``(report.md, report.html)``.
+    """
+    from attune_judge.report._build import write_report
+
+    path = Path(out_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    block: dict[str, Any] = {"report": _dump(report)}
+    if human and judge:
+        block["figures"] = calibration_figure_data(human, judge)
+    summary = {"kind": "calibration", "calibration": block}
+    tmp = path / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", "utf-8")
+    tmp.replace(path / "summary.json")
+    return write_report(path)

@@ -1,6 +1,7 @@
-"""Sections for the demo's recorded judges (``summary["recorded_judges"]``): recorded LLM
+"""Sections for the demo: recorded judges (``summary["recorded_judges"]``) — recorded LLM
 judges and the crowd against expert raters, per dimension, with leave-one-out ceilings and the
-alternative annotator test.
+alternative annotator test — and DUO (``summary["duo"]``): participants vs outside observers
+and the model / style comparisons.
 
 Each row (a ``JudgeRow`` dump) holds ``source``, ``dimension``, ``judge``, ``n``, ``kappa_qw``
 and ``spearman`` (Metrics), ``kappa_ceiling_humans`` / ``kappa_ceiling_judge`` (leave-one-out
@@ -16,10 +17,16 @@ from typing import Any
 
 from attune_judge.report._blocks import Figure, Section, Table
 from attune_judge.report._fig_matrices import value_heatmap
+from attune_judge.report._fig_scores import forest_plot
 from attune_judge.report._format import MISSING, fmt_interval, fmt_num, fmt_pct, to_float
 from attune_judge.report._rundata import RunData
 
-__all__ = ["recorded_judges_section", "recorded_judges_sections"]
+__all__ = [
+    "duo_section",
+    "duo_sections",
+    "recorded_judges_section",
+    "recorded_judges_sections",
+]
 
 
 def _mean(xs: Sequence[Any]) -> float | None:
@@ -137,3 +144,74 @@ def recorded_judges_sections(run: RunData) -> list[Section]:
     """The demo's recorded-judges section from ``summary["recorded_judges"]``."""
     rows = run.summary.get("recorded_judges") or []
     return [recorded_judges_section(rows)] if rows else []
+
+
+def _metric_rows(label: Sequence[str], metrics: Mapping[str, Any]) -> list[list[str]]:
+    return [
+        [
+            *label,
+            str(name),
+            fmt_num(m.get("estimate"), 2),
+            fmt_interval(m.get("lower"), m.get("upper"), 2),
+        ]
+        for name, m in metrics.items()
+        if isinstance(m, Mapping)
+    ]
+
+
+def duo_section(duo: Mapping[str, Any]) -> Section:
+    """DUO: participants' own ratings against outside observers, and the model / style
+    comparisons of the participants' ratings (means and differences with intervals)."""
+    from attune_judge.report._calibration import calibration_report_sections
+
+    lang = duo.get("language", "?")
+    section = Section(f"DUO: observers vs participants ({lang})")
+    if duo.get("observer_agreement"):
+        sub = Section("Participant (as the 'judge') vs the observers' median")
+        sub.subsections = calibration_report_sections(duo["observer_agreement"])
+        section.subsections.append(sub)
+    comps = duo.get("comparisons") or []
+    if comps:
+        means, diffs = [], []
+        labels, est, lo, hi = [], [], [], []
+        for c in comps:
+            key = [str(c.get("dimension")), str(c.get("factor")), str(c.get("cluster_by"))]
+            means += _metric_rows(key, c.get("means") or {})
+            diffs += _metric_rows(key, c.get("differences") or {})
+            for name, m in (c.get("differences") or {}).items():
+                labels.append(f"{c.get('dimension')} · {name} (by {c.get('cluster_by')})")
+                est.append(m.get("estimate"))
+                lo.append(m.get("lower"))
+                hi.append(m.get("upper"))
+        cols = ["dimension", "factor", "clustered by"]
+        blocks: list[Any] = [
+            Table([*cols, "difference", "estimate", "95% interval"], diffs, "llllrr"),
+        ]
+        if labels:
+            blocks.append(
+                Figure(
+                    "duo-differences",
+                    forest_plot(
+                        labels,
+                        est,
+                        lo,
+                        hi,
+                        title="Differences in participants' ratings",
+                        xlabel="difference of mean ratings (0 = no difference)",
+                        reference=0.0,
+                        reference_label="no difference",
+                    ),
+                    alt=f"Forest plot of {len(labels)} rating differences with intervals.",
+                    caption="An interval that excludes 0 is a difference the data support; the "
+                    "clustering unit changes the width.",
+                )
+            )
+        blocks.append(Table([*cols, "group", "mean", "95% interval"], means, "llllrr"))
+        section.subsections.append(Section("Model and style differences", blocks))
+    return section
+
+
+def duo_sections(run: RunData) -> list[Section]:
+    """The demo's DUO section from ``summary["duo"]``."""
+    duo = run.summary.get("duo")
+    return [duo_section(duo)] if isinstance(duo, Mapping) and duo else []

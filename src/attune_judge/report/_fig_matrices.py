@@ -17,6 +17,7 @@ from attune_judge.report._style import (
     SEQUENTIAL_CMAP,
     new_figure,
     set_title,
+    styled,
     to_png,
 )
 
@@ -91,6 +92,7 @@ def _heatmap(
     return fig, ax, cbar
 
 
+@styled
 def agreement_heatmap(
     raters: Sequence[str],
     matrix: Matrix,
@@ -170,6 +172,7 @@ def agreement_heatmap(
     return to_png(fig)
 
 
+@styled
 def confusion_matrix_plot(
     categories: Sequence[str],
     counts: Matrix,
@@ -234,6 +237,7 @@ def confusion_matrix_plot(
     return to_png(fig)
 
 
+@styled
 def tau_heatmap(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
@@ -258,6 +262,7 @@ def tau_heatmap(
     return to_png(fig)
 
 
+@styled
 def calibration_plot(
     judge_scores: Sequence[float],
     human_means: Sequence[float | None],
@@ -332,6 +337,7 @@ def calibration_plot(
     return to_png(fig)
 
 
+@styled
 def value_heatmap(
     row_labels: Sequence[str],
     col_labels: Sequence[str],

@@ -15,8 +15,10 @@ from attune_judge.report._style import (
     OKABE_ITO,
     STATUS_COLOURS,
     height_for,
+    label_width,
     new_figure,
     set_title,
+    styled,
     to_png,
 )
 
@@ -31,6 +33,7 @@ def _check_lengths(name: str, n: int, **cols: Sequence[Any] | None) -> None:
             raise ValueError(f"{name}: {key} has {len(col)} values, expected {n}")
 
 
+@styled
 def forest_plot(
     labels: Sequence[str],
     estimates: Sequence[Num],
@@ -63,7 +66,9 @@ def forest_plot(
     """
     n = len(labels)
     _check_lengths("forest_plot", n, estimates=estimates, lower=lower, upper=upper)
-    fig, ax = new_figure(7.0, height_for(n))
+    # room for the labels, at least 3.2 in of plot and 1.6 in for the numbers on the right
+    width = max(7.0, label_width(labels) + 3.2 + 1.6)
+    fig, ax = new_figure(width, height_for(n))
     ys = list(range(n))[::-1]
     colour = OKABE_ITO["blue"]
     for y, est, lo, hi in zip(ys, estimates, lower, upper, strict=True):
@@ -103,11 +108,14 @@ def forest_plot(
             fontsize=8,
         )
     ax.set_xlabel(xlabel)
-    set_title(ax, title, ["diamond = estimate, bar = interval"])
+    set_title(
+        ax, title, ["diamond = estimate, bar = interval"], width_in=width - label_width(labels)
+    )
     ax.grid(axis="x", color="#dddddd", linewidth=0.6)
     return to_png(fig)
 
 
+@styled
 def rank_set_plot(
     labels: Sequence[str],
     lower: Sequence[int | None],
@@ -137,7 +145,7 @@ def rank_set_plot(
     _check_lengths("rank_set_plot", n, lower=lower, upper=upper, point_ranks=point_ranks)
     known = [int(v) for v in [*lower, *upper] if v is not None]
     p = max([n, *known]) if known or n else 1
-    fig, ax = new_figure(7.0, height_for(n))
+    fig, ax = new_figure(max(7.0, label_width(labels) + 4.5), height_for(n))
     ys = list(range(n))[::-1]
     for i, (y, lo, hi) in enumerate(zip(ys, lower, upper, strict=True)):
         if lo is None or hi is None:
@@ -172,6 +180,7 @@ def rank_set_plot(
     return to_png(fig)
 
 
+@styled
 def status_plot(
     models: Sequence[str],
     counts: Mapping[str, Sequence[int]],
@@ -224,6 +233,7 @@ def status_plot(
     return to_png(fig)
 
 
+@styled
 def grouped_forest_plot(
     labels: Sequence[str],
     groups: Mapping[str, tuple[Sequence[Num], Sequence[Num], Sequence[Num]]],
@@ -245,7 +255,9 @@ def grouped_forest_plot(
     n, k = len(labels), len(groups)
     for g, (est, lo, hi) in groups.items():
         _check_lengths(f"grouped_forest_plot[{g}]", n, estimates=est, lower=lo, upper=hi)
-    fig, ax = new_figure(7.0, height_for(n, per_row=0.22 * max(k, 2), base=1.9))
+    fig, ax = new_figure(
+        max(7.0, label_width(labels) + 4.5), height_for(n, per_row=0.22 * max(k, 2), base=1.9)
+    )
     colours = [c for name, c in OKABE_ITO.items() if name not in ("black", "yellow")]
     markers = "oDs^vP*X"
     step = 0.7 / max(k, 1)

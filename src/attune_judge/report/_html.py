@@ -62,6 +62,12 @@ figcaption { color: var(--muted); font-size: 0.88em; margin-top: 4px; }
         margin: 10px 0; }
 .note.warning { border-left-color: var(--warn); background: #fff4ec; }
 footer { color: var(--muted); font-size: 0.8em; margin-top: 48px; }
+@media print {
+  nav.toc { display: none; }
+  figure, table, .note { break-inside: avoid; }
+  h2, h3, h4 { break-after: avoid; }
+  main { max-width: none; padding: 0; }
+}
 """
 
 

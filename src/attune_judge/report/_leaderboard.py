@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from attune_judge.report._blocks import Figure, Note, Paragraph, Section, Table, slugify
+from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
 from attune_judge.report._fig_scores import forest_plot, grouped_forest_plot, rank_set_plot
 from attune_judge.report._format import (
     MISSING,
@@ -162,8 +162,13 @@ def leaderboard_section(
     entries = leaderboard_entries(data)
     pct = f"{level * 100:g}%"
     section = Section(title)
-    if not entries:
-        section.blocks.append(Paragraph("No model has a score."))
+    if not any(e.mean is not None for e in entries):
+        section.blocks.append(
+            Note(
+                "No model has a score on the normalised 0–1 scale (a judge without one, such as "
+                "a length baseline, or no ok judgment); see the criterion scores and failures."
+            )
+        )
         return section
     has_ranks = any(e.rank_lower is not None for e in entries)
     has_marginal = any(e.marginal_lower is not None for e in entries)

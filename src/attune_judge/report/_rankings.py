@@ -48,7 +48,10 @@ def tau_table(rows: Sequence[Mapping[str, Any]], *, against: str = "base") -> Ta
         out.append(
             [str(r.get("label", "?")), fmt_num(est), fmt_interval(lo, hi), str(verdict or MISSING)]
         )
-    return Table(["ranking", f"Kendall τ-b vs {against}", "95% interval", "verdict"], out, "lrrl")
+    cols = ["ranking", f"Kendall τ-b vs {against}", "95% interval", "verdict"]
+    if all(row[3] == MISSING for row in out):  # no verdicts (a bench run): no empty column
+        return Table(cols[:3], [row[:3] for row in out], "lrr")
+    return Table(cols, out, "lrrl")
 
 
 def rank_flip_table(flips: Sequence[Mapping[str, Any]]) -> Table:

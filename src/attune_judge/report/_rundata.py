@@ -48,6 +48,8 @@ def load_run(run_dir: Path | str) -> RunData:
         ``manifest.json``.
     """
     path = Path(run_dir)
+    if path.is_file():
+        raise UserError(f"{path}: is a file; pass the run directory that holds summary.json")
     if not path.is_dir():
         raise UserError(f"{path}: no such run directory")
     manifest = read_json(path / "manifest.json")

@@ -91,9 +91,10 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     section = Section(title, anchor=f"judge-{jid}")
     section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
     board: Any = block.get("leaderboard")
-    note = (
-        f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired "
+    note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
         f"cluster bootstrap over conversations (B = {B}, seed = {seed})."
+        if first
+        else "cluster bootstrap over conversations."
     )
     if board is None:
         board = compute_leaderboard(run, jid, B=B, seed=seed, level=level)

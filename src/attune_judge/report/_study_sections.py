@@ -77,7 +77,7 @@ def calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Sec
                 judges=am.get("judges", ()),
                 ceiling=am.get("ceiling"),
                 title=f"{prefix}Agreement between raters",
-                key=f"{key}-agreement",
+                key=key,
             )
         )
     cm = part.get("confusion")
@@ -87,7 +87,7 @@ def calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Sec
                 cm["categories"],
                 cm["counts"],
                 title=f"{prefix}Judge vs human labels",
-                key=f"{key}-confusion",
+                key=key,
                 human_label=cm.get("human_label", "human label"),
                 judge_label=cm.get("judge_label", "judge label"),
             )
@@ -103,7 +103,7 @@ def calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Sec
                 upper=cc.get("upper"),
                 identity=bool(cc.get("identity", False)),
                 title=f"{prefix}Calibration",
-                key=f"{key}-calibration",
+                key=key,
             )
         )
     return out
@@ -131,18 +131,20 @@ def calibration_sections(run: RunData) -> list[Section]:
 def bench_sections(run: RunData) -> list[Section]:
     """AttuneBench tasks: a leaderboard per task, then how the task rankings agree."""
     bench: Mapping[str, Any] = run.summary.get("bench") or {}
-    out = []
     tasks: Mapping[str, Any] = bench.get("tasks") or {}
+    boards = Section("Leaderboards per task")
     for task, block in tasks.items():
         xlim = block.get("xlim")
-        sec = leaderboard_section(
-            block.get("leaderboard") or {},
-            title=f"Task: {task}",
-            key=f"bench-{task}",
-            score_label=str(block.get("score_label") or "score"),
-            xlim=tuple(xlim) if xlim else None,
+        boards.subsections.append(
+            leaderboard_section(
+                block.get("leaderboard") or {},
+                title=f"Task: {task}",
+                key=f"bench-{task}",
+                score_label=str(block.get("score_label") or "score"),
+                xlim=tuple(xlim) if xlim else None,
+            )
         )
-        out.append(sec)
+    out = [boards] if boards.subsections else []
     tm = bench.get("tau_matrix") or {}
     w = bench.get("kendall_w") or {}
     extra = []
@@ -154,17 +156,29 @@ def bench_sections(run: RunData) -> list[Section]:
             )
         )
     if tm or bench.get("taus") or extra:
-        out.append(
-            ranking_agreement_section(
-                tm.get("labels", []),
-                tm.get("matrix"),
-                taus=bench.get("taus"),
-                against=str(bench.get("against", "drafting")),
-                title="Do the tasks rank models alike?",
-                key="bench-tasks",
-                extra=extra,
-            )
+        agree = ranking_agreement_section(
+            tm.get("labels", []),
+            tm.get("matrix"),
+            taus=bench.get("taus"),
+            against=str(bench.get("against", "drafting")),
+            title="Do the tasks rank models alike?",
+            key="bench-tasks",
+            extra=extra,
         )
+        with_boards = {t: b["leaderboard"] for t, b in tasks.items() if b.get("leaderboard")}
+        if len(with_boards) >= 2:
+            agree.subsections.append(
+                comparison_section(
+                    with_boards,
+                    title="Scores across tasks",
+                    key="bench-across-tasks",
+                    group_label="task",
+                    score_label="primary metric (0–1)",
+                    caption="Each task's ranking on its primary metric; rank sets are "
+                    "simultaneous.",
+                )
+            )
+        out.append(agree)
     return out
 
 

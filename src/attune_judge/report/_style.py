@@ -1,15 +1,20 @@
 """Figure style: the Okabe–Ito palette, colour-blind-safe colour maps, Agg rendering to PNG.
 
-matplotlib is imported lazily (inside :func:`pyplot`), so importing the report package costs
-nothing until a figure is drawn, and the Agg backend is selected before pyplot is loaded.
+matplotlib is imported lazily (inside the functions), so importing the report package costs
+nothing until a figure is drawn. Figures never go through pyplot: no global state, no backend
+switch, nothing to close.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import textwrap
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = [
     "DIVERGING_CMAP",
@@ -17,9 +22,11 @@ __all__ = [
     "OKABE_ITO",
     "SEQUENTIAL_CMAP",
     "STATUS_COLOURS",
+    "height_for",
+    "label_width",
     "new_figure",
-    "pyplot",
     "set_title",
+    "styled",
     "to_png",
 ]
 
@@ -53,55 +60,73 @@ DPI = 100
 """Resolution of saved figures (small files, fast tests; crisp enough on screen)."""
 
 
-def pyplot() -> Any:
-    """``matplotlib.pyplot`` with the Agg backend and the report's style applied."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+def _rc() -> Any:
+    """The report's rcParams (typed loosely: matplotlib types the keys as a Literal)."""
     from cycler import cycler
 
-    plt.rcParams.update(
-        {
-            "axes.prop_cycle": cycler(color=list(OKABE_ITO.values())[1:]),
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "axes.titlesize": 11,
-            "axes.titleweight": "bold",
-            "axes.labelsize": 10,
-            "xtick.labelsize": 9,
-            "ytick.labelsize": 9,
-            "font.size": 9,
-            "figure.dpi": DPI,
-            "savefig.dpi": DPI,
-        }
-    )
-    return plt
+    return {
+        "axes.prop_cycle": cycler(color=list(OKABE_ITO.values())[1:]),
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.titlesize": 11,
+        "axes.titleweight": "bold",
+        "axes.labelsize": 10,
+        "xtick.labelsize": 9,
+        "ytick.labelsize": 9,
+        "font.size": 9,
+        "figure.dpi": DPI,
+        "savefig.dpi": DPI,
+        # labels are untrusted text (model names): a "$" must never start mathtext
+        "text.parse_math": False,
+    }
+
+
+def styled(fn: Callable[P, R]) -> Callable[P, R]:
+    """Run a figure function inside the report's matplotlib style (``rc_context``).
+
+    The global ``rcParams`` and the user's backend are left untouched: figures are made with
+    ``matplotlib.figure.Figure`` (no pyplot, no figure manager) and rendered by Agg.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        import matplotlib
+
+        with matplotlib.rc_context(_rc()):
+            return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def new_figure(width: float, height: float) -> tuple[Any, Any]:
-    """A new ``(figure, axes)`` pair of the given size in inches."""
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    return fig, ax
+    """A new ``(figure, axes)`` pair of the given size in inches (constrained layout)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    return fig, fig.subplots()
 
 
 def to_png(fig: Any) -> bytes:
-    """Render ``fig`` to PNG bytes and close it (figures never accumulate in memory)."""
-    plt = pyplot()
+    """Render ``fig`` to PNG bytes with Agg."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    try:
-        # no software tag: the bytes do not depend on the matplotlib version
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    finally:
-        plt.close(fig)
+    # no software tag: the bytes do not depend on the matplotlib version
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
-def set_title(ax: Any, title: str, notes: Sequence[str] = ()) -> None:
-    """A bold title plus reading notes, wrapped to the axes' width so nothing is clipped."""
-    fig = ax.get_figure()
-    width_in = fig.get_figwidth() * ax.get_position().width
+def set_title(
+    ax: Any, title: str, notes: Sequence[str] = (), *, width_in: float | None = None
+) -> None:
+    """A bold title plus reading notes, wrapped so nothing is clipped.
+
+    ``width_in`` is the room from the axes' left edge to the figure's right edge, in inches
+    (default: estimated from the axes' position before layout).
+    """
+    if width_in is None:
+        width_in = ax.get_figure().get_figwidth() * ax.get_position().width
     bold_chars = max(int(width_in * 11.5), 24)
     lines = textwrap.wrap(title, bold_chars)
     note_lines = [ln for n in notes for ln in textwrap.wrap(n, int(bold_chars * 1.2))]
@@ -118,6 +143,12 @@ def set_title(ax: Any, title: str, notes: Sequence[str] = ()) -> None:
             fontsize=8,
             color="#333333",
         )
+
+
+def label_width(labels: Sequence[str], fontsize: float = 9) -> float:
+    """Approximate width in inches of the longest tick label (for sizing figures)."""
+    longest = max((len(str(x)) for x in labels), default=0)
+    return 0.2 + longest * fontsize * 0.6 / 72
 
 
 def height_for(n_rows: int, *, per_row: float = 0.38, base: float = 1.4) -> float:

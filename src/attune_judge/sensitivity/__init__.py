@@ -1,6 +1,18 @@
 """Rubric sensitivity: run declared variants of a rubric and judge, and test whether rankings
 survive them (scores, Kendall τ, rank flips, criterion shifts, variance decomposition).
 
+``attune-judge sensitivity DATA --variants V.yaml [--rubric R] [--lm L] -o RUN`` is
+:func:`run_sensitivity`; the pieces are usable alone:
+
+- :func:`load_variants` reads a variants file (schema in ``_variants.py``; example in
+  ``rubrics/variants/``) and :func:`resolve_variants` turns it into concrete :class:`Variant` s,
+  each a perturbed rubric (own content hash, so own judge_id) plus judge options;
+- :func:`analyze_sensitivity` compares the variants' model scores on a tidy
+  :class:`ScoreTable` (paired cluster bootstrap shared by all variants and models) and
+  gives a verdict per variant by :data:`RULE`;
+- :func:`variance_decomposition` splits scores into model, conversation, variant and judge
+  components (ANOVA method of moments, or REML with statsmodels MixedLM).
+
 >>> from attune_judge.sensitivity import load_variants, resolve_variants
 >>> from attune_judge.rubrics import load_rubric
 >>> from attune_judge._resources import shipped_dir
@@ -19,6 +31,7 @@ from attune_judge.sensitivity._perturb import (
     rescale_level,
     shuffle_criteria,
 )
+from attune_judge.sensitivity._report import extra_sections, sections_from_summary
 from attune_judge.sensitivity._resolve import Variant, apply_perturbation, resolve_variants
 from attune_judge.sensitivity._results import (
     CriterionShift,
@@ -33,6 +46,8 @@ from attune_judge.sensitivity._results import (
 from attune_judge.sensitivity._run import (
     SensitivityConfig,
     SensitivityResult,
+    default_lm,
+    design_factors,
     judgment_tables,
     run_sensitivity,
 )
@@ -73,7 +88,10 @@ __all__ = [
     "analyze_sensitivity",
     "apply_perturbation",
     "change_scale",
+    "default_lm",
+    "design_factors",
     "drop_anchors",
+    "extra_sections",
     "is_proportional",
     "judgment_tables",
     "load_variants",
@@ -84,6 +102,7 @@ __all__ = [
     "rescale_level",
     "resolve_variants",
     "run_sensitivity",
+    "sections_from_summary",
     "sensitivity_block",
     "shuffle_criteria",
     "tau_matrix",

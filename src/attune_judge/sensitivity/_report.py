@@ -6,11 +6,12 @@ Built from the report package's blocks, so they render to Markdown and HTML alik
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from attune_judge.sensitivity._results import SensitivityAnalysis
 
-__all__ = ["extra_sections"]
+__all__ = ["extra_sections", "sections_from_summary"]
 
 
 def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
@@ -123,3 +124,12 @@ def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
             blocks.append(Note(f"Single-level factors left out: {', '.join(vd.dropped_factors)}."))
         sections.append(Section("Variance decomposition (details)", blocks))
     return sections
+
+
+def sections_from_summary(block: Mapping[str, Any]) -> list[Any]:
+    """:func:`extra_sections` from the ``sensitivity`` block of a summary.json (for the report
+    package, so ``attune-judge report RUN`` re-renders them); ``[]`` without an analysis."""
+    data = block.get("analysis")
+    if not isinstance(data, Mapping):
+        return []
+    return extra_sections(SensitivityAnalysis.model_validate(data))

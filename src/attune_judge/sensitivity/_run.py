@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,9 +34,16 @@ from attune_judge.sensitivity._results import SensitivityAnalysis, VarianceDecom
 from attune_judge.sensitivity._summary import sensitivity_block
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
 from attune_judge.sensitivity._variance import variance_decomposition
-from attune_judge.sensitivity._variants import VariantsFile, load_variants
+from attune_judge.sensitivity._variants import BASE_VARIANT, VariantsFile, load_variants
 
-__all__ = ["SensitivityConfig", "SensitivityResult", "judgment_tables", "run_sensitivity"]
+__all__ = [
+    "SensitivityConfig",
+    "SensitivityResult",
+    "default_lm",
+    "design_factors",
+    "judgment_tables",
+    "run_sensitivity",
+]
 
 LMFactory = Callable[[str | None], Any]
 """Model string (``None`` = the default) → ``dspy.LM``."""
@@ -215,23 +223,60 @@ def judgment_tables(
     )
 
 
+def design_factors(spec: VariantsFile, variants: Sequence[Variant]) -> dict[str, dict[str, str]]:
+    """Variant → factor levels of the variance decomposition (besides model and conversation).
+
+    ``judge`` is the judge model. Rubric/prompt changes are one ``variant`` factor (the
+    perturbations applied, joined with ``+``), except in a full-factorial file, where each
+    declared factor that is not a judge-model factor is its own factor (named after it in lower
+    case, other characters replaced by ``_``) and interactions are pooled into the residual.
+    """
+    rubric_factors = [
+        f
+        for f in (spec.factors if spec.full_factorial else [])
+        if {spec.perturbation(level).kind for level in f.levels} != {"judge_model"}
+    ]
+    names: dict[str, str] = {}
+    for f in rubric_factors:
+        name = re.sub(r"[^a-z_]", "_", f.name.lower())
+        if not name[:1].isalpha() or name in ("model", "conversation", "judge", *names.values()):
+            name = f"f_{name}"
+        names[f.name] = name
+    out: dict[str, dict[str, str]] = {}
+    for v in variants:
+        levels = {"judge": v.judge_label}
+        if rubric_factors:
+            for f in rubric_factors:
+                hit = [p for p in v.perturbations if p in f.levels]
+                levels[names[f.name]] = hit[0] if hit else BASE_VARIANT
+        else:
+            levels["variant"] = v.rubric_condition
+        out[v.name] = levels
+    return out
+
+
 def _decompose(
-    scores: ScoreTable, variants: Sequence[Variant], judge_ids: dict[str, str], method: str
+    scores: ScoreTable,
+    variants: Sequence[Variant],
+    judge_ids: dict[str, str],
+    design: dict[str, dict[str, str]],
+    method: str,
 ) -> tuple[VarianceDecomposition | None, str | None]:
     """Variance decomposition over unique judges (a judge shared by variants counts once)."""
     seen: set[str] = set()
-    keep_variant: dict[str, Variant] = {}
+    keep: set[str] = set()
     for v in variants:
         if judge_ids[v.name] not in seen:
             seen.add(judge_ids[v.name])
-            keep_variant[v.name] = v
-    rows = [i for i, name in enumerate(scores.variant.tolist()) if name in keep_variant]
-    factors = {
+            keep.add(v.name)
+    rows = [i for i, name in enumerate(scores.variant.tolist()) if name in keep]
+    names = [str(n) for n in scores.variant[rows]]
+    factors: dict[str, list[str]] = {
         "model": scores.model[rows].tolist(),
         "conversation": scores.conversation[rows].tolist(),
-        "variant": [keep_variant[str(n)].rubric_condition for n in scores.variant[rows]],
-        "judge": [keep_variant[str(n)].judge_label for n in scores.variant[rows]],
     }
+    for factor in design[variants[0].name]:
+        factors[factor] = [design[n][factor] for n in names]
     try:
         return (
             variance_decomposition(scores.score[rows], factors, method=method),  # type: ignore[arg-type]
@@ -322,7 +367,10 @@ def run_sensitivity(
     effective = effective_judgments(run_dir.read_judgments())
     scores, criteria = judgment_tables(variants, judge_ids, items, effective)
     settings = spec.analysis
-    variance, variance_error = _decompose(scores, variants, judge_ids, settings.variance_method)
+    design = design_factors(spec, variants)
+    variance, variance_error = _decompose(
+        scores, variants, judge_ids, design, settings.variance_method
+    )
     analysis: SensitivityAnalysis | None = None
     error: str | None = None
     try:
@@ -341,7 +389,12 @@ def run_sensitivity(
     summary = dict(result.summary)
     summary["kind"] = "sensitivity"
     summary["sensitivity"] = sensitivity_block(
-        spec, variants, judge_ids, analysis, notes=[n for n in (error, variance_error) if n]
+        spec,
+        variants,
+        judge_ids,
+        analysis,
+        design=design,
+        notes=[n for n in (error, variance_error) if n],
     )
     run_dir.write_json(run_dir.summary_path, summary)
     if config.report:

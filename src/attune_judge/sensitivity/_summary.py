@@ -50,9 +50,10 @@ def sensitivity_block(
     judge_ids: Mapping[str, str],
     analysis: SensitivityAnalysis | None,
     *,
+    design: Mapping[str, Mapping[str, str]] | None = None,
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """JSON-ready summary of a sensitivity run."""
+    """JSON-ready summary of a sensitivity run (``design``: factor levels per variant)."""
     shared: dict[str, list[str]] = {}
     for v in variants:
         shared.setdefault(judge_ids[v.name], []).append(v.name)
@@ -72,6 +73,8 @@ def sensitivity_block(
             "judge_id": judge_ids[v.name],
             "same_judge_as": [n for n in shared[judge_ids[v.name]] if n != v.name],
         }
+        if design is not None:
+            entry["factors"] = dict(design[v.name])
         if analysis is not None:
             ranking = analysis.ranking(v.name)
             entry["leaderboard"] = [m.model_dump(mode="json") for m in ranking.models]

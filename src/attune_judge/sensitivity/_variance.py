@@ -35,6 +35,7 @@ FACTOR_ORDER = ("model", "conversation", "variant", "judge")
 """Factors in the order they are reported (others follow, sorted)."""
 
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz_")
+"""Characters allowed in factor names (they go into a statsmodels formula)."""
 
 
 def is_proportional(factors: Mapping[str, Sequence[str]], *, rtol: float = 1e-9) -> bool:

@@ -4,9 +4,9 @@ For every applicable item of a turn the model answers two questions: did the ori
 reply do it (scored against the participant's ``observedBehavior``), and would the participant
 want it (scored against ``preferredBehavior``). Conventions:
 
-- **Applicability** (ATTUNEBENCH.md): an item applies when observed and preferred are both
-  null, or either is not ``na``. The model is asked every applicable item; a target is scored
-  only where the participant's value is ``yes`` or ``no``.
+- **Applicability** is the data model's (``BinaryJudgement.applicable``, ATTUNEBENCH.md: both
+  answers null, or either not ``na``). The model is asked every applicable item; a target is
+  scored only where the participant's value is ``yes`` or ``no``.
 - **Positive class** is ``yes``.
 - **A missing answer (or ``na``) where the participant said yes/no is an error**: it is scored
   as the opposite of the participant's answer (a false negative for ``yes``, a false positive
@@ -28,7 +28,6 @@ __all__ = [
     "BEHAVIOUR_TARGETS",
     "BehaviourTarget",
     "Confusion",
-    "applicable",
     "confusion_of",
     "score_behaviour",
 ]
@@ -38,19 +37,6 @@ BEHAVIOUR_TARGETS: tuple[BehaviourTarget, ...] = ("observed", "preferred")
 """``observed``: did the original model do it; ``preferred``: did the participant want it."""
 
 _ANSWERS = ("yes", "no")
-
-
-def applicable(observed: str | None, preferred: str | None) -> bool:
-    """ATTUNEBENCH.md's rule: both null, or either value not ``na``.
-
-    >>> applicable(None, None), applicable("na", "yes"), applicable("na", "na"), applicable("na", None)
-    (True, True, False, False)
-    """
-    if observed is None and preferred is None:
-        return True
-    return (observed is not None and observed != "na") or (
-        preferred is not None and preferred != "na"
-    )
 
 
 @dataclass(frozen=True)
@@ -83,9 +69,7 @@ class Confusion:
 
     def mcc(self) -> float | None:
         """Matthews' correlation; ``None`` when a row or column of the table is empty."""
-        den = (
-            (self.tp + self.fp) * (self.tp + self.fn) * (self.tn + self.fp) * (self.tn + self.fn)
-        )
+        den = (self.tp + self.fp) * (self.tp + self.fn) * (self.tn + self.fp) * (self.tn + self.fn)
         if den <= 0:
             return None
         return (self.tp * self.tn - self.fp * self.fn) / math.sqrt(den)

@@ -206,7 +206,11 @@ class TaskEvaluator:
             response_1=inputs[first],
             response_2=inputs[second],
         )
-        extra = {"swapped": shown.swapped, "label_a": inputs["label_a"], "label_b": inputs["label_b"]}
+        extra = {
+            "swapped": shown.swapped,
+            "label_a": inputs["label_a"],
+            "label_b": inputs["label_b"],
+        }
         if outcome.status != "ok":
             return self._failure(item, started, outcome, **extra)
         choice = str(outcome.prediction.choice)
@@ -241,9 +245,7 @@ class TaskEvaluator:
         from attune_judge.runner import make_responder
 
         assert self.draft_judge is not None and self.behaviour_judge is not None
-        outcome = self._call(
-            make_responder(), conversation=[m.model_dump() for m in item.context]
-        )
+        outcome = self._call(make_responder(), conversation=[m.model_dump() for m in item.context])
         if outcome.status != "ok":
             return self._failure(item, started, outcome, stage="draft")
         draft = str(outcome.prediction.reply)

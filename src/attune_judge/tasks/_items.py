@@ -176,4 +176,3 @@ def task_units(conversations: Sequence[Any], task: TaskName, model: str) -> list
         for turn in conv.sorted_turns():
             units.extend(_turn_units(conv, turn, task, model))
     return units
-

@@ -198,11 +198,11 @@ def conversation_program() -> Any:
             dspy.OutputField(desc="what the person was looking for (one or more options)"),
         )
         fields["emotion_clarity"] = (
-            Literal[Q2_EMOTION_CLARITY_OPTIONS],  # type: ignore[valid-type]
+            Literal[Q2_EMOTION_CLARITY_OPTIONS],
             dspy.OutputField(desc="how clear the person's emotions were"),
         )
         fields["model_fit"] = (
-            Literal[Q3_MODEL_FIT_OPTIONS],  # type: ignore[valid-type]
+            Literal[Q3_MODEL_FIT_OPTIONS],
             dspy.OutputField(desc="how well the assistant fit the person"),
         )
         for branch in FOUR_BRANCHES:

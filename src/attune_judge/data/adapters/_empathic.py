@@ -352,6 +352,10 @@ def convert_empathic_communication(src_dir: Path) -> AdapterResult:
     report.counts["ratings"] = len(ratings)
     report.counts["items"] = len(items)
     report.notes.append(
+        "annotations/<source>/sample_ratings_crowdsourced.csv repeats crowd_ratings.csv (plus "
+        "response_length in three sources): not converted again"
+    )
+    report.notes.append(
         "raters: "
         + "; ".join(f"{k} = {who} (group {g})" for k, (g, who) in EC_RATERS.items())
         + "; seeker = the Perceived Empathy support seeker's own rating (group participant)"

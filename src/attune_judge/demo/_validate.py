@@ -1,0 +1,233 @@
+"""``attune-judge validate``: run a judge model on a shipped calibration set's conversations with
+the rubric that matches the set's human dimensions, then report its agreement with the people
+next to the recorded judges and the human-to-human ceiling, with cluster-bootstrap intervals.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from attune_judge._resources import shipped_dir
+from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
+from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
+from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
+from attune_judge.demo._run import load_calibration_set
+from attune_judge.errors import UserError
+
+__all__ = ["VALIDATION_SETS", "ValidationResult", "ValidationSet", "validate_judge"]
+
+
+@dataclass(frozen=True)
+class ValidationSet:
+    """A shipped set a judge can be validated on."""
+
+    name: str
+    calibration: str
+    """Folder under ``calibration/`` (ratings) and ``data/`` (items)."""
+    rubric: str
+    """The rubric matching the human dimensions and scales."""
+    humans: Callable[[Rating], bool]
+    """Which ratings are the reference people."""
+    recorded: Callable[[Rating], bool]
+    """Which ratings are shown beside the new judge (recorded judges, other people)."""
+    items: Callable[[JudgeItem], bool]
+    """Which items belong to the set."""
+    description: str
+
+
+def _ec(source: str) -> ValidationSet:
+    return ValidationSet(
+        name=f"empathic-communication-{source}",
+        calibration="empathic-communication",
+        rubric=f"empathic-communication-{source}",
+        humans=lambda r: r.rater_group == "experts" and r.metadata.get("source") == source,
+        recorded=lambda r: (
+            r.rater in ("gpt", "claude", "gemini", "crowd") and r.metadata.get("source") == source
+        ),
+        items=lambda i: i.metadata.get("source") == source,
+        description=f"{source} (Kumar et al. 2025): 3 experts; GPT-4o, Claude 3.7 Sonnet, Gemini "
+        "2.5 Pro and the crowd shown beside",
+    )
+
+
+VALIDATION_SETS: dict[str, ValidationSet] = {
+    s.name: s
+    for s in (
+        _ec("empatheticdialogues"),
+        _ec("epitome"),
+        _ec("lend_an_ear"),
+        ValidationSet(
+            name="duo",
+            calibration="duo",
+            rubric="duo-dialogue",
+            humans=lambda r: r.rater_group == "observers" and r.metadata.get("language") == "en",
+            recorded=lambda r: r.rater == "participant" and r.metadata.get("language") == "en",
+            items=lambda i: i.metadata.get("language") == "en",
+            description="DUO English dialogues with outside raters: 3 observers; the "
+            "participant's own rating shown beside",
+        ),
+        ValidationSet(
+            name="esconv",
+            calibration="esconv",
+            rubric="esconv-survey",
+            humans=lambda r: r.rater == "seeker" and r.dimension in ("empathy", "relevance"),
+            recorded=lambda r: False,
+            items=lambda i: i.metadata.get("scope") == "conversation",
+            description="FailedESConv: the seeker's end-of-chat empathy and relevance (one "
+            "person per conversation: no ceiling, no alt-test)",
+        ),
+    )
+}
+
+
+class ValidationResult(BaseModel):
+    """What ``validate_judge`` produced."""
+
+    set_name: str
+    """The validation set."""
+    run_dir: str
+    """Folder with items, the judge run, ``report.md``."""
+    n_items: int
+    """Items judged."""
+    n_ok: int
+    """Judgments with status ok."""
+    n_failed: dict[str, int] = Field(default_factory=dict)
+    """Failed judgments by status."""
+    rows: list[JudgeRow] = Field(default_factory=list)
+    """Agreement rows: the new judge and the recorded ones, per dimension."""
+    summary: list[str] = Field(default_factory=list)
+    """Short lines for the terminal."""
+    seconds: float = 0.0
+    """Wall time."""
+
+
+def _items(spec: ValidationSet, human_ids: set[str], limit: int | None) -> list[JudgeItem]:
+    path = shipped_dir("data") / spec.calibration / "items.jsonl"
+    items = [i for i in read_jsonl(path, JudgeItem) if spec.items(i) and i.item_id in human_ids]
+    items.sort(key=lambda i: i.item_id)
+    return items[:limit] if limit else items
+
+
+def validate_judge(
+    set_name: str,
+    lm: str,
+    out_dir: Path,
+    *,
+    limit: int | None = None,
+    B: int = 1_000,
+    seed: int = 0,
+    api_base: str | None = None,
+    max_concurrency: int = 4,
+    judge: Any = None,
+    quiet: bool = True,
+) -> ValidationResult:
+    """Judge a shipped set's items and compare the judge with the set's people.
+
+    Parameters
+    ----------
+    set_name
+        One of ``VALIDATION_SETS``.
+    lm
+        Judge model string (``local``, ``openai/gpt-4.1-mini``, ...).
+    out_dir
+        Run folder (resumed if it exists: judgments already made are not redone).
+    limit
+        Judge only the first ``limit`` items (by item id).
+    B, seed
+        Bootstrap replicates and seed.
+    api_base, max_concurrency
+        Model server URL; judgments in flight.
+    judge
+        A ready ``Judge`` to use instead of building one from the rubric and ``lm`` (tests).
+    """
+    from attune_judge.runner import ScoreConfig, run_score
+
+    start = time.monotonic()
+    if set_name not in VALIDATION_SETS:
+        raise UserError(f"unknown set {set_name!r}; choose from {sorted(VALIDATION_SETS)}")
+    spec = VALIDATION_SETS[set_name]
+    ratings = load_calibration_set(spec.calibration)
+    humans = [r for r in ratings if spec.humans(r)]
+    items = _items(spec, {r.item_id for r in humans}, limit)
+    if len(items) < 2:
+        raise UserError(f"set {set_name!r}: fewer than two items to judge")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out / "items.jsonl", items)
+    if judge is None:
+        from attune_judge.judges import build_judge
+        from attune_judge.lm import configure_cache
+
+        configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        judge = build_judge(
+            spec.rubric, lm, use_reference=False, api_base=api_base, seed=seed, num_retries=0
+        )
+    config = ScoreConfig(
+        data=out / "items.jsonl",
+        out=out / "run",
+        rubric=spec.rubric,
+        lm=lm,
+        api_base=api_base,
+        max_concurrency=max_concurrency,
+        max_failure_rate=1.0,
+        seed=seed,
+        quiet=quiet,
+        bootstrap_replicates=max(B, 100),
+    )
+    run_score(config, judges=[judge])
+    judgments = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
+    ids = {i.item_id for i in items}
+    name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"
+    new = [
+        r.model_copy(update={"rater": name})
+        for r in judgments_to_ratings(judgments, include_overall=False)
+        if r.item_id in ids
+    ]
+    failed: dict[str, int] = {}
+    for j in judgments:
+        if j.status != "ok":
+            failed[j.status] = failed.get(j.status, 0) + 1
+    result = ValidationResult(
+        set_name=set_name,
+        run_dir=str(out),
+        n_items=len(items),
+        n_ok=sum(j.status == "ok" for j in judgments),
+        n_failed=failed,
+    )
+    humans = [r for r in humans if r.item_id in ids]
+    recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
+    md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
+    md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
+    if not new:
+        md.append("\nNo usable judgment: nothing to compare.")
+        result.summary = [f"{set_name}: no usable judgment from {lm} ({failed})"]
+    else:
+        report = calibrate(humans, [*new, *recorded], level="ordinal", B=B, seed=seed)
+        result.rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
+        md += ["", judge_rows_markdown(result.rows)]
+        (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
+        result.summary = _summary(set_name, name, result.rows)
+    (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def _summary(set_name: str, name: str, rows: Sequence[JudgeRow]) -> list[str]:
+    lines = [f"{set_name}: agreement with the people (Spearman; κ_qw)"]
+    for judge in sorted({r.judge for r in rows}, key=lambda j: (j != name, j)):
+        mine = [r for r in rows if r.judge == judge]
+        sp = [r.spearman.estimate for r in mine if r.spearman and r.spearman.estimate is not None]
+        kq = [r.kappa_qw.estimate for r in mine if r.kappa_qw and r.kappa_qw.estimate is not None]
+        ceil = [r.spearman_ceiling_humans for r in mine if r.spearman_ceiling_humans is not None]
+        mean_sp = f"{sum(sp) / len(sp):.2f}" if sp else "—"
+        mean_kq = f"{sum(kq) / len(kq):.2f}" if kq else "—"
+        mean_c = f"; human ceiling ρ {sum(ceil) / len(ceil):.2f}" if ceil else ""
+        lines.append(f"   {judge:12s} mean ρ {mean_sp}; mean κ_qw {mean_kq}{mean_c}")
+    return lines

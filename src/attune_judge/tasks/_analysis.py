@@ -1,0 +1,443 @@
+"""Cross-task analysis of a bench run: scores, rank sets, τ between task rankings, W.
+
+Everything is a composition of :mod:`attune_judge.calibration` primitives around **one** draw
+of conversation weights ``W = bootstrap_weights(C, B, seed)`` over the union of the run's
+conversations (sorted by id): every model *and every task* is re-weighted by the same rows of
+``W`` (a conversation missing from a task simply has zero counts there), so differences
+between models and between tasks keep their covariance.
+
+Per task:
+
+- per-model scores of every metric (ratio estimator ``Σ_c w_c S_cm / Σ_c w_c n_cm``, with
+  percentile/BCa intervals from :func:`paired_cluster_bootstrap`); pooled metrics (behaviour
+  accuracy, drafting alignment) divide pooled counts, per-unit metrics average units;
+- a leaderboard on the task's primary metric: point ranks, simultaneous and marginal
+  confidence sets for ranks (Mogstad et al. 2024) on the closed-form cluster-robust
+  covariance, bootstrap P(rank = 1);
+- behaviour: pooled F1 and MCC per target from re-weighted confusion counts;
+- preference: Kendall τ-b of the three responses' win counts per conversation, averaged;
+- discriminability: spread of the model scores (max − min), mean interval width, their ratio,
+  and the share of model pairs whose paired-difference interval excludes 0.
+
+Across tasks: the matrix of Kendall τ-b between the task rankings with paired intervals
+(:func:`kendall_tau_rankings` — its internal draw is the same ``W``, same ``C``, ``B`` and
+seed), and Kendall's W of all task rankings with a bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from attune_judge.tasks._behaviour import BEHAVIOUR_TARGETS
+from attune_judge.tasks._evaluators import PRIMARY_METRIC
+from attune_judge.tasks._preference import kendall_tau_b, win_counts
+from attune_judge.tasks._records import TaskRecord
+
+__all__ = ["TASK_METRICS", "analyse_records"]
+
+Row = tuple[str, str, float, float]  # model, conversation, numerator, denominator
+Extractor = Callable[[TaskRecord], tuple[float, float] | None]
+
+
+def _mean_of(name: str) -> Extractor:
+    def get(r: TaskRecord) -> tuple[float, float] | None:
+        v = r.metrics.get(name)
+        return None if v is None or not math.isfinite(v) else (float(v), 1.0)
+
+    return get
+
+
+def _pooled(name: str, n_name: str) -> Extractor:
+    def get(r: TaskRecord) -> tuple[float, float] | None:
+        v, n = r.metrics.get(name), r.metrics.get(n_name)
+        return None if v is None or not n else (float(v) * float(n), float(n))
+
+    return get
+
+
+def _behaviour_correct(targets: Sequence[str]) -> Extractor:
+    def get(r: TaskRecord) -> tuple[float, float] | None:
+        m = r.metrics
+        num = sum(float(m.get(f"{t}_tp") or 0) + float(m.get(f"{t}_tn") or 0) for t in targets)
+        den = sum(float(m.get(f"{t}_n") or 0) for t in targets)
+        return (num, den) if den > 0 else None
+
+    return get
+
+
+TASK_METRICS: dict[str, dict[str, tuple[Extractor, bool]]] = {
+    "drafting": {
+        "judge_score": (_mean_of("judge_score"), True),
+        "alignment": (_pooled("alignment", "alignment_n"), True),
+    },
+    "emotion": {
+        name: (_mean_of(name), name != "intensity_mae")
+        for name in ("f1", "precision", "recall", "va_similarity", "exact_match", "intensity_mae")
+    },
+    "behaviour": {
+        "accuracy": (_behaviour_correct(BEHAVIOUR_TARGETS), True),
+        **{f"{t}_accuracy": (_behaviour_correct([t]), True) for t in BEHAVIOUR_TARGETS},
+    },
+    "preference": {"accuracy": (_mean_of("accuracy"), True)},
+    "conversation": {
+        name: (_mean_of(name), name in ("composite", "q1_f1", "q2_exact", "q3_exact"))
+        for name in (
+            "composite",
+            "panas_item_mae",
+            "panas_pa_abs_error",
+            "panas_na_abs_error",
+            "q1_f1",
+            "q2_exact",
+            "q3_exact",
+            "q3_distance",
+            "four_branch_mae",
+        )
+    },
+}
+"""Per task: metric -> (how a record contributes ``(numerator, denominator)``, higher is better).
+The first metric of each task is its primary (ranking) metric."""
+
+
+def _sums(rows: Sequence[Row], models: Sequence[str], clusters: Sequence[str]) -> Any:
+    from attune_judge.calibration import ClusterSums
+
+    ci = {c: i for i, c in enumerate(clusters)}
+    mi = {m: j for j, m in enumerate(models)}
+    S = np.zeros((len(clusters), len(models)))
+    N = np.zeros_like(S)
+    for model, conv, num, den in rows:
+        S[ci[conv], mi[model]] += num
+        N[ci[conv], mi[model]] += den
+    return ClusterSums(list(clusters), list(models), S, N)
+
+
+_NO_DATA: dict[str, Any] = {"estimate": None, "undefined_reason": "no scored units"}
+
+
+def _with_data(sums: Any) -> Any:
+    """The columns (models) with at least one scored unit (a model without any would make
+    every bootstrap replicate undefined)."""
+    from attune_judge.calibration import ClusterSums
+
+    keep = [j for j in range(len(sums.labels)) if sums.counts[:, j].sum() > 0]
+    return ClusterSums(
+        sums.clusters, [sums.labels[j] for j in keep], sums.sums[:, keep], sums.counts[:, keep]
+    )
+
+
+def _metric_dict(metric: Any) -> dict[str, Any]:
+    out: dict[str, Any] = metric.model_dump()
+    return out
+
+
+def _ranking(sums: Any, boot: Any, seed: int, level: float) -> list[dict[str, Any]]:
+    """Leaderboard rows (best first) of the models with a defined score."""
+    from attune_judge.calibration import (
+        rank_confidence_sets,
+        rank_probabilities,
+        ranks_of,
+    )
+
+    theta = sums.estimate
+    keep = [j for j in range(len(theta)) if np.isfinite(theta[j])]
+    labels = [sums.labels[j] for j in keep]
+    rows: list[dict[str, Any]] = []
+    if not keep:
+        return rows
+    t = theta[keep]
+    ranks = ranks_of(t)
+    sets: dict[str, Any] = {}
+    probs = None
+    cov = np.asarray(boot.covariance_closed_form)[np.ix_(keep, keep)]
+    if len(keep) >= 2 and len(sums.clusters) >= 2 and np.all(np.isfinite(cov)):
+        for kind in ("simultaneous", "marginal"):
+            sets[kind] = rank_confidence_sets(
+                t,
+                cov,
+                labels,
+                kind=kind,
+                level=level,
+                n_draws=20_000,
+                seed=seed,
+            )
+        probs = rank_probabilities(boot.replicates[:, keep], labels, level)
+    for pos, j in enumerate(keep):
+        row: dict[str, Any] = {
+            "model": sums.labels[j],
+            "score": _metric_dict(boot.means[j]),
+            "rank": int(ranks[pos]),
+        }
+        for kind, rs in sets.items():
+            row[f"rank_set_{kind}"] = [rs.lower[pos], rs.upper[pos]]
+        if probs is not None:
+            row["p_rank_1"] = probs.p_rank_1[pos]
+        rows.append(row)
+    rows.sort(key=lambda r: (r["rank"], r["model"]))
+    return rows
+
+
+def _discriminability(boot: Any, level: float) -> dict[str, Any]:
+    est = boot.estimates
+    keep = [j for j in range(len(est)) if np.isfinite(est[j])]
+    widths = [
+        boot.means[j].upper - boot.means[j].lower
+        for j in keep
+        if boot.means[j].upper is not None and boot.means[j].lower is not None
+    ]
+    spread = float(np.max(est[keep]) - np.min(est[keep])) if keep else None
+    width = float(np.mean(widths)) if widths else None
+    a = (1 - level) / 2
+    separated = pairs = 0
+    for x in range(len(keep)):
+        for y in range(x + 1, len(keep)):
+            d = boot.replicates[:, keep[x]] - boot.replicates[:, keep[y]]
+            d = d[np.isfinite(d)]
+            if len(d) == 0:
+                continue
+            pairs += 1
+            lo, hi = np.quantile(d, [a, 1 - a])
+            separated += bool(lo > 0 or hi < 0)
+    return {
+        "spread": spread,
+        "mean_interval_width": width,
+        "spread_over_width": spread / width if spread is not None and width else None,
+        "n_model_pairs": pairs,
+        "n_pairs_separated": separated,
+        "share_pairs_separated": separated / pairs if pairs else None,
+    }
+
+
+def _binary_pooled(
+    recs: Sequence[TaskRecord], models: Sequence[str], clusters: Sequence[str], **boot: Any
+) -> dict[str, Any]:
+    """Behaviour: pooled F1 and MCC per target and model, from re-weighted confusion counts."""
+    from attune_judge.calibration import bootstrap_statistic
+
+    ci = {c: i for i, c in enumerate(clusters)}
+    out: dict[str, Any] = {}
+    for target in BEHAVIOUR_TARGETS:
+        out[target] = {}
+        for model in models:
+            K = np.zeros((len(clusters), 4))  # tp, fp, fn, tn
+            for r in recs:
+                if r.model == model:
+                    K[ci[r.conversation_id]] += [
+                        float(r.metrics.get(f"{target}_{k}") or 0) for k in ("tp", "fp", "fn", "tn")
+                    ]
+            n = int(K.sum())
+
+            def f1(w: Any, K: Any = K) -> Any:
+                tp, fp, fn, _ = (w @ K).T
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    return np.where(tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan)
+
+            def mcc(w: Any, K: Any = K) -> Any:
+                tp, fp, fn, tn = (w @ K).T
+                den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    return np.where(den > 0, (tp * tn - fp * fn) / np.sqrt(den), np.nan)
+
+            out[target][model] = {
+                name: _metric_dict(
+                    bootstrap_statistic(fn_, len(clusters), name=f"{target}_{name}", n=n, **boot)
+                )
+                for name, fn_ in (("f1", f1), ("mcc", mcc))
+            }
+    return out
+
+
+def _win_count_tau_rows(recs: Sequence[TaskRecord]) -> list[Row]:
+    """Per (model, conversation): τ-b of predicted vs participant win counts (when defined)."""
+    groups: dict[tuple[str, str], list[TaskRecord]] = defaultdict(list)
+    for r in recs:
+        if r.status == "ok":
+            groups[(r.model, r.conversation_id)].append(r)
+    rows: list[Row] = []
+    for (model, conv), rs in groups.items():
+        triples = [(r.details["label_a"], r.details["label_b"]) for r in rs]
+        true = win_counts(
+            [(a, b, r.truth["winner"]) for (a, b), r in zip(triples, rs, strict=True)]
+        )
+        pred = win_counts(
+            [
+                (a, b, (r.prediction or {}).get("winner"))
+                for (a, b), r in zip(triples, rs, strict=True)
+            ]
+        )
+        tau = kendall_tau_b(pred, true)
+        if tau is not None:
+            rows.append((model, conv, tau, 1.0))
+    return rows
+
+
+def _kendalls_w(task_sums: dict[str, Any], W: Any, seed: int, B: int, level: float) -> Any:
+    from attune_judge.calibration import bootstrap_statistic, kendalls_w, ratio_replicates
+    from attune_judge.errors import UserError
+
+    usable = {t: s for t, s in task_sums.items() if np.all(np.isfinite(s.estimate))}
+    if len(usable) < 2 or len(next(iter(usable.values())).labels) < 2:
+        return None
+    names = sorted(usable)
+    point = kendalls_w(np.vstack([usable[t].estimate for t in names]))
+
+    def stat(w: Any) -> Any:
+        reps = np.stack([ratio_replicates(usable[t], w) for t in names], axis=1)  # (k, T, M)
+        out = np.full(len(w), np.nan)
+        for i, mat in enumerate(reps):
+            if np.all(np.isfinite(mat)):
+                try:
+                    out[i] = kendalls_w(mat).w if kendalls_w(mat).w is not None else np.nan
+                except UserError:
+                    pass
+        return out
+
+    n_clusters = W.shape[1]
+    interval = bootstrap_statistic(
+        stat,
+        n_clusters,
+        name="kendalls_w",
+        B=B,
+        seed=seed,
+        level=level,
+        method="percentile",
+        n=len(names),
+        engine="loop",
+    )
+    return {"tasks": names, "point": point.model_dump(), "interval": _metric_dict(interval)}
+
+
+def _task_block(
+    task: str,
+    recs: Sequence[TaskRecord],
+    models: Sequence[str],
+    clusters: Sequence[str],
+    W: Any,
+    *,
+    seed: int,
+    level: float,
+) -> tuple[dict[str, Any], Any]:
+    from attune_judge.calibration import paired_cluster_bootstrap
+
+    ok = [r for r in recs if r.status == "ok"]
+    counts: dict[str, dict[str, int]] = {m: defaultdict(int) for m in models}
+    for r in recs:
+        counts[r.model][r.status] += 1
+    block: dict[str, Any] = {
+        "primary_metric": PRIMARY_METRIC[task],
+        "units_by_status": {m: dict(c) for m, c in counts.items()},
+        "metrics": {},
+    }
+    primary_sums = None
+    for name, (extract, higher) in TASK_METRICS[task].items():
+        rows = [(r.model, r.conversation_id, *v) for r in ok if (v := extract(r)) is not None]
+        sums = _sums(rows, models, clusters)
+        if not rows:
+            block["metrics"][name] = {"higher_is_better": higher, "models": {}}
+            continue
+        sums = _with_data(sums)
+        boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
+        per = {m: _metric_dict(boot.means[j]) for j, m in enumerate(sums.labels)}
+        block["metrics"][name] = {
+            "higher_is_better": higher,
+            "models": {m: per.get(m, _NO_DATA) for m in models},
+        }
+        if name == PRIMARY_METRIC[task]:
+            primary_sums = sums
+            block["leaderboard"] = {"rows": _ranking(sums, boot, seed, level)}
+            block["score_label"] = f"{name} (0–1)"
+            block["xlim"] = [-0.03, 1.03]
+            block["discriminability"] = _discriminability(boot, level)
+    boot_kw = {"B": W.shape[0], "seed": seed, "level": level}
+    if task == "behaviour" and ok:
+        block["pooled_binary"] = _binary_pooled(ok, models, clusters, **boot_kw)
+    if task == "preference":
+        rows = _win_count_tau_rows(ok)
+        if rows:
+            sums = _with_data(_sums(rows, models, clusters))
+            boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
+            per = {m: _metric_dict(boot.means[j]) for j, m in enumerate(sums.labels)}
+            block["win_count_tau"] = {m: per.get(m, _NO_DATA) for m in models}
+    return block, primary_sums
+
+
+def analyse_records(
+    records: Sequence[TaskRecord],
+    *,
+    models: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    B: int = 2_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, Any]:
+    """The bench analysis (module docstring) as a JSON-serialisable dict.
+
+    Parameters
+    ----------
+    records
+        Task records of a run (failed and missing units are counted, not scored).
+    models, tasks
+        Order of models and tasks in the output (default: as first seen).
+    B, seed, level
+        Bootstrap replicates, seed of the one shared cluster draw, confidence level.
+    """
+    from attune_judge.calibration import bootstrap_weights, kendall_tau_rankings
+    from attune_judge.errors import UserError
+
+    models = list(models or dict.fromkeys(r.model for r in records))
+    tasks = list(tasks or dict.fromkeys(r.task for r in records))
+    clusters = sorted({r.conversation_id for r in records})
+    out: dict[str, Any] = {
+        "bootstrap": {
+            "B": B,
+            "seed": seed,
+            "level": level,
+            "scheme": "multinomial",
+            "n_conversations": len(clusters),
+            "note": "one paired cluster draw over conversations shared by every model and task",
+        },
+        "models": models,
+        "tasks": {},
+    }
+    if not clusters or not models:
+        return out
+    W = bootstrap_weights(len(clusters), B, seed)
+    primary: dict[str, Any] = {}
+    for task in tasks:
+        recs = [r for r in records if r.task == task]
+        block, sums = _task_block(task, recs, models, clusters, W, seed=seed, level=level)
+        out["tasks"][task] = block
+        if sums is not None:
+            primary[task] = sums
+    names = [t for t in tasks if t in primary]
+    tau: dict[str, dict[str, Any]] = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            try:
+                metric = kendall_tau_rankings(primary[a], primary[b], B=B, seed=seed, level=level)
+                value: Any = _metric_dict(metric)
+            except UserError as exc:
+                value = {"estimate": None, "undefined_reason": exc.message}
+            tau.setdefault(a, {})[b] = value
+            tau.setdefault(b, {})[a] = value
+    out["tau_matrix"] = {
+        "labels": names,
+        "matrix": [
+            [1.0 if a == b else tau.get(a, {}).get(b, {}).get("estimate") for b in names]
+            for a in names
+        ],
+    }
+    out["tau_intervals"] = tau
+    if names:
+        out["against"] = names[0]
+        out["taus"] = [{"label": b, "tau": tau[names[0]][b]} for b in names[1:]]
+    w = _kendalls_w(primary, W, seed, B, level)
+    if w is not None:
+        out["kendall_w"] = w["point"]
+        out["kendall_w_interval"] = w["interval"]
+        out["kendall_w_tasks"] = w["tasks"]
+    return out

@@ -1,0 +1,262 @@
+"""``attune-judge bench``: run the AttuneBench tasks for several models into a run directory.
+
+Plan: for every evaluated model and task, one :class:`TaskEvaluator` (a Judge) and the task's
+units (:func:`task_units`); the runner's :func:`~attune_judge.runner.run_tasks` executes them
+with its concurrency, retries, failure budget, append-only ``judgments.jsonl`` and resume
+(finished units are skipped; a directory holding another run is refused). DSPy's request cache
+(``ATTUNE_CACHE_DIR``) sits underneath, so a re-run of finished work makes no LM call.
+
+After each invocation the run directory also gets ``records.jsonl`` (one :class:`TaskRecord`
+per planned unit), ``summary.json`` (``kind: "bench"``: the runner's run facts plus
+:func:`analyse_records`) and ``report.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.errors import UserError
+from attune_judge.tasks._items import TASKS, TaskName, task_units
+
+__all__ = ["BenchConfig", "BenchResult", "parse_model_spec", "run_bench"]
+
+_SETTINGS = {"temperature": float, "seed": int, "max_tokens": int, "api_base": str}
+
+
+def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``local@temperature=0.7,seed=1`` -> ``("local", {"temperature": 0.7, "seed": 1})``.
+
+    The whole string is the model's label, so two variants of one model are two models.
+
+    >>> parse_model_spec("local@temperature=0.7,seed=1")
+    ('local', {'temperature': 0.7, 'seed': 1})
+    """
+    name, _, rest = spec.partition("@")
+    settings: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key.strip() not in _SETTINGS:
+            raise UserError(
+                f"model {spec!r}: bad setting {part!r}",
+                [f"write MODEL@key=value,... with key one of {', '.join(_SETTINGS)}"],
+            )
+        try:
+            settings[key.strip()] = _SETTINGS[key.strip()](value.strip())
+        except ValueError:
+            raise UserError(
+                f"model {spec!r}: {key.strip()}={value.strip()!r} is not valid"
+            ) from None
+    if not name.strip():
+        raise UserError(f"model {spec!r}: no model name before '@'")
+    return name.strip(), settings
+
+
+class BenchConfig(BaseModel):
+    """The arguments of ``attune-judge bench``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: Path
+    """AttuneBench data (folder of conversation files, one .json, or a .jsonl)."""
+    models: list[str] = Field(min_length=1)
+    """Evaluated models (``MODEL[@temperature=..,seed=..,max_tokens=..,api_base=..]``)."""
+    judge_lm: str = "local"
+    """Model of the drafting judges (reference + behaviour)."""
+    out: Path
+    """The run directory."""
+    tasks: list[TaskName] = Field(default_factory=lambda: list(TASKS))
+    """Tasks to run."""
+    seed: int = 0
+    """Seed of the A/B presentation order and of the bootstrap."""
+    max_concurrency: int = 4
+    """Units in flight at once."""
+    api_base: str | None = None
+    """Server of the judge model (and of models without their own ``api_base``)."""
+    max_conversations: int | None = None
+    """Use only the first N conversations (by file order)."""
+    bootstrap_B: int = 2_000  # noqa: N815 (B is the bootstrap symbol of STATISTICS.md)
+    """Bootstrap replicates of the analysis."""
+    max_failure_rate: float = 0.25
+    """Stop when more than this share of units fails (after 20)."""
+    quiet: bool = True
+    """No progress bar."""
+    report: bool = True
+    """Write ``report.md`` / ``report.html`` with figures (matplotlib) after the run."""
+
+
+class BenchResult(BaseModel):
+    """What a bench invocation did."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_dir: Path
+    """The run directory."""
+    n_units: int
+    """Planned units (all models and tasks)."""
+    n_skipped: int
+    """Units already finished before this invocation."""
+    n_run: int
+    """Units evaluated by this invocation."""
+    stopped: str | None = None
+    """Why the run stopped early, if it did."""
+    summary: dict[str, Any]
+    """The content of ``summary.json``."""
+
+    @property
+    def exit_code(self) -> int:
+        """0, or 3 when the failure budget stopped the run."""
+        return 3 if self.stopped else 0
+
+
+def _resolve(spec: str, api_base: str | None) -> Any:
+    from attune_judge.lm import resolve_lm
+
+    name, settings = parse_model_spec(spec)
+    settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
+    return resolve_lm(name, **settings)
+
+
+def _evaluators(
+    config: BenchConfig, lms: Mapping[str, Any] | None, judge_lm: Any
+) -> dict[tuple[str, str], Any]:
+    from attune_judge.judges import build_judge
+    from attune_judge.tasks._evaluators import TaskEvaluator
+
+    draft_judge = behaviour_judge = None
+    if "drafting" in config.tasks:
+        jlm = judge_lm if judge_lm is not None else _resolve(config.judge_lm, config.api_base)
+        draft_judge = build_judge("attunebench-reference", lm=jlm)
+        behaviour_judge = build_judge("attunebench-behaviours", lm=jlm)
+    out: dict[tuple[str, str], Any] = {}
+    for model in config.models:
+        lm = lms[model] if lms is not None and model in lms else _resolve(model, config.api_base)
+        for task in config.tasks:
+            out[(task, model)] = TaskEvaluator(
+                task,
+                model,
+                lm,
+                seed=config.seed,
+                draft_judge=draft_judge,
+                behaviour_judge=behaviour_judge,
+            )
+    return out
+
+
+def run_bench(
+    config: BenchConfig,
+    *,
+    lms: Mapping[str, Any] | None = None,
+    judge_lm: Any = None,
+    executor: Any = None,
+) -> BenchResult:
+    """Run (or resume) the bench into ``config.out``.
+
+    Parameters
+    ----------
+    config
+        The command's arguments.
+    lms
+        ``dspy.LM`` per model label to use instead of resolving the labels (tests, custom
+        engines); the labels still name the models everywhere.
+    judge_lm
+        The drafting judges' ``dspy.LM`` instead of resolving ``config.judge_lm``.
+    executor
+        Where units run (default: the runner's thread executor).
+
+    Raises
+    ------
+    UserError
+        Bad data or model settings, a duplicated model label, a run directory holding
+        another run.
+    """
+    from attune_judge.data import load_attunebench, write_jsonl
+    from attune_judge.lm import configure_cache
+    from attune_judge.runner import FailureBudget, RunDir, Task, fingerprint_inputs, run_tasks
+    from attune_judge.tasks._analysis import analyse_records
+
+    if len(set(config.models)) != len(config.models):
+        raise UserError("each --model must be given once (add @temperature=... to vary one)")
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    conversations = load_attunebench(config.data)
+    if config.max_conversations is not None:
+        conversations = conversations[: config.max_conversations]
+    evaluators = _evaluators(config, lms, judge_lm)
+    plan = [
+        Task(unit, evaluators[(task, model)])
+        for task in config.tasks
+        for model in config.models
+        for unit in task_units(conversations, task, model)
+    ]
+    if not plan:
+        raise UserError(f"{config.data}: no units to evaluate for tasks {config.tasks}")
+    fingerprint, inputs = fingerprint_inputs([config.data])
+    arguments = config.model_dump(mode="json", exclude={"quiet", "report"})
+    result = run_tasks(
+        config.out,
+        plan,
+        command="bench",
+        arguments=arguments,
+        inputs=inputs,
+        data_fingerprint=fingerprint,
+        seed=config.seed,
+        executor=executor,
+        max_concurrency=config.max_concurrency,
+        budget=FailureBudget(max_failure_rate=config.max_failure_rate),
+        quiet=config.quiet,
+        bootstrap_B=200,
+    )
+    records = _records(RunDir(config.out), plan)
+    run_dir = RunDir(config.out)
+    write_jsonl(run_dir.path / "records.jsonl", records)
+    analysis = analyse_records(
+        records,
+        models=config.models,
+        tasks=config.tasks,
+        B=config.bootstrap_B,
+        seed=config.seed,
+    )
+    summary = {"kind": "bench", "run": result.summary.get("run", {}), "bench": analysis}
+    run_dir.write_json(run_dir.summary_path, summary)
+    if config.report:
+        _write_report(run_dir.path)
+    return BenchResult(
+        run_dir=run_dir.path,
+        n_units=len(plan),
+        n_skipped=result.n_skipped,
+        n_run=result.n_run,
+        stopped=result.stopped,
+        summary=summary,
+    )
+
+
+def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
+    from attune_judge.runner import effective_judgments
+    from attune_judge.tasks._records import record_from_judgment
+
+    effective = effective_judgments(run_dir.read_judgments())
+    return [
+        record_from_judgment(
+            effective.get(task.key),
+            task=task.judge.task,
+            model=task.item.candidate_model,
+            conversation_id=task.item.conversation_id,
+            turn=task.item.turn,
+            unit_id=task.item.item_id,
+            judge_id=task.judge.judge_id,
+            truth=task.item.metadata.get("truth"),
+        )
+        for task in plan
+    ]
+
+
+def _write_report(path: Path) -> None:
+    """``report.md`` / ``report.html`` / figures by the report package, plus discriminability."""
+    from attune_judge.report import write_report
+    from attune_judge.tasks._report import add_bench_sections
+
+    write_report(path, add_bench_sections(path))

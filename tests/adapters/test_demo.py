@@ -1,0 +1,161 @@
+"""Demo library (attune_judge.demo): recorded judges vs experts, DUO, validate with a fake judge.
+
+Expected values come from hand computation or from the independent κ in
+test_expert_agreement, never from the code under test.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.demo import (
+    duo_analysis,
+    load_calibration_set,
+    recorded_judges_vs_experts,
+    run_demo,
+    validate_judge,
+)
+from attune_judge.errors import UserError
+from tests.adapters.test_expert_agreement import quadratic_kappa
+
+
+def _r(item: str, rater: str, group: str, value: float, **meta: Any) -> Rating:
+    return Rating(
+        item_id=item,
+        rater=rater,
+        rater_group=group,
+        dimension="d",
+        value=value,
+        cluster=item,
+        metadata={"source": "s", **meta},
+    )
+
+
+def test_perfect_judge_reaches_one() -> None:
+    # 3 experts agree exactly on 8 items; the judge copies them: κ_qw = ρ = 1 and the
+    # leave-one-out ceilings are 1 for both the experts and the judge
+    values = [1, 2, 3, 4, 5, 3, 2, 4]
+    ratings = [
+        _r(f"i{k}", who, "experts" if who != "gpt" else "llm", v)
+        for k, v in enumerate(values)
+        for who in ("expert1", "expert2", "expert3", "gpt")
+    ]
+    res = recorded_judges_vs_experts(ratings, judges=("gpt",), B=50)
+    (row,) = res.rows
+    assert row.kappa_qw is not None and row.kappa_qw.estimate == pytest.approx(1.0)
+    assert row.spearman is not None and row.spearman.estimate == pytest.approx(1.0)
+    assert row.kappa_ceiling_humans == pytest.approx(1.0)
+    assert row.kappa_ceiling_judge == pytest.approx(1.0)
+
+
+def test_duo_group_means_by_hand() -> None:
+    # model A: 1, 2, 3 (mean 2); model B: 3, 4, 5 (mean 4); A - B = -2
+    ratings = [
+        Rating(
+            item_id=f"d{k}",
+            rater="participant",
+            rater_group="participant",
+            dimension="preference",
+            value=float(v),
+            cluster=f"d{k}",
+            metadata={"language": "en", "model": m, "style_prompt": "x", "participant_id": f"p{k}"},
+        )
+        for k, (m, v) in enumerate([("A", 1), ("A", 2), ("A", 3), ("B", 3), ("B", 4), ("B", 5)])
+    ]
+    res = duo_analysis(ratings, B=200)
+    assert res.observer_agreement is None
+    model = next(c for c in res.comparisons if c.factor == "model" and c.cluster_by == "dialogue")
+    assert model.means["A"].estimate == pytest.approx(2.0)
+    assert model.means["B"].estimate == pytest.approx(4.0)
+    diff = model.differences["A − B"]
+    assert diff.estimate == pytest.approx(-2.0)
+    assert diff.lower is not None and diff.upper is not None and diff.lower <= -2.0 <= diff.upper
+
+
+def test_demo_part_b_on_shipped_duo(tmp_path: Path) -> None:
+    run = run_demo(tmp_path / "demo", B=100, parts=("b",))
+    report = (tmp_path / "demo" / "report.md").read_text()
+    assert "Observers vs participants" in report
+    assert (tmp_path / "demo" / "summary.json").exists()
+    assert any("Spearman" in line for line in run.summary)
+    duo = duo_analysis(load_calibration_set("duo"), B=100)
+    # 34 English participants (DUO README), 157 English dialogues
+    by_part = next(c for c in duo.comparisons if c.cluster_by == "participant")
+    by_dial = next(c for c in duo.comparisons if c.cluster_by == "dialogue")
+    assert by_part.means[next(iter(by_part.means))].n_clusters <= 34
+    assert sum(m.n for m in by_dial.means.values()) == 157
+    assert duo.observer_agreement is not None
+    join = duo.observer_agreement.dimensions[0].join
+    assert (join.matched, join.right_only) == (50, 107)  # participants rated all 157
+
+
+def test_unknown_demo_part(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="unknown demo part"):
+        run_demo(tmp_path, parts=("z",))
+
+
+class _CopyExpert1:
+    """A fake judge that answers with expert1's ratings (no model)."""
+
+    def __init__(self, ratings: list[Rating]) -> None:
+        self.values: dict[tuple[str, str], float] = {
+            (r.item_id, r.dimension): float(r.value)  # type: ignore[arg-type]
+            for r in ratings
+            if r.rater == "expert1"
+        }
+        self.spec = {"program": "copy-expert1"}
+        self.judge_id = "copy-expert1"
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        scores = {d: v for (i, d), v in self.values.items() if i == item.item_id}
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores=scores,
+            overall=sum(scores.values()) / len(scores),
+        )
+
+
+def test_validate_with_a_fake_judge(tmp_path: Path) -> None:
+    ratings = load_calibration_set("empathic-communication")
+    judge = _CopyExpert1(ratings)
+    res = validate_judge(
+        "empathic-communication-epitome", "copy", tmp_path / "v", limit=20, B=50, judge=judge
+    )
+    assert res.n_items == 20 and res.n_ok == 20
+    assert (tmp_path / "v" / "report.md").exists()
+    row = next(r for r in res.rows if r.judge == "copy" and r.dimension == "level_explorations")
+    # independent: κ_qw of expert1 vs the median of the three experts on the same 20 items
+    items = sorted({r.item_id for r in ratings if r.item_id.startswith("epitome:")})[:20]
+    v = {(r.item_id, r.rater): r.value for r in ratings if r.dimension == "level_explorations"}
+    e1 = [float(v[(i, "expert1")]) for i in items]  # type: ignore[arg-type]
+    med = [
+        float(statistics.median(float(v[(i, e)]) for e in ("expert1", "expert2", "expert3")))  # type: ignore[arg-type]
+        for i in items
+    ]
+    assert row.kappa_qw is not None
+    assert row.kappa_qw.estimate == pytest.approx(quadratic_kappa(e1, med))
+    assert {r.judge for r in res.rows} == {"copy", "gpt", "claude", "gemini", "crowd"}
+
+
+def test_validate_unknown_set(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="unknown set"):
+        validate_judge("nope", "local", tmp_path)
+
+
+def test_demo_part_c_with_an_injected_judge(tmp_path: Path) -> None:
+    judge = _CopyExpert1(load_calibration_set("empathic-communication"))
+    run = run_demo(
+        tmp_path / "d", B=50, parts=("c",), local_items=5, local_lm="copy", local_judge=judge
+    )
+    report = (tmp_path / "d" / "report.md").read_text()
+    assert "## c. The embedded local judge (`copy`) on 5 EPITOME conversations" in report
+    assert (tmp_path / "d" / "c-local-judge" / "run" / "judgments.jsonl").is_file()
+    assert run.summary[0].startswith("c. empathic-communication-epitome")

@@ -1,0 +1,137 @@
+"""Real components: llama-cpp-python's OpenAI-compatible server, and the in-process model.
+
+Slow (seconds to a few minutes on two cores); part of the CI run with the ``local`` extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from attune_judge.data import JudgeItem
+
+pytestmark = pytest.mark.slow
+
+pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def llama_server(model_alias: str, log_dir: Path) -> Iterator[str]:
+    """Run ``python -m llama_cpp.server`` on a free port; yield its /v1 URL; always stop it."""
+    from attune_judge.lm import default_gguf_path
+
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(default_gguf_path()),
+        "--model_alias",
+        model_alias,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+    ]
+    log = (log_dir / "llama-server.log").open("w")  # a pipe could fill up and block the server
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                text = (log_dir / "llama-server.log").read_text()[-2000:]
+                raise RuntimeError(f"llama_cpp.server exited: {text}")
+            try:
+                with urllib.request.urlopen(f"{base}/models", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("llama_cpp.server did not become ready within 120 s")
+            time.sleep(0.5)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def _check_valid(result: object, item: JudgeItem) -> None:
+    from attune_judge.data import Judgment
+
+    assert isinstance(result, Judgment)
+    assert result.status == "ok", (result.error, result.raw_output)
+    assert set(result.scores) == {
+        "overall_score",
+        "emotional_appropriateness",
+        "helpfulness",
+        "tone_match",
+    }
+    assert all(1 <= v <= 7 and v == int(v) for v in result.scores.values())
+    assert result.normalized is not None and 0.0 <= result.normalized <= 1.0
+    assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
+    assert result.item_id == item.item_id
+
+
+def test_reference_judge_through_an_openai_compatible_server(
+    item: JudgeItem, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from attune_judge.judges import build_judge
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with llama_server("smollm2", tmp_path) as base:
+        judge = build_judge(
+            "attunebench-reference", "openai/smollm2", api_base=base, max_tokens=300, cache=False
+        )
+        assert judge.spec["lm"]["response_format"] == "json_object"
+        result = judge.judge(item)
+    _check_valid(result, item)
+
+
+def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
+    from attune_judge.judges import build_judge
+
+    judge = build_judge("attunebench-reference", "local", max_tokens=300, cache=False)
+    result = judge.judge(item)
+    _check_valid(result, item)
+    assert judge.spec["lm"]["lm"] == "local"
+
+
+def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from attune_judge.judges import build_judge
+    from attune_judge.lm import _local
+
+    judge = build_judge("length")  # warm imports only
+    assert judge.judge(item).status == "ok"
+    behaviour = build_judge("attunebench-behaviours", "local", max_tokens=120, cache=False)
+    asked = item.model_copy(update={"metadata": {"behaviour_items": ["B1", "B13"]}})
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(behaviour.judge, [asked, asked]))
+    assert [r.status for r in results] == ["ok", "ok"]
+    assert all(set(r.scores) == {"B1", "B13"} for r in results)
+    assert len(_local._MODELS) == 1

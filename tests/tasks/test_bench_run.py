@@ -1,0 +1,174 @@
+"""End to end: ``run_bench`` with scripted models whose every metric is computed by hand.
+
+The data and the scripted answers are described in ``_fixtures.py``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attune_judge.data import read_jsonl
+from attune_judge.tasks import BenchConfig, TaskRecord, run_bench
+from tests.tasks._fixtures import judge_engine, model_engine, write_data
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bench")
+    data = write_data(root / "data")
+    engines = {"alpha": model_engine(True), "beta": model_engine(False)}
+    judge = judge_engine()
+    config = BenchConfig(
+        data=data,
+        models=["alpha", "beta"],
+        out=root / "run",
+        seed=3,
+        bootstrap_B=500,
+        max_concurrency=2,
+        report=False,  # figures are slow; the report sections are tested below
+    )
+    lms = {name: e.lm() for name, e in engines.items()}
+    result = run_bench(config, lms=lms, judge_lm=judge.lm())
+    return config, result, engines, judge, lms
+
+
+def _score(summary, task, metric, model):
+    return summary["bench"]["tasks"][task]["metrics"][metric]["models"][model]["estimate"]
+
+
+def test_every_unit_is_recorded_once(bench):
+    config, result, *_ = bench
+    records = read_jsonl(config.out / "records.jsonl", TaskRecord)
+    # per model: drafting 2 turns, emotion 2, behaviour 2, preference 3 comparisons,
+    # conversation 2 -> 11 units; two models -> 22
+    assert result.n_units == len(records) == 22
+    assert {r.status for r in records} == {"ok"}
+    keys = {(r.model, r.unit_id) for r in records}
+    assert len(keys) == 22
+
+
+def test_emotion_scores_by_hand(bench):
+    _, result, *_ = bench
+    s = result.summary
+    # alpha says "sad" (outside the vocabulary): c1 {?sad} vs {Afraid} F1 0; c2 {?sad} vs
+    # neutral F1 0 -> mean 0. beta says Afraid 4: c1 F1 1, c2 (neutral) 0 -> mean 0.5.
+    assert _score(s, "emotion", "f1", "alpha") == 0
+    assert _score(s, "emotion", "f1", "beta") == pytest.approx(0.5)
+    # beta's intensity error: only c1 has a matched pair, |4 - 6| = 2
+    assert _score(s, "emotion", "intensity_mae", "beta") == pytest.approx(2.0)
+    # alpha has no in-vocabulary tag, hence no matched pair: undefined, not zero
+    assert _score(s, "emotion", "intensity_mae", "alpha") is None
+
+
+def test_behaviour_scores_by_hand(bench):
+    _, result, *_ = bench
+    s = result.summary
+    # alpha all yes: c1 observed B1 tp, B13 fp; preferred B1 tp, B13 tp; c2 observed B1 tp,
+    # preferred B1 (truth no) fp -> 4 correct of 6 pooled
+    assert _score(s, "behaviour", "accuracy", "alpha") == pytest.approx(4 / 6)
+    # beta all no: c1 observed fn, tn; preferred fn, fn; c2 observed fn, preferred tn -> 2/6
+    assert _score(s, "behaviour", "accuracy", "beta") == pytest.approx(2 / 6)
+    # observed target: alpha tp 2, fp 1, fn 0, tn 0 -> F1 = 4/5; MCC undefined (no negatives
+    # predicted) ; beta tp 0 -> F1 0 (fn 2 > 0)
+    pooled = s["bench"]["tasks"]["behaviour"]["pooled_binary"]["observed"]
+    assert pooled["alpha"]["f1"]["estimate"] == pytest.approx(0.8)
+    assert pooled["alpha"]["mcc"]["estimate"] is None
+    assert pooled["beta"]["f1"]["estimate"] == 0
+
+
+def test_preference_is_unswapped_and_scored_by_hand(bench):
+    config, result, *_ = bench
+    s = result.summary
+    # alpha picks the HUMAN reply: c1 general (human won) right, c1 PW4 (alternate won) wrong,
+    # c2 general (human won) right -> 2/3; beta the other reply -> 1/3. This holds whatever the
+    # presentation order, so it checks the un-swapping.
+    assert _score(s, "preference", "accuracy", "alpha") == pytest.approx(2 / 3)
+    assert _score(s, "preference", "accuracy", "beta") == pytest.approx(1 / 3)
+    # win counts (original, alternate, human): c1 truth [0,1,1]; alpha [0,0,2] -> τ-b 1/2;
+    # c2 truth [0,0,1], alpha [0,0,1] -> 1: mean 0.75. beta c1 [1,1,0] -> -1/2, c2 [1,0,0]
+    # -> -1/2: mean -0.5.
+    tau = s["bench"]["tasks"]["preference"]["win_count_tau"]
+    assert tau["alpha"]["estimate"] == pytest.approx(0.75)
+    assert tau["beta"]["estimate"] == pytest.approx(-0.5)
+    records = read_jsonl(config.out / "records.jsonl", TaskRecord)
+    swaps = {r.details["swapped"] for r in records if r.task == "preference"}
+    assert swaps == {True, False}  # with seed 3 both orders occur among the 3 comparisons
+
+
+def test_conversation_and_drafting_by_hand(bench):
+    _, result, *_ = bench
+    s = result.summary
+    assert _score(s, "conversation", "composite", "alpha") == pytest.approx(1.0)
+    # beta: PANAS MAE 2 -> 1 - 2/6; q1 F1 0; q2 0; q3 distance |3 - 1| = 2 -> 1 - 2/3;
+    # branches MAE 3 -> 1 - 3/6: (2/3 + 0 + 0 + 1/3 + 1/2) / 5 = 0.3
+    assert _score(s, "conversation", "composite", "beta") == pytest.approx(0.3)
+    # judge: DRAFT-GOOD 7 everywhere -> (7 - 1)/6 = 1; DRAFT-BAD 4 -> 0.5
+    assert _score(s, "drafting", "judge_score", "alpha") == pytest.approx(1.0)
+    assert _score(s, "drafting", "judge_score", "beta") == pytest.approx(0.5)
+    # behaviour judge says yes to all: preferred c1 B1 yes, B13 yes (match, match), c2 B1 no
+    # (mismatch) -> pooled 2/3 for both models
+    assert _score(s, "drafting", "alignment", "alpha") == pytest.approx(2 / 3)
+
+
+def test_rankings_across_tasks(bench):
+    _, result, *_ = bench
+    b = result.summary["bench"]
+    # alpha is ahead on drafting, behaviour, preference, conversation, behind on emotion:
+    # τ = +1 between the four, -1 against emotion
+    tau = b["tau_intervals"]
+    assert tau["drafting"]["behaviour"]["estimate"] == pytest.approx(1.0)
+    assert tau["drafting"]["emotion"]["estimate"] == pytest.approx(-1.0)
+    # Kendall's W, 5 rankings of 2 models: rank sums alpha 2*4 + 1 = 9, beta 6; mean 7.5;
+    # S = 2 * 1.5² = 4.5; W = 12 S / (m² (n³ - n)) = 54 / (25 * 6) = 0.36
+    assert b["kendall_w"]["w"] == pytest.approx(0.36)
+    board = b["tasks"]["drafting"]["leaderboard"]["rows"]
+    assert [r["model"] for r in board] == ["alpha", "beta"]
+    for task in b["tasks"].values():
+        for row in task["leaderboard"]["rows"]:
+            sc = row["score"]
+            if sc["lower"] is not None:
+                assert sc["lower"] - 1e-12 <= sc["estimate"] <= sc["upper"] + 1e-12
+    assert "discriminability" in b["tasks"]["emotion"]
+
+
+def test_run_directory_contents(bench):
+    config, *_ = bench
+    summary = json.loads((config.out / "summary.json").read_text())
+    assert summary["kind"] == "bench"
+    manifest = json.loads((config.out / "manifest.json").read_text())
+    assert manifest["command"] == "bench" and manifest["seed"] == 3
+    assert (config.out / "judgments.jsonl").exists()
+
+
+def test_report_sections_show_every_task_and_discriminability(bench):
+    from attune_judge.tasks._report import bench_extra_sections
+
+    _, result, *_ = bench
+    sections = bench_extra_sections(result.summary["bench"])
+    titles = [s.title for s in sections]
+    assert titles == [
+        "All task metrics",
+        "Discriminability per task",
+        "Concordance of the task rankings",
+    ]
+    assert [s.title for s in sections[0].subsections] == [
+        "drafting",
+        "emotion",
+        "behaviour",
+        "preference",
+        "conversation",
+    ]
+    table = sections[1].blocks[1]
+    # two models, one pair per task; emotion: alpha 0 vs beta 0.5 -> spread 0.5
+    emotion = next(r for r in table.rows if r[0] == "emotion")
+    assert emotion[1] == "0.500" and emotion[4].endswith("/1")
+
+
+def test_resume_makes_no_new_calls(bench):
+    config, _, engines, judge, lms = bench
+    before = {n: e.calls for n, e in engines.items()}, judge.calls
+    again = run_bench(config, lms=lms, judge_lm=judge.lm())
+    assert again.n_run == 0 and again.n_skipped == 22
+    assert ({n: e.calls for n, e in engines.items()}, judge.calls) == before
