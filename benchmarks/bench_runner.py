@@ -1,7 +1,7 @@
 """Runner benchmark: 2,000 judgments through the real DSPy path, 50 ms engine, concurrency 32.
 
 Run ``.venv/bin/python benchmarks/bench_runner.py`` (options: ``--n``, ``--latency``,
-``--concurrency``, ``--no-cache``, ``--no-fsync``, ``--profile``). It reports
+``--concurrency``, ``--no-cache``, ``--fsync-interval``, ``--profile``). It reports
 
 1. the wall time of ``run_score`` on a fresh run directory as a ratio to the ideal
    ``n * latency / concurrency`` (target <= 1.25),
@@ -77,11 +77,21 @@ def _run(items: Path, out: Path, args: argparse.Namespace) -> tuple[float, int, 
         lm="scripted/judge",
         max_concurrency=args.concurrency,
         quiet=True,
-        fsync=not args.no_fsync,
+        fsync_interval_s=args.fsync_interval,
     )
     start = time.perf_counter()
+    cpu0 = _cpu()
     result = run_score(config, judges=[judge])
+    _LAST_CPU[0] = _cpu() - cpu0
     return time.perf_counter() - start, engine.calls, result
+
+
+_LAST_CPU = [0.0]
+
+
+def _cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
 
 
 def main() -> None:
@@ -90,7 +100,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--no-cache", action="store_true", help="DSPy request cache off")
-    parser.add_argument("--no-fsync", action="store_true", help="flush but do not fsync")
+    parser.add_argument(
+        "--fsync-interval",
+        type=float,
+        default=0.2,
+        help="group-commit interval in s (0: fsync every record, the slow extreme)",
+    )
     parser.add_argument("--profile", action="store_true", help="cProfile the first run")
     args = parser.parse_args()
 
@@ -112,6 +127,7 @@ def main() -> None:
     wall1, calls1, res1 = _run(tmp / "items.jsonl", tmp / "run", args)
     if profiler:
         profiler.disable()
+    cpu1 = _LAST_CPU[0]
     wall2, calls2, res2 = _run(tmp / "items.jsonl", tmp / "run", args)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -121,16 +137,19 @@ def main() -> None:
         "latency_s": args.latency,
         "concurrency": args.concurrency,
         "cache": not args.no_cache,
-        "fsync": not args.no_fsync,
+        "fsync_interval_s": args.fsync_interval,
         "cores": os.cpu_count(),
         "loadavg_1min_before": round(load_before[0], 2),
         "loadavg_1min_after": round(os.getloadavg()[0], 2),
         "ideal_s": round(ideal, 3),
         "first_run_s": round(wall1, 3),
         "ratio_to_ideal": round(wall1 / ideal, 3),
+        "first_run_cpu_s": round(cpu1, 3),
+        "first_run_cpu_ms_per_judgment": round(1000 * cpu1 / args.n, 3),
         "first_run_engine_calls": calls1,
         "first_run_n_by_status": summary["run"]["n_by_status"],
         "rerun_s": round(wall2, 3),
+        "rerun_cpu_s": round(_LAST_CPU[0], 3),
         "rerun_engine_calls": calls2,
         "rerun_n_run": res2.n_run,  # type: ignore[attr-defined]
         "peak_rss_mb": round(peak_mb, 1),

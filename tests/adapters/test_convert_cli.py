@@ -54,3 +54,20 @@ def test_unknown_dataset_is_rejected(tmp_path: Path) -> None:
         _app(), ["data", "convert", "nope", str(tmp_path), "-o", str(tmp_path)]
     )
     assert res.exit_code != 0
+
+
+def test_convert_esconv_conversation_items(tmp_path: Path) -> None:
+    src = str(DATASETS / "esconv")
+    args = ["data", "convert", "esconv", src, "-o", str(tmp_path), "--item-level", "conversation"]
+    res = CliRunner().invoke(_app(), args)
+    assert res.exit_code == 0, res.output
+    # 1,300 FADO + 196 FailedESConv conversations, one item each
+    assert "1496 items" in res.output
+
+
+def test_convert_bad_item_level(tmp_path: Path) -> None:
+    from attune_judge.data.adapters._cli import convert
+    from attune_judge.errors import UserError
+
+    with pytest.raises(UserError, match="item-level"):
+        convert("esconv", DATASETS / "esconv", tmp_path, item_level="turn")

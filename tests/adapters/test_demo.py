@@ -159,3 +159,45 @@ def test_demo_part_c_with_an_injected_judge(tmp_path: Path) -> None:
     assert "## c. The embedded local judge (`copy`) on 5 EPITOME conversations" in report
     assert (tmp_path / "d" / "c-local-judge" / "run" / "judgments.jsonl").is_file()
     assert run.summary[0].startswith("c. empathic-communication-epitome")
+
+
+class _ItemHashJudge:
+    """A fake judge scoring every criterion 1-5 from a hash of the item id (no model)."""
+
+    def __init__(self, criteria: list[str]) -> None:
+        self.criteria = criteria
+        self.spec = {"program": "hash"}
+        self.judge_id = "hash"
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        h = sum(map(ord, item.item_id))
+        scores = {c: float(1 + (h + k) % 5) for k, c in enumerate(self.criteria)}
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            scores=scores,
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "criteria", "judges"),
+    [
+        (
+            "duo",
+            ["preference", "empathy", "consistency", "stylistic_similarity"],
+            {"fake", "participant"},
+        ),
+        ("esconv", ["empathy", "relevance"], {"fake"}),
+    ],
+)
+def test_validate_other_sets(tmp_path: Path, name: str, criteria: list[str], judges: set) -> None:
+    res = validate_judge(
+        name, "fake", tmp_path / name, limit=12, B=50, judge=_ItemHashJudge(criteria)
+    )
+    assert res.n_items == 12 and res.n_ok == 12
+    assert {r.judge for r in res.rows} == judges
+    assert {r.dimension for r in res.rows} == set(criteria)
+    # DUO has three observers (a ceiling); ESConv one seeker per conversation (none)
+    fake = [r for r in res.rows if r.judge == "fake"]
+    assert all((r.spearman_ceiling_humans is not None) == (name == "duo") for r in fake)

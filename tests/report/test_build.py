@@ -12,6 +12,7 @@ from attune_judge.errors import UserError
 from attune_judge.report import (
     Paragraph,
     Section,
+    Table,
     build_report,
     compute_leaderboard,
     detect_kinds,
@@ -60,6 +61,7 @@ def test_a_summary_leaderboard_is_used_as_given(tmp_path: Path) -> None:
     assert "| 1 | alpha | 0.800 | [0.700, 0.900] |" in md
     assert "computed by the report" not in md
     assert md.count("| 1–2 |") == 2
+    assert "2 models may rank first at 95% confidence: alpha, &lt;b>beta|&lt;/b>" in md
 
 
 def test_write_report_writes_markdown_html_and_figures(tmp_path: Path) -> None:
@@ -147,14 +149,18 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
         arguments={"data": str(SAMPLES)},
         inputs={},
         data_fingerprint="test",
-        fsync=False,
         bootstrap_B=200,
     )
     report = build_report(tmp_path / "run")
     scores = next(s for s in report.sections if s.title == "Scores")
     board = scores.subsections[0]
-    table = board.blocks[0]
-    assert table.rows[0][:3] == ["1", "human_edited", "1.000"]  # type: ignore[union-attr]
+    table = next(b for b in board.blocks if isinstance(b, Table))
+    assert table.rows[0][:3] == ["1", "human_edited", "1.000"]
+    # ROUGE-L of a reply with itself is exactly 1 on every turn: human_edited is alone on top
+    assert any(
+        isinstance(b, Paragraph) and b.text.startswith("human_edited ranks first")
+        for b in board.blocks
+    )
     md, html = write_report(tmp_path / "run", report)
     assert md.exists() and html.exists()
 

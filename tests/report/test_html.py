@@ -6,6 +6,9 @@ import base64
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attune_judge.report import (
     Figure,
     KeyValues,
@@ -82,3 +85,52 @@ def test_heading_anchors_are_unique_and_the_toc_links_them() -> None:
     ids = re.findall(r'<h2 id="([^"]+)"', html)
     assert ids == ["scores", "scores-2", "unicode-more"]
     assert [h[1:] for h in _attributes(html, "href")] == ids
+
+
+OUR_TAGS = {
+    "!DOCTYPE",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "h1",
+    "h2",
+    "p",
+    "nav",
+    "strong",
+    "ol",
+    "li",
+    "a",
+    "section",
+    "div",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "footer",
+    "dl",
+    "dt",
+    "dd",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(min_size=1, max_size=40))
+def test_no_text_can_add_a_tag_or_attribute(text: str) -> None:
+    report = Report(
+        text,
+        [Section(text, [Paragraph(text), Table([text], [[text]]), KeyValues([(text, text)])])],
+        subtitle=text,
+    )
+    html = render_html(report, footer=text)
+    tags = {t.lstrip("/") for t in re.findall(r"<\s*(/?[A-Za-z!][^\s>/]*)", html)}
+    assert tags <= OUR_TAGS
+    # every text survives escaping exactly (html.unescape inverts html.escape)
+    import html as html_mod
+
+    assert html_mod.unescape(re.search(r"<p>(.*?)</p>", html, re.S).group(1)) == text  # type: ignore[union-attr]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from attune_judge.report import (
     Figure,
     Paragraph,
@@ -53,6 +56,7 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
     assert beta[2] == "0.257" and beta[4] == "7"
     # the two models are far apart: each rank set is a single rank
     assert alpha[6] == "1" and beta[6] == "2"
+    assert "alpha ranks first, and the data pin that down at 95% confidence." in md
     # failures of beta: 8 planned, 7 ok, 1 parse_error → 1/8 = 12.5% not ok
     status_rows = [r for r in _table_rows(md, r"&lt;b>beta\|&lt;/b>") if len(r) == 8]
     assert status_rows == [[r"&lt;b>beta\|&lt;/b>", "8", "7", "1", "0", "0", "0", "12.5%"]]
@@ -88,6 +92,7 @@ def test_untrusted_text_cannot_break_tables_or_become_markup() -> None:
                 "S",
                 [
                     Paragraph("a <img src=x onerror=alert(1)> b"),
+                    Paragraph("# not a heading\n# nor this\n> nor a quote"),
                     Table(["model", "x"], [["evil|name\nnext", "1"]], "lr"),
                 ],
             )
@@ -98,6 +103,7 @@ def test_untrusted_text_cannot_break_tables_or_become_markup() -> None:
     assert "&lt;img src=x onerror=alert(1)>" in md
     # the pipe is escaped and the newline folded: still one row of two cells
     assert "| evil\\|name next | 1 |" in md
+    assert "\\# not a heading # nor this > nor a quote" in md.splitlines()
     assert "|---|---:|" in md
 
 
@@ -160,3 +166,15 @@ def test_a_bench_run_shows_a_leaderboard_per_task_and_their_agreement(tmp_path: 
     assert (
         r"| 1 | &lt;b>beta\|&lt;/b> | 0.600 | [0.500, 0.700] | 16 | 4 | 1–2 | 1–2 | 90.0% |" in md
     )
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=st.text(max_size=30))
+def test_any_cell_text_keeps_the_table_shape(text: str) -> None:
+    md = render_markdown(Report("T", [Section("S", [Table(["a", "b"], [[text, "x"]])])]))
+    lines = md.splitlines()
+    row = lines[lines.index("|---|---|") + 1]
+    # one line per row, and exactly three unescaped pipes: | cell | x |
+    assert len(re.findall(r"(?<!\\)\|", row)) == 3
+    assert row.endswith("| x |")
+    assert "<" not in row

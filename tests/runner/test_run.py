@@ -31,7 +31,7 @@ def _run(out: Path, tasks: list[Task], **kw: object) -> RunResult:
         data_fingerprint="sha256:x",
         max_concurrency=4,
         bootstrap_B=500,
-        fsync=False,
+        fsync_interval_s=None,
         **kw,  # type: ignore[arg-type]
     )
 

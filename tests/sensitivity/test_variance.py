@@ -143,3 +143,17 @@ def test_single_level_factors_are_dropped() -> None:
     )
     assert [c.source for c in out.components] == ["model", "residual"]
     assert out.dropped_factors == ["judge"]
+
+
+def test_group_mean_table_equals_statsmodels_anova() -> None:
+    # the fast path for large designs must give statsmodels' type-I table exactly
+    from attune_judge.sensitivity._variance import _table_numpy, _table_statsmodels
+
+    y, factors, _ = _simulate()
+    cols = {f: np.asarray(v, dtype=object) for f, v in factors.items()}
+    names = list(cols)
+    fast, reference = _table_numpy(y, cols, names), _table_statsmodels(y, cols, names)
+    assert set(fast) == set(reference) == {*names, "Residual"}
+    for key, (ss, df) in reference.items():
+        assert fast[key][0] == pytest.approx(ss, rel=1e-9), key
+        assert fast[key][1] == df, key

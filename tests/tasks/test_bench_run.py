@@ -172,3 +172,15 @@ def test_resume_makes_no_new_calls(bench):
     again = run_bench(config, lms=lms, judge_lm=judge.lm())
     assert again.n_run == 0 and again.n_skipped == 22
     assert ({n: e.calls for n, e in engines.items()}, judge.calls) == before
+
+
+def test_cli_summary_lines(bench, capsys):
+    from attune_judge.cli._bench import _print_summary
+
+    config, result, *_ = bench
+    _print_summary(result.summary, config.out)
+    out = capsys.readouterr().out
+    assert "drafting (judge_score):" in out
+    # alpha 1.0, beta 0.5 with their simultaneous rank sets {1} and {2}
+    assert "  1. alpha" in out and "rank set 1-1" in out
+    assert "tau(drafting, emotion) = -1.000" in out

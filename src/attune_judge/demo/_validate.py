@@ -102,6 +102,8 @@ class ValidationResult(BaseModel):
     """Failed judgments by status."""
     rows: list[JudgeRow] = Field(default_factory=list)
     """Agreement rows: the new judge and the recorded ones, per dimension."""
+    distinct_score_vectors: int = 0
+    """Different criterion-score combinations the judge gave (1 = the same for every item)."""
     summary: list[str] = Field(default_factory=list)
     """Short lines for the terminal."""
     seconds: float = 0.0
@@ -200,6 +202,9 @@ def validate_judge(
         n_items=len(items),
         n_ok=sum(j.status == "ok" for j in judgments),
         n_failed=failed,
+        distinct_score_vectors=len(
+            {tuple(sorted(j.scores.items())) for j in judgments if j.status == "ok"}
+        ),
     )
     humans = [r for r in humans if r.item_id in ids]
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
@@ -210,10 +215,15 @@ def validate_judge(
         result.summary = [f"{set_name}: no usable judgment from {lm} ({failed})"]
     else:
         report = calibrate(humans, [*new, *recorded], level="ordinal", B=B, seed=seed)
-        result.rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
+        rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
+        result.rows = sorted(rows, key=lambda r: (r.dimension, r.judge != name, r.judge))
         md += ["", judge_rows_markdown(result.rows)]
         (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
         result.summary = _summary(set_name, name, result.rows)
+        if result.distinct_score_vectors == 1 and result.n_ok > 1:
+            note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
+            result.summary.append("   note: " + note)
+            md.append(f"\nNote: {note}.")
     (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     result.seconds = time.monotonic() - start
     return result

@@ -1,14 +1,25 @@
 """Reports people read: Markdown and single-file HTML with figures.
 
-``write_report(run_dir)`` renders what a run directory holds (``summary.json`` kinds); commands
-can also compose their own report from section builders, each of which takes plain data::
+``write_report(run_dir)`` renders what a run directory holds. ``summary.json`` may carry any of
+these kinds of results (keys), each drawn by its own section builder:
+
+- ``judges`` — the runner's per-judge, per-model scores (``score``): leaderboard with intervals
+  and rank sets, forest and rank-set plots, criterion means, failures, tokens and cost;
+- ``calibration`` — a ``CalibrationReport`` (plus optional figure data): metrics, α, ceilings,
+  rater heatmap, confusion matrix, calibration plot;
+- ``bench`` — per-task leaderboards and the agreement of the task rankings;
+- ``sensitivity`` — τ to the base, rank flips, scores by variant, variance shares;
+- ``recorded_judges`` / ``duo`` — the demo's parts.
+
+``manifest.json`` adds the "What ran" section. Commands can also compose their own report from
+section builders, each of which takes plain data::
 
     from attune_judge.report import leaderboard_section, write_report
 
     write_report(run_dir, [leaderboard_section(board)], title="My analysis")
 
-Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes.
-matplotlib is imported only when a figure is drawn.
+Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes;
+matplotlib is imported only when a figure is drawn, and never through pyplot.
 """
 
 from attune_judge.report._agreement import (

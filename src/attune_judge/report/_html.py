@@ -36,6 +36,7 @@ h2 { font-size: 1.3em; margin-top: 2em; padding-bottom: 0.2em;
      border-bottom: 2px solid var(--rule); }
 h3 { font-size: 1.1em; margin-top: 1.5em; }
 h4 { font-size: 1em; margin-top: 1.2em; }
+h5, h6 { font-size: 0.95em; margin-top: 1em; color: var(--muted); }
 .subtitle { color: var(--muted); margin: 0 0 1em; }
 nav.toc { background: var(--band); border: 1px solid var(--rule); border-radius: 6px;
           padding: 10px 18px; margin: 16px 0 8px; }

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
+from attune_judge.report._blocks import Figure, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._fig_scores import forest_plot, grouped_forest_plot, rank_set_plot
 from attune_judge.report._format import (
     MISSING,
@@ -93,7 +93,8 @@ def _from_flat_row(model: str, r: Mapping[str, Any]) -> LeaderboardEntry:
     score = r.get("score") if isinstance(r.get("score"), Mapping) else r
     assert isinstance(score, Mapping)
     mean = score.get("mean", score.get("estimate"))
-    lo, hi = _pair(r.get("rank_set"))
+    lo, hi = _pair(r.get("rank_set") or r.get("rank_set_simultaneous"))
+    mlo, mhi = _pair(r.get("rank_set_marginal"))
     return LeaderboardEntry(
         model=model,
         mean=to_float(mean),
@@ -104,6 +105,8 @@ def _from_flat_row(model: str, r: Mapping[str, Any]) -> LeaderboardEntry:
         rank=_int(r.get("rank")),
         rank_lower=_int(r.get("rank_lower")) if lo is None else lo,
         rank_upper=_int(r.get("rank_upper")) if hi is None else hi,
+        marginal_lower=mlo,
+        marginal_upper=mhi,
         p_rank_1=to_float(r.get("p_rank_1")),
     )
 
@@ -111,7 +114,8 @@ def _from_flat_row(model: str, r: Mapping[str, Any]) -> LeaderboardEntry:
 def leaderboard_entries(data: Any) -> list[LeaderboardEntry]:
     """Normalise any supported leaderboard shape (see the module docstring), best first.
 
-    Models without an estimate go last; the point rank is filled in when absent.
+    Given ranks decide the order (a metric may be lower-is-better); without them the higher
+    mean comes first and the point rank is filled in. Models without an estimate go last.
     """
     data = _dump(data)
     if isinstance(data, Mapping) and isinstance(data.get("rows"), list):
@@ -120,6 +124,9 @@ def leaderboard_entries(data: Any) -> list[LeaderboardEntry]:
         entries = [_from_flat_row(str(m), _dump(r)) for m, r in data.items()]
     else:
         entries = [_from_flat_row(str(_dump(r)["model"]), _dump(r)) for r in data]
+    if entries and all(e.rank is not None for e in entries):
+        entries.sort(key=lambda e: (e.rank or 0, e.model))
+        return entries
     entries.sort(key=lambda e: (e.mean is None, -(e.mean or 0.0), e.model))
     out = []
     for e in entries:
@@ -128,6 +135,27 @@ def leaderboard_entries(data: Any) -> list[LeaderboardEntry]:
             e = LeaderboardEntry(**{**e.__dict__, "rank": 1 + better})
         out.append(e)
     return out
+
+
+def _fits(entries: list[LeaderboardEntry], xlim: tuple[float, float] | None) -> bool:
+    """Whether every estimate and interval end lies inside ``xlim`` (else: fit the data)."""
+    if xlim is None:
+        return False
+    values = [v for e in entries for v in (e.mean, e.lower, e.upper) if v is not None]
+    return all(xlim[0] <= v <= xlim[1] for v in values)
+
+
+def _top_tier_sentence(entries: list[LeaderboardEntry], pct: str) -> str:
+    """Which models may be best, read off the simultaneous rank sets."""
+    top = [e.model for e in entries if e.rank_lower == 1]
+    if len(top) == 1:
+        return f"{top[0]} ranks first, and the data pin that down at {pct} confidence."
+    if top:
+        return (
+            f"{len(top)} models may rank first at {pct} confidence: {', '.join(top)}; the data "
+            "do not separate them."
+        )
+    return "No rank set contains rank 1."
 
 
 def leaderboard_section(
@@ -208,8 +236,11 @@ def leaderboard_section(
             "(simultaneous: all sets hold jointly); models whose sets overlap are not "
             "distinguishable."
         )
+    if has_ranks and len(entries) > 1:
+        section.blocks.append(Paragraph(_top_tier_sentence(entries, pct)))
     section.blocks.append(Table(cols, rows, align, caption=caption))
     labels = [e.model for e in entries]
+    xlim = xlim if _fits(entries, xlim) else None
     section.blocks.append(
         Figure(
             f"{slugify(key)}-forest",
@@ -295,6 +326,8 @@ def comparison_section(
             caption=caption,
         )
     )
+    if xlim is not None and not _fits([e for es in entries.values() for e in es], xlim):
+        xlim = None
     if models and entries:
         series = {}
         for g, es in entries.items():

@@ -42,13 +42,14 @@ def _table(t: Table) -> list[str]:
     ]
     lines += ["| " + " | ".join(md_escape(c, cell=True) for c in row) + " |" for row in t.rows]
     if t.caption:
-        lines += ["", "*" + md_escape(t.caption) + "*"]
+        lines += ["", "*" + md_escape(t.caption, cell=True) + "*"]
     return lines
 
 
 def _block(block: Block, figure_dir: str) -> list[str]:
     if isinstance(block, Paragraph):
-        text = md_escape(block.text)
+        # one line: a newline in untrusted text must not start a heading, list or quote
+        text = md_escape(" ".join(block.text.split()))
         return ["\\" + text if text[:1] in ("#", ">", "-", "*", "+") else text]
     if isinstance(block, Note):
         prefix = "**Warning:** " if block.kind == "warning" else "**Note:** "
@@ -63,7 +64,7 @@ def _block(block: Block, figure_dir: str) -> list[str]:
         alt = md_escape(block.alt, cell=True).replace("[", "(").replace("]", ")")
         lines = [f"![{alt}]({figure_dir}/{block.name}.png)"]
         if block.caption:
-            lines += ["", "*" + md_escape(block.caption) + "*"]
+            lines += ["", "*" + md_escape(block.caption, cell=True) + "*"]
         return lines
     raise TypeError(f"unknown report block {type(block).__name__}")
 
@@ -82,7 +83,7 @@ def render_markdown(report: Report, *, figure_dir: str = "figures") -> str:
     """The Markdown text of ``report``; figures link to ``{figure_dir}/{name}.png``."""
     lines = ["# " + md_escape(" ".join(report.title.split())), ""]
     if report.subtitle:
-        lines += [md_escape(report.subtitle), ""]
+        lines += [md_escape(report.subtitle, cell=True), ""]
     for section in report.sections:
         lines += _section(section, 2, figure_dir)
     return "\n".join(lines).rstrip() + "\n"

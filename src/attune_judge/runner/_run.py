@@ -110,14 +110,14 @@ def _execute(
     retry: RetryPolicy,
     budget: FailureBudget,
     quiet: bool,
-    fsync: bool,
+    fsync_interval_s: float | None,
     effective: dict[TaskKey, Judgment],
     counts: Counter[str],
 ) -> str | None:
     stop = threading.Event()
     stopped: str | None = None
     fn = functools.partial(judge_with_retries, policy=retry, cancelled=stop)
-    with run_dir.appender(fsync=fsync) as writer, make_progress(len(pending), quiet=quiet) as bar:
+    with run_dir.appender(fsync_interval_s=fsync_interval_s) as writer, make_progress(len(pending), quiet=quiet) as bar:
         for judgment in executor.map_unordered(fn, pending, stop=stop):
             writer.append(judgment)
             effective[(judgment.item_id, judgment.judge_id)] = judgment
@@ -149,7 +149,7 @@ def run_tasks(
     retry: RetryPolicy | None = None,
     budget: FailureBudget | None = None,
     quiet: bool = True,
-    fsync: bool = True,
+    fsync_interval_s: float | None = 0.2,
     bootstrap_B: int = 10_000,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
@@ -169,8 +169,10 @@ def run_tasks(
         Retry policy for retryable LM failures, and the failure budget.
     quiet
         No progress bar.
-    fsync
-        ``fsync`` each judgment (flush always happens; fsync also survives a power cut).
+    fsync_interval_s
+        Group commit of ``judgments.jsonl``: every record is written and flushed at once
+        (a killed process loses nothing); ``fsync`` runs at most this often and at the end
+        (0: every record, ``None``: never).
     bootstrap_B
         Bootstrap replicates for the summary's intervals.
 
@@ -213,7 +215,7 @@ def run_tasks(
                 retry=retry or RetryPolicy(seed=seed),
                 budget=budget or FailureBudget(),
                 quiet=quiet,
-                fsync=fsync,
+                fsync_interval_s=fsync_interval_s,
                 effective=effective,
                 counts=counts,
             )

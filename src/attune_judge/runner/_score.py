@@ -58,8 +58,8 @@ class ScoreConfig(BaseModel):
     """Bootstrap replicates for the summary's intervals."""
     quiet: bool = False
     """No progress bar."""
-    fsync: bool = True
-    """fsync each judgment record (flush always)."""
+    fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
+    """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
 
 
 def build_score_judge(config: ScoreConfig) -> Judge:
@@ -133,6 +133,6 @@ def run_score(
         ),
         budget=FailureBudget(config.max_failure_rate, config.min_attempts),
         quiet=config.quiet,
-        fsync=config.fsync,
+        fsync_interval_s=config.fsync_interval_s,
         bootstrap_B=config.bootstrap_replicates,
     )

@@ -9,7 +9,9 @@ The additive random-effects model ``y = μ + a_model + c_conversation + v_varian
     sensitivity run, even with conversations of different lengths) the main effects are
     orthogonal and ``E[MS_f] = σ²_e + k_f σ²_f`` with ``k_f = (N − Σ_l n_l² / N) / (L_f − 1)``
     (``N / L_f`` for equal counts), so ``σ̂²_f = (MS_f − MS_e) / k_f``; negative estimates are
-    set to 0 and flagged. Interactions are pooled into the residual.
+    set to 0 and flagged. Interactions are pooled into the residual. Designs larger than
+    ``_MAX_DESIGN_CELLS`` dummy-matrix entries get the same table from group means
+    (``Σ_l n_l (ȳ_l − ȳ)²``, exact for orthogonal main effects) instead of a 200-column QR.
 ``mixedlm``
     REML fit of the same model with crossed variance components (statsmodels ``MixedLM``, one
     group, ``vc_formula`` per factor). Works for unbalanced designs; slower.
@@ -33,6 +35,10 @@ __all__ = ["FACTOR_ORDER", "is_proportional", "variance_decomposition"]
 
 FACTOR_ORDER = ("model", "conversation", "variant", "judge")
 """Factors in the order they are reported (others follow, sorted)."""
+
+_MAX_DESIGN_CELLS = 2_000_000
+"""Largest dummy design (rows × columns) fitted with statsmodels ols; above it the ANOVA table
+comes from group means (identical under proportional frequencies)."""
 
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyz_")
 """Characters allowed in factor names (they go into a statsmodels formula)."""
@@ -60,28 +66,73 @@ def _ordered(names: Sequence[str]) -> list[str]:
     return first + sorted(f for f in names if f not in FACTOR_ORDER)
 
 
-def _anova(
+def _table_statsmodels(
     y: FloatArray, factors: dict[str, np.ndarray], names: list[str]
-) -> tuple[str, list[VarianceComponent], str]:
+) -> dict[str, tuple[float, float]]:
+    """(sum of squares, df) per factor and ``Residual``: statsmodels ols + type-I anova_lm."""
     import pandas as pd
     import statsmodels.formula.api as smf
     from statsmodels.stats.anova import anova_lm
 
     df = pd.DataFrame({"score": y, **{f: factors[f] for f in names}})
-    formula = "score ~ " + " + ".join(f"C({f})" for f in names)
-    fit = smf.ols(formula, data=df).fit()
+    fit = smf.ols(_formula(names), data=df).fit(method="qr")
     table = anova_lm(fit, typ=1)
+    out = {
+        f: (float(table.loc[f"C({f})", "sum_sq"]), float(table.loc[f"C({f})", "df"])) for f in names
+    }
+    out["Residual"] = (float(table.loc["Residual", "sum_sq"]), float(table.loc["Residual", "df"]))
+    return out
+
+
+def _table_numpy(
+    y: FloatArray, factors: dict[str, np.ndarray], names: list[str]
+) -> dict[str, tuple[float, float]]:
+    """The same table from group means: with proportional frequencies the main effects are
+    orthogonal, so the type-I sum of squares of f is ``Σ_l n_l (ȳ_l − ȳ)²``."""
     N = len(y)
-    ms_e = float(table.loc["Residual", "mean_sq"])
-    ss_total = float(table["sum_sq"].sum())
+    ybar = float(np.mean(y))
+    out: dict[str, tuple[float, float]] = {}
+    for f in names:
+        _, idx = np.unique(factors[f], return_inverse=True)
+        n = np.bincount(idx).astype(np.float64)
+        means = np.bincount(idx, weights=y) / n
+        out[f] = (float(np.sum(n * (means - ybar) ** 2)), float(len(n) - 1))
+    ss_total = float(np.sum((y - ybar) ** 2))
+    df_e = N - 1 - sum(df for _, df in out.values())
+    out["Residual"] = (ss_total - sum(ss for ss, _ in out.values()), float(df_e))
+    return out
+
+
+def _formula(names: list[str]) -> str:
+    return "score ~ " + " + ".join(f"C({f})" for f in names)
+
+
+def _anova(
+    y: FloatArray, factors: dict[str, np.ndarray], names: list[str]
+) -> tuple[str, list[VarianceComponent], str]:
+    n_columns = 1 + sum(len(np.unique(factors[f])) - 1 for f in names)
+    small = len(y) * n_columns <= _MAX_DESIGN_CELLS
+    table = (_table_statsmodels if small else _table_numpy)(y, factors, names)
+    note = (
+        ""
+        if small
+        else (
+            f"{len(y)} x {n_columns} design: sums of squares from group means (equal to "
+            "statsmodels' type-I anova_lm under proportional frequencies, much faster)"
+        )
+    )
+    formula = _formula(names)
+    ss_e, df_e = table["Residual"]
+    ms_e = ss_e / df_e
+    ss_total = sum(ss for ss, _ in table.values())
     comps: list[VarianceComponent] = []
     raw: dict[str, float] = {}
+    N = len(y)
     for f in names:
-        row = table.loc[f"C({f})"]
+        ss_f, df_f = table[f]
         _, counts = np.unique(factors[f], return_counts=True)
-        L = len(counts)
-        k = (N - float(np.sum(counts.astype(float) ** 2)) / N) / (L - 1)
-        raw[f] = (float(row["mean_sq"]) - ms_e) / k
+        k = (N - float(np.sum(counts.astype(float) ** 2)) / N) / (len(counts) - 1)
+        raw[f] = (ss_f / df_f - ms_e) / k
     total = sum(max(0.0, v) for v in raw.values()) + ms_e
     for f in names:
         comps.append(
@@ -90,7 +141,7 @@ def _anova(
                 levels=len(np.unique(factors[f])),
                 variance=max(0.0, raw[f]),
                 share=max(0.0, raw[f]) / total if total > 0 else 0.0,
-                ss_share=float(table.loc[f"C({f})", "sum_sq"]) / ss_total if ss_total else None,
+                ss_share=table[f][0] / ss_total if ss_total else None,
                 truncated=raw[f] < 0,
             )
         )
@@ -100,10 +151,10 @@ def _anova(
             levels=N,
             variance=ms_e,
             share=ms_e / total if total > 0 else 0.0,
-            ss_share=float(table.loc["Residual", "sum_sq"]) / ss_total if ss_total else None,
+            ss_share=ss_e / ss_total if ss_total else None,
         )
     )
-    return formula, comps, ""
+    return formula, comps, note
 
 
 def _mixedlm(

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from attune_judge.errors import UserError
+
 __all__ = ["AdapterName", "convert", "register_convert"]
 
 
@@ -20,8 +22,11 @@ class AdapterName(StrEnum):
     esconv = "esconv"
 
 
-def convert(name: str, src: Path, out_dir: Path) -> dict[str, object]:
-    """Run one adapter and write its records; returns the report as a dict."""
+def convert(name: str, src: Path, out_dir: Path, *, item_level: str = "both") -> dict[str, object]:
+    """Run one adapter and write its records; returns the report as a dict.
+
+    ``item_level`` (``message``, ``conversation`` or ``both``) applies to ESConv only.
+    """
     from attune_judge.data.adapters import (
         convert_duo,
         convert_empathic_communication,
@@ -36,7 +41,12 @@ def convert(name: str, src: Path, out_dir: Path) -> dict[str, object]:
         "ieval": convert_ieval,
         "esconv": convert_esconv,
     }
-    result = adapters[name](src)
+    if name == "esconv":
+        if item_level not in ("message", "conversation", "both"):
+            raise UserError(f"--item-level: {item_level!r} is not message, conversation or both")
+        result = convert_esconv(src, item_level=item_level)  # type: ignore[arg-type]
+    else:
+        result = adapters[name](src)
     write_result(result, out_dir)
     return result.report.model_dump() if result.report else {}
 
@@ -49,9 +59,15 @@ def register_convert(data_app: typer.Typer) -> None:
         dataset: Annotated[AdapterName, typer.Argument(help="Which dataset SRC holds.")],
         src: Annotated[Path, typer.Argument(help="The dataset's folder.")],
         out: Annotated[Path, typer.Option("-o", "--out", help="Folder to write to.")],
+        item_level: Annotated[
+            str,
+            typer.Option(
+                help="ESConv items: message (one per supporter message), conversation, or both."
+            ),
+        ] = "both",
     ) -> None:
         """Convert a public dataset to ratings/preferences/items JSONL plus report.json."""
-        report = convert(dataset.value, src, out)
+        report = convert(dataset.value, src, out, item_level=item_level)
         counts = report.get("counts", {})
         unmatched = report.get("unmatched", {})
         assert isinstance(counts, dict) and isinstance(unmatched, dict)
