@@ -21,8 +21,8 @@ import io
 import json
 import os
 import pstats
-import resource
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -118,6 +118,11 @@ def main() -> None:
 
     configure_cache(tmp / "cache", enabled=not args.no_cache)
     _items(tmp / "items.jsonl", args.n)
+    import attune_judge.judges
+    import attune_judge.runner
+    import attune_judge.testing  # noqa: F401
+
+    rss_imports_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     ideal = args.n * args.latency / args.concurrency
     load_before = os.getloadavg()
 
@@ -153,6 +158,7 @@ def main() -> None:
         "rerun_engine_calls": calls2,
         "rerun_n_run": res2.n_run,  # type: ignore[attr-defined]
         "peak_rss_mb": round(peak_mb, 1),
+        "rss_after_imports_mb": round(rss_imports_mb, 1),
     }
     print(json.dumps(figures, indent=2))
     if profiler:

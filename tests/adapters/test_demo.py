@@ -80,7 +80,11 @@ def test_duo_group_means_by_hand() -> None:
 def test_demo_part_b_on_shipped_duo(tmp_path: Path) -> None:
     run = run_demo(tmp_path / "demo", B=100, parts=("b",))
     report = (tmp_path / "demo" / "report.md").read_text()
-    assert "Observers vs participants" in report
+    assert "## b. DUO: observers vs participants; bot models and style prompts" in report
+    assert "## a. " not in report and "## c. " not in report  # only the part asked for
+    assert "(figures/duo-differences.png)" in report
+    assert (tmp_path / "demo" / "figures" / "duo-differences.png").stat().st_size > 0
+    assert run.report_html == str(tmp_path / "demo" / "report.html")
     assert (tmp_path / "demo" / "summary.json").exists()
     assert any("Spearman" in line for line in run.summary)
     duo = duo_analysis(load_calibration_set("duo"), B=100)
@@ -143,6 +147,25 @@ def test_validate_with_a_fake_judge(tmp_path: Path) -> None:
     assert row.kappa_qw is not None
     assert row.kappa_qw.estimate == pytest.approx(quadratic_kappa(e1, med))
     assert {r.judge for r in res.rows} == {"copy", "gpt", "claude", "gemini", "crowd"}
+    # the run directory's report: the hand-written summary kept as validation.md, the full
+    # report with the recorded judges' heatmap and the new judge's confusion / calibration plots
+    v = tmp_path / "v"
+    assert "# Validating `copy` on `empathic-communication-epitome`" in (
+        v / "validation.md"
+    ).read_text()
+    md = (v / "report.md").read_text()
+    assert md.startswith("# attune-judge validate: copy on empathic-communication-epitome")
+    for heading in (
+        "## Validating copy on empathic-communication-epitome",
+        "### The judge beside the recorded judges and people",
+        "### All statistics",
+        "### Agreement with the people, per dimension",
+        "## What ran (the judge run in run/)",
+    ):
+        assert heading in md, heading
+    for fig in ("recorded-judges-kappa", "calibration-level-explorations-confusion"):
+        assert (v / "figures" / f"{fig}.png").stat().st_size > 0
+    assert "data:image/png;base64," in (v / "report.html").read_text()
 
 
 def test_validate_unknown_set(tmp_path: Path) -> None:
@@ -156,8 +179,12 @@ def test_demo_part_c_with_an_injected_judge(tmp_path: Path) -> None:
         tmp_path / "d", B=50, parts=("c",), local_items=5, local_lm="copy", local_judge=judge
     )
     report = (tmp_path / "d" / "report.md").read_text()
-    assert "## c. The embedded local judge (`copy`) on 5 EPITOME conversations" in report
+    assert "## c. The embedded local judge (copy) on 5 EPITOME conversations" in report
     assert (tmp_path / "d" / "c-local-judge" / "run" / "judgments.jsonl").is_file()
+    # the part's own validate report, and its figures folded into the demo's report
+    assert (tmp_path / "d" / "c-local-judge" / "report.html").is_file()
+    for kind in ("heatmap", "confusion", "calibration"):
+        assert f"(figures/calibration-level-explorations-{kind}.png)" in report
     assert run.summary[0].startswith("c. empathic-communication-epitome")
 
 

@@ -118,7 +118,7 @@ def test_calibrate_ratings_against_a_run_dir(files: dict[str, Path], capsys) -> 
             str(files["run"]),
             "--B",
             "200",
-            "-o",
+            "--output",
             str(out_md),
         ],
         capsys,
@@ -239,3 +239,30 @@ def test_calibrate_preferences_against_pairwise_judgments(files: dict[str, Path]
     assert data["agreement"]["overall"]["estimate"] == pytest.approx(0.5)
     assert data["position_bias"]["flip_rate"]["estimate"] == pytest.approx(0.25)
     assert data["position_bias"]["n_pairs"] == 4
+
+
+def test_calibrate_preferences_writes_a_run_dir(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    out = files["tmp"] / "prefrun"
+    argv = ["calibrate", "--human", str(files["prefs"]), "--judge", str(files["judge_prefs"])]
+    code, _, err = _run([*argv, "--B", "100", "-o", str(out)], capsys)
+    assert code == 0 and f"report: {out / 'report.md'}" in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["kind"] == "calibration"
+    part = summary["calibration"]
+    # participants chose A when c % 3 != 0, the judge when c is odd (c = 0..19):
+    # A/A: 1 5 7 11 13 17 19 (7); A/B: 2 4 8 10 14 16 (6); B/A: 3 9 15 (3); B/B: 0 6 12 18 (4)
+    assert part["confusion"]["categories"] == ["A", "B"]
+    assert part["confusion"]["counts"] == [[7, 6], [3, 4]]
+    assert part["metrics"]["agreement (overall)"]["estimate"] == pytest.approx(11 / 20)
+    md = (out / "report.md").read_text()
+    assert "# attune-judge calibrate report" in md and "## What ran" in md
+    assert "Judge vs human labels" in md
+    assert (out / "figures" / "calibration-overall-confusion.png").stat().st_size > 0
+
+
+def test_calibrate_out_refuses_another_commands_run(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    argv = ["calibrate", "--human", str(files["human"]), "--judge", str(files["run"])]
+    code, _, err = _run([*argv, "--B", "50", "-o", str(files["run"])], capsys)
+    assert code == 2 and "another command's run" in err and "Traceback" not in err
+    code, _, err = _run([*argv, "--B", "50", "-o", str(files["human"])], capsys)
+    assert code == 2 and "must be a directory" in err

@@ -6,6 +6,7 @@ Slow (seconds to a few minutes on two cores); part of the CI run with the ``loca
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import socket
 import subprocess
 import sys
@@ -18,9 +19,14 @@ import pytest
 
 from attune_judge.data import JudgeItem
 
-pytestmark = pytest.mark.slow
-
-pytest.importorskip("llama_cpp", reason="the local extra (llama-cpp-python) is not installed")
+pytestmark = [
+    pytest.mark.slow,
+    # find_spec, not import: importing llama_cpp opens files that are only closed at exit
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None,
+        reason="the local extra (llama-cpp-python) is not installed",
+    ),
+]
 
 
 def _free_port() -> int:

@@ -85,8 +85,9 @@ def test_out_of_scale_answer_is_a_parse_error_with_raw_text(item: JudgeItem) -> 
 
 
 def test_not_json_is_a_parse_error(item: JudgeItem) -> None:
-    judge, _ = _judge("def score(): return 7")
+    judge, engine = _judge("def score(): return 7")
     result = judge.judge(item)
+    assert engine.calls == 1  # no hidden second attempt
     assert result.status == "parse_error"
     assert result.raw_output == "def score(): return 7"
     assert result.overall is None

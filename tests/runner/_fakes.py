@@ -32,7 +32,7 @@ class FakeJudge:
     """Scores with ``score(item)`` (a value in [0, 1]) or fails per ``outcome(item, attempt)``.
 
     ``outcome`` returns ``"ok"``, ``"rate_limit"`` (retryable lm_error), ``"lm_error"``
-    (not retryable) or ``"parse_error"``. Calls are counted per item, thread-safely.
+    (not retryable), ``"parse_error"`` or ``"refused"``. Calls are counted per item, thread-safely.
     """
 
     def __init__(
@@ -67,6 +67,8 @@ class FakeJudge:
             return Judgment(**base, status="lm_error", error="429", details={"retryable": True})
         if outcome == "lm_error":
             return Judgment(**base, status="lm_error", error="400 bad request")
+        if outcome == "refused":
+            return Judgment(**base, status="refused", error="no reference")
         if outcome == "parse_error":
             return Judgment(**base, status="parse_error", raw_output="garbage")
         value = self._score(item)

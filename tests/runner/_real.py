@@ -38,7 +38,9 @@ def scripted_answer(messages: list[dict[str, str]]) -> str:
     return json.dumps({**dict.fromkeys(CRITERIA, s), "rationale": "scripted"})
 
 
-def write_items(path: Path, n_conv: int, n_turns: int, models: tuple[str, ...] = ("a", "b")) -> list[Any]:
+def write_items(
+    path: Path, n_conv: int, n_turns: int, models: tuple[str, ...] = ("a", "b")
+) -> list[Any]:
     """A JudgeItem JSONL whose candidates are ``CAND-<index>-END``; returns the items."""
     items = make_items(n_conv, n_turns, models)
     for k, item in enumerate(items):

@@ -25,7 +25,11 @@ def main() -> None:
     engine = ScriptedEngine(scripted_answer, latency_s=0.05)
     judge = reference_judge(engine, cache=True)
     config = ScoreConfig(
-        data=items, out=out, lm="scripted/judge", max_concurrency=4, quiet=True,
+        data=items,
+        out=out,
+        lm="scripted/judge",
+        max_concurrency=4,
+        quiet=True,
         bootstrap_replicates=200,
     )
     result = run_score(config, judges=[judge])

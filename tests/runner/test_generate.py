@@ -8,8 +8,13 @@ from pathlib import Path
 
 from attune_judge.data import attunebench_to_judge_items, load_attunebench
 from attune_judge.lm import lm_response_format, make_adapter
-from attune_judge.runner import RetryPolicy, generate_candidates, read_candidates, run_score
-from attune_judge.runner import ScoreConfig
+from attune_judge.runner import (
+    RetryPolicy,
+    ScoreConfig,
+    generate_candidates,
+    read_candidates,
+    run_score,
+)
 from attune_judge.testing import ScriptedEngine, rate_limit_error
 from tests.conftest import SAMPLES
 
@@ -53,15 +58,19 @@ def test_rate_limits_are_retried_and_hard_failures_reported_then_retried_on_reru
     items = _items()[:6]
     seen: set[str] = set()
     lock = threading.Lock()
-    broken = items[0].context[-1].content
+
+    def which(text: str) -> str:
+        # later turns repeat earlier messages: the turn asked about is the one whose
+        # participant message comes last in the request
+        return max(items, key=lambda it: text.rfind(it.context[-1].content)).item_id
 
     def fail(messages: list[dict[str, str]]) -> BaseException | None:
-        text = messages[-1]["content"]
-        if broken in text:
+        item_id = which(messages[-1]["content"])
+        if item_id == items[0].item_id:
             return ValueError("400 bad request")  # not transient: reported, not retried
         with lock:
-            first = text not in seen
-            seen.add(text)
+            first = item_id not in seen
+            seen.add(item_id)
         return rate_limit_error() if first else None  # every turn's first call is rate limited
 
     engine = ScriptedEngine(_reply, fail=fail)

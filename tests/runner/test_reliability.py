@@ -44,6 +44,7 @@ def _n_lines(path: Path) -> int:
     return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     items = write_items(tmp_path / "items.jsonl", n_conv=10, n_turns=4)  # 80 items
     out = tmp_path / "run"
@@ -85,7 +86,9 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path
     assert report["n_run"] == len(items) - len(done_before)
     # every judgment's scores are the scripted ones (resumed work is real work, not defaults)
     for it in items:
-        assert by_id[it.item_id].scores == dict.fromkeys(CRITERIA, float(score_of(number_of[it.item_id])))
+        assert by_id[it.item_id].scores == dict.fromkeys(
+            CRITERIA, float(score_of(number_of[it.item_id]))
+        )
 
 
 class _FlakyProvider:
@@ -189,7 +192,7 @@ def test_no_api_key_value_in_any_file_of_the_run_directory(
 ) -> None:
     secret = "sk-test-SECRET-9f8e7d6c5b4a"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    items = write_items(tmp_path / "items.jsonl", n_conv=3, n_turns=2)
+    write_items(tmp_path / "items.jsonl", n_conv=3, n_turns=2)
     calls = {"n": 0}
 
     def leaky(messages: list[dict[str, str]]) -> BaseException | None:
@@ -211,7 +214,12 @@ def test_no_api_key_value_in_any_file_of_the_run_directory(
     result = run_score(config, judges=[judge])
     assert result.n_by_status.get("lm_error", 0) > 0  # the leaky errors were recorded ...
     files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
-    assert {p.name for p in files} >= {"manifest.json", "judgments.jsonl", "summary.json", "report.md"}
+    assert {p.name for p in files} >= {
+        "manifest.json",
+        "judgments.jsonl",
+        "summary.json",
+        "report.md",
+    }
     for path in files:
         assert secret not in path.read_text("utf-8"), path  # ... without the key
     assert "Incorrect API key provided: ***" in (tmp_path / "run" / "judgments.jsonl").read_text()

@@ -85,6 +85,11 @@ def test_second_invocation_makes_no_judge_call(tmp_path: Path) -> None:
     assert len(_lines(tmp_path / "run")) == 24
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["invocations"] == 2
+    run = second.summary["run"]
+    assert run["invocations"] == 2
+    assert run["wall_time_total_s"] == pytest.approx(
+        first.summary["run"]["wall_time_s"] + run["wall_time_s"]
+    )
 
 
 def test_lm_errors_are_retried_on_resume_and_the_last_record_counts(tmp_path: Path) -> None:
@@ -133,6 +138,16 @@ def test_failures_below_the_budget_are_recorded_and_reported(tmp_path: Path) -> 
     res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.35, 20))
     assert res.stopped is None
     assert res.n_by_status == {"ok": 60, "parse_error": 20}
+
+
+def test_refusals_are_counted_but_do_not_spend_the_failure_budget(tmp_path: Path) -> None:
+    items = make_items(10, 3)  # 60
+    judge = FakeJudge(outcome=lambda it, k: "refused" if it.candidate_model == "a" else "ok")
+    res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.1, 5))
+    assert res.stopped is None
+    assert res.n_by_status == {"refused": 30, "ok": 30}
+    models = res.summary["judges"]["fake-judge"]["models"]
+    assert models["a"]["n_by_status"]["refused"] == 30 and models["a"]["score"] is None
 
 
 def test_a_different_judge_on_the_same_directory_is_refused(tmp_path: Path) -> None:

@@ -268,3 +268,24 @@ def test_failed_judgments_are_missing_scores_not_zeros(tmp_path: Path) -> None:
     assert res.analysis.ranking("base").n_missing == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text("utf-8"))
     assert summary["run"]["n_by_status"]["parse_error"] == 6
+
+
+def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
+    from attune_judge.testing import ReplayEngine
+
+    data, variants = _setup(tmp_path, PERTURBATIONS[:2])  # swapper, shuffled
+    recording = tmp_path / "recording.json"
+    recorder = ReplayEngine(recording, mode="record", source=ScriptedEngine(answer))
+    first = run_sensitivity(
+        _config(data, variants, tmp_path / "one"), lm_factory=lambda lm: recorder.lm()
+    )
+    recorder.save()
+    replay = ReplayEngine(recording)  # replay mode: an unrecorded prompt would fail
+    second = run_sensitivity(
+        _config(data, variants, tmp_path / "two"), lm_factory=lambda lm: replay.lm()
+    )
+    assert replay.calls == replay.hits == 3 * N_ITEMS
+    assert first.analysis is not None and second.analysis is not None
+    for analysis in (first.analysis, second.analysis):
+        assert [v.variant for v in analysis.verdicts if not v.stable] == ["swapper"]
+    assert second.analysis.model_dump() == first.analysis.model_dump()

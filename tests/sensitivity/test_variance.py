@@ -96,7 +96,11 @@ def test_anova_recovers_known_components_within_ten_percent() -> None:
 
 
 def test_reml_and_anova_agree_on_a_balanced_design() -> None:
-    # balanced (equal turns): REML and the ANOVA estimators coincide when none is truncated
+    # Balanced data (3 models x 10 conversations x 3 variants x 2 turns, N = 180). There the
+    # fitted fixed effects are the marginal mean deviations, so mixedlm's fixed-factor variance
+    # is v = SS_f / N, while the ANOVA's is (SS_f/(L-1) - MS_e)/(N/L); hence
+    # anova = L/(L-1) * v - L * MS_e / N. The conversation intercept variance and the residual
+    # are the ANOVA estimators themselves (REML = ANOVA on balanced data, none truncated).
     rng = np.random.default_rng(3)
     m_eff, c_eff = [0.2, 0.0, -0.2], rng.normal(0, 0.15, 10)
     rows = [
@@ -115,8 +119,11 @@ def test_reml_and_anova_agree_on_a_balanced_design() -> None:
         c.source: c.variance
         for c in variance_decomposition(y, factors, method="mixedlm").components
     }
-    for source in anova:
-        assert reml[source] == pytest.approx(anova[source], rel=0.02, abs=1e-5), source
+    N, L, ms_e = 180, 3, anova["residual"]
+    for source in ("model", "variant"):
+        assert anova[source] == pytest.approx(L / (L - 1) * reml[source] - L * ms_e / N, rel=1e-3)
+    assert reml["conversation"] == pytest.approx(anova["conversation"], rel=1e-3)
+    assert reml["residual"] == pytest.approx(anova["residual"], rel=1e-3)
 
 
 def test_unbalanced_design_uses_reml_and_anova_refuses_it() -> None:

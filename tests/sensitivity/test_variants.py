@@ -225,3 +225,11 @@ def test_unknown_criterion_in_a_perturbation_names_file_and_variant(tmp_path: Pa
     spec = load_variants(path)
     with pytest.raises(UserError, match=r"v\.yaml: variant 'd': perturbation 'd': .* 'zz'"):
         resolve_variants(spec, RUBRIC, source=str(path))
+
+
+def test_only_keeps_the_base_and_the_named_variants() -> None:
+    spec = parse_variants(_spec(), "v.yaml")
+    names = [v.name for v in resolve_variants(spec, RUBRIC, only=["s10"], source="v.yaml")]
+    assert names == ["base", "s10"]
+    with pytest.raises(UserError, match=r"v\.yaml: no variant named 'nope'"):
+        resolve_variants(spec, RUBRIC, only=["nope"], source="v.yaml")

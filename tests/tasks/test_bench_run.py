@@ -184,3 +184,31 @@ def test_cli_summary_lines(bench, capsys):
     # alpha 1.0, beta 0.5 with their simultaneous rank sets {1} and {2}
     assert "  1. alpha" in out and "rank set 1-1" in out
     assert "tau(drafting, emotion) = -1.000" in out
+
+
+def test_secondary_metrics_by_hand(bench):
+    _, result, *_ = bench
+    s = result.summary
+    # beta's emotion: c1 {Afraid} = {Afraid}: VA 1, exact 1; c2 neutral vs {Afraid}: 0, 0
+    assert _score(s, "emotion", "va_similarity", "beta") == pytest.approx(0.5)
+    assert _score(s, "emotion", "exact_match", "beta") == pytest.approx(0.5)
+    # per target (pooled): alpha observed c1 tp, fp; c2 tp -> 2/3; preferred c1 tp, tp; c2 fp
+    # -> 2/3; beta observed c1 fn, tn; c2 fn -> 1/3; preferred c1 fn, fn; c2 tn -> 1/3
+    assert _score(s, "behaviour", "observed_accuracy", "alpha") == pytest.approx(2 / 3)
+    assert _score(s, "behaviour", "preferred_accuracy", "alpha") == pytest.approx(2 / 3)
+    assert _score(s, "behaviour", "observed_accuracy", "beta") == pytest.approx(1 / 3)
+    assert _score(s, "behaviour", "preferred_accuracy", "beta") == pytest.approx(1 / 3)
+    # beta preferred: tp 0, fp 0, fn 2, tn 1 -> F1 0, MCC undefined (no predicted yes)
+    pref = s["bench"]["tasks"]["behaviour"]["pooled_binary"]["preferred"]["beta"]
+    assert pref["f1"]["estimate"] == 0 and pref["mcc"]["estimate"] is None
+    # beta's conversation answers: PA total 10 * 5 = 50 vs 30; q1 {Other} vs {vent}: F1 0;
+    # q3 index 3 vs 1; branches |1 - 4| = 3
+    assert _score(s, "conversation", "panas_pa_abs_error", "beta") == 20
+    assert _score(s, "conversation", "q1_f1", "beta") == 0
+    assert _score(s, "conversation", "q3_distance", "beta") == 2
+    assert _score(s, "conversation", "four_branch_mae", "beta") == 3
+    # composite spread 1.0 - 0.3; both conversations give the same composite, so the
+    # intervals have zero width and the one pair is separated
+    d = s["bench"]["tasks"]["conversation"]["discriminability"]
+    assert d["spread"] == pytest.approx(0.7)
+    assert (d["n_pairs_separated"], d["n_model_pairs"]) == (1, 1)

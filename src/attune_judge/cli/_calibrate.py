@@ -86,7 +86,9 @@ def _length_effect(judge: list[Any]) -> Any:
         return None
 
 
-def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> tuple[str, dict]:
+def _calibrate_preferences(
+    human_path: Path, judge_path: Path, **opts: Any
+) -> tuple[str, dict, dict[str, Any]]:
     from attune_judge import calibration as cal
     from attune_judge.data import Judgment, Preference, read_jsonl
 
@@ -140,7 +142,29 @@ def _calibrate_preferences(human_path: Path, judge_path: Path, **opts: Any) -> t
             f"{cal.fmt_metric(bias.first_position_win_rate)}\n"
         )
         data["position_bias"] = bias.model_dump()
-    return text, data
+    return text, data, _preference_block(human, judge, res)
+
+
+def _preference_block(human: list[Any], judge: list[Any], res: Any) -> dict[str, Any]:
+    """The ``calibration`` block of ``summary.json`` for pairwise preferences: the agreement
+    metrics (overall, κ, per question), the join, and the confusion counts of the choices."""
+    metrics: dict[str, Any] = {"agreement (overall)": res.overall.model_dump(mode="json")}
+    if res.kappa is not None:
+        metrics["Cohen's κ (A / B / tie)"] = res.kappa.model_dump(mode="json")
+    for q, m in sorted(res.per_question.items()):
+        metrics[f"agreement: {q}"] = m.model_dump(mode="json")
+    part: dict[str, Any] = {"metrics": metrics, "join": res.join.model_dump(mode="json")}
+    jwin = {p.item_id: p.winner for p in judge if p.winner is not None}
+    pairs = [(p.winner, jwin[p.item_id]) for p in human if p.winner and p.item_id in jwin]
+    if pairs:
+        cats = [c for c in ("A", "B", "tie") if any(c in pair for pair in pairs)]
+        part["confusion"] = {
+            "categories": cats,
+            "counts": [[sum(p == (h, j) for p in pairs) for j in cats] for h in cats],
+            "human_label": "participants' choice",
+            "judge_label": "judge's verdict",
+        }
+    return part
 
 
 def calibrate(
@@ -162,7 +186,17 @@ def calibrate(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print JSON instead of Markdown.")
     ] = False,
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "-o",
+            "--out",
+            help="Run directory: summary.json, report.md and report.html with figures.",
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Also write the Markdown (or JSON) here.")
+    ] = None,
     B: Annotated[int, typer.Option("--B", help="Bootstrap replicates.")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the cluster bootstrap.")] = 0,
     ci: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
@@ -186,12 +220,29 @@ def calibrate(
     except ValueError:
         raise UserError(f"--scale must be comma-separated numbers, not {scale!r}") from None
     hpath, jpath = _jsonl_path(human), _jsonl_path(judge)
+    if out is not None:
+        _check_out_dir(out)
+    arguments: dict[str, Any] = {
+        "human": str(hpath),
+        "judge": str(jpath),
+        "level": level,
+        "dimension": dimension,
+        "scale": scale,
+        "B": B,
+        "seed": seed,
+        "ci": ci,
+        "epsilon": epsilon,
+        "tie_policy": tie_policy,
+        "margin": margin,
+    }
     hkind = _record_kind(hpath)
     if hkind == "preference":
-        text, data = _calibrate_preferences(
+        text, data, block = _calibrate_preferences(
             hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level_ci=ci
         )
         _emit(text, data, as_json, output)
+        if out is not None:
+            _write_run(out, {"kind": "calibration", "calibration": block}, arguments)
         return
     if hkind != "rating":
         raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
@@ -218,6 +269,66 @@ def calibrate(
         epsilon=epsilon,
     )
     _emit(cal.calibration_markdown(rep), rep.model_dump(), as_json, output)
+    if out is not None:
+        _write_run(out, None, arguments, rep=rep, human=hum, judge=jud)
+
+
+CALIBRATE_MANIFEST = "calibrate"
+"""``command`` of the manifest of a ``calibrate`` run directory."""
+
+
+def _check_out_dir(out: Path) -> None:
+    """Refuse to write into a file, or into a run directory of another command."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: --out must be a directory (use --output for a single file)")
+    manifest = out / "manifest.json"
+    other = (out / "judgments.jsonl").exists()
+    if manifest.exists() and not other:
+        try:
+            other = json.loads(manifest.read_text(encoding="utf-8")).get("command") not in (
+                CALIBRATE_MANIFEST,
+                None,
+            )
+        except (json.JSONDecodeError, AttributeError):
+            other = True
+    if other:
+        raise UserError(
+            f"{out}: holds another command's run (judgments.jsonl or manifest.json); "
+            "choose a new directory for --out"
+        )
+
+
+def _write_run(
+    out: Path,
+    summary: dict[str, Any] | None,
+    arguments: dict[str, Any],
+    **calibration: Any,
+) -> None:
+    """Write the run directory: manifest.json, summary.json, report.md/.html, figures."""
+    import datetime as dt
+
+    from attune_judge import __version__
+    from attune_judge.report import write_calibration_run, write_report
+
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "command": CALIBRATE_MANIFEST,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "arguments": {k: v for k, v in arguments.items() if v is not None},
+        "versions": {"attune-judge": __version__},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    if summary is None:
+        md, html = write_calibration_run(
+            out, calibration["rep"], human=calibration["human"], judge=calibration["judge"]
+        )
+    else:
+        (out / "summary.json").write_text(
+            json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n",
+            encoding="utf-8",
+        )
+        md, html = write_report(out)
+    print(f"report: {md} and {html.name}", file=sys.stderr)
 
 
 def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, list, list]:

@@ -33,7 +33,7 @@ def demo(
     run = run_demo(out, B=replicates, seed=seed, parts=chosen, local_items=local_items)
     for line in run.summary:
         print(line)
-    print(f"report: {Path(run.run_dir) / 'report.md'} ({run.seconds:.0f} s)")
+    print(f"report: {run.report_md} and {Path(run.report_html).name} ({run.seconds:.0f} s)")
 
 
 def validate(
@@ -76,7 +76,8 @@ def validate(
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:
         print(line)
-    print(f"report: {Path(res.run_dir) / 'report.md'} ({res.seconds:.0f} s)")
+    run_dir = Path(res.run_dir)
+    print(f"report: {run_dir / 'report.md'} and report.html ({res.seconds:.0f} s)")
 
 
 def register(app: typer.Typer) -> None:

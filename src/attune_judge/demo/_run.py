@@ -1,7 +1,9 @@
 """``attune-judge demo``: the validate-a-judge job on real, shipped data, offline.
 
-Writes a run directory with ``report.md`` (summary tables), ``calibration-<source>.md`` (the
-full calibration reports) and ``summary.json`` (every figure, machine-readable).
+Writes a run directory with ``report.md`` and ``report.html`` (every part's tables and figures,
+with the demo's explanations; figures also in ``figures/``), ``calibration-<source>.md`` (the
+full calibration reports of part a), ``c-local-judge/`` (part c's ``validate`` run) and
+``summary.json`` (every number, machine-readable).
 """
 
 from __future__ import annotations
@@ -18,14 +20,15 @@ from pydantic import BaseModel, Field
 from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibration_markdown
 from attune_judge.data import Rating, read_jsonl
-from attune_judge.demo._duo import DuoResult, duo_analysis, duo_markdown
+from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._recorded import (
     JudgeRow,
     RecordedJudges,
-    judge_rows_markdown,
     recorded_judges_vs_experts,
 )
+from attune_judge.demo._report import demo_report
 from attune_judge.errors import UserError
+from attune_judge.report import write_report
 
 __all__ = ["DemoRun", "load_calibration_set", "run_demo"]
 
@@ -39,6 +42,10 @@ class DemoRun(BaseModel):
     """Short summary lines for the terminal."""
     seconds: float = 0.0
     """Wall time."""
+    report_md: str = ""
+    """The report (Markdown)."""
+    report_html: str = ""
+    """The report (single-file HTML, figures embedded)."""
 
 
 def load_calibration_set(name: str, root: Path | None = None) -> list[Rating]:
@@ -125,36 +132,20 @@ def run_demo(
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    md = ["# attune-judge demo: validating judges on real human labels", ""]
-    md.append(f"Cluster-bootstrap intervals, B={B}, seed={seed}. Data: `calibration/` (see its ")
-    md += ["README for sources and licences).", ""]
-    summary_json: dict[str, object] = {"B": B, "seed": seed}
+    summary_json: dict[str, object] = {"kind": "demo", "parts": list(parts), "B": B, "seed": seed}
     lines: list[str] = []
     if "a" in parts:
         ec = load_calibration_set("empathic-communication", calibration_root)
         rec: RecordedJudges = recorded_judges_vs_experts(ec, B=B, seed=seed)
-        md += [
-            "## a. Recorded LLM judges (GPT-4o, Claude 3.7 Sonnet, Gemini 2.5 Pro) and the crowd "
-            "vs three experts",
-            "",
-            "Each judge against the median of the experts; α among the experts and with the "
-            "judge as a fourth coder; leave-one-out ceilings (each expert vs the median of the "
-            "other two, and the judge vs the same medians); the alternative annotator test "
-            "(ε = 0.2). Full reports: `calibration-<source>.md`.",
-            "",
-            judge_rows_markdown(rec.rows),
-        ]
         for source, report in rec.reports.items():
             (out / f"calibration-{source}.md").write_text(
                 calibration_markdown(report), encoding="utf-8"
             )
-        summary_json["recorded_judges"] = [r.model_dump() for r in rec.rows]
+        summary_json["recorded_judges"] = [r.model_dump(mode="json") for r in rec.rows]
         lines += _summary_a(rec.rows)
     if "b" in parts:
         duo = duo_analysis(load_calibration_set("duo", calibration_root), B=B, seed=seed)
-        md += ["## b. DUO: observers vs participants; bot models and style prompts", ""]
-        md.append(duo_markdown(duo))
-        summary_json["duo"] = duo.model_dump()
+        summary_json["duo"] = duo.model_dump(mode="json")
         lines += _summary_b(duo)
     if "c" in parts:
         from attune_judge.demo._validate import validate_judge
@@ -168,19 +159,15 @@ def run_demo(
             seed=seed,
             judge=local_judge,
         )
-        md += [
-            f"## c. The embedded local judge (`{local_lm}`) on {val.n_items} EPITOME conversations",
-            "",
-            "Scored with the rubric `empathic-communication-epitome` and compared with the same "
-            "experts, beside the recorded judges on the same conversations. With so few "
-            "conversations the intervals are wide; the point is how far a 135M model is from "
-            f"the recorded judges. Judgments ok: {val.n_ok}, failed: {val.n_failed or 0}. "
-            "Details: `c-local-judge/report.md`.",
-            "",
-            judge_rows_markdown(val.rows) if val.rows else "No usable judgment.\n",
-        ]
-        summary_json["local_judge"] = val.model_dump()
+        summary_json["local_judge"] = val.model_dump(mode="json")
         lines += ["c. " + val.summary[0], *val.summary[1:]]
-    (out / "report.md").write_text("\n".join(md), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary_json, indent=1, default=str) + "\n")
-    return DemoRun(run_dir=str(out), summary=lines, seconds=time.monotonic() - start)
+    seconds = time.monotonic() - start
+    md, html = write_report(out, demo_report(out, seconds=seconds, local_lm=local_lm))
+    return DemoRun(
+        run_dir=str(out),
+        summary=lines,
+        seconds=time.monotonic() - start,
+        report_md=str(md),
+        report_html=str(html),
+    )

@@ -5,6 +5,7 @@ next to the recorded judges and the human-to-human ceiling, with cluster-bootstr
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -18,8 +19,10 @@ from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
+from attune_judge.demo._report import write_validation_report
 from attune_judge.demo._run import load_calibration_set
 from attune_judge.errors import UserError
+from attune_judge.report import calibration_figure_data
 
 __all__ = ["VALIDATION_SETS", "ValidationResult", "ValidationSet", "validate_judge"]
 
@@ -93,7 +96,8 @@ class ValidationResult(BaseModel):
     set_name: str
     """The validation set."""
     run_dir: str
-    """Folder with items, the judge run, ``report.md``."""
+    """Folder with items, the judge run (``run/``), ``summary.json``, ``validation.md``,
+    ``calibration.md`` and the report (``report.md``, ``report.html``, ``figures/``)."""
     n_items: int
     """Items judged."""
     n_ok: int
@@ -129,6 +133,7 @@ def validate_judge(
     max_concurrency: int = 4,
     judge: Any = None,
     quiet: bool = True,
+    report_files: bool = True,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -148,6 +153,11 @@ def validate_judge(
         Model server URL; judgments in flight.
     judge
         A ready ``Judge`` to use instead of building one from the rubric and ``lm`` (tests).
+    quiet
+        No progress bar.
+    report_files
+        Write ``report.md`` / ``report.html`` with figures (``summary.json`` and
+        ``validation.md`` are always written).
     """
     from attune_judge.runner import ScoreConfig, run_score
 
@@ -210,6 +220,8 @@ def validate_judge(
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
+    summary: dict[str, Any] = {"kind": "validate"}
+    notes: list[str] = []
     if not new:
         md.append("\nNo usable judgment: nothing to compare.")
         result.summary = [f"{set_name}: no usable judgment from {lm} ({failed})"]
@@ -224,7 +236,33 @@ def validate_judge(
             note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
             result.summary.append("   note: " + note)
             md.append(f"\nNote: {note}.")
-    (out / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+            notes.append(note)
+        summary["recorded_judges"] = [r.model_dump(mode="json") for r in result.rows]
+        summary["calibration"] = {
+            "report": report.model_dump(mode="json"),
+            "figures": calibration_figure_data(humans, new),
+        }
+    summary["validation"] = {
+        "set_name": set_name,
+        "lm": lm,
+        "judge_name": name,
+        "rubric": spec.rubric,
+        "description": spec.description,
+        "n_items": result.n_items,
+        "n_ok": result.n_ok,
+        "n_failed": failed,
+        "distinct_score_vectors": result.distinct_score_vectors,
+        "B": B,
+        "seed": seed,
+        "notes": notes,
+    }
+    (out / "summary.json").write_text(
+        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )
+    # the hand-written summary stays beside the full report (which replaces report.md)
+    (out / "validation.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    if report_files:
+        write_validation_report(out)
     result.seconds = time.monotonic() - start
     return result
 

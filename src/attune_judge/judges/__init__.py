@@ -23,11 +23,12 @@ from attune_judge.judges._pairwise import (
     pairwise_signature,
     reconcile,
 )
-from attune_judge.judges._protocol import Judge
+from attune_judge.judges._protocol import AsyncJudge, Judge
 from attune_judge.judges._reference import ReferenceJudge, reference_signature, render_criteria
 
 __all__ = [
     "BASELINES",
+    "AsyncJudge",
     "BehaviourJudge",
     "Judge",
     "Jury",

@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from attune_judge.data import JudgeItem, Judgment
 
-__all__ = ["Judge"]
+__all__ = ["AsyncJudge", "Judge"]
 
 
 @runtime_checkable
@@ -28,4 +28,17 @@ class Judge(Protocol):
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Judge one item."""
+        ...
+
+
+@runtime_checkable
+class AsyncJudge(Judge, Protocol):
+    """A judge that can also be awaited (every judge in this package is one).
+
+    ``ajudge`` follows the same rules as ``judge`` and uses the LM's async engine, so many
+    items can be in flight on one event loop.
+    """
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Judge one item without blocking the event loop."""
         ...

@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_TEXT_CHARS", "make_adapter", "output_schema", "response_format_for"]
 
-MAX_TEXT_CHARS = 1200
-"""Upper bound on free-text output fields under grammar-constrained decoding (``json_object``)."""
+MAX_TEXT_CHARS = 600
+"""Upper bound on free-text output fields under grammar-constrained decoding (``json_object``).
+
+llama.cpp refuses a grammar whose repetition count is too large (a ``maxLength`` of 1200
+already fails, and the server then decodes *without* the grammar), so keep this well below.
+"""
 
 
 def output_schema(signature: type[dspy.Signature], *, bound_text: bool = False) -> dict[str, Any]:

@@ -163,6 +163,8 @@ def resolve_lm(
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
         missing local model files.
     """
+    # LiteLLM would otherwise try to download its price list on first use (offline: slow).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import dspy
 
     from attune_judge.lm._local import local_lm

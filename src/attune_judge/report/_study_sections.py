@@ -244,6 +244,9 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 ],
             )
         )
+    from attune_judge.sensitivity import sections_from_summary
+
+    top.subsections += sections_from_summary(sens)
     return [top]
 
 

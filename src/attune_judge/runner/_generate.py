@@ -160,14 +160,19 @@ def generate_candidates(
     out
         Candidates JSONL; replies of ``model`` already in it are skipped (resume).
     lm, adapter
-        The responder's model and DSPy adapter.
+        The responder's model and DSPy adapter (default: the project's JSON adapter with the
+        model's ``response_format`` policy, as the judges use).
     model
         Name written as each candidate's ``model``.
     executor, max_concurrency, retry, quiet
         As for :func:`run_tasks`.
     """
+    from attune_judge.lm import lm_response_format, make_adapter
+
     start = time.perf_counter()
     out = Path(out)
+    if adapter is None:
+        adapter = make_adapter(lm_response_format(lm))
     done: set[tuple[str, int]] = set()
     if out.exists():
         cut_torn_tail(out)
@@ -231,7 +236,7 @@ def run_generate(
     """
     import os
 
-    from attune_judge.lm import configure_cache, lm_response_format, make_adapter, resolve_lm
+    from attune_judge.lm import configure_cache, resolve_lm
     from attune_judge.runner._inputs import attunebench_items
 
     items = attunebench_items(Path(data), "original")
@@ -242,7 +247,6 @@ def run_generate(
         out,
         lm=model_lm,
         model=name or lm,
-        adapter=make_adapter(lm_response_format(model_lm)),
         executor=executor,
         max_concurrency=max_concurrency,
         retry=retry,

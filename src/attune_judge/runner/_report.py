@@ -79,7 +79,11 @@ def render_report_md(summary: Mapping[str, Any], manifest: Mapping[str, Any]) ->
     if run.get("stopped"):
         lines.append(f"- **stopped early**: {run['stopped']}")
     if run.get("wall_time_s") is not None:
-        lines.append(f"- wall time of the last invocation: {run['wall_time_s']:.1f} s")
+        total = run.get("wall_time_total_s", run["wall_time_s"])
+        lines.append(
+            f"- wall time: {run['wall_time_s']:.1f} s this invocation, {total:.1f} s over "
+            f"{run.get('invocations', 1)} invocation(s)"
+        )
     lines += [
         "",
         "Scores are normalised to 0–1 and averaged over ok judgments; the interval is a paired "

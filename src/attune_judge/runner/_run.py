@@ -19,6 +19,7 @@ Resume rules (documented in the README of the run directory contract):
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import threading
 import time
@@ -55,7 +56,11 @@ EXIT_FAILURE_BUDGET = 3
 @dataclass(frozen=True)
 class FailureBudget:
     """Stop a run when, after ``min_attempts`` judgments in this invocation, the share of
-    non-ok ones exceeds ``max_failure_rate``."""
+    failed ones (``lm_error`` after retries, ``parse_error``) exceeds ``max_failure_rate``.
+
+    ``refused`` does not count: it is the judge's deliberate answer for an item it cannot judge
+    (no reference, for instance), costs no model call, and is reported in the summary.
+    """
 
     max_failure_rate: float = 0.25
     """Largest tolerated share of failed judgments (0–1; 1 never stops)."""
@@ -117,17 +122,21 @@ def _execute(
     stop = threading.Event()
     stopped: str | None = None
     fn = functools.partial(judge_with_retries, policy=retry, cancelled=stop)
-    with run_dir.appender(fsync_interval_s=fsync_interval_s) as writer, make_progress(len(pending), quiet=quiet) as bar:
+    with (
+        run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
+        make_progress(len(pending), quiet=quiet) as bar,
+    ):
         for judgment in executor.map_unordered(fn, pending, stop=stop):
             writer.append(judgment)
             effective[(judgment.item_id, judgment.judge_id)] = judgment
             counts[judgment.status] += 1
             bar.advance(failed=judgment.status != "ok")
             n = sum(counts.values())
-            if stopped is None and budget.exceeded(n, n - counts["ok"]):
+            failed = counts["lm_error"] + counts["parse_error"]
+            if stopped is None and budget.exceeded(n, failed):
                 stop.set()
                 stopped = (
-                    f"failure budget exceeded: {n - counts['ok']} of {n} judgments failed "
+                    f"failure budget exceeded: {failed} of {n} judgments failed "
                     f"({dict(counts)}), above --max-failure-rate {budget.max_failure_rate:g}; "
                     "completed judgments are kept, fix the cause and run the same command again"
                 )
@@ -150,6 +159,7 @@ def run_tasks(
     budget: FailureBudget | None = None,
     quiet: bool = True,
     fsync_interval_s: float | None = 0.2,
+    fsync: bool | None = None,
     bootstrap_B: int = 10_000,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
@@ -173,6 +183,9 @@ def run_tasks(
         Group commit of ``judgments.jsonl``: every record is written and flushed at once
         (a killed process loses nothing); ``fsync`` runs at most this often and at the end
         (0: every record, ``None``: never).
+    fsync
+        Older switch kept for callers: ``False`` means ``fsync_interval_s=None`` (flush only),
+        ``True`` keeps ``fsync_interval_s``.
     bootstrap_B
         Bootstrap replicates for the summary's intervals.
 
@@ -183,6 +196,8 @@ def run_tasks(
         judgments made so far).
     """
     start = time.perf_counter()
+    if fsync is False:
+        fsync_interval_s = None
     run_dir = RunDir(out)
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -199,6 +214,7 @@ def run_tasks(
             n_tasks=len(tasks),
         )
     )
+    previous_wall = _previous_wall_time(run_dir)
     torn = run_dir.repair_torn_tail() is not None
     effective = effective_judgments(run_dir.read_judgments())
     finished = {k for k, j in effective.items() if j.status in FINISHED_STATUSES}
@@ -231,6 +247,7 @@ def run_tasks(
             B=bootstrap_B,
             run_info={
                 "wall_time_s": wall,
+                "wall_time_total_s": previous_wall + wall,
                 "n_skipped": n_skipped,
                 "n_run": sum(counts.values()),
                 "stopped": stopped,
@@ -252,6 +269,15 @@ def run_tasks(
         wall_time_s=time.perf_counter() - start,
         summary=summary,
     )
+
+
+def _previous_wall_time(run_dir: RunDir) -> float:
+    """Wall time of earlier invocations, from the summary they left (0 for a new run)."""
+    try:
+        summary = json.loads(run_dir.summary_path.read_text("utf-8"))
+        return float(summary["run"].get("wall_time_total_s") or 0.0)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return 0.0
 
 
 def _rubric_hash(spec: Mapping[str, Any]) -> str | None:

@@ -174,7 +174,10 @@ def _judge_label(spec: Mapping[str, Any]) -> str:
     elif isinstance(spec.get("rubric_id"), str):
         parts.append(spec["rubric_id"])
     for key in ("lm", "model"):
-        if isinstance(spec.get(key), str):
-            parts.append(spec[key])
+        value = spec.get(key)
+        if isinstance(value, Mapping):
+            value = value.get("lm") or value.get("model")
+        if isinstance(value, str):
+            parts.append(value)
             break
     return " · ".join(parts) or "judge"

@@ -125,8 +125,9 @@ class VarianceDecomposition(ResultModel):
 
     method: Literal["anova", "mixedlm"]
     """``anova``: method of moments on a type-I ANOVA (statsmodels ols + anova_lm) of a
-    design whose factors have proportional frequencies; ``mixedlm``: REML fit of a crossed
-    random-effects model (statsmodels MixedLM with variance components)."""
+    design whose factors have proportional frequencies; ``mixedlm``: REML fit (statsmodels
+    MixedLM) with a random intercept per conversation and the other factors fixed, each
+    fixed factor's component being the variance of its fitted contribution."""
     formula: str
     """The fixed-effects formula (anova) or the variance-component formulas (mixedlm)."""
     components: list[VarianceComponent]

@@ -417,11 +417,22 @@ def _write_report(out: Path, analysis: SensitivityAnalysis | None) -> None:
     from attune_judge.sensitivity._report import extra_sections
 
     report = build_report(out)
-    if analysis is not None:
+    extra = [] if analysis is None else extra_sections(analysis)
+
+    def titles(sections: Sequence[Any]) -> set[str]:
+        out_: set[str] = set()
+        for sec in sections:
+            out_.add(sec.title)
+            out_ |= titles(sec.subsections)
+        return out_
+
+    # the report package may already render these from summary.json (sections_from_summary)
+    extra = [sec for sec in extra if sec.title not in titles(report.sections)]
+    if extra:
         for section in report.sections:
             if section.title == "Rubric sensitivity":
-                section.subsections.extend(extra_sections(analysis))
+                section.subsections.extend(extra)
                 break
         else:
-            report.sections[1:1] = extra_sections(analysis)
+            report.sections[1:1] = extra
     write_report(out, report)

@@ -106,7 +106,10 @@ class _Perturbation(_Strict):
     name: str
     """Unique name, used in ``variants``, ``factors`` and the rubric version tag."""
 
-    _check = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, value: str) -> str:
+        return _check_name(value)
 
 
 class ShuffleCriteria(_Perturbation):
@@ -209,7 +212,10 @@ class VariantSpec(_Strict):
     apply: list[str] = Field(min_length=1)
     """Perturbation names, applied in this order."""
 
-    _check = field_validator("name")(classmethod(lambda cls, v: _check_name(v)))
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, value: str) -> str:
+        return _check_name(value)
 
 
 class Factor(_Strict):

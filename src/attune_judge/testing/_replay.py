@@ -149,7 +149,10 @@ class ReplayEngine:
         return AsyncReplayEngine(self)
 
     def lm(self, model: str = "replay/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` on this engine (sync and async), ``cache=False``, ``temperature=0``, ``num_retries=0``."""
+        """A ``dspy.LM`` on this engine (sync and async).
+
+        Defaults: ``cache=False``, ``temperature=0``, ``num_retries=0``.
+        """
         import dspy
 
         kwargs.setdefault("cache", False)

@@ -119,8 +119,9 @@ class ScriptedEngine:
         return AsyncScriptedEngine(self)
 
     def lm(self, model: str = "scripted/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` running on this engine (sync and async), ``cache=False`` and ``temperature=0`` by default.
+        """A ``dspy.LM`` running on this engine (sync and async).
 
+        ``cache=False`` and ``temperature=0`` by default.
         ``num_retries`` defaults to 0 so injected failures surface immediately.
         """
         import dspy
