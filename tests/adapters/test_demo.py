@@ -150,9 +150,10 @@ def test_validate_with_a_fake_judge(tmp_path: Path) -> None:
     # the run directory's report: the hand-written summary kept as validation.md, the full
     # report with the recorded judges' heatmap and the new judge's confusion / calibration plots
     v = tmp_path / "v"
-    assert "# Validating `copy` on `empathic-communication-epitome`" in (
-        v / "validation.md"
-    ).read_text()
+    assert (
+        "# Validating `copy` on `empathic-communication-epitome`"
+        in (v / "validation.md").read_text()
+    )
     md = (v / "report.md").read_text()
     assert md.startswith("# attune-judge validate: copy on empathic-communication-epitome")
     for heading in (

@@ -16,21 +16,33 @@ def demo(
         str,
         typer.Option(
             help="Comma-separated parts: a (recorded judges vs experts), b (DUO), "
-            "c (the embedded local judge)."
+            "c (the embedded local judge), d (a short rubric-sensitivity run)."
         ),
-    ] = "a,b,c",
+    ] = "a,b,c,d",
     local_items: Annotated[
         int, typer.Option(min=2, help="Part c: conversations to score with the local judge.")
     ] = 6,
+    sensitivity_conversations: Annotated[
+        int,
+        typer.Option(min=2, help="Part d: synthetic sample conversations (one turn each)."),
+    ] = 3,
     replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Validate judges on real shipped data, offline: recorded LLM judges vs experts, DUO
-    observers vs participants and bot models, and the embedded local judge."""
+    observers vs participants and bot models, the embedded local judge, and a short
+    rubric-sensitivity run. Writes report.md and report.html (figures embedded)."""
     from attune_judge.demo import run_demo
 
     chosen = tuple(p.strip() for p in parts.split(",") if p.strip())
-    run = run_demo(out, B=replicates, seed=seed, parts=chosen, local_items=local_items)
+    run = run_demo(
+        out,
+        B=replicates,
+        seed=seed,
+        parts=chosen,
+        local_items=local_items,
+        sensitivity_conversations=sensitivity_conversations,
+    )
     for line in run.summary:
         print(line)
     print(f"report: {run.report_md} and {Path(run.report_html).name} ({run.seconds:.0f} s)")

@@ -104,11 +104,14 @@ def run_demo(
     *,
     B: int = 1_000,
     seed: int = 0,
-    parts: Sequence[str] = ("a", "b", "c"),
+    parts: Sequence[str] = ("a", "b", "c", "d"),
     calibration_root: Path | None = None,
     local_items: int = 6,
     local_lm: str = "local",
     local_judge: Any = None,
+    sensitivity_conversations: int = 3,
+    sensitivity_variants: Sequence[str] = ("shuffled",),
+    sensitivity_lm_factory: Any = None,
 ) -> DemoRun:
     """Run the demo parts and write the run directory.
 
@@ -120,15 +123,20 @@ def run_demo(
         Bootstrap replicates and seed for every interval.
     parts
         ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles), ``c``
-        (the embedded local judge on a few EPITOME conversations, against the same experts).
+        (the embedded local judge on a few EPITOME conversations, against the same experts),
+        ``d`` (a short rubric-sensitivity run).
     calibration_root
         Where the calibration sets are (default: the shipped ones; parts a and b).
     local_items, local_lm, local_judge
         Part c: how many conversations, which model, or a ready judge object (tests).
+    sensitivity_conversations, sensitivity_variants, sensitivity_lm_factory
+        Part d (a short rubric-sensitivity run of ``local_lm`` on synthetic sample turns):
+        how many conversations (one turn each), which variants of the shipped study besides
+        the base, and a model factory replacing ``local_lm`` (tests).
     """
-    unknown = sorted(set(parts) - {"a", "b", "c"})
+    unknown = sorted(set(parts) - {"a", "b", "c", "d"})
     if unknown:
-        raise UserError(f"unknown demo part(s) {unknown}; available: a, b, c")
+        raise UserError(f"unknown demo part(s) {unknown}; available: a, b, c, d")
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -161,6 +169,21 @@ def run_demo(
         )
         summary_json["local_judge"] = val.model_dump(mode="json")
         lines += ["c. " + val.summary[0], *val.summary[1:]]
+    if "d" in parts:
+        from attune_judge.demo._sensitivity import demo_sensitivity
+
+        sens = demo_sensitivity(
+            out,
+            lm=local_lm,
+            variants=sensitivity_variants,
+            n_conversations=sensitivity_conversations,
+            B=B,
+            seed=seed,
+            lm_factory=sensitivity_lm_factory,
+        )
+        summary_json["sensitivity"] = sens.block
+        summary_json["sensitivity_notes"] = [sens.note()]
+        lines += sens.summary
     (out / "summary.json").write_text(json.dumps(summary_json, indent=1, default=str) + "\n")
     seconds = time.monotonic() - start
     md, html = write_report(out, demo_report(out, seconds=seconds, local_lm=local_lm))

@@ -53,6 +53,10 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     key = (str(path), n_ctx)
     with _LOAD_LOCK:
         if key not in _MODELS:
+            # llama.cpp's OpenMP threads spin while waiting by default; beside other busy
+            # processes (or other models) on few cores that spinning slowed a judgment
+            # tenfold here. Passive waiting costs nothing measurable when the cores are free.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 from llama_cpp import Llama
             except ImportError:
