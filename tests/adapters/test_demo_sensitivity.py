@@ -43,7 +43,9 @@ def test_first_turns_of_three_sample_conversations() -> None:
 
 def test_an_order_blind_judge_is_stable_under_shuffled_criteria(tmp_path: Path) -> None:
     engine = _engine()
-    part = demo_sensitivity(tmp_path, lm="scripted", B=100, lm_factory=lambda lm: engine.lm())
+    part = demo_sensitivity(
+        tmp_path, lm="scripted", n_conversations=3, B=100, lm_factory=lambda lm: engine.lm()
+    )
     assert (part.n_conversations, part.n_items) == (3, 9)
     assert part.n_run == 18  # 9 items x (base + shuffled), each judged once
     variants = part.block["variants"]

@@ -121,12 +121,9 @@ def model_engine(good: bool) -> ScriptedEngine:
             answer = "yes" if good else "no"
             return json.dumps({f"{i}_{t}": answer for i in ids for t in ("did", "wanted")})
         if "`emotions`" in system:
-            tag = (
-                {"emotion": "sad", "intensity": 3}
-                if good
-                else {"emotion": "Afraid", "intensity": 4}
-            )
-            return json.dumps({"emotions": [tag]})
+            if good:
+                return json.dumps({"emotions": ["sad"], "intensities": [3]})
+            return json.dumps({"emotions": ["Afraid"], "intensities": [4]})
         if "`choice`" in system:
             first_is_human = _section(user, "response_1").startswith("HUMAN")
             pick_first = first_is_human if good else not first_is_human

@@ -16,16 +16,17 @@ def demo(
         str,
         typer.Option(
             help="Comma-separated parts: a (recorded judges vs experts), b (DUO), "
-            "c (the embedded local judge), d (a short rubric-sensitivity run)."
+            "c (the embedded local judge), d (a short rubric-sensitivity run of the local "
+            "judge on synthetic sample turns; slow on 2 cores, so not in the default)."
         ),
-    ] = "a,b,c,d",
+    ] = "a,b,c",
     local_items: Annotated[
         int, typer.Option(min=2, help="Part c: conversations to score with the local judge.")
     ] = 6,
     sensitivity_conversations: Annotated[
         int,
         typer.Option(min=2, help="Part d: synthetic sample conversations (one turn each)."),
-    ] = 3,
+    ] = 2,
     replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:

@@ -6,11 +6,16 @@ and one or two cheap variants (by default the shuffled criterion order), judged 
 sample conversations (``data/samples/attunebench``), each turn with its three pseudo-model
 replies (original, llm_improved, human_edited). It shows the machinery — τ to the base, rank
 flips, variance shares — not a finding: a handful of turns cannot support one.
+
+It is not among the demo's default parts: with the embedded 135M model one judgment of the
+four-criterion reference rubric took from half a minute to several minutes on a shared
+2-core machine (``attune-judge demo --parts a,b,c,d`` runs it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +30,20 @@ __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
 
 SENSITIVITY_VARIANTS_FILE = "variants/attunebench-reference-variants.yaml"
 """The study the demo runs a slice of (under the shipped ``rubrics/``)."""
+
+MAX_TOKENS = 256
+"""Answer length cap of the demo's judge model: a small model under a JSON grammar can write
+until the cap, and at the library default (1024) one such judgment takes minutes on 2 cores."""
+
+
+def _capped_lm_factory(seed: int) -> Callable[[str | None], Any]:
+    def make(lm: str | None) -> Any:
+        from attune_judge.lm import configure_cache, resolve_lm
+
+        configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        return resolve_lm(lm or "local", seed=seed, max_tokens=MAX_TOKENS)
+
+    return make
 
 
 class SensitivityPart(BaseModel):
@@ -109,7 +128,7 @@ def demo_sensitivity(
     *,
     lm: str = "local",
     variants: Sequence[str] = ("shuffled",),
-    n_conversations: int = 3,
+    n_conversations: int = 2,
     B: int = 1_000,
     seed: int = 0,
     lm_factory: Callable[[str | None], Any] | None = None,
@@ -129,7 +148,8 @@ def demo_sensitivity(
     B, seed
         Bootstrap replicates (at least 100) and seed.
     lm_factory
-        Model string → ``dspy.LM`` (tests pass a scripted engine).
+        Model string → ``dspy.LM`` (tests pass a scripted engine); default: the model with
+        answers capped at :data:`MAX_TOKENS` tokens.
     """
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
@@ -154,7 +174,7 @@ def demo_sensitivity(
         report=False,
         quiet=True,
     )
-    res = run_sensitivity(config, lm_factory=lm_factory)
+    res = run_sensitivity(config, lm_factory=lm_factory or _capped_lm_factory(seed))
     summary = json.loads((out / "d-sensitivity" / "summary.json").read_text(encoding="utf-8"))
     part = SensitivityPart(
         run_dir=str(out / "d-sensitivity"),

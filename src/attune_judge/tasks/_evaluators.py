@@ -164,13 +164,15 @@ class TaskEvaluator:
         )
         if outcome.status != "ok":
             return self._failure(item, started, outcome)
-        pred = [
-            {"emotion": str(g.emotion), "intensity": g.intensity}
-            for g in outcome.prediction.emotions
+        names, levels = outcome.prediction.emotions, outcome.prediction.intensities
+        tags = [
+            EmotionTag(str(name), float(levels[i]) if i < len(levels) else None)
+            for i, name in enumerate(names)
         ]
+        pred = [{"emotion": t.emotion, "intensity": t.intensity} for t in tags]
         truth = item.metadata["truth"]["tags"]
         metrics = score_emotion(
-            [EmotionTag(p["emotion"], p["intensity"]) for p in pred],
+            tags,
             [EmotionTag(t["emotion"], t["intensity"]) for t in truth],
         )
         return self._judgment(item, started, prediction=pred, metrics=metrics, usage=outcome.usage)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from attune_judge.data.instrument import (
     FOUR_BRANCHES,
@@ -28,29 +28,23 @@ from attune_judge.data.instrument import (
 
 __all__ = [
     "PROGRAMS_VERSION",
-    "EmotionGuess",
+    "EmotionName",
     "behaviour_program",
     "conversation_program",
     "emotion_program",
     "preference_program",
 ]
 
-PROGRAMS_VERSION = "1"
+PROGRAMS_VERSION = "2"
 """Bumped whenever a prompt or output type changes (it is part of every task's judge_id)."""
 
 Score17 = Literal[1, 2, 3, 4, 5, 6, 7]
 YesNo = Literal["yes", "no"]
 
 
-class EmotionGuess(BaseModel):
-    """One emotion the evaluated model attributes to the participant."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    emotion: Annotated[str, Field(json_schema_extra={"enum": list(PANAS_ITEMS)})]
-    """A PANAS-SF item (the schema offers only those; other strings are scored as errors)."""
-    intensity: Score17
-    """How strongly, 1 (very slightly) .. 7 (extremely)."""
+EmotionName = Annotated[str, Field(json_schema_extra={"enum": list(PANAS_ITEMS)})]
+"""A PANAS-SF item: the schema offers only those, validation accepts any string (scored as an
+error when outside the vocabulary)."""
 
 
 _EMOTION_DOC = (
@@ -100,7 +94,11 @@ def _conversation_field(desc: str) -> Any:
 
 
 def emotion_program() -> Any:
-    """``Predict`` over (conversation, latest_message) -> emotions: list[EmotionGuess]."""
+    """``Predict`` over (conversation, latest_message) -> emotions, intensities.
+
+    Two parallel flat lists rather than a list of objects: a nested model's schema carries a
+    ``$ref`` that the embedded model's grammar converter cannot resolve inside a property.
+    """
 
     def build() -> Any:
         import dspy
@@ -109,8 +107,12 @@ def emotion_program() -> Any:
             "conversation": _conversation_field("The conversation before the latest message"),
             "latest_message": _conversation_field("The person's latest message"),
             "emotions": (
-                list[EmotionGuess],
-                dspy.OutputField(desc="PANAS-SF emotions with intensity 1-7; [] when neutral"),
+                list[EmotionName],
+                dspy.OutputField(desc="PANAS-SF emotions of the person; [] when neutral"),
+            ),
+            "intensities": (
+                list[Score17],
+                dspy.OutputField(desc="intensity 1-7 of each emotion, in the same order"),
             ),
         }
         return dspy.Predict(dspy.make_signature(fields, _EMOTION_DOC, "EmotionRecognition"))
