@@ -148,7 +148,7 @@ def main() -> None:
         "loadavg_1min_after": round(os.getloadavg()[0], 2),
         "ideal_s": round(ideal, 3),
         "first_run_s": round(wall1, 3),
-        "ratio_to_ideal": round(wall1 / ideal, 3),
+        "ratio_to_ideal": round(wall1 / ideal, 3) if ideal else None,
         "first_run_cpu_s": round(cpu1, 3),
         "first_run_cpu_ms_per_judgment": round(1000 * cpu1 / args.n, 3),
         "first_run_engine_calls": calls1,

@@ -80,3 +80,15 @@ def test_demo_part_d_in_the_report(tmp_path: Path) -> None:
     assert any(line.startswith("d. rubric sensitivity") for line in run.summary)
     with pytest.raises(UserError, match="at least two"):
         demo_sensitivity(tmp_path / "x", n_conversations=1)
+
+
+def test_rerun_with_other_settings_names_the_folder(tmp_path: Path) -> None:
+    engine = _engine()
+    demo_sensitivity(tmp_path, lm="scripted", B=100, lm_factory=lambda lm: engine.lm())
+    # same settings again: resumed, nothing judged twice
+    again = demo_sensitivity(tmp_path, lm="scripted", B=100, lm_factory=lambda lm: engine.lm())
+    assert again.n_run == 0
+    with pytest.raises(UserError, match="holds a run with other settings"):
+        demo_sensitivity(
+            tmp_path, lm="scripted", n_conversations=3, B=100, lm_factory=lambda lm: engine.lm()
+        )

@@ -156,3 +156,7 @@ def test_adapter_sends_the_schema_through_the_engine() -> None:
         assert dspy.Predict(Scored)(text="t").score == 2
     assert isinstance(seen[0], dict) and seen[0]["type"] == "json_schema"
     assert seen[0]["schema"]["properties"]["score"]["enum"] == [1, 2, 3]
+    # what the embedded engine hands llama.cpp for exactly this request: the full schema
+    local = llama_response_format(seen[0])
+    assert local is not None and local["schema"]["properties"]["score"]["enum"] == [1, 2, 3]
+    assert local["schema"]["properties"]["why"]["maxLength"] > 0

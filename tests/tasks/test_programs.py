@@ -31,6 +31,7 @@ def test_outputs_are_constrained_to_the_instrument():
     props = output_schema(PROGRAMS["emotion"].signature)["properties"]
     assert props["emotions"]["items"]["enum"] == list(PANAS_ITEMS)
     assert props["intensities"]["items"]["enum"] == [1, 2, 3, 4, 5, 6, 7]
+    assert props["emotions"]["maxItems"] == props["intensities"]["maxItems"] == 6
     props = output_schema(PROGRAMS["behaviour"].signature)["properties"]
     assert set(props) == {"B1_did", "B1_wanted", "B13_did", "B13_wanted"}
     assert all(p["enum"] == ["yes", "no"] for p in props.values())

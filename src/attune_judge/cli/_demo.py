@@ -17,9 +17,9 @@ def demo(
         typer.Option(
             help="Comma-separated parts: a (recorded judges vs experts), b (DUO), "
             "c (the embedded local judge), d (a short rubric-sensitivity run of the local "
-            "judge on synthetic sample turns; slow on 2 cores, so not in the default)."
+            "judge on synthetic sample turns)."
         ),
-    ] = "a,b,c",
+    ] = "a,b,c,d",
     local_items: Annotated[
         int, typer.Option(min=2, help="Part c: conversations to score with the local judge.")
     ] = 6,

@@ -145,7 +145,9 @@ def generate(
         for line in result.errors[:10]:
             print(f"  {line}", file=sys.stderr)
         print(
-            "error: some replies failed; run the same command again to retry them", file=sys.stderr
+            "error: some replies failed and were not written; the same command retries them "
+            "(transient errors may pass; a reply the model cannot format will fail again)",
+            file=sys.stderr,
         )
         raise typer.Exit(3)
 

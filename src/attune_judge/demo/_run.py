@@ -104,7 +104,7 @@ def run_demo(
     *,
     B: int = 1_000,
     seed: int = 0,
-    parts: Sequence[str] = ("a", "b", "c"),
+    parts: Sequence[str] = ("a", "b", "c", "d"),
     calibration_root: Path | None = None,
     local_items: int = 6,
     local_lm: str = "local",
@@ -124,7 +124,7 @@ def run_demo(
     parts
         ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles), ``c``
         (the embedded local judge on a few EPITOME conversations, against the same experts),
-        ``d`` (a short rubric-sensitivity run of the local model; not a default part: slow).
+        ``d`` (a short rubric-sensitivity run of the local model on synthetic sample turns).
     calibration_root
         Where the calibration sets are (default: the shipped ones; parts a and b).
     local_items, local_lm, local_judge

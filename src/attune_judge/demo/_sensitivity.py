@@ -7,9 +7,9 @@ sample conversations (``data/samples/attunebench``), each turn with its three ps
 replies (original, llm_improved, human_edited). It shows the machinery — τ to the base, rank
 flips, variance shares — not a finding: a handful of turns cannot support one.
 
-It is not among the demo's default parts: with the embedded 135M model one judgment of the
-four-criterion reference rubric took from half a minute to several minutes on a shared
-2-core machine (``attune-judge demo --parts a,b,c,d`` runs it).
+With the embedded 135M model the default slice (2 turns × 3 replies × 2 variants = 12
+judgments) took about 1.5 minutes on a busy shared 2-core machine, answers capped at
+:data:`MAX_TOKENS` tokens.
 """
 
 from __future__ import annotations
@@ -174,7 +174,16 @@ def demo_sensitivity(
         report=False,
         quiet=True,
     )
-    res = run_sensitivity(config, lm_factory=lm_factory or _capped_lm_factory(seed))
+    try:
+        res = run_sensitivity(config, lm_factory=lm_factory or _capped_lm_factory(seed))
+    except UserError as exc:
+        if "different run" not in str(exc):
+            raise
+        raise UserError(
+            f"demo part d: {config.out} holds a run with other settings (conversations, model "
+            "or seed); give the demo a new -o directory or delete that folder",
+            [str(exc), *exc.problems],
+        ) from None
     summary = json.loads((out / "d-sensitivity" / "summary.json").read_text(encoding="utf-8"))
     part = SensitivityPart(
         run_dir=str(out / "d-sensitivity"),

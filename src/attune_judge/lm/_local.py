@@ -87,17 +87,24 @@ def _close_devnull() -> None:
 def llama_response_format(response_format: Any) -> dict[str, Any] | None:
     """Translate a chat ``response_format`` into the form llama-cpp-python constrains on.
 
-    ``{"type": "json_schema", "json_schema": {"schema": S}}`` and ``{"type": "json_object",
-    "schema": S}`` both become ``{"type": "json_object", "schema": S}``; plain JSON mode stays.
+    ``{"type": "json_schema", "schema": S}`` (DSPy's canonical form), ``{"type":
+    "json_schema", "json_schema": {"schema": S}}`` (OpenAI's) and ``{"type": "json_object",
+    "schema": S}`` all become ``{"type": "json_object", "schema": S}``; plain JSON mode stays.
     """
     if not isinstance(response_format, dict):
         return None
     kind = response_format.get("type")
     if kind == "json_schema":
-        inner = response_format.get("json_schema") or {}
-        schema = inner.get("schema") if isinstance(inner, dict) else None
+        # DSPy's canonical request holds the schema at the top level ({"type", "name",
+        # "schema", "strict"}); the OpenAI wire form nests it under "json_schema".
+        schema = response_format.get("schema")
+        inner = response_format.get("json_schema")
+        if not isinstance(schema, dict) and isinstance(inner, dict):
+            schema = inner.get("schema")
         if not isinstance(schema, dict):
-            return {"type": "json_object"}
+            raise ValueError(
+                f"response_format of type json_schema without a schema: {response_format}"
+            )
         return {"type": "json_object", "schema": _bound_text(schema)}
     if kind == "json_object":
         out: dict[str, Any] = {"type": "json_object"}

@@ -164,7 +164,7 @@ class TaskEvaluator:
         )
         if outcome.status != "ok":
             return self._failure(item, started, outcome)
-        names, levels = outcome.prediction.emotions, outcome.prediction.intensities
+        names, levels = outcome.prediction.emotions.root, outcome.prediction.intensities.root
         tags = [
             EmotionTag(str(name), float(levels[i]) if i < len(levels) else None)
             for i, name in enumerate(names)
@@ -235,7 +235,7 @@ class TaskEvaluator:
         p = outcome.prediction
         pred = {
             "post_panas": {i: int(getattr(p, panas_field(i))) for i in PANAS_ITEMS},
-            "q1": [str(x) for x in p.looking_for],
+            "q1": [str(x) for x in p.looking_for.root],
             "q2": str(p.emotion_clarity),
             "q3": str(p.model_fit),
             "four_branch": {b: int(getattr(p, branch_field(b))) for b in FOUR_BRANCHES},

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, RootModel
 
 from attune_judge.data.instrument import (
     FOUR_BRANCHES,
@@ -35,7 +35,7 @@ __all__ = [
     "preference_program",
 ]
 
-PROGRAMS_VERSION = "2"
+PROGRAMS_VERSION = "3"
 """Bumped whenever a prompt or output type changes (it is part of every task's judge_id)."""
 
 Score17 = Literal[1, 2, 3, 4, 5, 6, 7]
@@ -45,6 +45,28 @@ YesNo = Literal["yes", "no"]
 EmotionName = Annotated[str, Field(json_schema_extra={"enum": list(PANAS_ITEMS)})]
 """A PANAS-SF item: the schema offers only those, validation accepts any string (scored as an
 error when outside the vocabulary)."""
+
+MAX_TAGS = 6
+"""``maxItems`` of the emotion lists in the schema (a grammar-constrained small model otherwise
+lists items until ``max_tokens`` and leaves truncated JSON); schema only, not validated."""
+
+
+class EmotionList(RootModel[list[EmotionName]]):
+    """PANAS-SF items (at most ``MAX_TAGS`` in the schema)."""
+
+    model_config = ConfigDict(json_schema_extra={"maxItems": MAX_TAGS})
+
+
+class IntensityList(RootModel[list[Score17]]):
+    """Intensities 1..7 (at most ``MAX_TAGS`` in the schema)."""
+
+    model_config = ConfigDict(json_schema_extra={"maxItems": MAX_TAGS})
+
+
+class LookingForList(RootModel[list[Literal[Q1_LOOKING_FOR_OPTIONS]]]):  # type: ignore[valid-type]
+    """q1 options (each at most once in the schema's ``maxItems``)."""
+
+    model_config = ConfigDict(json_schema_extra={"maxItems": len(Q1_LOOKING_FOR_OPTIONS)})
 
 
 _EMOTION_DOC = (
@@ -97,7 +119,8 @@ def emotion_program() -> Any:
     """``Predict`` over (conversation, latest_message) -> emotions, intensities.
 
     Two parallel flat lists rather than a list of objects: a nested model's schema carries a
-    ``$ref`` that the embedded model's grammar converter cannot resolve inside a property.
+    ``$ref`` that the embedded model's grammar converter cannot resolve inside a property. The
+    lists are root models only so that their schema can carry ``maxItems``.
     """
 
     def build() -> Any:
@@ -107,11 +130,11 @@ def emotion_program() -> Any:
             "conversation": _conversation_field("The conversation before the latest message"),
             "latest_message": _conversation_field("The person's latest message"),
             "emotions": (
-                list[EmotionName],
+                EmotionList,
                 dspy.OutputField(desc="PANAS-SF emotions of the person; [] when neutral"),
             ),
             "intensities": (
-                list[Score17],
+                IntensityList,
                 dspy.OutputField(desc="intensity 1-7 of each emotion, in the same order"),
             ),
         }
@@ -196,7 +219,7 @@ def conversation_program() -> Any:
         for item in PANAS_ITEMS:
             fields[panas_field(item)] = (Score17, dspy.OutputField(desc=f"{item}, 1-7"))
         fields["looking_for"] = (
-            list[Literal[Q1_LOOKING_FOR_OPTIONS]],  # type: ignore[valid-type]
+            LookingForList,
             dspy.OutputField(desc="what the person was looking for (one or more options)"),
         )
         fields["emotion_clarity"] = (
