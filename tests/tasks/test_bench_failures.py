@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -50,8 +51,6 @@ def test_unparseable_answers_are_parse_errors_and_resume_skips_them(tmp_path):
 
 
 def test_a_changed_model_list_is_refused_not_mixed(tmp_path):
-    import pytest
-
     from attune_judge.errors import UserError
 
     data = write_data(tmp_path / "data")
@@ -94,3 +93,22 @@ def test_set_f1_is_symmetric_and_precision_recall_swap(p, t):
     p2, r2, f2 = set_prf(t, p)
     assert (p1, r1) == (r2, p2)
     assert f1 == f2
+
+
+def test_one_model_gets_scores_without_rankings_to_compare(tmp_path):
+    data = write_data(tmp_path / "data")
+    config = BenchConfig(
+        data=data,
+        models=["alpha"],
+        out=tmp_path / "run",
+        tasks=["emotion", "preference"],
+        bootstrap_B=200,
+        report=False,
+    )
+    result = run_bench(config, lms={"alpha": model_engine(True).lm()})
+    b = result.summary["bench"]
+    # alpha's preference accuracy 2/3 (see _fixtures.py); one model: τ undefined, no W
+    assert b["tasks"]["preference"]["metrics"]["accuracy"]["models"]["alpha"]["estimate"] == (2 / 3)
+    assert b["tau_intervals"]["emotion"]["preference"]["estimate"] is None
+    assert "kendall_w" not in b
+    assert b["tasks"]["emotion"]["discriminability"]["n_model_pairs"] == 0

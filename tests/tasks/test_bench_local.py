@@ -47,7 +47,9 @@ def test_bench_runs_offline_with_two_local_variants(tmp_path, capsys):
         "200",
         "--quiet",
     ]
-    main(args)
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code in (0, None)
     printed = capsys.readouterr().out
     assert "emotion (f1):" in printed and "preference (accuracy):" in printed
     summary = json.loads((out / "summary.json").read_text())

@@ -51,6 +51,24 @@ def _print_result(result: RunResult) -> None:
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
 
 
+def _write_full_report(run_dir: Path) -> None:
+    """Replace the runner's plain report.md with the full Markdown + HTML report.
+
+    A report problem never fails a finished (possibly paid) run: it is logged and the plain
+    report.md the runner wrote stays.
+    """
+    import logging
+
+    from attune_judge.report import write_report
+
+    try:
+        md, html = write_report(run_dir)
+    except Exception as exc:  # a report bug must not lose a run; the data are on disk
+        logging.getLogger(__name__).warning("report not written: %s", exc)
+        return
+    print(f"report: {md}  {html}")
+
+
 def score(
     data: Annotated[
         Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
@@ -99,6 +117,7 @@ def score(
     )
     result = run_score(config)
     _print_result(result)
+    _write_full_report(result.run_dir)
     if result.stopped:
         print(f"error: run stopped: {result.stopped}", file=sys.stderr)
         raise typer.Exit(result.exit_code)

@@ -36,7 +36,9 @@ def _score_intervals(
     rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
     if not rows_f:
         return {}
-    res = _bootstrap_means()(
+    from attune_judge.calibration import bootstrap_means
+
+    res = bootstrap_means(
         [v for _, _, v in rows_f],
         [c for _, c, _ in rows_f],
         [m for m, _, _ in rows_f],
@@ -58,16 +60,6 @@ def _score_intervals(
             "n_conversations": metric.n_clusters,
         }
     return out
-
-
-def _bootstrap_means() -> Any:
-    """The calibration layer's paired cluster bootstrap of means (the one call site)."""
-    import attune_judge.calibration as calibration
-
-    fn = getattr(calibration, "bootstrap_means", None)
-    if fn is None:  # until the calibration package re-exports it
-        from attune_judge.calibration._means import bootstrap_means as fn
-    return fn
 
 
 def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
