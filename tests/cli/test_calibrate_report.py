@@ -90,3 +90,40 @@ def test_calibrate_run_dir_on_real_data(
     embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
     assert len(embedded) == len(figures)
     assert all(_png_size(base64.b64decode(b))[0] > 100 for b in embedded)
+
+
+@pytest.mark.browser
+def test_calibrate_report_renders_in_headless_chromium(
+    split: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.report.test_browser import ARGS, CHROMIUM, _require_browser
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    out = split["tmp"] / "browser-run"
+    argv = ["calibrate", "--human", str(split["experts"]), "--judge", str(split["gpt"])]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--dimension", "empathy", "--B", "50", "-o", str(out)])
+    assert exc.value.code == 0
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto((out / "report.html").as_uri(), wait_until="load")
+            h2 = [t.strip() for t in page.locator("h2").all_inner_texts()]
+            images = page.evaluate(
+                "Array.from(document.images).map(i => "
+                "({ok: i.complete, w: i.naturalWidth, h: i.naturalHeight}))"
+            )
+        finally:
+            browser.close()
+    assert h2 == ["Overview", "Agreement with people", "What ran"]
+    # one dimension, one judge: ceiling forest plot, rater heatmap, confusion matrix,
+    # calibration plot
+    assert len(images) == 4
+    assert all(i["ok"] and i["w"] > 0 and i["h"] > 0 for i in images)
+    assert errors == []
