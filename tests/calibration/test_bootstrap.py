@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -165,3 +167,55 @@ def test_paired_cluster_bootstrap_accepts_shared_weights() -> None:
     a = paired_cluster_bootstrap(sums, weights=W)
     assert np.array_equal(a.weights, W)
     assert a.B == 300
+
+
+def test_label_without_observations_is_undefined_with_a_reason_and_no_warning() -> None:
+    # label a: one value per cluster, 1, 2, 3 → mean 2; label b: a column of zero counts.
+    sums = ClusterSums(
+        clusters=["c1", "c2", "c3"],
+        labels=["a", "b"],
+        sums=np.array([[1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]),
+        counts=np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0]]),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = paired_cluster_bootstrap(sums, B=300, seed=4)
+    a, b = res.means
+    assert a.estimate == pytest.approx(2.0)
+    assert b.estimate is None and b.lower is None and b.upper is None
+    assert b.undefined_reason is not None and "'b'" in b.undefined_reason
+    assert b.n == 0 and b.n_undefined_replicates == 300
+    # closed form for a: u_c = (S_c − 2·1)/1 = −1, 0, 1 → UᵀU = 2, / (C(C−1) = 6) = 1/3
+    assert res.covariance_closed_form[0][0] == pytest.approx(1 / 3)
+    assert np.isnan(res.covariance_closed_form[1][1])
+    assert np.isnan(res.covariance_closed_form[0][1])
+    assert np.isfinite(res.covariance_bootstrap[0][0])
+    assert np.isnan(res.covariance_bootstrap[1][1])
+
+
+def test_label_missing_from_some_replicates_counts_them_as_undefined() -> None:
+    # b is observed only in cluster c1: a replicate is undefined for b exactly when c1 gets
+    # weight 0, which we count from the weights independently of the estimator.
+    labels = ["a", "a", "a", "b"]
+    clusters = ["c1", "c2", "c3", "c1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = bootstrap_means([1.0, 2.0, 3.0, 4.0], clusters, labels, B=400, seed=2)
+    expected_undefined = int(np.sum(res.weights[:, 0] == 0))
+    assert expected_undefined > 0
+    assert res.means[1].n_undefined_replicates == expected_undefined
+    assert res.means[1].estimate == pytest.approx(4.0)
+    assert res.means[0].n_undefined_replicates == 0
+
+
+def test_single_usable_replicate_gives_nan_covariance_without_warning() -> None:
+    # B = 1: a covariance needs at least two replicates, so it is NaN (numpy would warn).
+    # The estimate is the ratio 5 / 2 = 2.5.
+    sums = ClusterSums(
+        clusters=["c1"], labels=["a"], sums=np.array([[5.0]]), counts=np.array([[2.0]])
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = paired_cluster_bootstrap(sums, B=1, seed=0)
+    assert res.means[0].estimate == pytest.approx(2.5)
+    assert np.isnan(res.covariance_bootstrap[0][0])

@@ -266,3 +266,6 @@ def test_calibrate_out_refuses_another_commands_run(files: dict[str, Path], caps
     assert code == 2 and "another command's run" in err and "Traceback" not in err
     code, _, err = _run([*argv, "--B", "50", "-o", str(files["human"])], capsys)
     assert code == 2 and "must be a directory" in err
+    # the former meaning of -o (a Markdown file) is caught before a directory is created
+    code, _, err = _run([*argv, "--B", "50", "-o", str(files["tmp"] / "new.md")], capsys)
+    assert code == 2 and "use --output" in err and not (files["tmp"] / "new.md").exists()

@@ -178,14 +178,19 @@ def cluster_robust_covariance(sums: ClusterSums) -> FloatArray:
 
     With ``u_cm = (S_cm − θ̂_m n_cm) / n̄_m`` (``n̄_m`` the mean count per cluster). It
     approximates the bootstrap covariance of the ratio estimator (which is ``UᵀU / C²``
-    asymptotically) and is the covariance fed to confidence sets for ranks.
+    asymptotically) and is the covariance fed to confidence sets for ranks. The row and
+    column of a label with no observations are NaN.
     """
     C = len(sums.clusters)
     if C < 2:
         raise ValueError("the cluster-robust covariance needs at least two clusters")
     theta = sums.estimate
     nbar = sums.counts.mean(0)
-    U = (sums.sums - theta[None, :] * sums.counts) / nbar[None, :]
+    observed = nbar > 0
+    U = np.full(sums.sums.shape, np.nan)
+    U[:, observed] = (
+        sums.sums[:, observed] - theta[None, observed] * sums.counts[:, observed]
+    ) / nbar[None, observed]
     return np.asarray(U.T @ U / (C * (C - 1)), dtype=np.float64)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
@@ -90,15 +91,25 @@ def paired_cluster_bootstrap(
     -------
     PairedBootstrapResult
         With ``replicates`` and ``weights`` available as properties.
+
+    Notes
+    -----
+    A label with no observation at all (a column of zero counts, possible when ``sums`` is
+    built by hand or sliced) has no mean: its ``Metric`` has ``estimate=None`` and an
+    ``undefined_reason``, and its row and column of both covariance matrices are NaN. A
+    replicate in which a label has no observation is NaN for that label and counted in
+    ``n_undefined_replicates``; the bootstrap covariance uses the replicates in which every
+    observed label is defined (NaN when fewer than two are). No numpy warning is emitted.
     """
     C = len(sums.clusters)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
     reps = ratio_replicates(sums, W)
     theta = sums.estimate
     jack = sums.jackknife() if C >= 3 else None
+    observed = sums.counts.sum(0) > 0
     means = []
     for m, label in enumerate(sums.labels):
-        est = float(theta[m]) if np.isfinite(theta[m]) else None
+        est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
         ends = interval_endpoints(
             est,
             reps[:, m],
@@ -123,10 +134,10 @@ def paired_cluster_bootstrap(
                 mc_error_lower=ends.mc_error_lower,
                 mc_error_upper=ends.mc_error_upper,
                 n_undefined_replicates=ends.n_undefined,
+                undefined_reason=None if observed[m] else f"label {label!r} has no observations",
             )
         )
-    ok = np.all(np.isfinite(reps), axis=1)
-    cov_b = np.cov(reps[ok], rowvar=False).reshape(len(sums.labels), len(sums.labels))
+    cov_b = _replicate_covariance(reps, observed)
     cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full_like(cov_b, np.nan)
     out = PairedBootstrapResult(
         labels=list(sums.labels),
@@ -140,6 +151,17 @@ def paired_cluster_bootstrap(
     )
     out._replicates = reps
     out._weights = W
+    return out
+
+
+def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:
+    """Covariance of the replicates of the observed labels; NaN rows/columns elsewhere."""
+    M = reps.shape[1]
+    out = np.full((M, M), np.nan)
+    idx = np.flatnonzero(observed)
+    ok = np.all(np.isfinite(reps[:, idx]), axis=1)
+    if len(idx) and int(ok.sum()) >= 2:
+        out[np.ix_(idx, idx)] = np.cov(reps[ok][:, idx], rowvar=False).reshape(len(idx), len(idx))
     return out
 
 

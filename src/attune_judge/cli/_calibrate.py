@@ -279,7 +279,7 @@ CALIBRATE_MANIFEST = "calibrate"
 
 def _check_out_dir(out: Path) -> None:
     """Refuse to write into a file, or into a run directory of another command."""
-    if out.exists() and not out.is_dir():
+    if (out.exists() and not out.is_dir()) or out.suffix.lower() in (".md", ".json", ".txt"):
         raise UserError(f"{out}: --out must be a directory (use --output for a single file)")
     manifest = out / "manifest.json"
     other = (out / "judgments.jsonl").exists()

@@ -4,7 +4,15 @@ Every judge follows :class:`Judge`: ``judge_id``, ``spec`` and ``judge(item) -> 
 (plus ``ajudge`` for async use). Build one with :func:`build_judge`.
 """
 
-from attune_judge.judges._base import format_conversation, hash_spec, is_retryable
+from attune_judge.judges._base import (
+    CallOutcome,
+    acall_program,
+    call_program,
+    failure_judgment,
+    format_conversation,
+    hash_spec,
+    is_retryable,
+)
 from attune_judge.judges._baselines import (
     LengthJudge,
     LexicalJudge,
@@ -30,6 +38,7 @@ __all__ = [
     "BASELINES",
     "AsyncJudge",
     "BehaviourJudge",
+    "CallOutcome",
     "Judge",
     "Jury",
     "JuryMethod",
@@ -37,11 +46,14 @@ __all__ = [
     "LexicalJudge",
     "PairwiseJudge",
     "ReferenceJudge",
+    "acall_program",
     "attach_behaviour_items",
     "behaviour_signature",
     "build_judge",
     "build_jury",
+    "call_program",
     "combine",
+    "failure_judgment",
     "format_conversation",
     "hash_spec",
     "is_retryable",

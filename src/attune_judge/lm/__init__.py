@@ -7,6 +7,7 @@ any other DSPy model string works with its provider's key variable set.
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
+from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._resolve import (
     KEY_ENV_VARS,
     check_api_base,
@@ -36,7 +37,11 @@ __all__ = [
     "lm_spec",
     "local_lm",
     "make_adapter",
+    "make_response",
     "output_schema",
+    "prompt_size",
+    "request_key",
+    "request_messages",
     "resolve_lm",
     "resolve_lm_from_settings",
     "response_format_for",

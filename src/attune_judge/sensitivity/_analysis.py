@@ -25,8 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge.calibration import bootstrap_weights
-from attune_judge.calibration._results import IntervalMethod
+from attune_judge.calibration import IntervalMethod, bootstrap_weights
 from attune_judge.sensitivity._paired import (
     VariantBoot,
     aligned_sums,

@@ -18,8 +18,7 @@ from attune_judge.calibration import (
     ranks_of,
     ratio_replicates,
 )
-from attune_judge.calibration._rank_agreement import tau_b_rows  # not re-exported (yet)
-from attune_judge.calibration._results import IntervalMethod
+from attune_judge.calibration import IntervalMethod, tau_b_rows
 from attune_judge.sensitivity._results import (
     CriterionShift,
     ModelScore,

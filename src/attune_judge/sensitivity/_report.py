@@ -20,8 +20,15 @@ def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
     The verdict rule itself (``analysis.rule``) is printed by the report package's sensitivity
     section, from ``summary.json``.
     """
-    from attune_judge.report import Note, Paragraph, Section, Table
-    from attune_judge.report._format import fmt_interval, fmt_num, fmt_pct
+    from attune_judge.report import (
+        Note,
+        Paragraph,
+        Section,
+        Table,
+        fmt_interval,
+        fmt_num,
+        fmt_pct,
+    )
 
     pct = f"{analysis.level:.0%}"
     verdict_rows = [

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from attune_judge.calibration import Metric
-from attune_judge.calibration._results import ResultModel
+from attune_judge.calibration import Metric, ResultModel
 
 __all__ = [
     "CriterionShift",

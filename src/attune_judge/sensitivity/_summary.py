@@ -21,7 +21,7 @@ __all__ = ["sensitivity_block", "tau_matrix"]
 
 def tau_matrix(analysis: SensitivityAnalysis) -> dict[str, Any]:
     """Kendall τ-b between the point-estimate rankings of every two variants."""
-    from attune_judge.calibration._rank_agreement import tau_b_rows
+    from attune_judge.calibration import tau_b_rows
 
     labels = analysis.variants
     theta = []

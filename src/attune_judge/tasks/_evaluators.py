@@ -17,7 +17,13 @@ from typing import Any
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.data.instrument import BEHAVIOUR_ITEMS_BY_ID, FOUR_BRANCHES, PANAS_ITEMS
-from attune_judge.judges import Judge, format_conversation, hash_spec
+from attune_judge.judges import (
+    Judge,
+    call_program,
+    failure_judgment,
+    format_conversation,
+    hash_spec,
+)
 from attune_judge.tasks._behaviour import score_behaviour
 from attune_judge.tasks._conversation import score_conversation
 from attune_judge.tasks._drafting import score_draft
@@ -113,8 +119,6 @@ class TaskEvaluator:
     # -- one call -------------------------------------------------------------------------
 
     def _call(self, program: Any, **inputs: Any) -> Any:
-        from attune_judge.judges._base import call_program
-
         return call_program(program, self.lm, self.adapter, **inputs)
 
     def _judgment(
@@ -149,8 +153,6 @@ class TaskEvaluator:
         )
 
     def _failure(self, item: JudgeItem, started: float, outcome: Any, **extra: Any) -> Judgment:
-        from attune_judge.judges._base import failure_judgment
-
         return failure_judgment(
             item, self.judge_id, outcome, started, details={"task": self.task, **extra}
         )

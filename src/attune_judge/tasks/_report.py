@@ -16,7 +16,7 @@ __all__ = ["add_bench_sections", "bench_extra_sections"]
 
 
 def _fmt_metric(m: Mapping[str, Any] | None) -> str:
-    from attune_judge.report._format import fmt_interval, fmt_num
+    from attune_judge.report import fmt_interval, fmt_num
 
     if not m or m.get("estimate") is None:
         return "—"
@@ -25,8 +25,7 @@ def _fmt_metric(m: Mapping[str, Any] | None) -> str:
 
 def bench_extra_sections(bench: Mapping[str, Any]) -> list[Any]:
     """Sections: all metrics per task, discriminability, Kendall's W interval."""
-    from attune_judge.report import Note, Paragraph, Section, Table
-    from attune_judge.report._format import fmt_num
+    from attune_judge.report import Note, Paragraph, Section, Table, fmt_num
 
     models: list[str] = list(bench.get("models") or [])
     tasks: Mapping[str, Any] = bench.get("tasks") or {}
@@ -115,8 +114,7 @@ def bench_extra_sections(bench: Mapping[str, Any]) -> list[Any]:
 
 def add_bench_sections(run_dir: Path) -> Any:
     """The report package's report of ``run_dir`` with the bench sections inserted."""
-    from attune_judge.report import build_report
-    from attune_judge.report._rundata import read_json
+    from attune_judge.report import build_report, read_json
 
     report = build_report(run_dir)
     summary = read_json(Path(run_dir) / "summary.json") or {}

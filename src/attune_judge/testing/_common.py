@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
+from attune_judge.lm import make_response, prompt_size, request_key, request_messages
 
 __all__ = [
     "make_response",
