@@ -54,5 +54,5 @@ def reference_judge(engine: ScriptedEngine, **lm_kwargs: Any) -> Any:
     try:
         from attune_judge.judges import ReferenceJudge  # type: ignore[attr-defined]
     except ImportError:  # until the judges package re-exports it
-        from attune_judge.judges._reference import ReferenceJudge
+        from attune_judge.judges import ReferenceJudge
     return ReferenceJudge(load_rubric("attunebench-reference"), engine.lm(**lm_kwargs))

@@ -19,7 +19,8 @@ Agreement
     (all of it per dimension, for the CLI).
 Rankings
     ``leaderboard``, ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
-    ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``.
+    ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``,
+    ``kendalls_w_rankings`` (W with a paired bootstrap interval).
 Rendering
     ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
@@ -84,8 +85,10 @@ from attune_judge.calibration._preference import (
 )
 from attune_judge.calibration._rank_agreement import (
     KendallW,
+    KendallWInterval,
     kendall_tau_rankings,
     kendalls_w,
+    kendalls_w_rankings,
     tau_b_rows,
 )
 from attune_judge.calibration._ranksets import (
@@ -131,6 +134,7 @@ __all__ = [
     "JoinReport",
     "JudgeReport",
     "KendallW",
+    "KendallWInterval",
     "Leaderboard",
     "LeaderboardRow",
     "LengthEffect",
@@ -172,6 +176,7 @@ __all__ = [
     "judgments_to_scores",
     "kendall_tau_rankings",
     "kendalls_w",
+    "kendalls_w_rankings",
     "krippendorff_alpha",
     "leaderboard",
     "leaderboard_markdown",

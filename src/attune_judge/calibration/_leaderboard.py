@@ -110,6 +110,7 @@ def leaderboard(
     scheme: str = "multinomial",
     method: IntervalMethod = "bca",
     n_draws: int = 50_000,
+    weights: FloatArray | None = None,
 ) -> Leaderboard:
     """Rank models by mean score with intervals, rank sets and rank probabilities.
 
@@ -123,6 +124,10 @@ def leaderboard(
         interval method (BCa with percentile fallback).
     n_draws
         Normal draws for the rank-set critical values.
+    weights
+        A ``(B × C)`` cluster-weights matrix to reuse, rows over the clusters sorted by id
+        (e.g. ``bootstrap_weights(C, B, seed)`` shared with another leaderboard or statistic,
+        so the two are paired); overrides ``B`` and ``scheme``.
 
     Returns
     -------
@@ -135,7 +140,17 @@ def leaderboard(
         raise UserError(f"cannot build a leaderboard: {exc}") from None
     if len(sums.clusters) < 2:
         raise UserError("a leaderboard needs scores from at least two clusters (conversations)")
-    boot = paired_cluster_bootstrap(sums, B=B, level=level, seed=seed, scheme=scheme, method=method)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.ndim != 2 or weights.shape[1] != len(sums.clusters):
+            raise UserError(
+                f"leaderboard weights must have one column per cluster ({len(sums.clusters)}); "
+                f"got shape {weights.shape}"
+            )
+        B = len(weights)
+    boot = paired_cluster_bootstrap(
+        sums, B=B, level=level, seed=seed, scheme=scheme, method=method, weights=weights
+    )
     theta = sums.estimate
     cov = np.asarray(boot.covariance_closed_form)
     names = sums.labels

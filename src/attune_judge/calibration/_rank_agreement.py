@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import stats
@@ -16,7 +16,14 @@ from attune_judge.calibration._bootstrap import (
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
-__all__ = ["KendallW", "kendall_tau_rankings", "kendalls_w", "tau_b_rows"]
+__all__ = [
+    "KendallW",
+    "KendallWInterval",
+    "kendall_tau_rankings",
+    "kendalls_w",
+    "kendalls_w_rankings",
+    "tau_b_rows",
+]
 
 
 def tau_b_rows(a: FloatArray, b: FloatArray) -> FloatArray:
@@ -31,10 +38,17 @@ def tau_b_rows(a: FloatArray, b: FloatArray) -> FloatArray:
 
 
 def _align(a: ClusterSums, b: ClusterSums) -> tuple[list[str], ClusterSums, ClusterSums]:
-    labels = sorted(set(a.labels) & set(b.labels))
+    labels, (ea, eb) = _align_many([a, b])
+    return labels, ea, eb
+
+
+def _align_many(tables: Sequence[ClusterSums]) -> tuple[list[str], list[ClusterSums]]:
+    """The tables restricted to their common labels (sorted) over the union of clusters."""
+    labels = sorted(set.intersection(*(set(t.labels) for t in tables)))
     if len(labels) < 2:
-        raise UserError("the two rankings share fewer than two models; nothing to compare")
-    clusters = sorted(set(a.clusters) | set(b.clusters))
+        which = "two rankings" if len(tables) == 2 else "rankings"
+        raise UserError(f"the {which} share fewer than two models; nothing to compare")
+    clusters = sorted(set().union(*(t.clusters for t in tables)))
     ci = {c: i for i, c in enumerate(clusters)}
 
     def expand(s: ClusterSums) -> ClusterSums:
@@ -46,7 +60,7 @@ def _align(a: ClusterSums, b: ClusterSums) -> tuple[list[str], ClusterSums, Clus
         N[rows] = s.counts[:, cols]
         return ClusterSums(clusters, labels, S, N)
 
-    return labels, expand(a), expand(b)
+    return labels, [expand(t) for t in tables]
 
 
 def kendall_tau_rankings(
@@ -123,3 +137,74 @@ def kendalls_w(scores: Sequence[Sequence[float]] | FloatArray) -> KendallW:
     w = 12 * S / denom
     chi2 = m * (n - 1) * w
     return KendallW(w=w, chi2=chi2, df=n - 1, p_value=float(stats.chi2.sf(chi2, n - 1)), m=m, n=n)
+
+
+class KendallWInterval(ResultModel):
+    """Kendall's W of several rankings of the same models, with a cluster-bootstrap interval."""
+
+    rankings: list[str]
+    """Names of the rankings (score tables), in the order given."""
+    models: list[str]
+    """The models ranked: those present in every table (sorted)."""
+    point: KendallW
+    """W of the point-estimate means."""
+    interval: Metric
+    """``point.w`` with its cluster-bootstrap interval (``name="kendalls_w"``)."""
+
+
+def kendalls_w_rankings(
+    tables: Mapping[str, ClusterSums],
+    *,
+    B: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "percentile",
+) -> KendallWInterval:
+    """Kendall's W of the model means of several score tables, with a paired interval.
+
+    Every table is re-weighted by the same cluster draw (clusters matched by id; a cluster
+    missing from a table has zero counts there), so the interval reflects the sampling of the
+    conversations the rankings share. Only models present in every table are ranked. A
+    replicate in which a model has no observation in some table is undefined (NaN, counted).
+
+    Parameters
+    ----------
+    tables
+        Ranking name → per-cluster sums of that ranking's scores (e.g. one table per task).
+    B, level, seed, method
+        Replicates, confidence level, seed of the cluster weights (the draw equals
+        ``bootstrap_weights(C, B, seed)`` over the sorted union of clusters), interval method
+        (percentile by default: W lives in [0, 1] and is often near a boundary).
+
+    Raises
+    ------
+    UserError
+        Fewer than two tables, fewer than two common models, or a model mean undefined.
+    """
+    names = list(tables)
+    if len(names) < 2:
+        raise UserError("Kendall's W needs at least two rankings")
+    models, aligned = _align_many([tables[t] for t in names])
+    point = kendalls_w(np.vstack([t.estimate for t in aligned]))
+
+    def stat(w: FloatArray) -> FloatArray:
+        reps = np.stack([ratio_replicates(t, w) for t in aligned], axis=1)  # (k, T, M)
+        out = np.full(len(w), np.nan)
+        for i, mat in enumerate(reps):
+            if np.all(np.isfinite(mat)):
+                value = kendalls_w(mat).w
+                out[i] = np.nan if value is None else value
+        return out
+
+    interval = bootstrap_statistic(
+        stat,
+        len(aligned[0].clusters),
+        name="kendalls_w",
+        B=B,
+        seed=seed,
+        level=level,
+        method=method,
+        n=len(names),
+        engine="loop",
+    )
+    return KendallWInterval(rankings=names, models=models, point=point, interval=interval)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-import logging
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    MaxFailureRateOption,
+    QuietOption,
+    RunDirOption,
+    exit_if_stopped,
+    interval_cell,
+    setup_logging,
+)
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -28,11 +35,8 @@ def _tasks(value: str) -> list[str]:
 
 
 def _cell(metric: dict[str, Any] | None) -> str:
-    if not metric or metric.get("estimate") is None:
-        return "—"
-    if metric.get("lower") is None:
-        return f"{metric['estimate']:.3f}"
-    return f"{metric['estimate']:.3f} [{metric['lower']:.3f}, {metric['upper']:.3f}]"
+    m = metric or {}
+    return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
 
 
 def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
@@ -66,7 +70,7 @@ def bench(
             help="Evaluated model, repeatable: MODEL or MODEL@temperature=0.7,seed=1.",
         ),
     ],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    out: RunDirOption,
     judge_lm: Annotated[
         str, typer.Option(help="Model of the drafting judges.", envvar="ATTUNE_LM")
     ] = "local",
@@ -79,22 +83,14 @@ def bench(
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
     ] = None,
     bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
-    max_failure_rate: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
-    ] = 0.25,
-    api_base: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    max_failure_rate: MaxFailureRateOption = 0.25,
+    api_base: ApiBaseOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Run the AttuneBench tasks for every --model and rank the models per task."""
     from attune_judge.tasks import BenchConfig, run_bench
 
-    logging.basicConfig(
-        level=logging.ERROR if quiet else logging.WARNING,
-        format="%(levelname)s: %(message)s",
-        stream=sys.stderr,
-    )
+    setup_logging(quiet)
     config = BenchConfig(
         data=data,
         models=list(model),
@@ -111,9 +107,7 @@ def bench(
     )
     result = run_bench(config)
     _print_summary(result.summary, result.run_dir)
-    if result.stopped:
-        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
-        raise typer.Exit(result.exit_code)
+    exit_if_stopped(result)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    CandidatesOption,
+    MaxFailureRateOption,
+    MaxRetriesOption,
+    ModelsOption,
+    QuietOption,
+    RunDirOption,
+    exit_if_stopped,
+    interval_cell,
+    setup_logging,
+    split_csv,
+)
+
 if TYPE_CHECKING:
     from attune_judge.runner import RunResult
 
 __all__ = ["register"]
-
-
-def _logging(quiet: bool) -> None:
-    logging.basicConfig(
-        level=logging.ERROR if quiet else logging.WARNING,
-        format="%(levelname)s: %(message)s",
-        stream=sys.stderr,
-    )
-
-
-def _models(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    models = [m.strip() for m in value.split(",") if m.strip()]
-    return models or None
 
 
 def _print_result(result: RunResult) -> None:
@@ -40,13 +38,8 @@ def _print_result(result: RunResult) -> None:
     for jid, block in result.summary["judges"].items():
         print(f"judge {jid} ({block['label']})")
         for model, m in block["models"].items():
-            score: dict[str, Any] | None = m.get("score")
-            if score and score.get("mean") is not None and score.get("lower") is not None:
-                cell = f"{score['mean']:.3f} [{score['lower']:.3f}, {score['upper']:.3f}]"
-            elif score and score.get("mean") is not None:
-                cell = f"{score['mean']:.3f}"
-            else:
-                cell = "—"
+            score: dict[str, Any] = m.get("score") or {}
+            cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
 
@@ -73,34 +66,24 @@ def score(
     data: Annotated[
         Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
     ],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    out: RunDirOption,
     rubric: Annotated[
         str, typer.Option(help="Rubric name or YAML file.")
     ] = "attunebench-reference",
     lm: Annotated[str, typer.Option(help="Judge model string.", envvar="ATTUNE_LM")] = "local",
-    candidates: Annotated[
-        Path | None,
-        typer.Option(help="Candidates JSONL (conversation_id, turn, model, response)."),
-    ] = None,
-    models: Annotated[
-        str | None,
-        typer.Option(help="Comma-separated models (default: all / the pseudo-models)."),
-    ] = None,
+    candidates: CandidatesOption = None,
+    models: ModelsOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
-    max_failure_rate: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
-    ] = 0.25,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    max_failure_rate: MaxFailureRateOption = 0.25,
+    max_retries: MaxRetriesOption = 5,
     seed: Annotated[int, typer.Option(help="Seed (bootstrap, retry jitter, model).")] = 0,
-    api_base: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    api_base: ApiBaseOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     from attune_judge.runner import ScoreConfig, run_score
 
-    _logging(quiet)
+    setup_logging(quiet)
     config = ScoreConfig(
         data=data,
         out=out,
@@ -108,7 +91,7 @@ def score(
         lm=lm,
         api_base=api_base,
         candidates=candidates,
-        models=_models(models),
+        models=split_csv(models),
         max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
@@ -118,9 +101,7 @@ def score(
     result = run_score(config)
     _print_result(result)
     _write_full_report(result.run_dir)
-    if result.stopped:
-        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
-        raise typer.Exit(result.exit_code)
+    exit_if_stopped(result)
 
 
 def generate(
@@ -133,17 +114,15 @@ def generate(
         str | None, typer.Option(help="Model name written into the candidates (default: --lm).")
     ] = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Replies in flight.")] = 8,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    max_retries: MaxRetriesOption = 5,
     seed: Annotated[int, typer.Option(help="Model seed where supported.")] = 0,
-    api_base: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    api_base: ApiBaseOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Draft a reply at every annotated turn with a model (AttuneBench's draft step)."""
     from attune_judge.runner import RetryPolicy, run_generate
 
-    _logging(quiet)
+    setup_logging(quiet)
     result = run_generate(
         data,
         out,

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-import logging
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    CandidatesOption,
+    MaxFailureRateOption,
+    MaxRetriesOption,
+    ModelsOption,
+    QuietOption,
+    RunDirOption,
+    exit_if_stopped,
+    setup_logging,
+    split_csv,
+)
+
 if TYPE_CHECKING:
     from attune_judge.sensitivity import SensitivityResult
 
 __all__ = ["register"]
-
-
-def _split(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    parts = [v.strip() for v in value.split(",") if v.strip()]
-    return parts or None
 
 
 def _print(result: SensitivityResult) -> None:
@@ -57,7 +61,7 @@ def sensitivity(
         Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
     ],
     variants: Annotated[Path, typer.Option(help="Variants YAML file.")],
-    out: Annotated[Path, typer.Option("-o", "--out", help="Run directory (resumed if it exists).")],
+    out: RunDirOption,
     rubric: Annotated[
         str | None,
         typer.Option(help="Base rubric name or YAML file (default: the file's base.rubric)."),
@@ -66,42 +70,28 @@ def sensitivity(
         str | None,
         typer.Option(help="Base judge model string (default: the file's, else ATTUNE_LM)."),
     ] = None,
-    candidates: Annotated[
-        Path | None,
-        typer.Option(help="Candidates JSONL (conversation_id, turn, model, response)."),
-    ] = None,
-    models: Annotated[
-        str | None,
-        typer.Option(help="Comma-separated models (default: all / the pseudo-models)."),
-    ] = None,
+    candidates: CandidatesOption = None,
+    models: ModelsOption = None,
     only: Annotated[
         str | None, typer.Option(help="Comma-separated variant names to run (plus the base).")
     ] = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
-    max_failure_rate: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
-    ] = 0.25,
-    max_retries: Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")] = 5,
+    max_failure_rate: MaxFailureRateOption = 0.25,
+    max_retries: MaxRetriesOption = 5,
     bootstrap_replicates: Annotated[
         int | None, typer.Option(min=100, help="Bootstrap replicates (default: the file's).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed (retry jitter, model).")] = 0,
-    api_base: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
-    ] = None,
+    api_base: ApiBaseOption = None,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
-    logging.basicConfig(
-        level=logging.ERROR if quiet else logging.WARNING,
-        format="%(levelname)s: %(message)s",
-        stream=sys.stderr,
-    )
+    setup_logging(quiet)
     config = SensitivityConfig(
         data=data,
         variants=variants,
@@ -110,8 +100,8 @@ def sensitivity(
         lm=lm,
         api_base=api_base,
         candidates=candidates,
-        models=_split(models),
-        only=_split(only),
+        models=split_csv(models),
+        only=split_csv(only),
         max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
@@ -122,9 +112,7 @@ def sensitivity(
     )
     result = run_sensitivity(config)
     _print(result)
-    if result.stopped:
-        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
-        raise typer.Exit(result.exit_code)
+    exit_if_stopped(result)
 
 
 def register(app: typer.Typer) -> None:

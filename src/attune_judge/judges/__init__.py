@@ -12,6 +12,8 @@ from attune_judge.judges._base import (
     format_conversation,
     hash_spec,
     is_retryable,
+    item_judgment,
+    judge_spec,
 )
 from attune_judge.judges._baselines import (
     LengthJudge,
@@ -57,6 +59,8 @@ __all__ = [
     "format_conversation",
     "hash_spec",
     "is_retryable",
+    "item_judgment",
+    "judge_spec",
     "lcs_length",
     "pairwise_item",
     "pairwise_items_from_preferences",

@@ -26,6 +26,8 @@ __all__ = [
     "format_conversation",
     "hash_spec",
     "is_retryable",
+    "item_judgment",
+    "judge_spec",
     "refusal_judgment",
 ]
 
@@ -105,6 +107,12 @@ def _failure(exc: Exception) -> CallOutcome:
     )
 
 
+def _failed_call(exc: Exception, tracker: Any) -> CallOutcome:
+    outcome = _failure(exc)
+    outcome.usage = _usage(tracker, 1)
+    return outcome
+
+
 def _short(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
@@ -123,9 +131,7 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
         except UserError:
             raise
         except Exception as exc:
-            outcome = _failure(exc)
-            outcome.usage = _usage(tracker, 1)
-            return outcome
+            return _failed_call(exc, tracker)
     return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
 
 
@@ -140,9 +146,7 @@ async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> C
         except UserError:
             raise
         except Exception as exc:
-            outcome = _failure(exc)
-            outcome.usage = _usage(tracker, 1)
-            return outcome
+            return _failed_call(exc, tracker)
     return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
 
 
@@ -152,6 +156,39 @@ def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
         prompt_tokens=a.prompt_tokens + b.prompt_tokens,
         completion_tokens=a.completion_tokens + b.completion_tokens,
         calls=a.calls + b.calls,
+    )
+
+
+def judge_spec(
+    program: str, version: str, rubric: Any, lm: Any, options: dict[str, Any]
+) -> dict[str, Any]:
+    """The spec of a DSPy judge (its identity: ``hash_spec`` of it is the ``judge_id``)."""
+    from attune_judge.lm import lm_spec
+
+    return {
+        "program": program,
+        "program_version": version,
+        "rubric": rubric.spec(),
+        "lm": lm_spec(lm),
+        "options": options,
+    }
+
+
+def item_judgment(
+    item: JudgeItem, judge_id: str, started: float, *, usage: TokenUsage, **fields: Any
+) -> Judgment:
+    """A Judgment of ``item`` by ``judge_id``: ids from the item, latency since ``started``.
+
+    ``fields`` are the other ``Judgment`` fields (status, scores, details, ...).
+    """
+    return Judgment(
+        item_id=item.item_id,
+        judge_id=judge_id,
+        conversation_id=item.conversation_id,
+        candidate_model=item.candidate_model,
+        usage=usage,
+        latency_s=time.perf_counter() - started,
+        **fields,
     )
 
 
@@ -166,17 +203,15 @@ def failure_judgment(
     extra = dict(details or {})
     if outcome.status == "lm_error":
         extra["retryable"] = outcome.retryable
-    return Judgment(
-        item_id=item.item_id,
-        judge_id=judge_id,
-        conversation_id=item.conversation_id,
-        candidate_model=item.candidate_model,
+    return item_judgment(
+        item,
+        judge_id,
+        started,
+        usage=outcome.usage,
         status=outcome.status,
         error=outcome.error,
         raw_output=outcome.raw,
         details=extra,
-        usage=outcome.usage,
-        latency_s=time.perf_counter() - started,
     )
 
 

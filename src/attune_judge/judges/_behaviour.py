@@ -20,6 +20,8 @@ from attune_judge.judges._base import (
     failure_judgment,
     format_conversation,
     hash_spec,
+    item_judgment,
+    judge_spec,
     refusal_judgment,
 )
 from attune_judge.rubrics import Rubric
@@ -53,7 +55,7 @@ class BehaviourJudge:
     program_name = "behaviour"
 
     def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
-        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+        from attune_judge.lm import lm_response_format, make_adapter
 
         if rubric.kind != "behaviour":
             raise ValueError(f"BehaviourJudge needs a behaviour rubric, got {rubric.kind!r}")
@@ -61,13 +63,9 @@ class BehaviourJudge:
         self.lm = lm
         self.reasoning = reasoning
         self.adapter = make_adapter(lm_response_format(lm))
-        self.spec: dict[str, Any] = {
-            "program": self.program_name,
-            "program_version": PROGRAM_VERSION,
-            "rubric": rubric.spec(),
-            "lm": lm_spec(lm),
-            "options": {"reasoning": reasoning},
-        }
+        self.spec = judge_spec(
+            self.program_name, PROGRAM_VERSION, rubric, lm, {"reasoning": reasoning}
+        )
         self.judge_id = hash_spec(self.spec)
         self._programs: dict[tuple[str, ...], Any] = {}
         self._lock = threading.Lock()
@@ -116,17 +114,15 @@ class BehaviourJudge:
         details["answers"] = answers
         if self.reasoning:
             details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=outcome.usage,
             scores=scores,
             overall=overall,
             normalized=normalized,
             details=details,
-            usage=outcome.usage,
-            latency_s=time.perf_counter() - started,
         )
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:

@@ -29,22 +29,14 @@ def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
     """
     import dspy
 
-    from attune_judge.lm import LMSettings, resolve_lm
+    from attune_judge.lm import LMSettings, resolve_lm_from_settings
 
     if isinstance(lm, dspy.BaseLM):
         return lm
     check_connection = lm_settings.pop("check_connection", True)
     settings = LMSettings.from_env(lm=lm, **lm_settings)
-    return resolve_lm(
-        settings.lm,
-        api_base=settings.api_base,
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        seed=settings.seed,
-        num_retries=settings.num_retries,
-        cache=settings.cache,
-        response_format=settings.response_format,
-        check_connection=check_connection,
+    return resolve_lm_from_settings(
+        settings, set_cache_dir=False, check_connection=check_connection
     )
 
 

@@ -26,6 +26,8 @@ from attune_judge.judges._base import (
     failure_judgment,
     format_conversation,
     hash_spec,
+    item_judgment,
+    judge_spec,
     refusal_judgment,
 )
 from attune_judge.rubrics import Rubric
@@ -109,7 +111,7 @@ class PairwiseJudge:
     def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
         import dspy
 
-        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+        from attune_judge.lm import lm_response_format, make_adapter
 
         if rubric.kind != "pairwise":
             raise ValueError(f"PairwiseJudge needs a pairwise rubric, got {rubric.kind!r}")
@@ -119,13 +121,13 @@ class PairwiseJudge:
         self.signature = pairwise_signature().with_instructions(rubric.instructions)
         self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
         self.adapter = make_adapter(lm_response_format(lm))
-        self.spec: dict[str, Any] = {
-            "program": self.program_name,
-            "program_version": PROGRAM_VERSION,
-            "rubric": rubric.spec(),
-            "lm": lm_spec(lm),
-            "options": {"reasoning": reasoning, "orders": "both"},
-        }
+        self.spec = judge_spec(
+            self.program_name,
+            PROGRAM_VERSION,
+            rubric,
+            lm,
+            {"reasoning": reasoning, "orders": "both"},
+        )
         self.judge_id = hash_spec(self.spec)
 
     def _question(self, item: JudgeItem) -> str | None:
@@ -183,19 +185,17 @@ class PairwiseJudge:
             else {"a_win": {"A": 1.0, "tie": 0.5, "B": 0.0}[verdict]}
         )
         value = scores.get("a_win")
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=usage,
             verdict=verdict,
             scores=scores,
             overall=value,
             normalized=value,
             rationale=str(one.prediction.rationale or ""),
             details={**raw, "rationale_ba": str(two.prediction.rationale or "")},
-            usage=usage,
-            latency_s=time.perf_counter() - started,
         )
 
     def judge(self, item: JudgeItem) -> Judgment:

@@ -20,6 +20,8 @@ from attune_judge.judges._base import (
     failure_judgment,
     format_conversation,
     hash_spec,
+    item_judgment,
+    judge_spec,
     refusal_judgment,
 )
 from attune_judge.rubrics import Rubric
@@ -91,7 +93,7 @@ class ReferenceJudge:
     ) -> None:
         import dspy
 
-        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
+        from attune_judge.lm import lm_response_format, make_adapter
 
         if rubric.kind != "reference":
             raise ValueError(f"ReferenceJudge needs a reference rubric, got {rubric.kind!r}")
@@ -102,13 +104,13 @@ class ReferenceJudge:
         self.signature = reference_signature(rubric, use_reference=use_reference)
         self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
         self.adapter = make_adapter(lm_response_format(lm))
-        self.spec: dict[str, Any] = {
-            "program": self.program_name,
-            "program_version": PROGRAM_VERSION,
-            "rubric": rubric.spec(),
-            "lm": lm_spec(lm),
-            "options": {"use_reference": use_reference, "reasoning": reasoning},
-        }
+        self.spec = judge_spec(
+            self.program_name,
+            PROGRAM_VERSION,
+            rubric,
+            lm,
+            {"use_reference": use_reference, "reasoning": reasoning},
+        )
         self.judge_id = hash_spec(self.spec)
         self._criteria_text = render_criteria(rubric)
 
@@ -141,18 +143,16 @@ class ReferenceJudge:
         details: dict[str, Any] = {}
         if self.reasoning:
             details["reasoning"] = getattr(prediction, "reasoning", None)
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=outcome.usage,
             scores=scores,
             overall=overall,
             normalized=normalized,
             rationale=str(getattr(prediction, "rationale", "") or ""),
             details=details,
-            usage=outcome.usage,
-            latency_s=time.perf_counter() - started,
         )
 
     def judge(self, item: JudgeItem) -> Judgment:

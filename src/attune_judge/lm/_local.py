@@ -73,7 +73,18 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
 
 
 def _close_devnull() -> None:
-    """Close the two /dev/null handles llama-cpp-python opens at import (no ResourceWarning)."""
+    """Free the loaded models, then close the two /dev/null handles llama-cpp-python opens at
+    import (no ResourceWarning).
+
+    Freeing the models here, while the interpreter is still whole, avoids llama-cpp-python's
+    ``__del__`` running during interpreter shutdown, when its C bindings are already gone
+    ("TypeError: 'NoneType' object is not callable" printed at exit).
+    """
+    with _LOAD_LOCK:
+        for llama, lock in _MODELS.values():
+            with lock:
+                llama.close()
+        _MODELS.clear()
     try:
         from llama_cpp import _utils
     except ImportError:  # pragma: no cover

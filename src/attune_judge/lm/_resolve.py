@@ -205,9 +205,16 @@ def resolve_lm(
     return lm
 
 
-def resolve_lm_from_settings(settings: LMSettings, **kwargs: Any) -> dspy.LM:
-    """:func:`resolve_lm` from an :class:`LMSettings` (also configures the cache directory)."""
-    configure_cache(settings.cache_dir, enabled=settings.cache)
+def resolve_lm_from_settings(
+    settings: LMSettings, *, set_cache_dir: bool = True, **kwargs: Any
+) -> dspy.LM:
+    """:func:`resolve_lm` from an :class:`LMSettings`.
+
+    With ``set_cache_dir`` (default) DSPy's cache is first configured from the settings'
+    ``cache_dir`` and ``cache``; ``kwargs`` go to :func:`resolve_lm`.
+    """
+    if set_cache_dir:
+        configure_cache(settings.cache_dir, enabled=settings.cache)
     return resolve_lm(
         settings.lm,
         api_base=settings.api_base,

@@ -6,7 +6,15 @@
 ['overall_score', 'emotional_appropriateness', 'helpfulness', 'tone_match']
 """
 
-from attune_judge.rubrics._load import available_rubrics, load_rubric, parse_rubric, rubrics_dir
+from attune_judge.rubrics._load import (
+    available_rubrics,
+    load_rubric,
+    parse_rubric,
+    read_yaml,
+    rubrics_dir,
+    validate_mapping,
+    yaml_location,
+)
 from attune_judge.rubrics._model import Aggregation, Criterion, Rubric, RubricKind, Scale
 
 __all__ = [
@@ -18,5 +26,8 @@ __all__ = [
     "available_rubrics",
     "load_rubric",
     "parse_rubric",
+    "read_yaml",
     "rubrics_dir",
+    "validate_mapping",
+    "yaml_location",
 ]

@@ -31,7 +31,13 @@ from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
 from attune_judge.runner._progress import Progress, make_progress
 from attune_judge.runner._report import render_report_md
 from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
-from attune_judge.runner._score import ScoreConfig, build_score_judge, run_score
+from attune_judge.runner._score import (
+    ExecutionSettings,
+    ScoreConfig,
+    build_score_judge,
+    execution_options,
+    run_score,
+)
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
     RunDir,
@@ -50,6 +56,7 @@ __all__ = [
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
     "Candidate",
+    "ExecutionSettings",
     "Executor",
     "FailureBudget",
     "GenerateResult",
@@ -66,6 +73,7 @@ __all__ = [
     "cut_torn_tail",
     "draft_reply",
     "effective_judgments",
+    "execution_options",
     "fingerprint_inputs",
     "generate_candidates",
     "is_judge_item_jsonl",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,7 +20,13 @@ from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._plan import plan_tasks
 from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
 
-__all__ = ["ScoreConfig", "build_score_judge", "run_score"]
+__all__ = [
+    "ExecutionSettings",
+    "ScoreConfig",
+    "build_score_judge",
+    "execution_options",
+    "run_score",
+]
 
 
 class ScoreConfig(BaseModel):
@@ -60,6 +66,39 @@ class ScoreConfig(BaseModel):
     """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
+
+
+class ExecutionSettings(Protocol):
+    """The execution fields a command's config shares with ``ScoreConfig``."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def max_concurrency(self) -> int: ...
+    @property
+    def max_failure_rate(self) -> float: ...
+    @property
+    def min_attempts(self) -> int: ...
+    @property
+    def max_retries(self) -> int: ...
+    @property
+    def retry_base_delay_s(self) -> float: ...
+    @property
+    def quiet(self) -> bool: ...
+
+
+def execution_options(config: ExecutionSettings) -> dict[str, Any]:
+    """``run_tasks`` keywords for how a command executes: seed, concurrency, retries with
+    backoff, failure budget and progress bar, from its config's fields of those names."""
+    return {
+        "seed": config.seed,
+        "max_concurrency": config.max_concurrency,
+        "retry": RetryPolicy(
+            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
+        ),
+        "budget": FailureBudget(config.max_failure_rate, config.min_attempts),
+        "quiet": config.quiet,
+    }
 
 
 def build_score_judge(config: ScoreConfig) -> Judge:
@@ -125,14 +164,8 @@ def run_score(
         arguments=_arguments(config),
         inputs=inputs,
         data_fingerprint=fingerprint,
-        seed=config.seed,
         executor=executor,
-        max_concurrency=config.max_concurrency,
-        retry=RetryPolicy(
-            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
-        ),
-        budget=FailureBudget(config.max_failure_rate, config.min_attempts),
-        quiet=config.quiet,
+        **execution_options(config),
         fsync_interval_s=config.fsync_interval_s,
         bootstrap_B=config.bootstrap_replicates,
     )

@@ -10,6 +10,7 @@ import numpy as np
 
 from attune_judge.calibration import (
     ClusterSums,
+    IntervalMethod,
     Metric,
     PairedBootstrapResult,
     interval_endpoints,
@@ -17,8 +18,8 @@ from attune_judge.calibration import (
     rank_confidence_sets,
     ranks_of,
     ratio_replicates,
+    tau_b_rows,
 )
-from attune_judge.calibration import IntervalMethod, tau_b_rows
 from attune_judge.sensitivity._results import (
     CriterionShift,
     ModelScore,

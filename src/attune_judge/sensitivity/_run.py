@@ -311,10 +311,9 @@ def run_sensitivity(
         Bad variants file, rubric, data or model; a directory holding another run.
     """
     from attune_judge.runner import (
-        FailureBudget,
-        RetryPolicy,
         RunDir,
         effective_judgments,
+        execution_options,
         fingerprint_inputs,
         load_judge_items,
         plan_tasks,
@@ -352,14 +351,8 @@ def run_sensitivity(
         arguments=arguments,
         inputs=inputs,
         data_fingerprint=fingerprint,
-        seed=config.seed,
         executor=executor,
-        max_concurrency=config.max_concurrency,
-        retry=RetryPolicy(
-            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
-        ),
-        budget=FailureBudget(config.max_failure_rate, config.min_attempts),
-        quiet=config.quiet,
+        **execution_options(config),
         fsync=config.fsync,
         bootstrap_B=B,
     )

@@ -35,9 +35,9 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from attune_judge.errors import UserError
+from attune_judge.rubrics import read_yaml, validate_mapping
 
 __all__ = [
     "BASE_VARIANT",
@@ -327,46 +327,9 @@ class VariantsFile(_Strict):
         return [(p.name, [p.name]) for p in self.perturbations]
 
 
-def _location(loc: tuple[Any, ...], data: Any) -> str:
-    """``perturbations[2:shuffled].seed`` style path (list entries named when possible)."""
-    parts: list[str] = []
-    node = data
-    for key in loc:
-        if isinstance(key, int):
-            label = f"[{key}]"
-            if isinstance(node, list) and 0 <= key < len(node):
-                node = node[key]
-                if isinstance(node, dict) and isinstance(node.get("name"), str):
-                    label = f"[{key}:{node['name']}]"
-            else:
-                node = None
-            parts.append(label)
-        elif isinstance(node, dict) and key in node:
-            node = node.get(key)
-            parts.append(("." if parts else "") + str(key))
-        else:  # a discriminator tag (``shuffle_criteria``) or a missing field
-            if isinstance(node, dict) and node.get("kind") == key:
-                continue
-            node = None
-            parts.append(("." if parts else "") + str(key))
-    return "".join(parts) or "(top level)"
-
-
 def parse_variants(data: Any, source: str) -> VariantsFile:
     """Validate variants-file data; ``UserError`` lists every problem as ``source: field: msg``."""
-    if not isinstance(data, dict):
-        raise UserError(f"{source}: a variants file must be a mapping, got {type(data).__name__}")
-    try:
-        return VariantsFile.model_validate(data)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            where = _location(tuple(err["loc"]), data)
-            message = err["msg"].removeprefix("Value error, ")
-            if err["type"] == "extra_forbidden":
-                message = "unknown field (misspelt?)"
-            problems.append(f"{source}: {where}: {message}")
-        raise UserError(f"invalid variants file {source}", problems=problems) from None
+    return validate_mapping(VariantsFile, data, source, "variants file", name_key="name")
 
 
 def load_variants(path: str | Path) -> VariantsFile:
@@ -377,13 +340,5 @@ def load_variants(path: str | Path) -> VariantsFile:
     UserError
         Missing file, invalid YAML, or schema problems (each naming file and field).
     """
-    import yaml
-
     path = Path(path).expanduser()
-    if not path.is_file():
-        raise UserError(f"variants file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text("utf-8"))
-    except yaml.YAMLError as exc:
-        raise UserError(f"{path}: not valid YAML: {exc}") from None
-    return parse_variants(data, str(path))
+    return parse_variants(read_yaml(path, "variants file"), str(path))

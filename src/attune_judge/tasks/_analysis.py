@@ -275,40 +275,22 @@ def _win_count_tau_rows(recs: Sequence[TaskRecord]) -> list[Row]:
     return rows
 
 
-def _kendalls_w(task_sums: dict[str, Any], W: Any, seed: int, B: int, level: float) -> Any:
-    from attune_judge.calibration import bootstrap_statistic, kendalls_w, ratio_replicates
-    from attune_judge.errors import UserError
+def _kendalls_w(task_sums: dict[str, Any], seed: int, B: int, level: float) -> Any:
+    """Kendall's W of the task rankings whose every model score is defined (``None`` when
+    fewer than two tasks or models qualify); the draw is the run's shared ``W``."""
+    from attune_judge.calibration import kendalls_w_rankings
 
     usable = {t: s for t, s in task_sums.items() if np.all(np.isfinite(s.estimate))}
     if len(usable) < 2 or len(next(iter(usable.values())).labels) < 2:
         return None
-    names = sorted(usable)
-    point = kendalls_w(np.vstack([usable[t].estimate for t in names]))
-
-    def stat(w: Any) -> Any:
-        reps = np.stack([ratio_replicates(usable[t], w) for t in names], axis=1)  # (k, T, M)
-        out = np.full(len(w), np.nan)
-        for i, mat in enumerate(reps):
-            if np.all(np.isfinite(mat)):
-                try:
-                    out[i] = kendalls_w(mat).w if kendalls_w(mat).w is not None else np.nan
-                except UserError:
-                    pass
-        return out
-
-    n_clusters = W.shape[1]
-    interval = bootstrap_statistic(
-        stat,
-        n_clusters,
-        name="kendalls_w",
-        B=B,
-        seed=seed,
-        level=level,
-        method="percentile",
-        n=len(names),
-        engine="loop",
+    res = kendalls_w_rankings(
+        {t: usable[t] for t in sorted(usable)}, B=B, seed=seed, level=level, method="percentile"
     )
-    return {"tasks": names, "point": point.model_dump(), "interval": _metric_dict(interval)}
+    return {
+        "tasks": res.rankings,
+        "point": res.point.model_dump(),
+        "interval": _metric_dict(res.interval),
+    }
 
 
 def _task_block(
@@ -435,7 +417,7 @@ def analyse_records(
     if names:
         out["against"] = names[0]
         out["taus"] = [{"label": b, "tau": tau[names[0]][b]} for b in names[1:]]
-    w = _kendalls_w(primary, W, seed, B, level)
+    w = _kendalls_w(primary, seed, B, level)
     if w is not None:
         out["kendall_w"] = w["point"]
         out["kendall_w_interval"] = w["interval"]

@@ -23,6 +23,7 @@ from attune_judge.judges import (
     failure_judgment,
     format_conversation,
     hash_spec,
+    item_judgment,
 )
 from attune_judge.tasks._behaviour import score_behaviour
 from attune_judge.tasks._conversation import score_conversation
@@ -132,11 +133,11 @@ class TaskEvaluator:
         extra: dict[str, Any] | None = None,
     ) -> Judgment:
         primary = metrics.get(PRIMARY_METRIC[self.task])
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=usage,
             scores={k: float(v) for k, v in metrics.items() if v is not None},
             overall=primary,
             normalized=primary,
@@ -148,8 +149,6 @@ class TaskEvaluator:
                 "metrics": metrics,
                 **(extra or {}),
             },
-            usage=usage,
-            latency_s=time.perf_counter() - started,
         )
 
     def _failure(self, item: JudgeItem, started: float, outcome: Any, **extra: Any) -> Judgment:
