@@ -14,6 +14,7 @@ from attune_judge.calibration import (
     bootstrap_weights,
     kendalls_w_rankings,
     leaderboard,
+    leaderboard_from_sums,
 )
 from attune_judge.errors import UserError
 
@@ -134,3 +135,23 @@ def test_leaderboard_rejects_weights_of_the_wrong_shape() -> None:
         leaderboard(
             ["a", "b", "a", "b"], ["c1", "c1", "c2", "c2"], [1, 2, 3, 4], weights=np.ones((5, 3))
         )
+
+
+def test_leaderboard_from_sums_pools_counts_as_a_ratio() -> None:
+    # a: sums 2, 3, 1 over counts 2, 4, 1 → 6/7; b: 1 per cluster over 1 → 1. b ranks first.
+    sums = ClusterSums(
+        clusters=["c1", "c2", "c3"],
+        labels=["a", "b"],
+        sums=np.array([[2.0, 1.0], [3.0, 1.0], [1.0, 1.0]]),
+        counts=np.array([[2.0, 1.0], [4.0, 1.0], [1.0, 1.0]]),
+    )
+    W = bootstrap_weights(3, 200, 5)
+    lb = leaderboard_from_sums(sums, weights=W, method="percentile", n_draws=2_000)
+    assert [r.model for r in lb.rows] == ["b", "a"]
+    a = next(r for r in lb.rows if r.model == "a")
+    assert a.score.estimate == pytest.approx(6 / 7)
+    assert a.n == 7 and a.n_clusters == 3
+    # replicate of a: Σ w_c S_c / Σ w_c n_c, by a loop over the same draw
+    reps = [float(np.dot(w, [2, 3, 1]) / np.dot(w, [2, 4, 1])) for w in W]
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    assert a.score.lower == pytest.approx(lo) and a.score.upper == pytest.approx(hi)

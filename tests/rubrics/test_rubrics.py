@@ -8,10 +8,18 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import BaseModel, ConfigDict
 
 from attune_judge._resources import shipped_dir
 from attune_judge.errors import UserError
-from attune_judge.rubrics import Rubric, available_rubrics, load_rubric
+from attune_judge.rubrics import (
+    Rubric,
+    available_rubrics,
+    load_rubric,
+    read_yaml,
+    validate_mapping,
+    yaml_location,
+)
 from tests.conftest import DESIGN, REPO_ROOT
 
 BUILT_IN = [
@@ -255,3 +263,31 @@ def test_installed_layout_finds_built_in_rubrics_by_name(tmp_path: Path) -> None
     rubric_id, folder = out.stdout.split()
     assert rubric_id == "attunebench-reference"
     assert Path(folder) == site / "attune_judge" / "_shipped" / "rubrics"
+
+
+def test_validate_mapping_names_list_entries_by_their_key(tmp_path: Path) -> None:
+    # the shared YAML validation used by rubrics and variants files: a list entry is named by
+    # ``name_key`` and every problem is ``source: field: message``
+    class Entry(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        name: str
+        size: int
+
+    class Doc(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        entries: list[Entry]
+
+    data = {"entries": [{"name": "ok", "size": 1}, {"name": "big", "size": "x", "colour": 1}]}
+    with pytest.raises(UserError) as err:
+        validate_mapping(Doc, data, "d.yaml", "thing", name_key="name")
+    assert err.value.message == "invalid thing d.yaml"
+    assert sorted(err.value.problems) == [
+        "d.yaml: entries[1:big].colour: unknown field (misspelt?)",
+        "d.yaml: entries[1:big].size: Input should be a valid integer, unable to parse string "
+        "as an integer",
+    ]
+    with pytest.raises(UserError, match=r"d\.yaml: a thing must be a mapping, got list"):
+        validate_mapping(Doc, [], "d.yaml", "thing")
+    with pytest.raises(UserError, match="thing file not found"):
+        read_yaml(tmp_path / "missing.yaml", "thing file")
+    assert yaml_location(("entries", 0, "size"), data) == "entries[0].size"  # no "id" key

@@ -92,3 +92,32 @@ def test_candidate_for_a_turn_that_does_not_exist_exits_2(
     assert _cli([*argv, "--candidates", str(cands)]) == 2
     err = capsys.readouterr().err
     assert "turn 99" in err and "synthetic-5" in err
+
+
+def test_shared_cli_helpers_format_and_split() -> None:
+    from attune_judge.cli._options import interval_cell, split_csv
+
+    # values by hand: 3 decimals, interval in brackets, an em dash for no value
+    assert interval_cell(0.5124, 0.4, 0.62349) == "0.512 [0.400, 0.623]"
+    assert interval_cell(0.5, None, None) == "0.500"
+    assert interval_cell(None, 0.1, 0.2) == "—"
+    assert split_csv(" a, b,,c ") == ["a", "b", "c"]
+    assert split_csv(",, ") is None
+    assert split_csv(None) is None
+
+
+def test_stopped_run_exits_with_its_code(capsys: pytest.CaptureFixture[str]) -> None:
+    import typer
+
+    from attune_judge.cli._options import exit_if_stopped
+
+    class Result:
+        stopped = "failure budget exceeded"
+        exit_code = 3
+
+    with pytest.raises(typer.Exit) as stop:
+        exit_if_stopped(Result())
+    assert stop.value.exit_code == 3
+    assert "error: run stopped: failure budget exceeded" in capsys.readouterr().err
+    Result.stopped = None  # type: ignore[assignment]
+    exit_if_stopped(Result())  # a finished run does not exit

@@ -18,7 +18,8 @@ Agreement
     ``length_effect``, ``ppi_means`` (prediction-powered inference), and ``calibrate``
     (all of it per dimension, for the CLI).
 Rankings
-    ``leaderboard``, ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
+    ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
+    ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
     ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``,
     ``kendalls_w_rankings`` (W with a paired bootstrap interval).
 Rendering
@@ -63,7 +64,12 @@ from attune_judge.calibration._judgments import (
     judgments_to_ratings,
     judgments_to_scores,
 )
-from attune_judge.calibration._leaderboard import Leaderboard, LeaderboardRow, leaderboard
+from attune_judge.calibration._leaderboard import (
+    Leaderboard,
+    LeaderboardRow,
+    leaderboard,
+    leaderboard_from_sums,
+)
 from attune_judge.calibration._markdown import (
     calibration_markdown,
     fmt_metric,
@@ -179,6 +185,7 @@ __all__ = [
     "kendalls_w_rankings",
     "krippendorff_alpha",
     "leaderboard",
+    "leaderboard_from_sums",
     "leaderboard_markdown",
     "length_effect",
     "pair_agreement",

@@ -20,7 +20,7 @@ from attune_judge.calibration._ranksets import (
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
-__all__ = ["Leaderboard", "LeaderboardRow", "leaderboard"]
+__all__ = ["Leaderboard", "LeaderboardRow", "leaderboard", "leaderboard_from_sums"]
 
 
 class LeaderboardRow(ResultModel):
@@ -138,6 +138,35 @@ def leaderboard(
         sums = ClusterSums.from_long(models, clusters, scores)
     except ValueError as exc:
         raise UserError(f"cannot build a leaderboard: {exc}") from None
+    return leaderboard_from_sums(
+        sums,
+        B=B,
+        level=level,
+        seed=seed,
+        scheme=scheme,
+        method=method,
+        n_draws=n_draws,
+        weights=weights,
+    )
+
+
+def leaderboard_from_sums(
+    sums: ClusterSums,
+    *,
+    B: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+    scheme: str = "multinomial",
+    method: IntervalMethod = "bca",
+    n_draws: int = 50_000,
+    weights: FloatArray | None = None,
+) -> Leaderboard:
+    """:func:`leaderboard` from per-cluster sums (e.g. ratio-estimator numerators and
+    denominators that are not one score per row, or tables sharing one cluster draw).
+
+    Every label needs at least one observation; the arguments are those of
+    :func:`leaderboard`.
+    """
     if len(sums.clusters) < 2:
         raise UserError("a leaderboard needs scores from at least two clusters (conversations)")
     if weights is not None:

@@ -135,48 +135,40 @@ def _metric_dict(metric: Any) -> dict[str, Any]:
     return out
 
 
-def _ranking(sums: Any, boot: Any, seed: int, level: float) -> list[dict[str, Any]]:
-    """Leaderboard rows (best first) of the models with a defined score."""
-    from attune_judge.calibration import (
-        rank_confidence_sets,
-        rank_probabilities,
-        ranks_of,
-    )
+def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[dict[str, Any]]:
+    """Leaderboard rows (best first) of the models with a defined score.
+
+    With two or more models and clusters the rows come from
+    :func:`~attune_judge.calibration.leaderboard_from_sums` on the run's shared draw ``W``
+    (rank sets on the closed-form covariance, bootstrap P(rank = 1)); otherwise point ranks
+    only, with the scores of ``boot`` (this table's bootstrap on ``W``).
+    """
+    from attune_judge.calibration import leaderboard_from_sums, ranks_of
 
     theta = sums.estimate
     keep = [j for j in range(len(theta)) if np.isfinite(theta[j])]
-    labels = [sums.labels[j] for j in keep]
-    rows: list[dict[str, Any]] = []
     if not keep:
-        return rows
-    t = theta[keep]
-    ranks = ranks_of(t)
-    sets: dict[str, Any] = {}
-    probs = None
+        return []
     cov = np.asarray(boot.covariance_closed_form)[np.ix_(keep, keep)]
-    if len(keep) >= 2 and len(sums.clusters) >= 2 and np.all(np.isfinite(cov)):
-        for kind in ("simultaneous", "marginal"):
-            sets[kind] = rank_confidence_sets(
-                t,
-                cov,
-                labels,
-                kind=kind,
-                level=level,
-                n_draws=20_000,
-                seed=seed,
-            )
-        probs = rank_probabilities(boot.replicates[:, keep], labels, level)
-    for pos, j in enumerate(keep):
-        row: dict[str, Any] = {
-            "model": sums.labels[j],
-            "score": _metric_dict(boot.means[j]),
-            "rank": int(ranks[pos]),
-        }
-        for kind, rs in sets.items():
-            row[f"rank_set_{kind}"] = [rs.lower[pos], rs.upper[pos]]
-        if probs is not None:
-            row["p_rank_1"] = probs.p_rank_1[pos]
-        rows.append(row)
+    if len(keep) == len(theta) >= 2 and len(sums.clusters) >= 2 and np.all(np.isfinite(cov)):
+        board = leaderboard_from_sums(sums, weights=W, seed=seed, level=level, n_draws=20_000)
+        rows = [
+            {
+                "model": r.model,
+                "score": _metric_dict(r.score),
+                "rank": r.rank,
+                "rank_set_simultaneous": list(r.rank_set_simultaneous),
+                "rank_set_marginal": list(r.rank_set_marginal),
+                "p_rank_1": r.p_rank_1,
+            }
+            for r in board.rows
+        ]
+        return rows
+    ranks = ranks_of(theta[keep])
+    rows = [
+        {"model": sums.labels[j], "score": _metric_dict(boot.means[j]), "rank": int(ranks[pos])}
+        for pos, j in enumerate(keep)
+    ]
     rows.sort(key=lambda r: (r["rank"], r["model"]))
     return rows
 
@@ -330,7 +322,7 @@ def _task_block(
         }
         if name == PRIMARY_METRIC[task]:
             primary_sums = sums
-            block["leaderboard"] = {"rows": _ranking(sums, boot, seed, level)}
+            block["leaderboard"] = {"rows": _ranking(sums, boot, W, seed, level)}
             block["score_label"] = f"{name} (0–1)"
             block["xlim"] = [-0.03, 1.03]
             block["discriminability"] = _discriminability(boot, level)
