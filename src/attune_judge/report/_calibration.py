@@ -224,8 +224,7 @@ def calibration_figure_data(
     humans' per-item ``how`` aggregate and the mean human aggregate at each judge value.
     Dimensions are matched by name (or the only one on each side).
     """
-    from attune_judge.calibration._raters import aggregate_raters, pairwise_matrix
-    from attune_judge.calibration._table import ratings_to_table
+    from attune_judge.calibration import aggregate_raters, pairwise_matrix, ratings_to_table
 
     hdims = sorted({r.dimension for r in human})
     jdims = sorted({r.dimension for r in judge})
@@ -238,7 +237,7 @@ def calibration_figure_data(
         jrows = {it: jt.values[i] for i, it in enumerate(jt.items)}
         items = [it for it in ht.items if it in jrows]
         hidx = {it: i for i, it in enumerate(ht.items)}
-        from attune_judge.calibration._table import RatingTable
+        from attune_judge.calibration import RatingTable
 
         table = RatingTable(
             items,

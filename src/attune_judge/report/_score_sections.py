@@ -35,7 +35,7 @@ def compute_leaderboard(
     path = run.path / "judgments.jsonl"
     if not path.exists():
         return None
-    from attune_judge.calibration._leaderboard import leaderboard
+    from attune_judge.calibration import leaderboard
     from attune_judge.data import Judgment, read_jsonl
 
     last: dict[str, Judgment] = {}
