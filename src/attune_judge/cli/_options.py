@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
 
@@ -16,11 +17,14 @@ import typer
 __all__ = [
     "ApiBaseOption",
     "CandidatesOption",
+    "ExecutorKind",
+    "ExecutorOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
     "ModelsOption",
     "QuietOption",
     "RunDirOption",
+    "WorkersOption",
     "exit_if_stopped",
     "interval_cell",
     "setup_logging",
@@ -46,6 +50,23 @@ ApiBaseOption = Annotated[
     str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+class ExecutorKind(StrEnum):
+    """Where judgments run: threads of this process, or worker processes."""
+
+    thread = "thread"
+    process = "process"
+
+
+ExecutorOption = Annotated[
+    ExecutorKind,
+    typer.Option(
+        help="thread: one process; process: --workers processes share --max-concurrency "
+        "(CPU-bound runs on fast models; each worker loads its own judge/model)."
+    ),
+]
+WorkersOption = Annotated[int, typer.Option(min=1, help="Worker processes of --executor process.")]
 
 
 class _Stoppable(Protocol):

@@ -11,11 +11,14 @@ import typer
 from attune_judge.cli._options import (
     ApiBaseOption,
     CandidatesOption,
+    ExecutorKind,
+    ExecutorOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     ModelsOption,
     QuietOption,
     RunDirOption,
+    WorkersOption,
     exit_if_stopped,
     interval_cell,
     setup_logging,
@@ -78,6 +81,8 @@ def score(
     max_retries: MaxRetriesOption = 5,
     seed: Annotated[int, typer.Option(help="Seed (bootstrap, retry jitter, model).")] = 0,
     api_base: ApiBaseOption = None,
+    executor: ExecutorOption = ExecutorKind.thread,
+    workers: WorkersOption = 2,
     quiet: QuietOption = False,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
@@ -96,6 +101,8 @@ def score(
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
         seed=seed,
+        executor=executor.value,
+        workers=workers,
         quiet=quiet,
     )
     result = run_score(config)

@@ -12,7 +12,9 @@ from attune_judge.runner._candidates import (
     read_candidates,
 )
 from attune_judge.runner._executor import (
+    CancelFlag,
     Executor,
+    JudgeTaskFn,
     RetryPolicy,
     ThreadExecutor,
     is_retryable,
@@ -28,6 +30,7 @@ from attune_judge.runner._generate import (
 )
 from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl, load_judge_items
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
+from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
 from attune_judge.runner._progress import Progress, make_progress
 from attune_judge.runner._report import render_report_md
 from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
@@ -55,11 +58,15 @@ __all__ = [
     "FINISHED_STATUSES",
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
+    "CancelFlag",
     "Candidate",
     "ExecutionSettings",
     "Executor",
     "FailureBudget",
     "GenerateResult",
+    "JudgeFactory",
+    "JudgeTaskFn",
+    "ProcessExecutor",
     "Progress",
     "RetryPolicy",
     "RunDir",
@@ -69,6 +76,7 @@ __all__ = [
     "Task",
     "TaskKey",
     "ThreadExecutor",
+    "WorkerError",
     "build_score_judge",
     "cut_torn_tail",
     "draft_reply",

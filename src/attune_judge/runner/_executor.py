@@ -3,7 +3,9 @@
 The :class:`Executor` protocol is the seam for scale-out: anything that can apply a function
 to tasks and yield the results *as they finish* can run a plan (a Ray executor later). The
 runner is the single consumer and the single writer, so executors never touch the run
-directory.
+directory. :class:`ThreadExecutor` (here) runs them in threads of this process;
+:class:`~attune_judge.runner.ProcessExecutor` (``_process.py``) in worker processes, for runs
+that are CPU-bound in DSPy.
 
 Retries live in :func:`judge_with_retries`, inside the task function: a judgment with
 ``status="lm_error"`` and ``details["retryable"] = True`` (rate limit, timeout, connection) is
@@ -24,10 +26,26 @@ from typing import Protocol, TypeVar
 from attune_judge.data import Judgment
 from attune_judge.runner._plan import Task
 
-__all__ = ["Executor", "RetryPolicy", "ThreadExecutor", "is_retryable", "judge_with_retries"]
+__all__ = [
+    "CancelFlag",
+    "Executor",
+    "JudgeTaskFn",
+    "RetryPolicy",
+    "ThreadExecutor",
+    "is_retryable",
+    "judge_with_retries",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class CancelFlag(Protocol):
+    """Anything with ``is_set()``: a :class:`threading.Event` or a ``multiprocessing`` Event."""
+
+    def is_set(self) -> bool:
+        """Whether cancellation was requested."""
+        ...
 
 
 class Executor(Protocol):
@@ -139,7 +157,7 @@ def judge_with_retries(
     policy: RetryPolicy,
     *,
     sleep: Callable[[float], None] = time.sleep,
-    cancelled: threading.Event | None = None,
+    cancelled: CancelFlag | None = None,
 ) -> Judgment:
     """Judge one task, retrying retryable LM failures per ``policy``.
 
@@ -169,3 +187,27 @@ def judge_with_retries(
     if judgment.candidate_model is None:
         judgment.candidate_model = task.item.candidate_model
     return judgment
+
+
+class JudgeTaskFn:
+    """The runner's task function: :func:`judge_with_retries` with a policy and a cancel flag.
+
+    Unlike a ``functools.partial`` it can be pickled (the cancel flag is dropped: it belongs to
+    the process that made it), and :meth:`with_cancel` rebinds it to another process's flag —
+    what the process executor does in its workers.
+    """
+
+    def __init__(self, policy: RetryPolicy, cancelled: CancelFlag | None = None) -> None:
+        self.policy = policy
+        self.cancelled = cancelled
+
+    def __call__(self, task: Task) -> Judgment:
+        """Judge ``task`` with retries."""
+        return judge_with_retries(task, self.policy, cancelled=self.cancelled)
+
+    def with_cancel(self, cancelled: CancelFlag | None) -> JudgeTaskFn:
+        """The same function with another cancel flag."""
+        return JudgeTaskFn(self.policy, cancelled)
+
+    def __reduce__(self) -> tuple[type[JudgeTaskFn], tuple[RetryPolicy]]:
+        return (JudgeTaskFn, (self.policy,))

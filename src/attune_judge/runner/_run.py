@@ -18,7 +18,6 @@ Resume rules (documented in the README of the run directory contract):
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import threading
@@ -32,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import Judgment
-from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, judge_with_retries
+from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._report import render_report_md
@@ -121,7 +120,7 @@ def _execute(
 ) -> str | None:
     stop = threading.Event()
     stopped: str | None = None
-    fn = functools.partial(judge_with_retries, policy=retry, cancelled=stop)
+    fn = JudgeTaskFn(retry, stop)
     with (
         run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
         make_progress(len(pending), quiet=quiet) as bar,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,7 @@ from attune_judge.judges import Judge
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._plan import plan_tasks
+from attune_judge.runner._process import JudgeFactory, ProcessExecutor
 from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
 
 __all__ = [
@@ -66,6 +67,11 @@ class ScoreConfig(BaseModel):
     """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
+    executor: Literal["thread", "process"] = "thread"
+    """``thread``: one process; ``process``: ``workers`` processes sharing ``max_concurrency``
+    (for CPU-bound runs on fast engines; each worker builds its own judge)."""
+    workers: int = Field(default=2, ge=1)
+    """Worker processes of the ``process`` executor."""
 
 
 class ExecutionSettings(Protocol):
@@ -119,6 +125,9 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = config.model_dump(mode="json")
     args.pop("quiet", None)
+    if config.executor == "thread":  # manifests of thread runs stay as they were
+        args.pop("executor", None)
+        args.pop("workers", None)
     return args
 
 
@@ -138,7 +147,9 @@ def run_score(
         Judges to use instead of building one from ``config.rubric`` and ``config.lm`` (tests,
         juries, other commands). Their specs go into the manifest.
     executor
-        Where the tasks run (default: threads, ``config.max_concurrency``).
+        Where the tasks run (default: per ``config.executor``, threads or a
+        :class:`ProcessExecutor` of ``config.workers`` processes, ``config.max_concurrency``
+        tasks in flight).
 
     Returns
     -------
@@ -157,15 +168,31 @@ def run_score(
     fingerprint, inputs = fingerprint_inputs(paths)
     judge_list = list(judges) if judges is not None else [build_score_judge(config)]
     tasks = plan_tasks(items, judge_list)
-    return run_tasks(
-        config.out,
-        tasks,
-        command="score",
-        arguments=_arguments(config),
-        inputs=inputs,
-        data_fingerprint=fingerprint,
-        executor=executor,
-        **execution_options(config),
-        fsync_interval_s=config.fsync_interval_s,
-        bootstrap_B=config.bootstrap_replicates,
-    )
+    own: ProcessExecutor | None = None
+    if executor is None and config.executor == "process":
+        if judges is not None:
+            raise ValueError(
+                "executor='process' builds the judge from the config in each worker; with your "
+                "own judges pass executor=ProcessExecutor(JudgeFactory(...)) instead"
+            )
+        own = executor = ProcessExecutor(
+            JudgeFactory(build_score_judge, (config,)),
+            workers=config.workers,
+            max_concurrency=config.max_concurrency,
+        )
+    try:
+        return run_tasks(
+            config.out,
+            tasks,
+            command="score",
+            arguments=_arguments(config),
+            inputs=inputs,
+            data_fingerprint=fingerprint,
+            executor=executor,
+            **execution_options(config),
+            fsync_interval_s=config.fsync_interval_s,
+            bootstrap_B=config.bootstrap_replicates,
+        )
+    finally:
+        if own is not None:
+            own.close()

@@ -1,0 +1,110 @@
+"""Batched Bradley–Terry Newton fit: starts, warm-up, per-matrix stopping, edge cases.
+
+Expected values come from an independent fit (SciPy BFGS on the penalised log-likelihood,
+numerical gradient) or from hand computation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from attune_judge.calibration import fit_bradley_terry_batch
+
+
+def _independent_fit(W: np.ndarray, l2: float) -> np.ndarray:
+    """SciPy BFGS (numerical gradient) on Σ_ij W_ij log(1 + e^{-(β_i − β_j)}) + l2/2 ||β||²."""
+
+    def nll(b: np.ndarray) -> float:
+        d = b[:, None] - b[None, :]
+        return float(np.sum(W * np.logaddexp(0, -d)) + l2 / 2 * np.sum(b**2))
+
+    res = optimize.minimize(nll, np.zeros(len(W)), method="BFGS", options={"gtol": 1e-10})
+    return np.asarray(res.x - res.x.mean())
+
+
+def _random_wins(rng: np.random.Generator, k: int, p: int, high: int = 20) -> np.ndarray:
+    wins = rng.integers(0, high, size=(k, p, p)).astype(float)
+    for m in range(k):
+        np.fill_diagonal(wins[m], 0)
+    return wins
+
+
+@pytest.mark.parametrize("warm_steps", [0, 2])
+@pytest.mark.parametrize("start", ["zeros", "shared", "per-matrix", "far"])
+def test_every_start_reaches_the_independent_fit(start: str, warm_steps: int) -> None:
+    rng = np.random.default_rng(11)
+    wins = _random_wins(rng, 6, 6)
+    starts = {
+        "zeros": None,
+        "shared": rng.normal(size=6),
+        "per-matrix": rng.normal(size=(6, 6)),
+        "far": np.full(6, 5.0) * np.array([1, -1, 1, -1, 1, -1]),
+    }
+    beta, conv = fit_bradley_terry_batch(wins, l2=0.01, start=starts[start], warm_steps=warm_steps)
+    assert conv.all()
+    for k in range(6):
+        assert np.allclose(beta[k], _independent_fit(wins[k], 0.01), atol=1e-6)
+
+
+def test_a_slow_matrix_does_not_disturb_the_others() -> None:
+    # matrix 1 is separated (model 0 wins every comparison): it needs many more Newton steps
+    # than the others; matrices stop one by one, and all must still match the independent fit
+    rng = np.random.default_rng(5)
+    wins = _random_wins(rng, 4, 4)
+    wins[1] = np.triu(np.full((4, 4), 30.0), 1)  # i beats every j > i, never the reverse
+    beta, conv = fit_bradley_terry_batch(wins, l2=0.01, start=np.zeros(4))
+    assert conv.all()
+    assert np.all(np.isfinite(beta))
+    assert np.all(np.diff(beta[1]) < 0)  # the separated order is kept
+    for k in range(4):
+        assert np.allclose(beta[k], _independent_fit(wins[k], 0.01), atol=1e-6)
+
+
+def test_converged_flag_is_honest() -> None:
+    rng = np.random.default_rng(2)
+    wins = _random_wins(rng, 3, 5)
+    _, conv = fit_bradley_terry_batch(wins, l2=0.01, max_iter=1, warm_steps=0)
+    assert not conv.any()  # one Newton step from zero is not below 1e-10
+    _, conv = fit_bradley_terry_batch(wins, l2=0.01)
+    assert conv.all()
+
+
+def test_absent_model_is_nan_and_the_rest_is_the_reduced_fit() -> None:
+    # model 2 has no comparison in matrix 0: β = NaN there; with the ridge its unpenalised
+    # direction is pinned at 0 so the others equal the 2-model fit: β_a − β_b = log(7/3)
+    # (tiny ridge), i.e. ±log(7/3)/2.
+    wins = np.zeros((2, 3, 3))
+    wins[0, 0, 1], wins[0, 1, 0] = 7.0, 3.0
+    wins[1] = [[0, 4, 2], [1, 0, 3], [5, 2, 0]]
+    beta, conv = fit_bradley_terry_batch(wins, l2=1e-9)
+    assert conv.all()
+    assert np.isnan(beta[0, 2])
+    assert beta[0, 0] == pytest.approx(np.log(7 / 3) / 2, abs=1e-6)
+    assert beta[0, 1] == pytest.approx(-np.log(7 / 3) / 2, abs=1e-6)
+    assert np.allclose(beta[1], _independent_fit(wins[1], 1e-9), atol=1e-5)
+
+
+def test_nan_start_counts_as_zero_and_input_is_left_alone() -> None:
+    rng = np.random.default_rng(8)
+    wins = _random_wins(rng, 3, 4)
+    before = wins.copy()
+    a, _ = fit_bradley_terry_batch(wins, start=np.array([np.nan, 0.3, np.nan, -0.1]))
+    b, _ = fit_bradley_terry_batch(wins, start=np.array([0.0, 0.3, 0.0, -0.1]))
+    assert np.array_equal(wins, before)
+    assert np.allclose(a, b, atol=1e-12)
+
+
+def test_bootstrap_sized_batch_matches_scipy_refits() -> None:
+    # a batch like the benchmark's (many re-weighted copies of one table), warm-started from
+    # the point estimate; a sample of replicates is checked against the independent fit
+    rng = np.random.default_rng(4)
+    clusters = _random_wins(rng, 40, 5, high=3)
+    weights = rng.multinomial(40, np.full(40, 1 / 40), size=300).astype(float)
+    wins = np.einsum("bc,cij->bij", weights, clusters)
+    beta_hat, _ = fit_bradley_terry_batch(clusters.sum(0)[None])
+    beta, conv = fit_bradley_terry_batch(wins, start=beta_hat[0])
+    assert conv.all()
+    for k in (0, 17, 123, 299):
+        assert np.allclose(beta[k], _independent_fit(wins[k], 0.01), atol=1e-6)
