@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from attune_judge.report import sensitivity_sections_from_summary, write_sensitivity_report
 from attune_judge.sensitivity import (
     SensitivityConfig,
     SensitivityResult,
     run_sensitivity,
-    sections_from_summary,
 )
 from attune_judge.testing import ScriptedEngine
 from tests.sensitivity._scripted import answer, write_items
@@ -46,7 +46,7 @@ def _setup(tmp: Path, perturbations: list[dict[str, Any]] = PERTURBATIONS) -> tu
     return data, variants
 
 
-def _config(data: Path, variants: Path, out: Path, *, report: bool = False) -> SensitivityConfig:
+def _config(data: Path, variants: Path, out: Path) -> SensitivityConfig:
     return SensitivityConfig(
         data=data,
         variants=variants,
@@ -54,7 +54,6 @@ def _config(data: Path, variants: Path, out: Path, *, report: bool = False) -> S
         quiet=True,
         fsync=False,
         max_concurrency=4,
-        report=report,
     )
 
 
@@ -137,7 +136,7 @@ def test_summary_records_variants_judges_and_flips(
     assert flip["delta_base"] > 0 > flip["delta_variant"]
     assert len(summary["judges"]) == 4
     # the analysis round-trips through summary.json into the report sections
-    titles = [section.title for section in sections_from_summary(sens)]
+    titles = [section.title for section in sensitivity_sections_from_summary(sens)]
     assert titles[:2] == ["Verdicts at α = 0.05", "Score shifts per model"]
     lines = (config.out / "judgments.jsonl").read_text("utf-8").splitlines()
     assert len(lines) == 4 * N_ITEMS
@@ -161,7 +160,12 @@ def test_report_has_the_sensitivity_section(tmp_path: Path) -> None:
     data, variants = _setup(tmp_path, PERTURBATIONS[:1])
     engine = ScriptedEngine(answer)
     out = tmp_path / "run"
-    run_sensitivity(_config(data, variants, out, report=True), lm_factory=lambda lm: engine.lm())
+    res = run_sensitivity(_config(data, variants, out), lm_factory=lambda lm: engine.lm())
+    # the library writes only the runner's plain report.md; the full report (HTML, the
+    # sensitivity sections) is the report package's, called by the CLI
+    assert not (out / "report.html").exists()
+    assert "Score shifts per criterion" not in (out / "report.md").read_text("utf-8")
+    write_sensitivity_report(out, res.analysis)
     report = (out / "report.md").read_text("utf-8")
     assert "Rubric sensitivity" in report
     assert "UNSTABLE" in report
@@ -193,7 +197,6 @@ def test_other_judge_model_is_a_judge_factor_in_the_variance_decomposition(
         lm="scripted/a",
         quiet=True,
         fsync=False,
-        report=False,
     )
     res = run_sensitivity(config, lm_factory=lambda lm: engines[str(lm)].lm(model=str(lm)))
     assert engines["scripted/a"].calls == 2 * N_ITEMS  # base and shuffled
@@ -289,3 +292,26 @@ def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
     for analysis in (first.analysis, second.analysis):
         assert [v.variant for v in analysis.verdicts if not v.stable] == ["swapper"]
     assert second.analysis.model_dump() == first.analysis.model_dump()
+
+
+def test_cli_writes_the_report_and_a_report_error_does_not_fail_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import attune_judge.report
+    from attune_judge.cli._sensitivity import _write_sensitivity_report
+
+    data, variants = _setup(tmp_path, PERTURBATIONS[:1])
+    engine = ScriptedEngine(answer)
+    out = tmp_path / "run"
+    res = run_sensitivity(_config(data, variants, out), lm_factory=lambda lm: engine.lm())
+    _write_sensitivity_report(res.run_dir, res.analysis)
+    assert "Score shifts per criterion" in (out / "report.md").read_text("utf-8")
+    assert (out / "report.html").exists()
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("figure backend exploded")
+
+    monkeypatch.setattr(attune_judge.report, "write_sensitivity_report", broken)
+    with caplog.at_level("WARNING"):
+        _write_sensitivity_report(res.run_dir, res.analysis)  # logs, does not raise
+    assert "report not written: figure backend exploded" in caplog.text

@@ -27,7 +27,6 @@ def bench(tmp_path_factory):
         seed=3,
         bootstrap_B=500,
         max_concurrency=2,
-        report=False,  # figures are slow; the report sections are tested below
     )
     lms = {name: e.lm() for name, e in engines.items()}
     result = run_bench(config, lms=lms, judge_lm=judge.lm())
@@ -143,7 +142,7 @@ def test_run_directory_contents(bench):
 
 
 def test_report_sections_show_every_task_and_discriminability(bench):
-    from attune_judge.tasks._report import bench_extra_sections
+    from attune_judge.report import bench_extra_sections
 
     _, result, *_ = bench
     sections = bench_extra_sections(result.summary["bench"])
@@ -212,3 +211,26 @@ def test_secondary_metrics_by_hand(bench):
     d = s["bench"]["tasks"]["conversation"]["discriminability"]
     assert d["spread"] == pytest.approx(0.7)
     assert (d["n_pairs_separated"], d["n_model_pairs"]) == (1, 1)
+
+
+def test_cli_report_has_the_bench_sections_and_a_report_error_does_not_fail(
+    bench, monkeypatch, caplog
+):
+    import attune_judge.report
+    from attune_judge.cli._bench import _write_bench_report
+
+    _, result, *_ = bench
+    run_dir = result.run_dir
+    assert not (run_dir / "report.html").exists()  # run_bench itself writes no report
+    _write_bench_report(run_dir)
+    md = (run_dir / "report.md").read_text("utf-8")
+    assert "Discriminability per task" in md and "All task metrics" in md
+    assert (run_dir / "report.html").exists()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("figure backend exploded")
+
+    monkeypatch.setattr(attune_judge.report, "write_bench_report", broken)
+    with caplog.at_level("WARNING"):
+        _write_bench_report(run_dir)  # logs, does not raise
+    assert "report not written: figure backend exploded" in caplog.text

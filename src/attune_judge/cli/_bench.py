@@ -60,6 +60,22 @@ def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
         print(f"Kendall's W = {_cell(bench.get('kendall_w_interval'))}")
 
 
+def _write_bench_report(run_dir: Path) -> None:
+    """``report.md`` / ``report.html`` of the finished run (the report package).
+
+    A report problem never fails a finished (possibly paid) run: it is logged and the run
+    directory keeps its data; ``attune-judge report RUN`` can redraw it later.
+    """
+    import logging
+
+    from attune_judge.report import write_bench_report
+
+    try:
+        write_bench_report(run_dir)
+    except Exception as exc:  # a report bug must not lose a run; the data are on disk
+        logging.getLogger(__name__).warning("report not written: %s", exc)
+
+
 def bench(
     data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
     model: Annotated[
@@ -106,6 +122,7 @@ def bench(
         quiet=quiet,
     )
     result = run_bench(config)
+    _write_bench_report(result.run_dir)
     _print_summary(result.summary, result.run_dir)
     exit_if_stopped(result)
 

@@ -21,7 +21,7 @@ from attune_judge.cli._options import (
 )
 
 if TYPE_CHECKING:
-    from attune_judge.sensitivity import SensitivityResult
+    from attune_judge.sensitivity import SensitivityAnalysis, SensitivityResult
 
 __all__ = ["register"]
 
@@ -54,6 +54,22 @@ def _print(result: SensitivityResult) -> None:
         print(f"variance shares ({analysis.variance.method}): {shares}")
     if (result.run_dir / "report.html").exists():
         print(f"report: {result.run_dir / 'report.md'}")
+
+
+def _write_sensitivity_report(run_dir: Path, analysis: SensitivityAnalysis | None) -> None:
+    """``report.md`` / ``report.html`` of the finished run (the report package).
+
+    A report problem never fails a finished (possibly paid) run: it is logged and the run
+    directory keeps its data; ``attune-judge report RUN`` can redraw it later.
+    """
+    import logging
+
+    from attune_judge.report import write_sensitivity_report
+
+    try:
+        write_sensitivity_report(run_dir, analysis)
+    except Exception as exc:  # a report bug must not lose a run; the data are on disk
+        logging.getLogger(__name__).warning("report not written: %s", exc)
 
 
 def sensitivity(
@@ -107,10 +123,11 @@ def sensitivity(
         max_retries=max_retries,
         bootstrap_replicates=bootstrap_replicates,
         seed=seed,
-        report=report,
         quiet=quiet,
     )
     result = run_sensitivity(config)
+    if report:
+        _write_sensitivity_report(result.run_dir, result.analysis)
     _print(result)
     exit_if_stopped(result)
 

@@ -227,9 +227,9 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
         for note in summary.get("sensitivity_notes") or []:
             sens.blocks.append(Paragraph(str(note)))
         sens.subsections = SECTION_BUILDERS["sensitivity"](run)
-        from attune_judge.sensitivity import sections_from_summary
+        from attune_judge.report import sensitivity_sections_from_summary
 
-        sens.subsections += sections_from_summary(summary["sensitivity"])
+        sens.subsections += sensitivity_sections_from_summary(summary["sensitivity"])
         sections.append(sens)
     return Report(
         "attune-judge demo: validating judges on real human labels",

@@ -171,7 +171,6 @@ def demo_sensitivity(
         max_failure_rate=1.0,
         seed=seed,
         bootstrap_replicates=max(B, 100),
-        report=False,
         quiet=True,
     )
     try:

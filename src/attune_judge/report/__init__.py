@@ -8,7 +8,8 @@ these kinds of results (keys), each drawn by its own section builder:
 - ``calibration`` — a ``CalibrationReport`` (plus optional figure data): metrics, α, ceilings,
   rater heatmap, confusion matrix, calibration plot;
 - ``bench`` — per-task leaderboards and the agreement of the task rankings;
-- ``sensitivity`` — τ to the base, rank flips, scores by variant, variance shares;
+- ``sensitivity`` — τ to the base, rank flips, scores by variant, variance shares, verdicts
+  and score shifts;
 - ``recorded_judges`` / ``duo`` — the demo's parts.
 
 ``manifest.json`` adds the "What ran" section. Commands can also compose their own report from
@@ -17,6 +18,9 @@ section builders, each of which takes plain data::
     from attune_judge.report import leaderboard_section, write_report
 
     write_report(run_dir, [leaderboard_section(board)], title="My analysis")
+
+``write_bench_report`` / ``write_sensitivity_report`` add the sections only those runs have
+(the CLI calls them after ``run_bench`` / ``run_sensitivity``, which write no report).
 
 Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes;
 matplotlib is imported only when a figure is drawn, and never through pyplot.
@@ -27,6 +31,11 @@ from attune_judge.report._agreement import (
     calibration_curve_section,
     confusion_section,
     metrics_table,
+)
+from attune_judge.report._bench_extra import (
+    bench_extra_sections,
+    bench_report,
+    write_bench_report,
 )
 from attune_judge.report._blocks import (
     Block,
@@ -82,6 +91,11 @@ from attune_judge.report._run_sections import (
 )
 from attune_judge.report._rundata import RunData, load_run, read_json
 from attune_judge.report._score_sections import compute_leaderboard, score_sections
+from attune_judge.report._sensitivity_extra import (
+    sensitivity_extra_sections,
+    sensitivity_sections_from_summary,
+    write_sensitivity_report,
+)
 from attune_judge.report._style import OKABE_ITO
 
 __all__ = [
@@ -99,6 +113,8 @@ __all__ = [
     "Table",
     "agreement_heatmap",
     "agreement_section",
+    "bench_extra_sections",
+    "bench_report",
     "build_report",
     "calibration_curve_section",
     "calibration_figure_data",
@@ -132,10 +148,14 @@ __all__ = [
     "render_html",
     "render_markdown",
     "score_sections",
+    "sensitivity_extra_sections",
+    "sensitivity_sections_from_summary",
     "status_plot",
     "tau_heatmap",
     "tau_table",
     "value_heatmap",
+    "write_bench_report",
     "write_calibration_run",
     "write_report",
+    "write_sensitivity_report",
 ]

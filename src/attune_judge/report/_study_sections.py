@@ -244,9 +244,9 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 ],
             )
         )
-    from attune_judge.sensitivity import sections_from_summary
+    from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
 
-    top.subsections += sections_from_summary(sens)
+    top.subsections += sensitivity_sections_from_summary(sens)
     return [top]
 
 

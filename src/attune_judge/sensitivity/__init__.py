@@ -31,7 +31,6 @@ from attune_judge.sensitivity._perturb import (
     rescale_level,
     shuffle_criteria,
 )
-from attune_judge.sensitivity._report import extra_sections, sections_from_summary
 from attune_judge.sensitivity._resolve import Variant, apply_perturbation, resolve_variants
 from attune_judge.sensitivity._results import (
     CriterionShift,
@@ -91,7 +90,6 @@ __all__ = [
     "default_lm",
     "design_factors",
     "drop_anchors",
-    "extra_sections",
     "is_proportional",
     "judgment_tables",
     "load_variants",
@@ -102,7 +100,6 @@ __all__ = [
     "rescale_level",
     "resolve_variants",
     "run_sensitivity",
-    "sections_from_summary",
     "sensitivity_block",
     "shuffle_criteria",
     "tau_matrix",

@@ -9,7 +9,12 @@ any prompt already sent by an earlier run (``attune-judge score`` of the same ru
 
 After the run, the judgments become tidy tables (normalised scores, so scale changes compare),
 the analysis and the variance decomposition run, and ``summary.json`` gets ``kind:
-"sensitivity"`` and a ``sensitivity`` block next to the runner's per-judge summary.
+"sensitivity"`` and a ``sensitivity`` block next to the runner's per-judge summary. The full
+report (``report.md`` / ``report.html`` with figures and the sensitivity sections) is not
+written here, as ``sensitivity`` sits below the report package: ``attune-judge sensitivity``
+writes it afterwards with the report package's ``write_sensitivity_report``
+(``write_sensitivity_report(result.run_dir, result.analysis)``; call it yourself after
+:func:`run_sensitivity`).
 """
 
 from __future__ import annotations
@@ -86,8 +91,6 @@ class SensitivityConfig(BaseModel):
     """Seed of the retry jitter and (where supported) the judge model."""
     bootstrap_replicates: int | None = Field(default=None, ge=100)
     """Overrides the file's ``analysis.bootstrap_replicates``."""
-    report: bool = True
-    """Write report.md / report.html with figures (the report package; takes seconds)."""
     quiet: bool = False
     """No progress bar."""
     fsync: bool = True
@@ -309,6 +312,12 @@ def run_sensitivity(
     ------
     UserError
         Bad variants file, rubric, data or model; a directory holding another run.
+
+    Notes
+    -----
+    Writes no full report (only the runner's plain ``report.md``); ``attune-judge
+    sensitivity`` adds it with the report package's ``write_sensitivity_report(result.run_dir,
+    result.analysis)``, which Python callers call themselves when they want it.
     """
     from attune_judge.runner import (
         RunDir,
@@ -342,7 +351,7 @@ def run_sensitivity(
     tasks = plan_tasks(items, list(unique.values()))
     B = config.bootstrap_replicates or spec.analysis.bootstrap_replicates
     arguments = config.model_dump(mode="json")
-    for key in ("quiet", "report", "fsync"):
+    for key in ("quiet", "fsync"):
         arguments.pop(key, None)
     result = run_tasks(
         config.out,
@@ -390,8 +399,6 @@ def run_sensitivity(
         notes=[n for n in (error, variance_error) if n],
     )
     run_dir.write_json(run_dir.summary_path, summary)
-    if config.report:
-        _write_report(config.out, analysis)
     return SensitivityResult(
         run_dir=Path(config.out),
         judge_ids=judge_ids,
@@ -402,30 +409,3 @@ def run_sensitivity(
         analysis=analysis,
         analysis_error=error,
     )
-
-
-def _write_report(out: Path, analysis: SensitivityAnalysis | None) -> None:
-    """report.md / report.html through the report package, plus this package's sections."""
-    from attune_judge.report import build_report, write_report
-    from attune_judge.sensitivity._report import extra_sections
-
-    report = build_report(out)
-    extra = [] if analysis is None else extra_sections(analysis)
-
-    def titles(sections: Sequence[Any]) -> set[str]:
-        out_: set[str] = set()
-        for sec in sections:
-            out_.add(sec.title)
-            out_ |= titles(sec.subsections)
-        return out_
-
-    # the report package may already render these from summary.json (sections_from_summary)
-    extra = [sec for sec in extra if sec.title not in titles(report.sections)]
-    if extra:
-        for section in report.sections:
-            if section.title == "Rubric sensitivity":
-                section.subsections.extend(extra)
-                break
-        else:
-            report.sections[1:1] = extra
-    write_report(out, report)

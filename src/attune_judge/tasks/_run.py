@@ -8,7 +8,10 @@ with its concurrency, retries, failure budget, append-only ``judgments.jsonl`` a
 
 After each invocation the run directory also gets ``records.jsonl`` (one :class:`TaskRecord`
 per planned unit), ``summary.json`` (``kind: "bench"``: the runner's run facts plus
-:func:`analyse_records`) and ``report.md``.
+:func:`analyse_records`). The full report (``report.md`` / ``report.html`` with figures and
+the bench sections) is not written here, as ``tasks`` sits below the report package:
+``attune-judge bench`` writes it afterwards with the report package's ``write_bench_report``
+(``write_bench_report(result.run_dir)``; call it yourself after :func:`run_bench`).
 """
 
 from __future__ import annotations
@@ -85,8 +88,6 @@ class BenchConfig(BaseModel):
     """Stop when more than this share of units fails (after 20)."""
     quiet: bool = True
     """No progress bar."""
-    report: bool = True
-    """Write ``report.md`` / ``report.html`` with figures (matplotlib) after the run."""
 
 
 class BenchResult(BaseModel):
@@ -173,6 +174,12 @@ def run_bench(
     UserError
         Bad data or model settings, a duplicated model label, a run directory holding
         another run.
+
+    Notes
+    -----
+    Writes no full report; ``attune-judge bench`` adds it with the report package's
+    ``write_bench_report(result.run_dir)``, which Python callers call themselves when they
+    want it.
     """
     from attune_judge.data import load_attunebench, write_jsonl
     from attune_judge.lm import configure_cache
@@ -195,7 +202,7 @@ def run_bench(
     if not plan:
         raise UserError(f"{config.data}: no units to evaluate for tasks {config.tasks}")
     fingerprint, inputs = fingerprint_inputs([config.data])
-    arguments = config.model_dump(mode="json", exclude={"quiet", "report"})
+    arguments = config.model_dump(mode="json", exclude={"quiet"})
     result = run_tasks(
         config.out,
         plan,
@@ -222,8 +229,6 @@ def run_bench(
     )
     summary = {"kind": "bench", "run": result.summary.get("run", {}), "bench": analysis}
     run_dir.write_json(run_dir.summary_path, summary)
-    if config.report:
-        _write_report(run_dir.path)
     return BenchResult(
         run_dir=run_dir.path,
         n_units=len(plan),
@@ -252,11 +257,3 @@ def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
         )
         for task in plan
     ]
-
-
-def _write_report(path: Path) -> None:
-    """``report.md`` / ``report.html`` / figures by the report package, plus discriminability."""
-    from attune_judge.report import write_report
-    from attune_judge.tasks._report import add_bench_sections
-
-    write_report(path, add_bench_sections(path))

@@ -1,35 +1,37 @@
 """Report sections of a sensitivity analysis that the generic report does not draw:
 verdicts with their reasons, score shifts per model and per criterion, the variance method.
 
-Built from the report package's blocks, so they render to Markdown and HTML alike.
+Built from the report package's blocks, so they render to Markdown and HTML alike, from the
+plain :class:`~attune_judge.sensitivity.SensitivityAnalysis` that
+:func:`attune_judge.sensitivity.run_sensitivity` returns and stores in ``summary.json``. The
+CLI (``attune-judge sensitivity``) calls :func:`write_sensitivity_report` after the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from attune_judge.sensitivity._results import SensitivityAnalysis
+from attune_judge.report._blocks import Note, Paragraph, Section, Table
+from attune_judge.report._format import fmt_interval, fmt_num, fmt_pct
 
-__all__ = ["extra_sections", "sections_from_summary"]
+if TYPE_CHECKING:
+    from attune_judge.sensitivity import SensitivityAnalysis
+
+__all__ = [
+    "sensitivity_extra_sections",
+    "sensitivity_sections_from_summary",
+    "write_sensitivity_report",
+]
 
 
-def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
+def sensitivity_extra_sections(analysis: SensitivityAnalysis) -> list[Section]:
     """Sections: verdicts, score shifts, criterion shifts, variance decomposition method.
 
     The verdict rule itself (``analysis.rule``) is printed by the report package's sensitivity
     section, from ``summary.json``.
     """
-    from attune_judge.report import (
-        Note,
-        Paragraph,
-        Section,
-        Table,
-        fmt_interval,
-        fmt_num,
-        fmt_pct,
-    )
-
     pct = f"{analysis.level:.0%}"
     verdict_rows = [
         [
@@ -133,10 +135,51 @@ def extra_sections(analysis: SensitivityAnalysis) -> list[Any]:
     return sections
 
 
-def sections_from_summary(block: Mapping[str, Any]) -> list[Any]:
-    """:func:`extra_sections` from the ``sensitivity`` block of a summary.json (for the report
-    package, so ``attune-judge report RUN`` re-renders them); ``[]`` without an analysis."""
+def sensitivity_sections_from_summary(block: Mapping[str, Any]) -> list[Section]:
+    """:func:`sensitivity_extra_sections` from the ``sensitivity`` block of a summary.json (so
+    ``attune-judge report RUN`` re-renders them); ``[]`` without an analysis."""
     data = block.get("analysis")
     if not isinstance(data, Mapping):
         return []
-    return extra_sections(SensitivityAnalysis.model_validate(data))
+    from attune_judge.sensitivity import SensitivityAnalysis
+
+    return sensitivity_extra_sections(SensitivityAnalysis.model_validate(data))
+
+
+def _titles(sections: Sequence[Section]) -> set[str]:
+    out: set[str] = set()
+    for sec in sections:
+        out.add(sec.title)
+        out |= _titles(sec.subsections)
+    return out
+
+
+def write_sensitivity_report(
+    run_dir: Path | str, analysis: SensitivityAnalysis | None = None
+) -> tuple[Path, Path]:
+    """Write ``report.md`` / ``report.html`` (with figures) of a sensitivity run directory.
+
+    The report package's report of the directory plus :func:`sensitivity_extra_sections` of
+    ``analysis`` (those already drawn from ``summary.json`` are not repeated). What
+    ``attune-judge sensitivity`` writes after :func:`attune_judge.sensitivity.run_sensitivity`
+    (pass its ``result.analysis``); Python users call it themselves when they want the report.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The Markdown and HTML paths.
+    """
+    from attune_judge.report._build import build_report, write_report
+
+    report = build_report(run_dir)
+    extra = [] if analysis is None else sensitivity_extra_sections(analysis)
+    # the report may already render these from summary.json (sensitivity_sections_from_summary)
+    extra = [sec for sec in extra if sec.title not in _titles(report.sections)]
+    if extra:
+        for section in report.sections:
+            if section.title == "Rubric sensitivity":
+                section.subsections.extend(extra)
+                break
+        else:
+            report.sections[1:1] = extra
+    return write_report(run_dir, report)

@@ -1,9 +1,11 @@
 """Bench-specific report sections, added to the report package's own bench report.
 
-The report package (:func:`attune_judge.report.build_report`) already draws a leaderboard per
-task and the τ heatmap between task rankings from ``summary.json``; this module adds what only
-a bench run has: every metric per task and model, the discriminability table, failures by
-status, and Kendall's W with its interval.
+:func:`~attune_judge.report.build_report` already draws a leaderboard per task and the τ
+heatmap between task rankings from ``summary.json``; this module adds what only a bench run
+has: every metric per task and model, the discriminability table, failures by status, and
+Kendall's W with its interval. It reads the plain ``bench`` block that
+:func:`attune_judge.tasks.run_bench` stores in ``summary.json``; the CLI (``attune-judge
+bench``) calls :func:`write_bench_report` after the run.
 """
 
 from __future__ import annotations
@@ -12,21 +14,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_bench_sections", "bench_extra_sections"]
+from attune_judge.report._blocks import Note, Paragraph, Report, Section, Table
+from attune_judge.report._format import fmt_interval, fmt_num
+
+__all__ = ["bench_extra_sections", "bench_report", "write_bench_report"]
 
 
 def _fmt_metric(m: Mapping[str, Any] | None) -> str:
-    from attune_judge.report import fmt_interval, fmt_num
-
     if not m or m.get("estimate") is None:
         return "—"
     return f"{fmt_num(m['estimate'])} {fmt_interval(m.get('lower'), m.get('upper'))}"
 
 
-def bench_extra_sections(bench: Mapping[str, Any]) -> list[Any]:
+def bench_extra_sections(bench: Mapping[str, Any]) -> list[Section]:
     """Sections: all metrics per task, discriminability, Kendall's W interval."""
-    from attune_judge.report import Note, Paragraph, Section, Table, fmt_num
-
     models: list[str] = list(bench.get("models") or [])
     tasks: Mapping[str, Any] = bench.get("tasks") or {}
     boot = bench.get("bootstrap") or {}
@@ -112,9 +113,10 @@ def bench_extra_sections(bench: Mapping[str, Any]) -> list[Any]:
     return out
 
 
-def add_bench_sections(run_dir: Path) -> Any:
+def bench_report(run_dir: Path | str) -> Report:
     """The report package's report of ``run_dir`` with the bench sections inserted."""
-    from attune_judge.report import build_report, read_json
+    from attune_judge.report._build import build_report
+    from attune_judge.report._rundata import read_json
 
     report = build_report(run_dir)
     summary = read_json(Path(run_dir) / "summary.json") or {}
@@ -123,3 +125,19 @@ def add_bench_sections(run_dir: Path) -> Any:
     position = max(1, len(report.sections) - 2)
     report.sections[position:position] = extra
     return report
+
+
+def write_bench_report(run_dir: Path | str) -> tuple[Path, Path]:
+    """Write ``report.md`` / ``report.html`` (with figures) of a bench run directory.
+
+    What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`; Python
+    users of ``run_bench`` call it themselves when they want the report.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The Markdown and HTML paths.
+    """
+    from attune_judge.report._build import write_report
+
+    return write_report(run_dir, bench_report(run_dir))
