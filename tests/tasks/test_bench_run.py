@@ -234,3 +234,15 @@ def test_cli_report_has_the_bench_sections_and_a_report_error_does_not_fail(
     with caplog.at_level("WARNING"):
         _write_bench_report(run_dir)  # logs, does not raise
     assert "report not written: figure backend exploded" in caplog.text
+
+
+def test_report_command_rerenders_the_bench_only_sections(bench):
+    from attune_judge.cli._report import report
+
+    _, result, *_ = bench
+    run_dir = result.run_dir
+    report(run_dir)
+    md = (run_dir / "report.md").read_text("utf-8")
+    # the sections only `attune-judge bench` adds are there again when re-rendered
+    assert "Discriminability per task" in md and "All task metrics" in md
+    assert "Concordance of the task rankings" in md
