@@ -53,7 +53,9 @@ def test_unknown_dataset_is_rejected(tmp_path: Path) -> None:
     res = CliRunner().invoke(
         _app(), ["data", "convert", "nope", str(tmp_path), "-o", str(tmp_path)]
     )
-    assert res.exit_code != 0
+    # a usage error (exit 2) naming the bad value, not any crash (which would also be != 0)
+    assert res.exit_code == 2, res.output
+    assert "'nope' is not one of" in res.output
 
 
 def test_convert_esconv_conversation_items(tmp_path: Path) -> None:

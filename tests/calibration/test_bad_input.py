@@ -71,8 +71,11 @@ def test_non_numeric_values_at_interval_level_name_the_item() -> None:
         krippendorff_alpha(t, "interval")
     assert "non-numeric" in str(err.value)
     assert "a/h1 = 'high'" in str(err.value)
-    # nominal works on categories
-    assert krippendorff_alpha(t, "nominal", B=20).estimate is not None
+    # nominal works on categories. By hand: units a = {high, 2}, b = {1, 2}; every pair
+    # disagrees, D_o = 4/4 = 1; n = 4, n_high = 1, n_2 = 2, n_1 = 1 so
+    # D_e = (16 - (1 + 4 + 1)) / (4 * 3) = 10/12 and alpha = 1 - 12/10 = -0.2
+    # (the krippendorff package, coding 'high' as 9, also gives -0.2).
+    assert krippendorff_alpha(t, "nominal", B=20).estimate == pytest.approx(-0.2)
 
 
 def test_numeric_strings_are_numbers_and_conflicts_are_errors() -> None:

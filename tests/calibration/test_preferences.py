@@ -143,6 +143,16 @@ def test_length_effect_recovers_a_known_slope() -> None:
         winners, la.tolist(), lb.tolist(), (np.arange(n) // 10).tolist(), model="logit"
     )
     assert logit.slope > 0
+    # point estimates equal independent fits on the same data: least squares (numpy) for the
+    # linear probability model, maximum likelihood (statsmodels Logit) for the logit slope
+    x = (la - lb) / 100
+    y = (np.array(winners) == "A").astype(float)
+    ols_slope, ols_intercept = np.polyfit(x, y, 1)
+    assert (res.slope, res.intercept) == pytest.approx((ols_slope, ols_intercept))
+    import statsmodels.api as sm
+
+    fit = sm.Logit(y, sm.add_constant(x)).fit(disp=0)
+    assert logit.slope == pytest.approx(fit.params[1], rel=1e-5)
 
 
 def test_prediction_powered_means_remove_the_judge_bias() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import socket
 import subprocess
 import sys
@@ -23,7 +24,7 @@ pytestmark = [
     pytest.mark.slow,
     # find_spec, not import: importing llama_cpp opens files that are only closed at exit
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None,
+        importlib.util.find_spec("llama_cpp") is None and os.environ.get("CI") != "true",
         reason="the local extra (llama-cpp-python) is not installed",
     ),
 ]

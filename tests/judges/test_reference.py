@@ -127,6 +127,11 @@ def test_async_judging_matches_sync(item: JudgeItem) -> None:
     judge, _ = _judge(GOOD)
     result = asyncio.run(judge.ajudge(item))
     assert result.status == "ok" and result.overall == 3.0
+    # the name promises equality with the sync path: compare every scored field
+    sync = judge.judge(item)
+    fields = ("status", "scores", "overall", "normalized", "rationale", "item_id", "judge_id")
+    assert [getattr(result, f) for f in fields] == [getattr(sync, f) for f in fields]
+    assert result.scores == {k: float(v) for k, v in GOOD.items() if k != "rationale"}
 
 
 def test_judge_id_follows_rubric_model_and_decoding(item: JudgeItem) -> None:

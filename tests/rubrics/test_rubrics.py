@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
@@ -70,7 +71,10 @@ def test_attunebench_reference_matches_the_paper() -> None:
         "helpfulness",
         "tone_match",
     ]
-    assert all((c.scale.min, c.scale.max) == (1, 7) for c in rubric.criteria if c.scale)
+    # every criterion has the paper's 1-7 scale (a missing scale must fail, not be skipped)
+    assert [(c.scale.min, c.scale.max) if c.scale else None for c in rubric.criteria] == [
+        (1, 7)
+    ] * 4
     # mean of 7, 5, 4, 4 = 5; normalised (5 - 1) / 6 = 2/3
     overall, normalized = rubric.aggregate(
         {"overall_score": 7, "emotional_appropriateness": 5, "helpfulness": 4, "tone_match": 4}
@@ -223,7 +227,9 @@ def test_built_wheel_contains_the_rubrics(tmp_path: Path) -> None:
         check=False,
         timeout=300,
     )
-    if out.returncode != 0 and "hatchling" in (out.stderr + out.stdout):
+    in_ci = os.environ.get("CI", "").lower() == "true"
+    if out.returncode != 0 and "hatchling" in (out.stderr + out.stdout) and not in_ci:
+        # the dev extra installs hatchling, so in CI this is a failure, not a skip
         pytest.skip("hatchling is not installed for an offline wheel build")
     assert out.returncode == 0, out.stderr
     wheel = next(tmp_path.glob("attune_judge-*.whl"))

@@ -58,7 +58,9 @@ def test_a_damaged_manifest_is_a_user_error_naming_the_file(tmp_path: Path) -> N
         RunDir(tmp_path).read_manifest()
 
 
-def test_progress_is_silent_when_quiet_or_not_a_terminal() -> None:
+def test_progress_is_silent_when_quiet_or_not_a_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # under pytest stderr is not a terminal: both give the silent counter
     for quiet in (True, False):
         with make_progress(3, quiet=quiet) as bar:
@@ -66,3 +68,4 @@ def test_progress_is_silent_when_quiet_or_not_a_terminal() -> None:
             bar.advance(failed=True)
         assert type(bar).__name__ == "Progress"
         assert (bar.done, bar.failed) == (2, 1)
+    assert capsys.readouterr() == ("", "")  # silent: nothing written at all

@@ -124,11 +124,14 @@ def test_rankings_across_tasks(bench):
     assert b["kendall_w"]["w"] == pytest.approx(0.36)
     board = b["tasks"]["drafting"]["leaderboard"]["rows"]
     assert [r["model"] for r in board] == ["alpha", "beta"]
+    n_intervals = 0
     for task in b["tasks"].values():
         for row in task["leaderboard"]["rows"]:
             sc = row["score"]
             if sc["lower"] is not None:
+                n_intervals += 1
                 assert sc["lower"] - 1e-12 <= sc["estimate"] <= sc["upper"] + 1e-12
+    assert n_intervals > 0  # the interval check above must not be skipped for every row
     assert "discriminability" in b["tasks"]["emotion"]
 
 

@@ -29,6 +29,12 @@ def _jsonl_path(path: Path) -> Path:
     return path
 
 
+def _check_ci(ci: float) -> None:
+    """``--ci`` is a confidence level strictly between 0 and 1."""
+    if not 0.0 < ci < 1.0:
+        raise UserError(f"--ci is a confidence level between 0 and 1 (e.g. 0.95), not {ci!r}")
+
+
 def _record_kind(path: Path) -> str:
     """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
     with path.open(encoding="utf-8") as fh:
@@ -197,7 +203,7 @@ def calibrate(
     output: Annotated[
         Path | None, typer.Option("--output", help="Also write the Markdown (or JSON) here.")
     ] = None,
-    B: Annotated[int, typer.Option("--B", help="Bootstrap replicates.")] = 2000,
+    B: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the cluster bootstrap.")] = 0,
     ci: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
     epsilon: Annotated[float, typer.Option(help="ε of the alternative annotator test.")] = 0.2,
@@ -209,6 +215,7 @@ def calibrate(
     ] = 0.0,
 ) -> None:
     """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
+    _check_ci(ci)
     if level not in ("nominal", "ordinal", "interval", "ratio"):
         raise UserError(f"--level must be nominal, ordinal, interval or ratio, not {level!r}")
     if by != "dimension":
@@ -340,11 +347,18 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
     if path.suffix.lower() == ".csv":
         with path.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
-    elif _record_kind(path) == "judgment":
+    elif (kind := _record_kind(path)) in ("rating", "preference"):
+        raise UserError(
+            f"{path}: expected Judgment records or {{model, cluster, score}} rows, found {kind} "
+            "records (rank ranks models; use calibrate for human labels)"
+        )
+    elif kind == "judgment":
         js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
         ids = sorted({j.judge_id for j in js})
         if judge_id is None and len(ids) > 1:
             raise UserError(f"{path}: several judges {ids[:5]}; choose one with --judge-id")
+        if judge_id is not None and judge_id not in ids:
+            raise UserError(f"{path}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
         js = [j for j in js if judge_id is None or j.judge_id == judge_id]
         return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
     else:
@@ -355,7 +369,9 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
             models.append(str(r["model"]))
             clusters.append(str(r.get("cluster") or r.get("conversation_id") or n))
             scores.append(float(r["score"]))
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
+            bad.append(f"{path}: row {n}: missing field {exc}")
+        except (TypeError, ValueError) as exc:
             bad.append(f"{path}: row {n}: {type(exc).__name__}: {exc}")
     if bad:
         raise UserError(f"{path}: rows need model, cluster and a numeric score", bad[:5])
@@ -374,13 +390,14 @@ def rank(
         str, typer.Option(help="Judgment score: normalized or overall.")
     ] = "normalized",
     judge_id: Annotated[str | None, typer.Option(help="Judge to rank by (run dirs).")] = None,
-    B: Annotated[int, typer.Option("--B", help="Bootstrap replicates.")] = 10_000,
+    B: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
     ci: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
 ) -> None:
     """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks."""
     from attune_judge import calibration as cal
 
+    _check_ci(ci)
     if field not in ("normalized", "overall"):
         raise UserError(f"--field must be normalized or overall, not {field!r}")
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)

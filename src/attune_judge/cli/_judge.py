@@ -36,12 +36,19 @@ def read_item(path: Path) -> JudgeItem:
     from attune_judge.data import JudgeItem, format_validation_error
     from attune_judge.errors import UserError
 
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; expected a JSON file holding one judge item")
     if not path.is_file():
         raise UserError(f"{path}: file not found")
     try:
         data = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON: {exc}") from None
+        hint = (
+            " (one item per file: `judge` takes a .json holding one JudgeItem, not a JSONL)"
+            if exc.msg == "Extra data"
+            else ""
+        )
+        raise UserError(f"{path}: not valid JSON: {exc}{hint}") from None
     try:
         return JudgeItem.model_validate(data)
     except ValidationError as exc:

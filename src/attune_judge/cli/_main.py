@@ -7,6 +7,7 @@ imports inside the command functions, so ``attune-judge --help`` stays fast.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import typer
 
@@ -50,12 +51,46 @@ for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity
     _module.register(app)
 
 
+_PATH_PROBLEMS: tuple[tuple[type[OSError], str], ...] = (
+    (FileNotFoundError, "no such file or folder"),
+    (FileExistsError, "exists and is not a folder; choose another output path"),
+    (NotADirectoryError, "a part of this path is a file, not a folder"),
+    (IsADirectoryError, "is a folder; expected a file"),
+    (PermissionError, "permission denied"),
+)
+"""File-system errors about a path the user gave, with the sentence that explains them."""
+
+
+def path_error_message(exc: OSError) -> str | None:
+    """``"PATH: what is wrong"`` for a file-system error that names a path, else ``None``.
+
+    For a rename (``a.tmp -> a``) the target is named, since that is the user's path.
+    """
+    for kind, text in _PATH_PROBLEMS:
+        if isinstance(exc, kind) and exc.filename is not None:
+            path = exc.filename2 if exc.filename2 is not None else exc.filename
+            if kind is FileExistsError and Path(path).is_dir():
+                text = "already exists; choose another output path"
+            return f"{path}: {text}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; a ``UserError`` becomes a short message on stderr and exit code 2."""
+    """Run the CLI; a ``UserError`` becomes a short message on stderr and exit code 2.
+
+    So does a file-system error on a path (output path under a file, a folder where a file is
+    expected, no permission): the message names the path.
+    """
     try:
         app(args=argv)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except OSError as exc:
+        message = path_error_message(exc)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

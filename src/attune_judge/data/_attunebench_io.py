@@ -158,6 +158,9 @@ def load_attunebench(path: str | Path) -> list[Conversation]:
             "nothing was loaded",
             problems,
         )
+    if not conversations:
+        names = ", ".join(str(f) for f in files[:3]) + (", ..." if len(files) > 3 else "")
+        raise UserError(f"{path}: no conversations in {names} (empty file?)")
     return conversations
 
 

@@ -70,16 +70,22 @@ def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
 def write_jsonl(path: Path, records: Iterable[BaseModel]) -> int:
     """Write records atomically (temporary file, then rename). Returns the number written."""
     path = Path(path)
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; give a file name for the JSONL output")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(rec.model_dump_json(exclude_none=False) + "\n")
-            n += 1
-        fh.flush()
-        os.fsync(fh.fileno())
-    tmp.replace(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(rec.model_dump_json(exclude_none=False) + "\n")
+                n += 1
+            fh.flush()
+            os.fsync(fh.fileno())
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return n
 
 

@@ -103,6 +103,24 @@ def _check_key(model: str, api_base: str | None) -> str | None:
     )
 
 
+def _check_provider(model: str) -> None:
+    """A ``provider/model`` string must name a provider LiteLLM knows (else no call can work)."""
+    if "/" not in model:
+        return
+    try:
+        import litellm
+    except ImportError:  # another engine may route it; let it try
+        return
+    provider = model.split("/", 1)[0]
+    known = {getattr(p, "value", p) for p in litellm.provider_list}
+    if provider not in known:
+        raise UserError(
+            f"model {model!r}: unknown provider {provider!r}; write provider/model, e.g. "
+            "openai/gpt-4.1-mini, anthropic/claude-3-5-haiku-latest, ollama_chat/llama3.1, or "
+            "openai/<served-name> with --api-base for an OpenAI-compatible server"
+        )
+
+
 def default_response_format(model: str, api_base: str | None) -> ResponseFormat:
     """``json_schema`` for the embedded model, ``json_object`` for OpenAI-compatible servers.
 
@@ -188,6 +206,7 @@ def resolve_lm(
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
     else:
+        _check_provider(model)
         api_key = _check_key(model, api_base)
         if api_base is not None:
             if check_connection:

@@ -101,6 +101,8 @@ def read_yaml(path: Path, what: str) -> Any:
     """
     import yaml
 
+    if path.is_dir():
+        raise UserError(f"{path}: is a folder; expected a {what} (.yaml)")
     if not path.is_file():
         raise UserError(f"{what} not found: {path}")
     try:
