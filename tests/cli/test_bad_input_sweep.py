@@ -205,6 +205,24 @@ def test_too_few_bootstrap_replicates(
     assert "--B" in err
 
 
+def test_rank_unwritable_output_still_prints_the_leaderboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = _scores_jsonl(tmp_path / "scores.jsonl")
+    afile = tmp_path / "afile"
+    afile.write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        main(["rank", str(scores), "--B", "50", "--json", "-o", str(afile / "board.json")])
+    out, err = capsys.readouterr()
+    assert info.value.code == 2, err
+    assert "Traceback" not in err
+    assert f"{afile}: exists and is not a folder" in err
+    board = json.loads(out)  # the result was printed before the write failed: nothing lost
+    # means by hand: a = (0.1 + 0.5 + 0.7) / 3 = 0.4333, b = (0.2 + 0.4 + 0.9) / 3 = 0.5
+    means = {row["model"]: row["score"]["estimate"] for row in board["rows"]}
+    assert means == pytest.approx({"a": 1.3 / 3, "b": 0.5})
+
+
 def test_rank_unknown_judge_id(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = tmp_path / "run"
     run.mkdir()

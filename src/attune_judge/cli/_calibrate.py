@@ -63,17 +63,19 @@ def _record_kind(path: Path) -> str:
 
 
 def _emit(text: str, data: dict[str, Any], as_json: bool, out: Path | None) -> None:
+    """Print the result, then write it to ``out`` (printed first: a bad ``out`` loses nothing)."""
     body = json.dumps(data, indent=2, default=str) + "\n" if as_json else text
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(body, encoding="utf-8")
     if as_json or not sys.stdout.isatty():
         sys.stdout.write(body)
+        sys.stdout.flush()
     else:
         from rich.console import Console
         from rich.markdown import Markdown
 
         Console().print(Markdown(text))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(body, encoding="utf-8")
 
 
 def _length_effect(judge: list[Any]) -> Any:
