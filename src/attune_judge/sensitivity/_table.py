@@ -7,7 +7,8 @@ scores from any source (a sensitivity run, recorded judgments, simulated data).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,22 +58,7 @@ class ScoreTable:
         score: Sequence[float] | FloatArray,
     ) -> ScoreTable:
         """Build from equally long columns (values are converted to strings / floats)."""
-        out = cls(
-            _strings(variant),
-            _strings(model),
-            _strings(conversation),
-            _strings(turn),
-            np.asarray(score, dtype=np.float64),
-        )
-        _check_lengths(
-            "ScoreTable",
-            variant=out.variant,
-            model=out.model,
-            conversation=out.conversation,
-            turn=out.turn,
-            score=out.score,
-        )
-        return out
+        return _from_columns(cls, variant, model, conversation, turn, score)
 
     def __len__(self) -> int:
         return len(self.score)
@@ -117,23 +103,33 @@ class CriterionTable:
         criterion: Sequence[object],
         score: Sequence[float] | FloatArray,
     ) -> CriterionTable:
-        """Build from equally long columns."""
-        out = cls(
-            _strings(variant),
-            _strings(model),
-            _strings(conversation),
-            _strings(criterion),
-            np.asarray(score, dtype=np.float64),
-        )
-        _check_lengths(
-            "CriterionTable",
-            variant=out.variant,
-            model=out.model,
-            conversation=out.conversation,
-            criterion=out.criterion,
-            score=out.score,
-        )
-        return out
+        """Build from equally long columns (values are converted to strings / floats)."""
+        return _from_columns(cls, variant, model, conversation, criterion, score)
 
     def __len__(self) -> int:
         return len(self.score)
+
+
+_T = TypeVar("_T", ScoreTable, CriterionTable)
+
+
+def _from_columns(
+    cls: type[_T],
+    variant: Sequence[object],
+    model: Sequence[object],
+    conversation: Sequence[object],
+    key: Sequence[object],
+    score: Sequence[float] | FloatArray,
+) -> _T:
+    """One long table from its four label columns and the score column, lengths checked."""
+    labels: tuple[StrArray, StrArray, StrArray, StrArray] = (
+        _strings(variant),
+        _strings(model),
+        _strings(conversation),
+        _strings(key),
+    )
+    values = np.asarray(score, dtype=np.float64)
+    out = cls(labels[0], labels[1], labels[2], labels[3], values)
+    names = [f.name for f in fields(cls)]
+    _check_lengths(cls.__name__, **dict(zip(names, [*labels, values], strict=True)))
+    return out
