@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 _CACHE_ROOT = Path(tempfile.mkdtemp(prefix="attune-test-cache-"))
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -22,3 +26,42 @@ SHARED = REPO_ROOT.parent / "shared"
 DATASETS = SHARED / "datasets"
 DESIGN = SHARED / "design"
 SAMPLES = REPO_ROOT / "data" / "samples" / "attunebench"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[Any]:
+    """One real local Ray cluster (2 CPUs, loopback) for the whole session, stopped at the end.
+
+    Its workers inherit this environment as it is now, plus ``OPENAI_API_KEY=sk-node-only``
+    (removed again from the test process: only the "node" has it) and ``PYTHONPATH`` with the
+    repository (so actors can import ``tests``).
+    """
+    import ray
+
+    saved = {k: os.environ.get(k) for k in ("OPENAI_API_KEY", "PYTHONPATH")}
+    os.environ["OPENAI_API_KEY"] = NODE_KEY
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (saved["PYTHONPATH"], str(REPO_ROOT)) if p
+    )
+    try:
+        ray.init(
+            address="local",
+            num_cpus=2,
+            include_dashboard=False,
+            configure_logging=False,
+            log_to_driver=False,
+        )
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+NODE_KEY = "sk-node-only-0123456789"
+"""The API key the Ray test cluster's nodes have (the test process does not)."""

@@ -9,9 +9,13 @@ import typer
 
 from attune_judge.cli._options import (
     ApiBaseOption,
+    ExecutorKind,
+    ExecutorOption,
     MaxFailureRateOption,
     QuietOption,
+    RayAddressOption,
     RunDirOption,
+    WorkersOption,
     exit_if_stopped,
     interval_cell,
     setup_logging,
@@ -101,6 +105,9 @@ def bench(
     bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
     max_failure_rate: MaxFailureRateOption = 0.25,
     api_base: ApiBaseOption = None,
+    executor: ExecutorOption = ExecutorKind.thread,
+    workers: WorkersOption = 2,
+    ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run the AttuneBench tasks for every --model and rank the models per task."""
@@ -120,6 +127,9 @@ def bench(
         bootstrap_B=bootstrap,
         max_failure_rate=max_failure_rate,
         quiet=quiet,
+        executor=executor.value,
+        workers=workers,
+        ray_address=ray_address,
     )
     result = run_bench(config)
     _write_bench_report(result.run_dir)

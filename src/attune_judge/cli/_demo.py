@@ -7,6 +7,13 @@ from typing import Annotated
 
 import typer
 
+from attune_judge.cli._options import (
+    ExecutorKind,
+    ExecutorOption,
+    RayAddressOption,
+    WorkersOption,
+)
+
 __all__ = ["register"]
 
 
@@ -69,6 +76,9 @@ def validate(
         str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
     ] = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
+    executor: ExecutorOption = ExecutorKind.thread,
+    workers: WorkersOption = 2,
+    ray_address: RayAddressOption = None,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
     from attune_judge.demo import validate_judge
@@ -85,6 +95,9 @@ def validate(
         api_base=api_base,
         max_concurrency=max_concurrency,
         quiet=False,
+        executor=executor.value,
+        workers=workers,
+        ray_address=ray_address,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

@@ -23,6 +23,7 @@ __all__ = [
     "MaxRetriesOption",
     "ModelsOption",
     "QuietOption",
+    "RayAddressOption",
     "RunDirOption",
     "WorkersOption",
     "exit_if_stopped",
@@ -53,20 +54,32 @@ QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress ba
 
 
 class ExecutorKind(StrEnum):
-    """Where judgments run: threads of this process, or worker processes."""
+    """Where judgments run: threads of this process, worker processes, or Ray actors."""
 
     thread = "thread"
     process = "process"
+    ray = "ray"
 
 
 ExecutorOption = Annotated[
     ExecutorKind,
     typer.Option(
         help="thread: one process; process: --workers processes share --max-concurrency "
-        "(CPU-bound runs on fast models; each worker loads its own judge/model)."
+        "(CPU-bound runs on fast models); ray: --workers Ray actors on a local or multi-node "
+        "cluster (pip install 'attune-judge[ray]'). Each worker loads its own judge/model."
     ),
 ]
-WorkersOption = Annotated[int, typer.Option(min=1, help="Worker processes of --executor process.")]
+WorkersOption = Annotated[
+    int, typer.Option(min=1, help="Worker processes / Ray actors of --executor process|ray.")
+]
+RayAddressOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Ray cluster to join (host:6379 or ray://host:10001); default: RAY_ADDRESS, "
+        "else a cluster started here by `ray start`, else a new local one.",
+        envvar="RAY_ADDRESS",
+    ),
+]
 
 
 class _Stoppable(Protocol):

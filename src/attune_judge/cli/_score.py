@@ -17,6 +17,7 @@ from attune_judge.cli._options import (
     MaxRetriesOption,
     ModelsOption,
     QuietOption,
+    RayAddressOption,
     RunDirOption,
     WorkersOption,
     exit_if_stopped,
@@ -83,6 +84,7 @@ def score(
     api_base: ApiBaseOption = None,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
+    ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
@@ -103,6 +105,7 @@ def score(
         seed=seed,
         executor=executor.value,
         workers=workers,
+        ray_address=ray_address,
         quiet=quiet,
     )
     result = run_score(config)
@@ -124,6 +127,9 @@ def generate(
     max_retries: MaxRetriesOption = 5,
     seed: Annotated[int, typer.Option(help="Model seed where supported.")] = 0,
     api_base: ApiBaseOption = None,
+    executor: ExecutorOption = ExecutorKind.thread,
+    workers: WorkersOption = 2,
+    ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Draft a reply at every annotated turn with a model (AttuneBench's draft step)."""
@@ -140,6 +146,9 @@ def generate(
         max_concurrency=max_concurrency,
         retry=RetryPolicy(max_retries=max_retries, seed=seed),
         quiet=quiet,
+        executor_kind=executor.value,
+        workers=workers,
+        ray_address=ray_address,
     )
     print(
         f"{result.out}: {result.n_written} replies written by {result.model!r}, "

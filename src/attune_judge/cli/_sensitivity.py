@@ -10,11 +10,15 @@ import typer
 from attune_judge.cli._options import (
     ApiBaseOption,
     CandidatesOption,
+    ExecutorKind,
+    ExecutorOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     ModelsOption,
     QuietOption,
+    RayAddressOption,
     RunDirOption,
+    WorkersOption,
     exit_if_stopped,
     setup_logging,
     split_csv,
@@ -102,6 +106,9 @@ def sensitivity(
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
+    executor: ExecutorOption = ExecutorKind.thread,
+    workers: WorkersOption = 2,
+    ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
@@ -124,6 +131,9 @@ def sensitivity(
         bootstrap_replicates=bootstrap_replicates,
         seed=seed,
         quiet=quiet,
+        executor=executor.value,
+        workers=workers,
+        ray_address=ray_address,
     )
     result = run_sensitivity(config)
     if report:

@@ -24,7 +24,13 @@ from attune_judge.demo._run import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.report import calibration_figure_data
 
-__all__ = ["VALIDATION_SETS", "ValidationResult", "ValidationSet", "validate_judge"]
+__all__ = [
+    "VALIDATION_SETS",
+    "ValidationResult",
+    "ValidationSet",
+    "validate_judge",
+    "validation_judge",
+]
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,15 @@ def _items(spec: ValidationSet, human_ids: set[str], limit: int | None) -> list[
     return items[:limit] if limit else items
 
 
+def validation_judge(rubric: str, lm: str, api_base: str | None, seed: int) -> Any:
+    """The judge ``validate`` runs (module level: Ray actors and worker processes build it)."""
+    from attune_judge.judges import build_judge
+    from attune_judge.lm import configure_cache
+
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    return build_judge(rubric, lm, use_reference=False, api_base=api_base, seed=seed, num_retries=0)
+
+
 def validate_judge(
     set_name: str,
     lm: str,
@@ -134,6 +149,9 @@ def validate_judge(
     judge: Any = None,
     quiet: bool = True,
     report_files: bool = True,
+    executor: str = "thread",
+    workers: int = 2,
+    ray_address: str | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -158,8 +176,11 @@ def validate_judge(
     report_files
         Write ``report.md`` / ``report.html`` with figures (``summary.json`` and
         ``validation.md`` are always written).
+    executor, workers, ray_address
+        Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
+        processes or actors, each building the judge; see :func:`scaled_executor`).
     """
-    from attune_judge.runner import ScoreConfig, run_score
+    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
 
     start = time.monotonic()
     if set_name not in VALIDATION_SETS:
@@ -173,14 +194,11 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
+    factory = JudgeFactory(validation_judge, (spec.rubric, lm, api_base, seed))
     if judge is None:
-        from attune_judge.judges import build_judge
-        from attune_judge.lm import configure_cache
-
-        configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
-        judge = build_judge(
-            spec.rubric, lm, use_reference=False, api_base=api_base, seed=seed, num_retries=0
-        )
+        judge = factory.build()[0]
+    elif executor != "thread":
+        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",
@@ -193,7 +211,14 @@ def validate_judge(
         quiet=quiet,
         bootstrap_replicates=max(B, 100),
     )
-    run_score(config, judges=[judge])
+    with scaled_executor(
+        executor,
+        factory,
+        workers=workers,
+        max_concurrency=max_concurrency,
+        ray_address=ray_address,
+    ) as scaled:
+        run_score(config, judges=[judge], executor=scaled)
     judgments = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
     ids = {i.item_id for i in items}
     name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"

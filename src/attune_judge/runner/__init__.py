@@ -21,6 +21,7 @@ from attune_judge.runner._executor import (
     judge_with_retries,
 )
 from attune_judge.runner._generate import (
+    DraftFn,
     GenerateResult,
     draft_reply,
     generate_candidates,
@@ -32,8 +33,10 @@ from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl,
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
 from attune_judge.runner._progress import Progress, make_progress
+from attune_judge.runner._ray import RayExecutor
 from attune_judge.runner._report import render_report_md
 from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
+from attune_judge.runner._scale import EXECUTOR_FIELDS, ExecutorName, scaled_executor
 from attune_judge.runner._score import (
     ExecutionSettings,
     ScoreConfig,
@@ -54,20 +57,24 @@ from attune_judge.runner._store import (
 from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 
 __all__ = [
+    "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "FINISHED_STATUSES",
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
     "CancelFlag",
     "Candidate",
+    "DraftFn",
     "ExecutionSettings",
     "Executor",
+    "ExecutorName",
     "FailureBudget",
     "GenerateResult",
     "JudgeFactory",
     "JudgeTaskFn",
     "ProcessExecutor",
     "Progress",
+    "RayExecutor",
     "RetryPolicy",
     "RunDir",
     "RunManifest",
@@ -100,6 +107,7 @@ __all__ = [
     "run_generate",
     "run_score",
     "run_tasks",
+    "scaled_executor",
     "secret_values",
     "summarize",
     "versions",

@@ -1,11 +1,12 @@
 """Executing tasks: a small Executor interface, a thread-pool implementation, retries.
 
 The :class:`Executor` protocol is the seam for scale-out: anything that can apply a function
-to tasks and yield the results *as they finish* can run a plan (a Ray executor later). The
-runner is the single consumer and the single writer, so executors never touch the run
-directory. :class:`ThreadExecutor` (here) runs them in threads of this process;
+to tasks and yield the results *as they finish* can run a plan. The runner is the single
+consumer and the single writer, so executors never touch the run directory.
+:class:`ThreadExecutor` (here) runs them in threads of this process;
 :class:`~attune_judge.runner.ProcessExecutor` (``_process.py``) in worker processes, for runs
-that are CPU-bound in DSPy.
+that are CPU-bound in DSPy; :class:`~attune_judge.runner.RayExecutor` (``_ray.py``) in Ray
+actors on one machine or a cluster.
 
 Retries live in :func:`judge_with_retries`, inside the task function: a judgment with
 ``status="lm_error"`` and ``details["retryable"] = True`` (rate limit, timeout, connection) is

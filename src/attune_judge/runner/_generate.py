@@ -12,7 +12,7 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +22,14 @@ from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor
 from attune_judge.runner._progress import make_progress
+from attune_judge.runner._scale import scaled_executor
 from attune_judge.runner._store import cut_torn_tail, redact, secret_values
 
 if TYPE_CHECKING:
     import dspy
 
 __all__ = [
+    "DraftFn",
     "GenerateResult",
     "draft_reply",
     "generate_candidates",
@@ -139,6 +141,74 @@ def _draft_one(
     )
 
 
+class DraftFn:
+    """The drafting task function for worker processes and Ray actors (picklable).
+
+    Only the recipe travels — model string, server URL, seed, candidate name, retry policy;
+    each worker resolves the model once (its API key from *its* environment) and builds the
+    responder, and redacts its own secrets from error messages.
+    """
+
+    def __init__(
+        self,
+        lm: str,
+        *,
+        model: str,
+        api_base: str | None = None,
+        seed: int | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.lm = lm
+        self.model = model
+        self.api_base = api_base
+        self.seed = seed
+        self.retry = retry or RetryPolicy()
+
+    def __call__(self, item: JudgeItem) -> Candidate | str:
+        """Draft one reply (a :class:`Candidate`, or an error line)."""
+        lm, module, adapter, secrets = _worker_state(self.lm, self.api_base, self.seed)
+        return _draft_one(
+            item,
+            lm=lm,
+            module=module,
+            adapter=adapter,
+            model=self.model,
+            retry=self.retry,
+            secrets=secrets,
+        )
+
+
+_WORKER_STATE: dict[tuple[str, str | None, int | None], tuple[Any, Any, Any, list[str]]] = {}
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker_state(
+    lm: str, api_base: str | None, seed: int | None
+) -> tuple[Any, Any, Any, list[str]]:
+    """This process's model, responder, adapter and secrets for a recipe (built once)."""
+    key = (lm, api_base, seed)
+    with _WORKER_LOCK:
+        if key not in _WORKER_STATE:
+            import os
+
+            from attune_judge.lm import (
+                configure_cache,
+                lm_response_format,
+                make_adapter,
+                resolve_lm,
+            )
+
+            configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+            model_lm = resolve_lm(lm, api_base=api_base, seed=seed)
+            _WORKER_STATE[key] = (
+                model_lm,
+                make_responder(),
+                make_adapter(lm_response_format(model_lm)),
+                secret_values(),
+            )
+        return _WORKER_STATE[key]
+
+
 def generate_candidates(
     items: Sequence[JudgeItem],
     out: Path,
@@ -150,6 +220,7 @@ def generate_candidates(
     max_concurrency: int = 8,
     retry: RetryPolicy | None = None,
     quiet: bool = True,
+    draft_fn: Callable[[JudgeItem], Candidate | str] | None = None,
 ) -> GenerateResult:
     """Draft one reply per item (annotated turn) and append them to ``out``.
 
@@ -166,6 +237,9 @@ def generate_candidates(
         Name written as each candidate's ``model``.
     executor, max_concurrency, retry, quiet
         As for :func:`run_tasks`.
+    draft_fn
+        The task function instead of one drafting with ``lm`` here (a :class:`DraftFn` for
+        worker processes and Ray actors, which cannot receive ``lm``).
     """
     from attune_judge.lm import lm_response_format, make_adapter
 
@@ -180,7 +254,7 @@ def generate_candidates(
             if cand.model == model:
                 done.add((cand.conversation_id, cand.turn))
     todo = [it for it in items if (it.conversation_id, it.turn) not in done]
-    fn = functools.partial(
+    fn = draft_fn or functools.partial(
         _draft_one,
         lm=lm,
         module=make_responder(),
@@ -227,12 +301,17 @@ def run_generate(
     max_concurrency: int = 8,
     retry: RetryPolicy | None = None,
     quiet: bool = True,
+    executor_kind: str = "thread",
+    workers: int = 2,
+    ray_address: str | None = None,
 ) -> GenerateResult:
     """The Python equivalent of ``attune-judge generate DATA --lm M -o OUT``.
 
     Resolves the model string (DSPy's cache under ``ATTUNE_CACHE_DIR``), reads the AttuneBench
     data and drafts a reply per annotated turn into ``out``; the candidates' ``model`` is
-    ``name`` (default: the model string).
+    ``name`` (default: the model string). ``executor_kind`` ``process`` or ``ray`` drafts in
+    ``workers`` processes or Ray actors (each resolving the model itself) unless ``executor``
+    is given.
     """
     import os
 
@@ -241,14 +320,24 @@ def run_generate(
 
     items = attunebench_items(Path(data), "original")
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
-    model_lm = resolve_lm(lm, api_base=api_base, seed=seed)
-    return generate_candidates(
-        items,
-        out,
-        lm=model_lm,
-        model=name or lm,
-        executor=executor,
-        max_concurrency=max_concurrency,
-        retry=retry,
-        quiet=quiet,
+    model_lm = resolve_lm(lm, api_base=api_base, seed=seed)  # early errors: key, server
+    kind = executor_kind if executor is None else "thread"
+    draft_fn = (
+        DraftFn(lm, model=name or lm, api_base=api_base, seed=seed, retry=retry)
+        if kind != "thread"
+        else None
     )
+    with scaled_executor(
+        kind, None, workers=workers, max_concurrency=max_concurrency, ray_address=ray_address
+    ) as scaled:
+        return generate_candidates(
+            items,
+            out,
+            lm=model_lm,
+            model=name or lm,
+            executor=executor or scaled,
+            max_concurrency=max_concurrency,
+            retry=retry,
+            quiet=quiet,
+            draft_fn=draft_fn,
+        )

@@ -18,8 +18,9 @@ from attune_judge.judges import Judge
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._plan import plan_tasks
-from attune_judge.runner._process import JudgeFactory, ProcessExecutor
+from attune_judge.runner._process import JudgeFactory
 from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
+from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
 
 __all__ = [
     "ExecutionSettings",
@@ -67,11 +68,14 @@ class ScoreConfig(BaseModel):
     """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
-    executor: Literal["thread", "process"] = "thread"
+    executor: Literal["thread", "process", "ray"] = "thread"
     """``thread``: one process; ``process``: ``workers`` processes sharing ``max_concurrency``
-    (for CPU-bound runs on fast engines; each worker builds its own judge)."""
+    (for CPU-bound runs on fast engines); ``ray``: ``workers`` Ray actors on a local or
+    multi-node cluster. Each worker builds its own judge."""
     workers: int = Field(default=2, ge=1)
-    """Worker processes of the ``process`` executor."""
+    """Worker processes (``process``) or actors (``ray``)."""
+    ray_address: str | None = None
+    """Ray cluster to join (``None``: start or join a local one)."""
 
 
 class ExecutionSettings(Protocol):
@@ -126,8 +130,8 @@ def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = config.model_dump(mode="json")
     args.pop("quiet", None)
     if config.executor == "thread":  # manifests of thread runs stay as they were
-        args.pop("executor", None)
-        args.pop("workers", None)
+        for key in EXECUTOR_FIELDS:
+            args.pop(key, None)
     return args
 
 
@@ -147,9 +151,9 @@ def run_score(
         Judges to use instead of building one from ``config.rubric`` and ``config.lm`` (tests,
         juries, other commands). Their specs go into the manifest.
     executor
-        Where the tasks run (default: per ``config.executor``, threads or a
-        :class:`ProcessExecutor` of ``config.workers`` processes, ``config.max_concurrency``
-        tasks in flight).
+        Where the tasks run (default: per ``config.executor``, threads, a
+        :class:`ProcessExecutor` of ``config.workers`` processes or a :class:`RayExecutor` of
+        ``config.workers`` actors, ``config.max_concurrency`` tasks in flight).
 
     Returns
     -------
@@ -168,19 +172,20 @@ def run_score(
     fingerprint, inputs = fingerprint_inputs(paths)
     judge_list = list(judges) if judges is not None else [build_score_judge(config)]
     tasks = plan_tasks(items, judge_list)
-    own: ProcessExecutor | None = None
-    if executor is None and config.executor == "process":
-        if judges is not None:
-            raise ValueError(
-                "executor='process' builds the judge from the config in each worker; with your "
-                "own judges pass executor=ProcessExecutor(JudgeFactory(...)) instead"
-            )
-        own = executor = ProcessExecutor(
-            JudgeFactory(build_score_judge, (config,)),
-            workers=config.workers,
-            max_concurrency=config.max_concurrency,
+    kind = config.executor if executor is None else "thread"
+    if kind != "thread" and judges is not None:
+        raise ValueError(
+            f"executor={kind!r} builds the judge from the config in each worker; with your "
+            "own judges pass executor=ProcessExecutor(JudgeFactory(...)) (or RayExecutor) "
+            "instead"
         )
-    try:
+    with scaled_executor(
+        kind,
+        JudgeFactory(build_score_judge, (config,)),
+        workers=config.workers,
+        max_concurrency=config.max_concurrency,
+        ray_address=config.ray_address,
+    ) as own:
         return run_tasks(
             config.out,
             tasks,
@@ -188,11 +193,8 @@ def run_score(
             arguments=_arguments(config),
             inputs=inputs,
             data_fingerprint=fingerprint,
-            executor=executor,
+            executor=executor or own,
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
         )
-    finally:
-        if own is not None:
-            own.close()

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +48,7 @@ __all__ = [
     "design_factors",
     "judgment_tables",
     "run_sensitivity",
+    "sensitivity_judges",
 ]
 
 LMFactory = Callable[[str | None], Any]
@@ -95,6 +96,12 @@ class SensitivityConfig(BaseModel):
     """No progress bar."""
     fsync: bool = True
     """fsync each judgment record."""
+    executor: Literal["thread", "process", "ray"] = "thread"
+    """Where judgments run (see ``ScoreConfig.executor``)."""
+    workers: int = Field(default=2, ge=1)
+    """Worker processes or Ray actors."""
+    ray_address: str | None = None
+    """Ray cluster to join (``None``: start or join a local one)."""
 
 
 class SensitivityResult(BaseModel):
@@ -139,6 +146,34 @@ def _base_rubric(config: SensitivityConfig, spec: VariantsFile) -> Rubric:
             path = Path(config.variants).parent / path
         return load_rubric(path)
     return load_rubric(ref)
+
+
+def _variants(config: SensitivityConfig) -> tuple[VariantsFile, list[Variant]]:
+    spec = load_variants(config.variants)
+    rubric = _base_rubric(config, spec)
+    variants = resolve_variants(
+        spec,
+        rubric,
+        lm=config.lm or spec.base.judge.lm or default_lm(),
+        source=str(config.variants),
+        only=config.only,
+    )
+    return spec, list(variants)
+
+
+def _unique(judges: dict[str, Judge]) -> dict[str, Judge]:
+    """Judges by id: variants with identical judges share one."""
+    unique: dict[str, Judge] = {}
+    for j in judges.values():
+        unique.setdefault(j.judge_id, j)
+    return unique
+
+
+def sensitivity_judges(config: SensitivityConfig) -> list[Judge]:
+    """The distinct judges of a sensitivity run, built from its config (module level: worker
+    processes and Ray actors build them with this)."""
+    _, variants = _variants(config)
+    return list(_unique(_build_judges(variants, _default_lm_factory(config))).values())
 
 
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
@@ -320,6 +355,8 @@ def run_sensitivity(
     result.analysis)``, which Python callers call themselves when they want it.
     """
     from attune_judge.runner import (
+        EXECUTOR_FIELDS,
+        JudgeFactory,
         RunDir,
         effective_judgments,
         execution_options,
@@ -327,25 +364,16 @@ def run_sensitivity(
         load_judge_items,
         plan_tasks,
         run_tasks,
+        scaled_executor,
     )
 
-    spec = load_variants(config.variants)
-    rubric = _base_rubric(config, spec)
-    variants = resolve_variants(
-        spec,
-        rubric,
-        lm=config.lm or spec.base.judge.lm or default_lm(),
-        source=str(config.variants),
-        only=config.only,
-    )
+    spec, variants = _variants(config)
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
     judges = _build_judges(variants, lm_factory or _default_lm_factory(config))
     judge_ids = {name: j.judge_id for name, j in judges.items()}
-    unique: dict[str, Judge] = {}
-    for j in judges.values():
-        unique.setdefault(j.judge_id, j)
+    unique = _unique(judges)
     paths = [config.data, config.variants] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
     tasks = plan_tasks(items, list(unique.values()))
@@ -353,18 +381,34 @@ def run_sensitivity(
     arguments = config.model_dump(mode="json")
     for key in ("quiet", "fsync"):
         arguments.pop(key, None)
-    result = run_tasks(
-        config.out,
-        tasks,
-        command="sensitivity",
-        arguments=arguments,
-        inputs=inputs,
-        data_fingerprint=fingerprint,
-        executor=executor,
-        **execution_options(config),
-        fsync=config.fsync,
-        bootstrap_B=B,
-    )
+    if config.executor == "thread":
+        for key in EXECUTOR_FIELDS:
+            arguments.pop(key, None)
+    kind = config.executor if executor is None else "thread"
+    if kind != "thread" and lm_factory is not None:
+        raise ValueError(
+            f"executor={kind!r} builds the judges from the config in each worker: pass no "
+            "lm_factory (or pass your own executor)"
+        )
+    with scaled_executor(
+        kind,
+        JudgeFactory(sensitivity_judges, (config,)),
+        workers=config.workers,
+        max_concurrency=config.max_concurrency,
+        ray_address=config.ray_address,
+    ) as scaled:
+        result = run_tasks(
+            config.out,
+            tasks,
+            command="sensitivity",
+            arguments=arguments,
+            inputs=inputs,
+            data_fingerprint=fingerprint,
+            executor=executor or scaled,
+            **execution_options(config),
+            fsync=config.fsync,
+            bootstrap_B=B,
+        )
     run_dir = RunDir(config.out)
     effective = effective_judgments(run_dir.read_judgments())
     scores, criteria = judgment_tables(variants, judge_ids, items, effective)

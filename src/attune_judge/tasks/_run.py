@@ -19,14 +19,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
-__all__ = ["BenchConfig", "BenchResult", "parse_model_spec", "run_bench"]
+__all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
 
 _SETTINGS = {"temperature": float, "seed": int, "max_tokens": int, "api_base": str}
 
@@ -88,6 +88,12 @@ class BenchConfig(BaseModel):
     """Stop when more than this share of units fails (after 20)."""
     quiet: bool = True
     """No progress bar."""
+    executor: Literal["thread", "process", "ray"] = "thread"
+    """Where units run (see ``ScoreConfig.executor``)."""
+    workers: int = Field(default=2, ge=1)
+    """Worker processes or Ray actors."""
+    ray_address: str | None = None
+    """Ray cluster to join (``None``: start or join a local one)."""
 
 
 class BenchResult(BaseModel):
@@ -148,6 +154,15 @@ def _evaluators(
     return out
 
 
+def bench_evaluators(config: BenchConfig) -> list[Any]:
+    """The evaluators (judges) of a bench run, built from its config (module level: worker
+    processes and Ray actors build them with this)."""
+    from attune_judge.lm import configure_cache
+
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    return list(_evaluators(config, None, None).values())
+
+
 def run_bench(
     config: BenchConfig,
     *,
@@ -183,7 +198,16 @@ def run_bench(
     """
     from attune_judge.data import load_attunebench, write_jsonl
     from attune_judge.lm import configure_cache
-    from attune_judge.runner import FailureBudget, RunDir, Task, fingerprint_inputs, run_tasks
+    from attune_judge.runner import (
+        EXECUTOR_FIELDS,
+        FailureBudget,
+        JudgeFactory,
+        RunDir,
+        Task,
+        fingerprint_inputs,
+        run_tasks,
+        scaled_executor,
+    )
     from attune_judge.tasks._analysis import analyse_records
 
     if len(set(config.models)) != len(config.models):
@@ -203,20 +227,36 @@ def run_bench(
         raise UserError(f"{config.data}: no units to evaluate for tasks {config.tasks}")
     fingerprint, inputs = fingerprint_inputs([config.data])
     arguments = config.model_dump(mode="json", exclude={"quiet"})
-    result = run_tasks(
-        config.out,
-        plan,
-        command="bench",
-        arguments=arguments,
-        inputs=inputs,
-        data_fingerprint=fingerprint,
-        seed=config.seed,
-        executor=executor,
+    if config.executor == "thread":
+        for key in EXECUTOR_FIELDS:
+            arguments.pop(key, None)
+    kind = config.executor if executor is None else "thread"
+    if kind != "thread" and (lms is not None or judge_lm is not None):
+        raise ValueError(
+            f"executor={kind!r} builds the models from the config in each worker: pass no "
+            "lms or judge_lm (or pass your own executor)"
+        )
+    with scaled_executor(
+        kind,
+        JudgeFactory(bench_evaluators, (config,)),
+        workers=config.workers,
         max_concurrency=config.max_concurrency,
-        budget=FailureBudget(max_failure_rate=config.max_failure_rate),
-        quiet=config.quiet,
-        bootstrap_B=200,
-    )
+        ray_address=config.ray_address,
+    ) as scaled:
+        result = run_tasks(
+            config.out,
+            plan,
+            command="bench",
+            arguments=arguments,
+            inputs=inputs,
+            data_fingerprint=fingerprint,
+            seed=config.seed,
+            executor=executor or scaled,
+            max_concurrency=config.max_concurrency,
+            budget=FailureBudget(max_failure_rate=config.max_failure_rate),
+            quiet=config.quiet,
+            bootstrap_B=200,
+        )
     records = _records(RunDir(config.out), plan)
     run_dir = RunDir(config.out)
     write_jsonl(run_dir.path / "records.jsonl", records)

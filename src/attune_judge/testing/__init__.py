@@ -2,8 +2,11 @@
 
 ``ScriptedEngine`` answers from a function or a queue (with optional latency and injected
 failures); ``ReplayEngine`` answers from recordings keyed by a hash of the request messages.
+``FakeBatchServer`` is a loopback OpenAI-compatible HTTP server (chat completions, files and
+batches) for tests of the HTTP path, the batch path and the Ray executor.
 """
 
+from attune_judge.testing._batch_server import FakeBatchServer, close_http_clients
 from attune_judge.testing._common import (
     make_response,
     rate_limit_error,
@@ -17,10 +20,12 @@ from attune_judge.testing._scripted import AsyncScriptedEngine, Messages, Script
 __all__ = [
     "AsyncReplayEngine",
     "AsyncScriptedEngine",
+    "FakeBatchServer",
     "Messages",
     "MissingRecordingError",
     "ReplayEngine",
     "ScriptedEngine",
+    "close_http_clients",
     "make_response",
     "rate_limit_error",
     "request_key",

@@ -1,0 +1,64 @@
+"""Choosing the executor of a command: threads, worker processes, or Ray actors.
+
+Every run command (``score``, ``generate``, ``sensitivity``, ``bench``, ``validate``) has the
+same three settings — ``executor``, ``workers``, ``ray_address`` — and builds the judges of a
+worker from a :class:`~attune_judge.runner.JudgeFactory` (a module-level function of the
+command's config), so the parent and every worker hold judges with the same ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from attune_judge.runner._executor import Executor
+from attune_judge.runner._process import JudgeFactory, ProcessExecutor
+
+__all__ = ["EXECUTOR_FIELDS", "ExecutorName", "scaled_executor"]
+
+ExecutorName = Literal["thread", "process", "ray"]
+"""``thread``: this process; ``process``: worker processes; ``ray``: Ray actors."""
+
+EXECUTOR_FIELDS = ("executor", "workers", "ray_address")
+"""Config fields of the executor choice (left out of thread runs' manifests)."""
+
+
+@contextmanager
+def scaled_executor(
+    kind: str,
+    factory: JudgeFactory | None,
+    *,
+    workers: int = 2,
+    max_concurrency: int = 8,
+    ray_address: str | None = None,
+) -> Iterator[Executor | None]:
+    """The executor for ``kind`` (``None`` for threads: the runner's default), closed at the
+    end of the block (a Ray cluster it started is shut down).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``kind``.
+    UserError
+        ``ray`` without Ray installed, or an unreachable ``ray_address``.
+    """
+    executor: Any
+    if kind == "thread":
+        yield None
+        return
+    if kind == "process":
+        executor = ProcessExecutor(factory, workers=workers, max_concurrency=max_concurrency)
+    elif kind == "ray":
+        from attune_judge.runner._ray import RayExecutor, import_ray
+
+        import_ray()  # a clear message before anything starts
+        executor = RayExecutor(
+            factory, workers=workers, max_concurrency=max_concurrency, address=ray_address
+        )
+    else:
+        raise ValueError(f"unknown executor {kind!r}: thread, process or ray")
+    try:
+        yield executor
+    finally:
+        executor.close()
