@@ -86,7 +86,8 @@ def test_cluster_se_matches_an_independent_cluster_bootstrap() -> None:
     f = y + 0.5 + rng.normal(0, 0.7, C * k)
     labelled = np.repeat(rng.random(C) < 0.3, k)
     human = [float(v) if lab else None for v, lab in zip(y, labelled, strict=True)]
-    est, lam = ppi_plus_mean(f, human, cl, lam=0.8, small_sample=False)
+    est, used = ppi_plus_mean(f, human, cl, lam=0.8, small_sample=False)
+    assert used == 0.8
     reps = []
     for _ in range(2000):
         pick = rng.integers(0, C, C)
