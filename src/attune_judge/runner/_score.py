@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
+from attune_judge.runner._batch import BatchExecutor
+from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._plan import plan_tasks
@@ -28,6 +30,7 @@ __all__ = [
     "build_score_judge",
     "execution_options",
     "run_score",
+    "score_batch_executor",
 ]
 
 
@@ -76,6 +79,11 @@ class ScoreConfig(BaseModel):
     """Worker processes (``process``) or actors (``ray``)."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""
+    batch: bool = False
+    """Send the model calls through the provider's batch API (OpenAI-compatible ``openai/``
+    models; ids kept in ``out/batch/``, so a killed run resumes polling)."""
+    batch_poll_s: float = Field(default=30.0, gt=0.0)
+    """Seconds between batch status polls."""
 
 
 class ExecutionSettings(Protocol):
@@ -126,6 +134,58 @@ def build_score_judge(config: ScoreConfig) -> Judge:
     )
 
 
+def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchExecutor:
+    """The batch executor of a ``score --batch`` run: the judges rebuilt against the
+    collector (same ids), the provider's files and batches endpoints at ``config.api_base``
+    (default ``https://api.openai.com/v1``), the key from ``OPENAI_API_KEY``.
+
+    Raises
+    ------
+    UserError
+        A model that is not ``openai/...`` (the batch API is OpenAI's), or a judge without a
+        model (baselines).
+    """
+    from attune_judge.judges import build_judge
+    from attune_judge.lm import configure_cache
+
+    if not config.lm.startswith("openai/"):
+        raise UserError(
+            f"--batch needs an OpenAI-compatible model (openai/<model>, with --api-base for "
+            f"another server), not {config.lm!r}"
+        )
+    formats = []
+    for judge in judges:
+        lm = judge.spec.get("lm")
+        if not isinstance(lm, dict) or "response_format" not in lm:
+            raise UserError(f"--batch: judge {judge.judge_id!r} makes no model calls")
+        formats.append(lm["response_format"])
+
+    def judges_for(url: str) -> list[Judge]:
+        configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        return [
+            build_judge(
+                config.rubric,
+                config.lm,
+                api_base=url,
+                seed=config.seed,
+                num_retries=0,
+                response_format=fmt,
+            )
+            for fmt in formats
+        ]
+
+    client = OpenAIBatchClient(
+        config.api_base or "https://api.openai.com/v1", os.environ.get("OPENAI_API_KEY")
+    )
+    return BatchExecutor(
+        config.out,
+        judges_for,
+        client,
+        poll_s=config.batch_poll_s,
+        concurrency=config.max_concurrency,
+    )
+
+
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = config.model_dump(mode="json")
     args.pop("quiet", None)
@@ -172,6 +232,22 @@ def run_score(
     fingerprint, inputs = fingerprint_inputs(paths)
     judge_list = list(judges) if judges is not None else [build_score_judge(config)]
     tasks = plan_tasks(items, judge_list)
+    if config.batch and executor is None:
+        if config.executor != "thread":
+            raise UserError("--batch runs the model calls at the provider: drop --executor")
+        with score_batch_executor(config, judge_list) as batched:
+            return run_tasks(
+                config.out,
+                tasks,
+                command="score",
+                arguments=_arguments(config),
+                inputs=inputs,
+                data_fingerprint=fingerprint,
+                executor=batched,
+                **execution_options(config),
+                fsync_interval_s=config.fsync_interval_s,
+                bootstrap_B=config.bootstrap_replicates,
+            )
     kind = config.executor if executor is None else "thread"
     if kind != "thread" and judges is not None:
         raise ValueError(

@@ -76,7 +76,7 @@ class FakeBatchServer:
         self.line_error = line_error
         self.expire_batches = expire_batches
         self.expire_answers = expire_answers
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.uploads: list[str] = []
@@ -265,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_fake: FakeBatchServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib name)
+    def log_message(self, format: str, *args: Any) -> None:
         """Silent."""
 
     def _send(self, status: int, payload: Any, raw: bytes | None = None) -> None:
@@ -287,7 +287,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self._send(status, {"error": {"message": message, "type": "invalid_request_error"}})
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         fake = self.server_fake
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))
@@ -322,17 +322,17 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.endswith("/cancel") and "/batches/" in path:
             bid = path.split("/")[-2]
             with fake.lock:
-                batch = fake.batches.get(bid)
-                if batch is not None and batch["status"] in ("validating", "in_progress"):
-                    batch["status"] = "cancelled"
-            if batch is None:
+                found = fake.batches.get(bid)
+                if found is not None and found["status"] in ("validating", "in_progress"):
+                    found["status"] = "cancelled"
+            if found is None:
                 self._error(404, f"no such batch: {bid}")
             else:
-                self._send(200, _public(batch))
+                self._send(200, _public(found))
         else:
             self._error(404, f"unknown path {self.path}")
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         fake = self.server_fake
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))

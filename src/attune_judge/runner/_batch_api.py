@@ -1,0 +1,153 @@
+"""A small client of the OpenAI batch API (files + batches), as OpenAI-compatible servers offer.
+
+Five calls: upload a JSONL of requests (``POST /files``, ``purpose=batch``), create a batch
+(``POST /batches``), read its status (``GET /batches/{id}``), download a result file
+(``GET /files/{id}/content``) and cancel (``POST /batches/{id}/cancel``). Transient failures
+(connection errors, timeouts, HTTP 429 and 5xx) are retried with backoff; anything else is a
+:class:`BatchApiError` naming the server and the status. The key is read from the environment
+by the caller and sent only in the ``Authorization`` header.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from attune_judge.errors import UserError
+
+__all__ = ["BatchApiError", "OpenAIBatchClient"]
+
+_TRANSIENT = {408, 409, 429, 500, 502, 503, 504}
+
+
+class BatchApiError(UserError):
+    """The batch API refused a call or could not be reached (after retries)."""
+
+
+class OpenAIBatchClient:
+    """Files and batches of an OpenAI-compatible API at ``base_url`` (``.../v1``).
+
+    Parameters
+    ----------
+    base_url
+        The API base, e.g. ``https://api.openai.com/v1`` or ``http://host:8000/v1``.
+    api_key
+        Sent as ``Authorization: Bearer ...`` (``None``: no header, for local servers).
+    timeout_s
+        Per HTTP call.
+    retries
+        Attempts after the first for transient failures (backoff 1, 2, 4, ... s, capped 30).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        timeout_s: float = 120.0,
+        retries: int = 4,
+        backoff_s: float = 1.0,
+    ) -> None:
+        import httpx
+
+        self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(headers=headers, timeout=timeout_s)
+        self.retries = retries
+        self.backoff_s = backoff_s
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> OpenAIBatchClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the five calls --------------------------------------------------------------------
+
+    def upload(self, jsonl: bytes, filename: str = "attune-batch.jsonl") -> str:
+        """Upload a batch input file; its id."""
+        response = self._call(
+            "POST",
+            "/files",
+            data={"purpose": "batch"},
+            files={"file": (filename, jsonl, "application/jsonl")},
+        )
+        file_id = response.get("id")
+        if not isinstance(file_id, str):
+            raise BatchApiError(f"{self.base_url}/files: the upload returned no file id")
+        return file_id
+
+    def create(
+        self,
+        input_file_id: str,
+        endpoint: str,
+        *,
+        completion_window: str = "24h",
+        metadata: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Create a batch over an uploaded file; the batch object."""
+        body: dict[str, Any] = {
+            "input_file_id": input_file_id,
+            "endpoint": endpoint,
+            "completion_window": completion_window,
+        }
+        if metadata:
+            body["metadata"] = metadata
+        batch = self._call("POST", "/batches", json=body)
+        if not isinstance(batch.get("id"), str):
+            raise BatchApiError(f"{self.base_url}/batches: the new batch has no id")
+        return batch
+
+    def status(self, batch_id: str) -> dict[str, Any]:
+        """The batch object (``status``, ``output_file_id``, ``error_file_id``, ...)."""
+        return self._call("GET", f"/batches/{batch_id}")
+
+    def cancel(self, batch_id: str) -> dict[str, Any]:
+        """Ask the provider to cancel a batch."""
+        return self._call("POST", f"/batches/{batch_id}/cancel")
+
+    def download(self, file_id: str) -> list[dict[str, Any]]:
+        """The lines of a result file (output or error file), parsed."""
+        text = self._call("GET", f"/files/{file_id}/content", raw=True)
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def _call(self, method: str, path: str, *, raw: bool = False, **kwargs: Any) -> Any:
+        import httpx
+
+        url = self.base_url + path
+        attempt = 0
+        while True:
+            problem: str
+            try:
+                response = self._http.request(method, url, **kwargs)
+            except httpx.HTTPError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code < 400:
+                    return response.text if raw else response.json()
+                problem = f"HTTP {response.status_code}: {_message(response)}"
+                if response.status_code not in _TRANSIENT:
+                    raise BatchApiError(f"batch API {method} {url} failed: {problem}")
+            if attempt >= self.retries:
+                raise BatchApiError(
+                    f"batch API {method} {url} failed after {attempt + 1} attempts: {problem}"
+                )
+            time.sleep(min(30.0, self.backoff_s * 2**attempt))
+            attempt += 1
+
+
+def _message(response: Any) -> str:
+    try:
+        error = response.json().get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])[:300]
+    except ValueError:
+        pass
+    return str(response.text)[:300]
