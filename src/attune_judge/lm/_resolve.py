@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import dspy
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "KEY_ENV_VARS",
     "check_api_base",
     "configure_cache",
@@ -24,6 +25,7 @@ __all__ = [
     "lm_spec",
     "resolve_lm",
     "resolve_lm_from_settings",
+    "resolve_timeout",
 ]
 
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -140,8 +142,9 @@ def resolve_lm(
     temperature: float = 0.0,
     max_tokens: int = 1024,
     seed: int | None = None,
-    num_retries: int = 2,
+    num_retries: int = 0,
     cache: bool = True,
+    timeout: float | None = None,
     response_format: ResponseFormat | None = None,
     check_connection: bool = True,
     **kwargs: Any,
@@ -160,7 +163,10 @@ def resolve_lm(
     temperature, max_tokens, seed
         Decoding settings.
     num_retries
-        DSPy's retries for transient failures (rate limit, timeout, connection).
+        DSPy's own retries for transient failures. 0 (the default) everywhere in attune-judge:
+        the runner is the one retry layer, so that every request is counted as an attempt.
+    timeout
+        Seconds one request may take (connect + answer); default ``ATTUNE_TIMEOUT`` or 120.
     cache
         Use DSPy's request cache.
     response_format
@@ -198,6 +204,7 @@ def resolve_lm(
         "cache": cache,
         **kwargs,
     }
+    request_timeout = resolve_timeout(timeout)
     if seed is not None:
         lm_kwargs["seed"] = seed
     if model == "local" or model.startswith("local:"):
@@ -218,10 +225,44 @@ def resolve_lm(
             lm_kwargs.setdefault("engine", "litellm")
         if api_key is not None:
             lm_kwargs["api_key"] = api_key
+        lm_kwargs.setdefault("timeout", request_timeout)
+        if lm_kwargs.get("engine") == "litellm":
+            # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
+            lm_kwargs.setdefault("max_retries", 0)
         lm = dspy.LM(model, **lm_kwargs)
     lm.attune_model = model
     lm.attune_response_format = mode
+    lm.attune_timeout = request_timeout
     return lm
+
+
+DEFAULT_TIMEOUT_S = 120.0
+"""Default bound on one model request, in seconds (``--timeout`` / ``ATTUNE_TIMEOUT``)."""
+
+
+def resolve_timeout(timeout: float | str | None = None) -> float:
+    """``timeout`` if given, else ``ATTUNE_TIMEOUT``, else :data:`DEFAULT_TIMEOUT_S`.
+
+    Raises
+    ------
+    UserError
+        Not a positive number (the message names the option or variable).
+    """
+    origin = "option --timeout"
+    if timeout is None:
+        raw = os.environ.get("ATTUNE_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_TIMEOUT_S
+        timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
+    try:
+        value = float(timeout)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise UserError(
+            f"{origin}: the request timeout must be a positive number of seconds, got {timeout!r}"
+        )
+    return value
 
 
 def resolve_lm_from_settings(
@@ -242,6 +283,7 @@ def resolve_lm_from_settings(
         seed=settings.seed,
         num_retries=settings.num_retries,
         cache=settings.cache,
+        timeout=settings.timeout,
         response_format=settings.response_format,
         **kwargs,
     )

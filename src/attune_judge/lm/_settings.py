@@ -27,6 +27,7 @@ ENV_VARS: dict[str, str] = {
     "max_tokens": "ATTUNE_MAX_TOKENS",
     "seed": "ATTUNE_SEED",
     "num_retries": "ATTUNE_NUM_RETRIES",
+    "timeout": "ATTUNE_TIMEOUT",
     "cache": "ATTUNE_CACHE",
     "cache_dir": "ATTUNE_CACHE_DIR",
     "response_format": "ATTUNE_RESPONSE_FORMAT",
@@ -49,8 +50,10 @@ class LMSettings(BaseModel):
     """Maximum tokens per model answer."""
     seed: int | None = None
     """Sampling seed, passed to providers that accept one."""
-    num_retries: int = 2
-    """DSPy's own retries (exponential backoff) for rate limits, timeouts, connection errors."""
+    num_retries: int = 0
+    """DSPy's own retries. Keep 0: the runner is the one retry layer (attempts = requests)."""
+    timeout: float | None = None
+    """Seconds one request may take (``ATTUNE_TIMEOUT``); ``None``: 120."""
     cache: bool = True
     """Use DSPy's request cache (a repeated request makes no model call)."""
     cache_dir: str | None = None
