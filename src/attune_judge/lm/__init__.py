@@ -9,6 +9,7 @@ from attune_judge.lm._adapter import make_adapter, output_schema, response_forma
 from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
+from attune_judge.lm._prefix import check_provider_prefix, suggest_model
 from attune_judge.lm._resolve import (
     DEFAULT_TIMEOUT_S,
     KEY_ENV_VARS,
@@ -22,7 +23,7 @@ from attune_judge.lm._resolve import (
     resolve_lm_from_settings,
     resolve_timeout,
 )
-from attune_judge.lm._settings import ENV_VARS, LMSettings, ResponseFormat
+from attune_judge.lm._settings import ENV_VARS, LMSettings, ModelOptions, ResponseFormat
 from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
 from attune_judge.lm._untrusted import (
     QUOTED_PREFIX,
@@ -43,9 +44,11 @@ __all__ = [
     "CallRecorder",
     "LMSettings",
     "LocalEngine",
+    "ModelOptions",
     "RecordedCall",
     "ResponseFormat",
     "check_api_base",
+    "check_provider_prefix",
     "check_value",
     "configure_cache",
     "default_gguf_path",
@@ -72,5 +75,6 @@ __all__ = [
     "response_format_for",
     "retry_after_of",
     "strict_parse",
+    "suggest_model",
     "untrusted",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from attune_judge.errors import UserError
+from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat
 
 if TYPE_CHECKING:
@@ -167,6 +168,7 @@ def resolve_lm(
         the runner is the one retry layer, so that every request is counted as an attempt.
     timeout
         Seconds one request may take (connect + answer); default ``ATTUNE_TIMEOUT`` or 120.
+        The embedded model runs in-process and ignores it.
     cache
         Use DSPy's request cache.
     response_format
@@ -185,7 +187,7 @@ def resolve_lm(
     ------
     UserError
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
-        missing local model files.
+        missing local model files, a model string without a provider prefix (suggests one).
     """
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -213,6 +215,7 @@ def resolve_lm(
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
     else:
+        check_provider_prefix(model)
         _check_provider(model)
         api_key = _check_key(model, api_base)
         if api_base is not None:
