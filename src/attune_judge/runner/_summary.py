@@ -148,7 +148,9 @@ def summarize(
             if model in models:
                 models[model]["score"] = interval
         judges_out[jid] = {"label": labels[jid], "models": models}
-    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": totals["missing"] == 0}
+    # complete: every planned judgment is there, and the run scored something
+    complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
+    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
     run.update(run_info or {})
     return {"run": run, "judges": judges_out}
 
