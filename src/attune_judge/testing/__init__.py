@@ -12,7 +12,12 @@ from attune_judge.testing._common import (
     timeout_error,
 )
 from attune_judge.testing._replay import AsyncReplayEngine, MissingRecordingError, ReplayEngine
-from attune_judge.testing._scripted import AsyncScriptedEngine, Messages, ScriptedEngine
+from attune_judge.testing._scripted import (
+    AsyncScriptedEngine,
+    Messages,
+    ScriptedEngine,
+    ScriptedReply,
+)
 
 __all__ = [
     "AsyncReplayEngine",
@@ -21,6 +26,7 @@ __all__ = [
     "MissingRecordingError",
     "ReplayEngine",
     "ScriptedEngine",
+    "ScriptedReply",
     "make_response",
     "rate_limit_error",
     "request_key",
