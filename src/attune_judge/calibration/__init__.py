@@ -101,6 +101,13 @@ from attune_judge.calibration._preference import (
     preference_agreement,
     scores_to_verdict,
 )
+from attune_judge.calibration._preference_baselines import (
+    PreferenceComparison,
+    PreferenceRow,
+    baseline_preferences,
+    compare_preferences,
+    preference_comparison_markdown,
+)
 from attune_judge.calibration._rank_agreement import (
     KendallW,
     KendallWInterval,
@@ -168,6 +175,8 @@ __all__ = [
     "PairwiseMatrix",
     "PositionBias",
     "PreferenceAgreement",
+    "PreferenceComparison",
+    "PreferenceRow",
     "RankProbabilities",
     "RankSets",
     "RatingTable",
@@ -176,6 +185,7 @@ __all__ = [
     "alpha_with_judge",
     "alternative_annotator_test",
     "arena_rank_upper_bound",
+    "baseline_preferences",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
@@ -183,6 +193,7 @@ __all__ = [
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",
+    "compare_preferences",
     "fdr_adjust",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
@@ -217,6 +228,7 @@ __all__ = [
     "ppi_means",
     "ppi_plus_mean",
     "preference_agreement",
+    "preference_comparison_markdown",
     "preference_markdown",
     "rank_confidence_sets",
     "rank_probabilities",

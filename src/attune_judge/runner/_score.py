@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
@@ -27,7 +28,9 @@ __all__ = [
     "ScoreConfig",
     "build_score_judge",
     "execution_options",
+    "rubric_kind",
     "run_score",
+    "score_items",
 ]
 
 
@@ -130,6 +133,25 @@ def build_score_judge(config: ScoreConfig) -> Judge:
     )
 
 
+def rubric_kind(rubric: str) -> str:
+    """``reference``, ``pairwise`` or ``behaviour`` of a rubric name/file (baselines:
+    ``reference``)."""
+    from attune_judge.judges import BASELINES
+    from attune_judge.rubrics import load_rubric
+
+    return "reference" if rubric in BASELINES else load_rubric(rubric).kind
+
+
+def score_items(config: ScoreConfig) -> list[JudgeItem]:
+    """The items ``config`` judges: pairs for a pairwise rubric (the participants'
+    comparisons, plus candidate pairs with ``--candidates``), else one item per candidate."""
+    if rubric_kind(config.rubric) == "pairwise":
+        from attune_judge.runner._pairs import load_pairwise_items
+
+        return load_pairwise_items(config.data, candidates=config.candidates, models=config.models)
+    return load_judge_items(config.data, candidates=config.candidates, models=config.models)
+
+
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = config.model_dump(mode="json")
     args.pop("quiet", None)
@@ -171,7 +193,7 @@ def run_score(
     UserError
         Bad data, candidates, rubric or model; a run directory holding another run.
     """
-    items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
+    items = score_items(config)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
     paths = [config.data] + ([config.candidates] if config.candidates else [])
