@@ -112,6 +112,7 @@ class BehaviourJudge:
         scores = {i: 1.0 if a == "yes" else 0.0 for i, a in answers.items()}
         overall, normalized = self.rubric.aggregate(scores)
         details["answers"] = answers
+        details["requests"] = outcome.requests
         if self.reasoning:
             details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
         return item_judgment(
@@ -122,11 +123,17 @@ class BehaviourJudge:
             scores=scores,
             overall=overall,
             normalized=normalized,
+            raw_output=outcome.raw,
             details=details,
         )
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
-        return {"conversation": format_conversation(item.context), "reply": item.candidate}
+        from attune_judge.lm import untrusted
+
+        return {
+            "conversation": format_conversation(item.context),
+            "reply": untrusted(item.candidate),
+        }
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Judge one item (never raises for model-side failures)."""

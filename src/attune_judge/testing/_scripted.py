@@ -19,10 +19,23 @@ if TYPE_CHECKING:
     import dspy
     from dspy.lm15 import Request, Response
 
-__all__ = ["AsyncScriptedEngine", "Messages", "ScriptedEngine"]
+__all__ = ["AsyncScriptedEngine", "Messages", "ScriptedEngine", "ScriptedReply", "truncated"]
 
 Messages = list[dict[str, str]]
 """OpenAI-style chat messages (``system`` first), as the responder and injectors see them."""
+
+
+class ScriptedReply(str):
+    """A scripted reply text with the ``finish_reason`` the engine reports (``stop``)."""
+
+    finish_reason: str = "stop"
+
+
+def truncated(text: str) -> ScriptedReply:
+    """A reply reported as cut off by the token limit (``finish_reason = "length"``)."""
+    reply = ScriptedReply(text)
+    reply.finish_reason = "length"
+    return reply
 
 
 class ScriptedEngine:
@@ -96,7 +109,12 @@ class ScriptedEngine:
                 if not self._queue:
                     raise RuntimeError("ScriptedEngine: no more scripted replies")
                 text = self._queue.popleft()
-        return make_response(text, model=self.model, prompt_tokens=prompt_size(messages))
+        return make_response(
+            text,
+            model=self.model,
+            prompt_tokens=prompt_size(messages),
+            finish_reason=getattr(text, "finish_reason", "stop"),
+        )
 
     def complete(self, request: Request) -> Response:
         """Answer one request (the DSPy engine contract)."""
