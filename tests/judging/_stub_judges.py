@@ -34,3 +34,19 @@ def read_jsonl_rows(path: object) -> list[dict[str, Any]]:
 
     with Path(str(path)).open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def requested_fields(body: dict[str, Any]) -> list[str]:
+    """Output field names a DSPy JSON request asks for (from its closing instruction)."""
+    import re
+
+    user = body["messages"][-1]["content"]
+    tail = user.rsplit("Respond with a JSON object", 1)[-1]
+    return re.findall(r"`([A-Za-z0-9_]+)`", tail)
+
+
+def behaviour_rule(body: dict[str, Any]) -> str:
+    """A behaviour judge that says yes to items with an odd number (B1, B3, B13, ...)."""
+    fields = requested_fields(body)
+    answers = {f: "yes" if int(f[1:]) % 2 else "no" for f in fields if f.startswith("B")}
+    return json.dumps(answers)

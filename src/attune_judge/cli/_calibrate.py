@@ -277,7 +277,16 @@ def calibrate(
     hum = read_jsonl(hpath, Rating)
     jkind = _record_kind(jpath)
     if jkind == "judgment":
-        jud = cal.judgments_to_ratings(read_jsonl(jpath, Judgment, tolerate_torn_tail=True))
+        judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
+        behaviour = cal.judgments_to_behaviour_ratings(judgments)
+        if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
+            res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)
+            _emit(cal.behaviour_markdown(res), res.model_dump(), as_json, output)
+            if out is not None:
+                block = cal.behaviour_block(res)
+                _write_run(out, {"kind": "calibration", "calibration": block}, arguments)
+            return
+        jud = cal.judgments_to_ratings(judgments)
     elif jkind == "rating":
         jud = read_jsonl(jpath, Rating)
     else:

@@ -23,7 +23,7 @@ from attune_judge.judges._baselines import (
     token_f1,
     tokens,
 )
-from attune_judge.judges._behaviour import BehaviourJudge, behaviour_signature
+from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
 from attune_judge.judges._factory import BASELINES, build_judge, build_jury, resolve_judge_lm
 from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
 from attune_judge.judges._jury import Jury, JuryMethod, combine
@@ -50,6 +50,7 @@ __all__ = [
     "ReferenceJudge",
     "acall_program",
     "attach_behaviour_items",
+    "behaviour_score",
     "behaviour_signature",
     "build_judge",
     "build_jury",

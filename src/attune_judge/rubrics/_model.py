@@ -59,6 +59,10 @@ class Criterion(_Strict):
     """Description of what a score level means, per level (levels must lie in the scale)."""
     category: str | None = None
     """Optional grouping (behaviour category, emotional-intelligence branch, ...)."""
+    polarity: Literal["positive", "negative", "neutral"] | None = None
+    """Behaviour items: whether ``yes`` counts for (``positive``) or against (``negative``) the
+    reply, or not at all (``neutral``: answered and compared, left out of the score).
+    ``None`` means ``positive``."""
 
     @field_validator("id")
     @classmethod
@@ -140,6 +144,10 @@ class Rubric(_Strict):
             missing = [c.id for c in self.criteria if c.scale is None]
             if missing:
                 raise ValueError(f"reference rubric criteria need a scale: {missing}")
+        if self.kind != "behaviour":
+            polar = [c.id for c in self.criteria if c.polarity is not None]
+            if polar:
+                raise ValueError(f"polarity is for behaviour items only: {polar}")
         if self.kind == "behaviour":
             wrong = [
                 c.id
@@ -160,9 +168,11 @@ class Rubric(_Strict):
     @property
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of the whole rubric (sorted keys, no whitespace)."""
-        canonical = json.dumps(
-            self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-        )
+        data = self.model_dump(mode="json")
+        for criterion in data["criteria"]:  # rubrics without polarities keep their old hashes
+            if criterion.get("polarity") is None:
+                criterion.pop("polarity", None)
+        canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
     def criterion(self, criterion_id: str) -> Criterion:
