@@ -173,5 +173,5 @@ def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(behaviour.judge, [asked, asked]))
     assert [r.status for r in results] == ["ok", "ok"]
-    assert all(set(r.scores) == {"B1", "B13"} for r in results)
+    assert all(set(r.scores) == {"B1:observed", "B13:observed"} for r in results)
     assert len(_local._MODELS) == 1

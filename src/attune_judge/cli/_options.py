@@ -120,7 +120,7 @@ TimeoutOption = Annotated[
     typer.Option(
         "--timeout",
         min=0.001,
-        help="Seconds one request may take (default: the client's).",
+        help="Seconds one request may take (default 120).",
         envvar="ATTUNE_TIMEOUT",
     ),
 ]

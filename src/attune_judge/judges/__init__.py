@@ -23,7 +23,7 @@ from attune_judge.judges._baselines import (
     token_f1,
     tokens,
 )
-from attune_judge.judges._behaviour import BehaviourJudge, behaviour_signature
+from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
 from attune_judge.judges._criterion import (
     SCORE_MODES,
     CriterionJudge,
@@ -74,6 +74,7 @@ __all__ = [
     "ScoreMode",
     "acall_program",
     "attach_behaviour_items",
+    "behaviour_score",
     "behaviour_signature",
     "build_judge",
     "build_jury",

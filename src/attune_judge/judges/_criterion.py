@@ -18,6 +18,7 @@ costs nothing, and the runner resumes judgments like any other judge's.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -49,6 +50,8 @@ from attune_judge.rubrics import Criterion, Rubric
 
 __all__ = ["SCORE_MODES", "CriterionJudge", "ScoreMode", "default_score_mode"]
 
+log = logging.getLogger(__name__)
+
 PROGRAM_VERSION = "1"
 ScoreMode = Literal["sampled", "expected"]
 SCORE_MODES: tuple[ScoreMode, ...] = ("sampled", "expected")
@@ -71,8 +74,11 @@ class _Answer:
         self.text: str = ""
         self.status = "ok"
         self.error: str | None = None
+        self.reason: str | None = None
         self.retryable = False
+        self.retry_after_s: float | None = None
         self.usage = TokenUsage()
+        self.requests = 1
 
 
 class CriterionJudge:
@@ -181,6 +187,7 @@ class CriterionJudge:
             level = _parse_level(answer.text, labels)
             if level is None:
                 answer.status = "parse_error"
+                answer.reason = "invalid_value" if answer.text.strip() else "empty"
                 answer.error = f"{criterion.id}: answer {answer.text!r} is not one of the levels"
             else:
                 answer.score = float(level)
@@ -193,6 +200,7 @@ class CriterionJudge:
         position = position_logprobs(response.logprobs)
         if position is None:
             answer.status = "parse_error"
+            answer.reason = "empty"
             answer.error = f"{criterion.id}: empty answer (no score token)"
             return
         token, top = position
@@ -200,11 +208,13 @@ class CriterionJudge:
             dist = read_distribution(top, labels, answer_token=token)
         except ValueError:
             answer.status = "parse_error"
+            answer.reason = "out_of_scale"
             answer.error = f"{criterion.id}: no probability on the scale's tokens"
             return
         answer.distribution = dist
         if dist.out_of_scale > self.max_out_of_scale:
             answer.status = "parse_error"
+            answer.reason = "out_of_scale"
             answer.error = (
                 f"{criterion.id}: {dist.out_of_scale:.2f} of the probability lies outside the "
                 f"scale's tokens (limit {self.max_out_of_scale:.2f})"
@@ -217,31 +227,46 @@ class CriterionJudge:
         from dspy.utils.usage_tracker import track_usage
 
         answer = _Answer()
+        request = self._request(criterion, item)
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
-                response = self.lm(self._request(criterion, item))
+                response = self.lm(request)
             except UserError:
                 raise
             except Exception as exc:
                 return _failed(answer, exc, tracker)
-        answer.usage = _usage(tracker, 1)
-        self._read(criterion, response, answer)
-        return answer
+        return self._done(criterion, request, response, answer, tracker, False)
 
     async def _aask(self, criterion: Criterion, item: JudgeItem) -> _Answer:
         import dspy
         from dspy.utils.usage_tracker import track_usage
 
         answer = _Answer()
+        request = self._request(criterion, item)
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
-                response = await self.lm.acall(self._request(criterion, item))
+                response = await self.lm.acall(request)
             except UserError:
                 raise
             except Exception as exc:
                 return _failed(answer, exc, tracker)
+        return self._done(criterion, request, response, answer, tracker, True)
+
+    def _done(
+        self,
+        criterion: Criterion,
+        request: Any,
+        response: Any,
+        answer: _Answer,
+        tracker: Any,
+        asynchronous: bool,
+    ) -> _Answer:
         answer.usage = _usage(tracker, 1)
+        # a cached answer carries no usage (DSPy clears it: nothing was sent)
+        answer.requests = 1 if answer.usage.prompt_tokens or answer.usage.completion_tokens else 0
         self._read(criterion, response, answer)
+        if answer.status == "parse_error":
+            _evict(self.lm, request, asynchronous)
         return answer
 
     # --- one item ------------------------------------------------------------------------
@@ -260,7 +285,11 @@ class CriterionJudge:
         usage = TokenUsage()
         for a in answers.values():
             usage = add_usage(usage, a.usage)
-        details: dict[str, Any] = {"score_mode": self.score_mode, "per_criterion": True}
+        details: dict[str, Any] = {
+            "score_mode": self.score_mode,
+            "per_criterion": True,
+            "requests": sum(a.requests for a in answers.values()),
+        }
         dists = {k: a.distribution.model_dump() for k, a in answers.items() if a.distribution}
         if dists:
             details["distributions"] = dists
@@ -273,9 +302,14 @@ class CriterionJudge:
                 else ("parse_error")
             )
             if status == "lm_error":
-                details["retryable"] = all(
-                    a.retryable for a in failed.values() if a.status == "lm_error"
-                )
+                errors = [a for a in failed.values() if a.status == "lm_error"]
+                details["retryable"] = all(a.retryable for a in errors)
+                waits = [a.retry_after_s for a in errors if a.retry_after_s is not None]
+                if waits:
+                    details["retry_after_s"] = max(waits)
+            else:
+                details["reason"] = next(a.reason for a in failed.values()) or "invalid_value"
+                details["reasons"] = {k: a.reason for k, a in failed.items()}
             return item_judgment(
                 item,
                 self.judge_id,
@@ -333,13 +367,37 @@ class CriterionJudge:
 
 
 def _failed(answer: _Answer, exc: Exception, tracker: Any) -> _Answer:
-    outcome = _failure(exc)
+    outcome = _failure(exc, None)
     answer.status = outcome.status
     answer.error = outcome.error
+    answer.reason = outcome.reason
     answer.retryable = outcome.retryable
+    answer.retry_after_s = outcome.retry_after_s
     answer.text = outcome.raw or ""
     answer.usage = _usage(tracker, 1)
     return answer
+
+
+def _evict(lm: Any, request: Any, asynchronous: bool) -> None:
+    """Remove a failed answer from DSPy's request cache (never replayed into a later run)."""
+    try:
+        import dspy
+        from dspy.clients.execution import IGNORED_CACHE_KEYS, prepare
+
+        prepared = prepare(lm, request, None, {}, asynchronous=asynchronous)
+        if not prepared.cache:
+            return
+        cache = dspy.cache
+        key = cache.cache_key(prepared.key(lm, asynchronous), IGNORED_CACHE_KEYS)
+        with cache._lock:
+            cache.memory_cache.pop(key, None)
+        disk = cache.disk_cache
+        if isinstance(disk, dict):
+            disk.pop(key, None)
+        else:
+            disk.delete(key)
+    except Exception as exc:  # pragma: no cover - depends on DSPy internals
+        log.warning("could not evict a failed answer from the request cache: %s", exc)
 
 
 _LEVEL = re.compile(r"^\s*([A-Za-z]+|\d+)\s*\.?\s*$")

@@ -11,6 +11,7 @@ prefix (``Rating:`` / ``Answer:``) prefilled, which puts the next token at the s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,10 +27,34 @@ __all__ = [
     "answer_prefix",
     "criterion_labels",
     "criterion_messages",
+    "untrusted_text",
 ]
 
 CHECKLIST_LABELS: dict[int, tuple[str, ...]] = {0: ("no",), 1: ("yes",)}
 """Checklist answers: level 0 = no, 1 = yes (spellings compared case-insensitively)."""
+
+_LABEL = re.compile(
+    r"^([ \t>*_\-\"'`]*)(conversation|reply to evaluate|reference reply|criterion|question|"
+    r"rating|answer|score)\b[^\n:：]{0,40}[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def untrusted_text(text: str) -> str:
+    """``text`` safe to embed: speakers and markers neutralised (:func:`attune_judge.lm.untrusted`)
+    and lines that start like this prompt's own labels (``Rating:``, ``Criterion:``, ...)
+    prefixed with ``(quoted)``, so a reply cannot write its own score line."""
+    from attune_judge.lm import untrusted
+
+    return _quote_labels(untrusted(text))
+
+
+def _quote_labels(text: str) -> str:
+    from attune_judge.lm import QUOTED_PREFIX
+
+    if ":" not in text and "：" not in text:
+        return text
+    return _LABEL.sub(lambda m: QUOTED_PREFIX + m.group(0), text)
 
 
 class CriterionDemo(BaseModel):
@@ -90,9 +115,11 @@ def _user_text(
     candidate: str,
     reference: str | None,
 ) -> str:
-    parts = [f"Conversation:\n{conversation}", f"Reply to evaluate:\n{candidate}"]
+    parts = [f"Conversation:\n{conversation}", f"Reply to evaluate:\n{untrusted_text(candidate)}"]
     if reference is not None:
-        parts.append(f"Reference reply (the one the person preferred):\n{reference}")
+        parts.append(
+            f"Reference reply (the one the person preferred):\n{untrusted_text(reference)}"
+        )
     parts += [_criterion_text(rubric, criterion), _answer_rule(rubric, criterion)]
     return "\n\n".join(parts)
 
@@ -131,16 +158,18 @@ def criterion_messages(
     messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
     prefix = answer_prefix(rubric)
     for demo in demos:
-        text = _user_text(rubric, criterion, demo.conversation, demo.candidate, None)
+        # a demo's conversation is already formatted (speaker labels kept; its texts were
+        # neutralised by format_conversation)
+        conversation = _quote_labels(demo.conversation)
+        text = _user_text(rubric, criterion, conversation, demo.candidate, None)
         answer = _demo_answer(rubric, demo)
         messages.append({"role": "user", "content": text})
         messages.append(
             {"role": "assistant", "content": f"{prefix} {answer}" if prefill else answer}
         )
     reference = (item.reference or "") if use_reference else None
-    user = _user_text(
-        rubric, criterion, format_conversation(item.context), item.candidate, reference
-    )
+    conversation = _quote_labels(format_conversation(item.context))
+    user = _user_text(rubric, criterion, conversation, item.candidate, reference)
     messages.append({"role": "user", "content": user})
     if prefill:
         messages.append({"role": "assistant", "content": prefix})

@@ -60,8 +60,10 @@ class Criterion(_Strict):
     category: str | None = None
     """Optional grouping (behaviour category, emotional-intelligence branch, ...); in a
     ``checklist`` rubric, the dimension (score name) the question counts towards."""
-    polarity: Literal["positive", "negative"] | None = None
-    """``checklist`` questions only: ``positive`` (yes is good) or ``negative`` (yes is bad)."""
+    polarity: Literal["positive", "negative", "neutral"] | None = None
+    """Behaviour items: whether ``yes`` counts for (``positive``) or against (``negative``) the
+    reply, or not at all (``neutral``: answered and compared, left out of the score).
+    ``None`` means ``positive``. Checklist questions: required, ``positive`` or ``negative``."""
 
     @field_validator("id")
     @classmethod
@@ -146,6 +148,10 @@ class Rubric(_Strict):
             missing = [c.id for c in self.criteria if c.scale is None]
             if missing:
                 raise ValueError(f"reference rubric criteria need a scale: {missing}")
+        if self.kind not in ("behaviour", "checklist"):
+            polar = [c.id for c in self.criteria if c.polarity is not None]
+            if polar:
+                raise ValueError(f"polarity is for behaviour items and checklists only: {polar}")
         if self.kind == "behaviour":
             wrong = [
                 c.id
@@ -168,13 +174,10 @@ class Rubric(_Strict):
         if self.kind != "checklist":
             if self.scale is not None:
                 raise ValueError("a rubric-level scale is only for checklist rubrics")
-            polar = [c.id for c in self.criteria if c.polarity is not None]
-            if polar:
-                raise ValueError(f"polarity is only for checklist questions: {polar}")
             return
         if self.scale is None:
             raise ValueError("a checklist rubric needs a scale (what its dimensions map to)")
-        missing = [c.id for c in self.criteria if c.polarity is None]
+        missing = [c.id for c in self.criteria if c.polarity not in ("positive", "negative")]
         if missing:
             raise ValueError(f"checklist questions need a polarity (positive/negative): {missing}")
         scaled = [c.id for c in self.criteria if c.scale is not None or c.anchors]
@@ -228,7 +231,7 @@ class Rubric(_Strict):
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON of the whole rubric (sorted keys, no whitespace).
 
-        The checklist fields (``scale``, ``polarity``) are left out while unset, so adding
+        The fields added later (``scale``, ``polarity``) are left out while unset, so adding
         them to the format kept the hashes of every earlier rubric.
         """
         data = self.model_dump(mode="json")

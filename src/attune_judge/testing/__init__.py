@@ -17,6 +17,8 @@ from attune_judge.testing._scripted import (
     Messages,
     ScriptedEngine,
     ScriptedReply,
+    TokenReply,
+    truncated,
 )
 
 __all__ = [
@@ -27,9 +29,11 @@ __all__ = [
     "ReplayEngine",
     "ScriptedEngine",
     "ScriptedReply",
+    "TokenReply",
     "make_response",
     "rate_limit_error",
     "request_key",
     "request_messages",
     "timeout_error",
+    "truncated",
 ]

@@ -20,14 +20,27 @@ if TYPE_CHECKING:
     import dspy
     from dspy.lm15 import Request, Response
 
-__all__ = ["AsyncScriptedEngine", "Messages", "ScriptedEngine", "ScriptedReply"]
+__all__ = [
+    "AsyncScriptedEngine",
+    "Messages",
+    "ScriptedEngine",
+    "ScriptedReply",
+    "TokenReply",
+    "truncated",
+]
 
 Messages = list[dict[str, str]]
 """OpenAI-style chat messages (``system`` first), as the responder and injectors see them."""
 
 
+class ScriptedReply(str):
+    """A scripted reply text with the ``finish_reason`` the engine reports (``stop``)."""
+
+    finish_reason: str = "stop"
+
+
 @dataclass(frozen=True)
-class ScriptedReply:
+class TokenReply:
     """A reply with token log-probabilities, as a server returning ``logprobs`` gives them.
 
     ``tokens`` holds one mapping per generated token: alternative text -> natural-log
@@ -40,7 +53,7 @@ class ScriptedReply:
     tokens: tuple[dict[str, float], ...] = ()
 
 
-def _with_logprobs(response: Response, reply: ScriptedReply, top_n: int) -> Response:
+def _with_logprobs(response: Response, reply: TokenReply, top_n: int) -> Response:
     from dataclasses import replace
 
     from dspy.lm15 import TokenLogprob, TopLogprob
@@ -53,6 +66,13 @@ def _with_logprobs(response: Response, reply: ScriptedReply, top_n: int) -> Resp
     return replace(response, logprobs=tuple(entries) or None)
 
 
+def truncated(text: str) -> ScriptedReply:
+    """A reply reported as cut off by the token limit (``finish_reason = "length"``)."""
+    reply = ScriptedReply(text)
+    reply.finish_reason = "length"
+    return reply
+
+
 class ScriptedEngine:
     """A sync DSPy engine whose replies come from a responder function or a queue.
 
@@ -60,8 +80,8 @@ class ScriptedEngine:
     ----------
     responder
         Either a function ``messages -> reply`` or an iterable of replies used in order (an
-        exhausted queue raises ``RuntimeError``). A reply is a text, or a
-        :class:`ScriptedReply` carrying token log-probabilities.
+        exhausted queue raises ``RuntimeError``). A reply is a text, a :class:`ScriptedReply`
+        (with a finish reason), or a :class:`TokenReply` carrying token log-probabilities.
     latency_s
         Seconds to sleep per call (simulates a remote model; ``asyncio.sleep`` on async).
     fail
@@ -83,14 +103,14 @@ class ScriptedEngine:
 
     def __init__(
         self,
-        responder: Callable[[Messages], str | ScriptedReply] | Iterable[str | ScriptedReply],
+        responder: Callable[[Messages], str | TokenReply] | Iterable[str | TokenReply],
         *,
         latency_s: float = 0.0,
         fail: Callable[[Messages], BaseException | None] | None = None,
         model: str = "scripted",
     ) -> None:
-        self._function: Callable[[Messages], str | ScriptedReply] | None
-        self._queue: deque[str | ScriptedReply] | None
+        self._function: Callable[[Messages], str | TokenReply] | None
+        self._queue: deque[str | TokenReply] | None
         if callable(responder):
             self._function, self._queue = responder, None
         else:
@@ -125,13 +145,18 @@ class ScriptedEngine:
                 if not self._queue:
                     raise RuntimeError("ScriptedEngine: no more scripted replies")
                 text = self._queue.popleft()
-        if isinstance(text, ScriptedReply):
+        if isinstance(text, TokenReply):
             response = make_response(
                 text.text, model=self.model, prompt_tokens=prompt_size(messages)
             )
             top_n = request.config.logprobs
             return response if top_n is None else _with_logprobs(response, text, top_n)
-        return make_response(text, model=self.model, prompt_tokens=prompt_size(messages))
+        return make_response(
+            text,
+            model=self.model,
+            prompt_tokens=prompt_size(messages),
+            finish_reason=getattr(text, "finish_reason", "stop"),
+        )
 
     def complete(self, request: Request) -> Response:
         """Answer one request (the DSPy engine contract)."""
