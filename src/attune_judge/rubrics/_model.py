@@ -151,7 +151,9 @@ class Rubric(_Strict):
         if self.kind not in ("behaviour", "checklist"):
             polar = [c.id for c in self.criteria if c.polarity is not None]
             if polar:
-                raise ValueError(f"polarity is for behaviour items and checklists only: {polar}")
+                raise ValueError(
+                    f"polarity is for behaviour items only (and checklist questions): {polar}"
+                )
         if self.kind == "behaviour":
             wrong = [
                 c.id
