@@ -165,7 +165,7 @@ def test_behaviour_items_are_strict(item: JudgeItem, answer: object, reason: str
     result = build_judge("attunebench-behaviours", ScriptedEngine(lambda m: text).lm()).judge(probe)
     if reason is None:
         assert result.status == "ok"
-        assert result.scores[ids[0]] == (1.0 if str(answer).lower() == "yes" else 0.0)
+        assert result.scores[f"{ids[0]}:observed"] == (1.0 if str(answer).lower() == "yes" else 0.0)
     else:
         assert result.status == "parse_error" and result.details["reason"] == reason
         assert result.scores == {}

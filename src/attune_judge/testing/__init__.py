@@ -25,6 +25,7 @@ from attune_judge.testing._scripted import (
     Messages,
     ScriptedEngine,
     ScriptedReply,
+    TokenReply,
     truncated,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "ScriptedEngine",
     "ScriptedReply",
     "ServedRequest",
+    "TokenReply",
     "answer_for_schema",
     "make_response",
     "rate_limit_error",
