@@ -8,10 +8,20 @@ from typing import Annotated
 import typer
 
 from attune_judge.cli._options import (
+    ApiBaseOption,
     ExecutorKind,
     ExecutorOption,
+    LmOption,
+    MaxTokensOption,
+    PerCriterionOption,
     RayAddressOption,
+    ResponseFormatOption,
+    ScoreModeOption,
+    SeedOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
+    model_options,
 )
 
 __all__ = ["register"]
@@ -57,7 +67,7 @@ def demo(
 
 
 def validate(
-    lm: Annotated[str, typer.Option(help="Judge model string (local, openai/...).")],
+    lm: LmOption,
     set_name: Annotated[
         str,
         typer.Option(
@@ -71,14 +81,18 @@ def validate(
         int | None, typer.Option(min=2, help="Judge only the first N items of the set.")
     ] = None,
     replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed (bootstrap, model where supported).")] = 0,
-    api_base: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
-    ] = None,
+    seed: SeedOption = 0,
+    api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     ray_address: RayAddressOption = None,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
     from attune_judge.demo import validate_judge
@@ -98,6 +112,14 @@ def validate(
         executor=executor.value,
         workers=workers,
         ray_address=ray_address,
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
+        model_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ),
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

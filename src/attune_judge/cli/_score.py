@@ -13,15 +13,25 @@ from attune_judge.cli._options import (
     CandidatesOption,
     ExecutorKind,
     ExecutorOption,
+    LmOption,
     MaxFailureRateOption,
     MaxRetriesOption,
+    MaxTokensOption,
     ModelsOption,
+    ParseRetriesOption,
+    PerCriterionOption,
     QuietOption,
     RayAddressOption,
+    ResponseFormatOption,
     RunDirOption,
+    ScoreModeOption,
+    SeedOption,
+    TemperatureOption,
+    TimeoutOption,
     WorkersOption,
     exit_if_stopped,
     interval_cell,
+    model_options,
     setup_logging,
     split_csv,
 )
@@ -41,11 +51,32 @@ def _print_result(result: RunResult) -> None:
     )
     for jid, block in result.summary["judges"].items():
         print(f"judge {jid} ({block['label']})")
-        for model, m in block["models"].items():
+        for model, m in block["models"].items() if not block.get("pairwise") else ():
             score: dict[str, Any] = m.get("score") or {}
             cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
+        if block.get("pairwise"):
+            _print_pairwise(block["pairwise"])
+
+
+def _print_pairwise(p: dict[str, Any]) -> None:
+    v = p["verdicts"]
+    print(
+        f"  pairs judged in both orders: {p['n_pairs']} (A {v['A']}, B {v['B']}, tie {v['tie']}, "
+        f"inconsistent {v['inconsistent']})"
+    )
+    for pair, c in p["by_pair"].items():
+        wins = ", ".join(f"{name} {n}" for name, n in c["wins"].items())
+        print(f"    {pair}: {wins}, tie {c['ties']}, inconsistent {c['inconsistent']}")
+    bias = p.get("position_bias")
+    if bias:
+        first, flip = bias["first_position_win_rate"], bias["flip_rate"]
+        print(
+            "  position bias: first-position win rate "
+            f"{interval_cell(first['estimate'], first['lower'], first['upper'])} (0.5 = none), "
+            f"flip rate {interval_cell(flip['estimate'], flip['lower'], flip['upper'])}"
+        )
 
 
 def _write_full_report(run_dir: Path) -> None:
@@ -74,38 +105,72 @@ def score(
     rubric: Annotated[
         str, typer.Option(help="Rubric name or YAML file.")
     ] = "attunebench-reference",
-    lm: Annotated[str, typer.Option(help="Judge model string.", envvar="ATTUNE_LM")] = "local",
+    lm: LmOption = "local",
     candidates: CandidatesOption = None,
     models: ModelsOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
-    seed: Annotated[int, typer.Option(help="Seed (bootstrap, retry jitter, model).")] = 0,
+    parse_retries: ParseRetriesOption = 1,
+    seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     ray_address: RayAddressOption = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the model calls through the provider's batch API (openai/<model>; "
+            "about half price, results within the batch window). Batch ids are kept in the "
+            "run directory: the same command resumes polling.",
+        ),
+    ] = False,
+    batch_poll: Annotated[
+        float, typer.Option(min=0.01, help="Seconds between batch status polls.")
+    ] = 30.0,
     quiet: QuietOption = False,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
+    import logging
+
     from attune_judge.runner import ScoreConfig, run_score
 
     setup_logging(quiet)
+    if batch and not quiet:  # submitted / polled / finished lines on stderr
+        logging.getLogger("attune_judge.batch").setLevel(logging.INFO)
     config = ScoreConfig(
         data=data,
         out=out,
         rubric=rubric,
         lm=lm,
         api_base=api_base,
+        model_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ),
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
         candidates=candidates,
         models=split_csv(models),
         max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
+        parse_retries=parse_retries,
         seed=seed,
         executor=executor.value,
         workers=workers,
         ray_address=ray_address,
+        batch=batch,
+        batch_poll_s=batch_poll,
         quiet=quiet,
     )
     result = run_score(config)
@@ -119,17 +184,22 @@ def generate(
     out: Annotated[
         Path, typer.Option("-o", "--out", help="Candidates JSONL (appended, resumable).")
     ],
-    lm: Annotated[str, typer.Option(help="Responder model string.", envvar="ATTUNE_LM")] = "local",
+    lm: LmOption = "local",
     name: Annotated[
         str | None, typer.Option(help="Model name written into the candidates (default: --lm).")
     ] = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Replies in flight.")] = 8,
     max_retries: MaxRetriesOption = 5,
-    seed: Annotated[int, typer.Option(help="Model seed where supported.")] = 0,
+    parse_retries: ParseRetriesOption = 1,
+    seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     ray_address: RayAddressOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Draft a reply at every annotated turn with a model (AttuneBench's draft step)."""
@@ -143,8 +213,14 @@ def generate(
         name=name,
         api_base=api_base,
         seed=seed,
+        model_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ),
         max_concurrency=max_concurrency,
-        retry=RetryPolicy(max_retries=max_retries, seed=seed),
+        retry=RetryPolicy(max_retries=max_retries, seed=seed, parse_retries=parse_retries),
         quiet=quiet,
         executor_kind=executor.value,
         workers=workers,

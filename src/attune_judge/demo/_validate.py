@@ -22,6 +22,7 @@ from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdow
 from attune_judge.demo._report import write_validation_report
 from attune_judge.demo._run import load_calibration_set
 from attune_judge.errors import UserError
+from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 
 __all__ = [
@@ -127,13 +128,31 @@ def _items(spec: ValidationSet, human_ids: set[str], limit: int | None) -> list[
     return items[:limit] if limit else items
 
 
-def validation_judge(rubric: str, lm: str, api_base: str | None, seed: int) -> Any:
+def validation_judge(
+    rubric: str,
+    lm: str,
+    api_base: str | None,
+    seed: int,
+    score_mode: str | None = None,
+    per_criterion: bool = False,
+    model_options: ModelOptions | None = None,
+) -> Any:
     """The judge ``validate`` runs (module level: Ray actors and worker processes build it)."""
     from attune_judge.judges import build_judge
     from attune_judge.lm import configure_cache
+    from attune_judge.runner import judge_mode_options
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
-    return build_judge(rubric, lm, use_reference=False, api_base=api_base, seed=seed, num_retries=0)
+    return build_judge(
+        rubric,
+        lm,
+        **judge_mode_options(rubric, score_mode, per_criterion),
+        use_reference=False,
+        api_base=api_base,
+        seed=seed,
+        num_retries=0,
+        **(model_options.as_kwargs() if model_options is not None else {}),
+    )
 
 
 def validate_judge(
@@ -152,6 +171,10 @@ def validate_judge(
     executor: str = "thread",
     workers: int = 2,
     ray_address: str | None = None,
+    model_options: ModelOptions | None = None,
+    score_mode: str | None = None,
+    per_criterion: bool = False,
+    rubric: str | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -176,6 +199,12 @@ def validate_judge(
     report_files
         Write ``report.md`` / ``report.html`` with figures (``summary.json`` and
         ``validation.md`` are always written).
+    model_options
+        Temperature, max tokens, response format and request timeout of the judge model.
+    score_mode, per_criterion
+        ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
+    rubric
+        Another rubric to judge with (e.g. a checklist); its dimensions must be the set's.
     executor, workers, ray_address
         Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
         processes or actors, each building the judge; see :func:`scaled_executor`).
@@ -194,7 +223,10 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
-    factory = JudgeFactory(validation_judge, (spec.rubric, lm, api_base, seed))
+    factory = JudgeFactory(
+        validation_judge,
+        (rubric or spec.rubric, lm, api_base, seed, score_mode, per_criterion, model_options),
+    )
     if judge is None:
         judge = factory.build()[0]
     elif executor != "thread":
@@ -202,7 +234,7 @@ def validate_judge(
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",
-        rubric=spec.rubric,
+        rubric=rubric or spec.rubric,
         lm=lm,
         api_base=api_base,
         max_concurrency=max_concurrency,

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from attune_judge.errors import UserError
+from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat
 
 if TYPE_CHECKING:
     import dspy
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "KEY_ENV_VARS",
     "check_api_base",
     "configure_cache",
@@ -24,6 +26,7 @@ __all__ = [
     "lm_spec",
     "resolve_lm",
     "resolve_lm_from_settings",
+    "resolve_timeout",
 ]
 
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -140,8 +143,9 @@ def resolve_lm(
     temperature: float = 0.0,
     max_tokens: int = 1024,
     seed: int | None = None,
-    num_retries: int = 2,
+    num_retries: int = 0,
     cache: bool = True,
+    timeout: float | None = None,
     response_format: ResponseFormat | None = None,
     check_connection: bool = True,
     **kwargs: Any,
@@ -160,7 +164,11 @@ def resolve_lm(
     temperature, max_tokens, seed
         Decoding settings.
     num_retries
-        DSPy's retries for transient failures (rate limit, timeout, connection).
+        DSPy's own retries for transient failures. 0 (the default) everywhere in attune-judge:
+        the runner is the one retry layer, so that every request is counted as an attempt.
+    timeout
+        Seconds one request may take (connect + answer); default ``ATTUNE_TIMEOUT`` or 120.
+        The embedded model runs in-process and ignores it.
     cache
         Use DSPy's request cache.
     response_format
@@ -179,7 +187,7 @@ def resolve_lm(
     ------
     UserError
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
-        missing local model files.
+        missing local model files, a model string without a provider prefix (suggests one).
     """
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -198,6 +206,7 @@ def resolve_lm(
         "cache": cache,
         **kwargs,
     }
+    request_timeout = resolve_timeout(timeout)
     if seed is not None:
         lm_kwargs["seed"] = seed
     if model == "local" or model.startswith("local:"):
@@ -206,6 +215,7 @@ def resolve_lm(
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
     else:
+        check_provider_prefix(model)
         _check_provider(model)
         api_key = _check_key(model, api_base)
         if api_base is not None:
@@ -218,10 +228,44 @@ def resolve_lm(
             lm_kwargs.setdefault("engine", "litellm")
         if api_key is not None:
             lm_kwargs["api_key"] = api_key
+        lm_kwargs.setdefault("timeout", request_timeout)
+        if lm_kwargs.get("engine") == "litellm":
+            # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
+            lm_kwargs.setdefault("max_retries", 0)
         lm = dspy.LM(model, **lm_kwargs)
     lm.attune_model = model
     lm.attune_response_format = mode
+    lm.attune_timeout = request_timeout
     return lm
+
+
+DEFAULT_TIMEOUT_S = 120.0
+"""Default bound on one model request, in seconds (``--timeout`` / ``ATTUNE_TIMEOUT``)."""
+
+
+def resolve_timeout(timeout: float | str | None = None) -> float:
+    """``timeout`` if given, else ``ATTUNE_TIMEOUT``, else :data:`DEFAULT_TIMEOUT_S`.
+
+    Raises
+    ------
+    UserError
+        Not a positive number (the message names the option or variable).
+    """
+    origin = "option --timeout"
+    if timeout is None:
+        raw = os.environ.get("ATTUNE_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_TIMEOUT_S
+        timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
+    try:
+        value = float(timeout)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise UserError(
+            f"{origin}: the request timeout must be a positive number of seconds, got {timeout!r}"
+        )
+    return value
 
 
 def resolve_lm_from_settings(
@@ -240,8 +284,9 @@ def resolve_lm_from_settings(
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
         seed=settings.seed,
-        num_retries=settings.num_retries,
+        num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
         cache=settings.cache,
+        timeout=settings.timeout,
         response_format=settings.response_format,
         **kwargs,
     )

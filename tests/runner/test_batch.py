@@ -1,0 +1,121 @@
+"""``score --batch`` against the loopback fake of the files and batches endpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from attune_judge.data import Judgment, read_jsonl
+from attune_judge.errors import UserError
+from attune_judge.runner import ScoreConfig, run_score
+from attune_judge.runner._batch_api import OpenAIBatchClient
+from attune_judge.testing import FakeBatchServer, close_http_clients
+from tests.runner.test_ray_executor import answer, judge_items
+
+pytestmark = pytest.mark.timeout(120)
+
+N = 10
+
+
+def _config(data: Path, out: Path, server: FakeBatchServer, **kw: Any) -> ScoreConfig:
+    return ScoreConfig(
+        data=data,
+        out=out,
+        lm="openai/fake-judge",
+        api_base=server.base_url,
+        batch=True,
+        batch_poll_s=0.01,
+        quiet=True,
+        bootstrap_replicates=200,
+        max_failure_rate=1.0,
+        **kw,
+    )
+
+
+def _lines(run: Path) -> list[Judgment]:
+    return read_jsonl(run / "judgments.jsonl", Judgment)
+
+
+def _scores(run: Path) -> dict[str, str]:
+    ok = [j for j in _lines(run) if j.status == "ok"]
+    return {j.item_id: json.dumps(j.scores, sort_keys=True) for j in ok}
+
+
+def test_batch_equals_direct_calls_and_a_failed_line_is_that_items_lm_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = judge_items(tmp_path / "items.jsonl", N)
+    failed: list[str] = []
+
+    def line_error(custom_id: str, body: dict[str, Any]) -> tuple[int, str] | None:
+        if "(3)" in json.dumps(body) and not failed:  # item i3, the first time only
+            failed.append(custom_id)
+            return 500, "the server fell over"
+        return None
+
+    with FakeBatchServer(answer, line_error=line_error) as server:
+        first = run_score(_config(data, tmp_path / "b", server))
+        assert server.chat_calls == 0 and len(server.uploads) == 1
+        assert first.n_by_status == {"ok": N - 1, "lm_error": 1}
+        (bad,) = [j for j in _lines(tmp_path / "b") if j.status != "ok"]
+        assert bad.item_id == "i3" and "the server fell over" in (bad.error or "")
+        assert "batch-" in (bad.error or "")  # names the batch
+        # resume: only the failed item goes into a new batch
+        again = run_score(_config(data, tmp_path / "b", server))
+        assert again.n_skipped == N - 1 and again.n_by_status == {"ok": 1}
+        assert len(server.uploads) == 2
+        # the same judgments by direct calls (another DSPy cache: the server answers them)
+        monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "cache2"))
+        direct = run_score(
+            _config(data, tmp_path / "d", server).model_copy(update={"batch": False})
+        )
+        assert direct.n_by_status == {"ok": N} and server.chat_calls == N
+        close_http_clients()
+    assert _scores(tmp_path / "b") == _scores(tmp_path / "d")
+    text = (tmp_path / "b" / "batch" / "batches.jsonl").read_text()
+    events = [json.loads(x) for x in text.splitlines()]
+    assert [e["event"] for e in events] == ["submitted", "finished"] * 2
+    assert len(events[0]["keys"]) == N and len(events[2]["keys"]) == 1
+
+
+def test_a_killed_run_resumes_polling_instead_of_resubmitting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = judge_items(tmp_path / "items.jsonl", N)
+    real_status = OpenAIBatchClient.status
+    with FakeBatchServer(answer, polls_to_complete=3) as server:
+
+        def killed(self: OpenAIBatchClient, batch_id: str) -> dict[str, Any]:
+            raise KeyboardInterrupt  # the run dies while it waits for the batch
+
+        monkeypatch.setattr(OpenAIBatchClient, "status", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run_score(_config(data, tmp_path / "r", server))
+        assert len(server.uploads) == 1 and not (tmp_path / "r" / "judgments.jsonl").stat().st_size
+        monkeypatch.setattr(OpenAIBatchClient, "status", real_status)
+        result = run_score(_config(data, tmp_path / "r", server))
+        close_http_clients()
+    assert result.n_by_status == {"ok": N}
+    assert len(server.uploads) == 1 and len(server.batches) == 1  # polled, not paid twice
+    assert server.chat_calls == 0
+
+
+def test_an_expired_batch_is_submitted_again_for_what_it_did_not_answer(tmp_path: Path) -> None:
+    data = judge_items(tmp_path / "items.jsonl", N)
+    with FakeBatchServer(answer, expire_batches=1, expire_answers=4) as server:
+        result = run_score(_config(data, tmp_path / "e", server))
+        close_http_clients()
+    assert result.n_by_status == {"ok": N}
+    sizes = [len(b["_lines"]) for b in server.batches.values()]
+    statuses = [b["status"] for b in server.batches.values()]
+    assert sizes == [N, N - 4] and statuses == ["expired", "completed"]
+
+
+def test_batch_needs_an_openai_compatible_model(tmp_path: Path) -> None:
+    data = judge_items(tmp_path / "items.jsonl", 2)
+    config = ScoreConfig(data=data, out=tmp_path / "x", rubric="lexical", batch=True)
+    with pytest.raises(UserError, match="OpenAI-compatible"):
+        run_score(config)
