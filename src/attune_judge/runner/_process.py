@@ -101,6 +101,9 @@ def _worker_main(
     (SIGKILL, out of memory) exits by itself instead of lingering.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # as resolve_lm does: LiteLLM would otherwise try to download its price list on import
+    # (seconds of retries offline) in every worker
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     parent = multiprocessing.parent_process()
     try:
         judges = {j.judge_id: j for j in factory.build()} if factory is not None else {}

@@ -1,0 +1,168 @@
+"""Scale-out benchmark: the Ray executor with 2 actors vs 1, and the batch path end to end.
+
+Run ``.venv/bin/python benchmarks/bench_scale.py`` (options: ``--n``, ``--latency``,
+``--concurrency``, ``--batch-n``, ``--skip-ray``, ``--skip-batch``). Both parts use the real
+reference-graded judge (``attunebench-reference``, DSPy Signature + JSON adapter).
+
+1. **Ray.** A local Ray cluster (2 CPUs) is started; ``run_score`` runs ``--n`` judgments on a
+   :class:`~attune_judge.testing.ScriptedEngine` with ``--latency`` per call (built inside each
+   actor from the same module-level recipe), ``--concurrency`` in flight, DSPy's cache off,
+   once with 1 actor and once with 2 (actors started before the timed run; their start-up is
+   reported separately). Reported: both walls, ``speedup = wall(1) / wall(2)`` (target >=
+   1.7), each against the ideal ``n * latency / concurrency``.
+2. **Batch.** A loopback :class:`~attune_judge.testing.FakeBatchServer` answers chat
+   completions and batches. ``run_score`` judges ``--batch-n`` items by direct HTTP calls
+   (concurrency ``--concurrency``) and then, into a fresh run directory and cache, with
+   ``batch=True`` (status polled every 0.05 s; the fake finishes a batch on the 3rd poll).
+   Reported: both walls and their ratio, and the batch path's upload/poll counts. The fake
+   answers at once, so this measures the client's own overhead of the batch path (collect,
+   upload, download, answer), not a provider's turnaround (hours, not seconds).
+
+On a shared or loaded machine the figures move a lot: the script prints the load average
+before and after each part; compare ratios from one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_runner import _answer, _items, bench_judge  # noqa: E402
+
+
+def _ray_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    import ray
+
+    from attune_judge.runner import JudgeFactory, RayExecutor, ScoreConfig, run_score
+
+    # actors import this folder's bench_runner (the judge recipe) and run without DSPy's cache
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), str(HERE)) if p
+    )
+    t0 = time.perf_counter()
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        configure_logging=False,
+        log_to_driver=False,
+    )
+    fig: dict[str, object] = {"cluster_start_s": round(time.perf_counter() - t0, 2)}
+    ideal = args.n * args.latency / args.concurrency
+    walls = {}
+    try:
+        for workers in (1, 2):
+            factory = JudgeFactory(bench_judge, (args.latency, False))
+            with RayExecutor(factory, workers=workers, max_concurrency=args.concurrency) as ex:
+                t0 = time.perf_counter()
+                ex.start()
+                fig[f"actors_{workers}_start_s"] = round(time.perf_counter() - t0, 2)
+                config = ScoreConfig(
+                    data=tmp / "items.jsonl",
+                    out=tmp / f"ray-{workers}",
+                    lm="scripted/judge",
+                    max_concurrency=args.concurrency,
+                    quiet=True,
+                )
+                load = os.getloadavg()[0]
+                t0 = time.perf_counter()
+                res = run_score(config, judges=[bench_judge(args.latency, False)], executor=ex)
+                walls[workers] = time.perf_counter() - t0
+                fig[f"workers_{workers}"] = {
+                    "wall_s": round(walls[workers], 3),
+                    "ratio_to_ideal": round(walls[workers] / ideal, 3),
+                    "n_by_status": res.n_by_status,
+                    "loadavg_1min_before": round(load, 2),
+                }
+    finally:
+        ray.shutdown()
+    fig["ideal_s"] = round(ideal, 3)
+    fig["speedup_2_vs_1"] = round(walls[1] / walls[2], 3)
+    fig["target_speedup"] = 1.7
+    return fig
+
+
+def _batch_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    from attune_judge.runner import ScoreConfig, run_score
+    from attune_judge.testing import FakeBatchServer
+
+    def answer(messages: list[dict[str, str]]) -> str:
+        return _answer(messages)
+
+    _items(tmp / "batch-items.jsonl", args.batch_n)
+    _items(tmp / "warm-items.jsonl", 8)
+    fig: dict[str, object] = {"n": args.batch_n, "loadavg_1min_before": os.getloadavg()[0]}
+    with FakeBatchServer(answer) as server:
+        common = {
+            "data": tmp / "batch-items.jsonl",
+            "lm": "openai/fake-judge",
+            "api_base": server.base_url,
+            "max_concurrency": args.concurrency,
+            "quiet": True,
+            "bootstrap_replicates": 200,
+        }
+        # warm-up (imports, first connections) outside the timed runs
+        os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache-warm")
+        warm = {**common, "data": tmp / "warm-items.jsonl"}
+        run_score(ScoreConfig(**warm, out=tmp / "warm-direct"))
+        run_score(ScoreConfig(**warm, out=tmp / "warm-batch", batch=True, batch_poll_s=0.05))
+        calls0, uploads0, polls0 = server.chat_calls, len(server.uploads), server.polls
+        os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache-direct")
+        t0 = time.perf_counter()
+        direct = run_score(ScoreConfig(**common, out=tmp / "direct"))
+        fig["direct_wall_s"] = round(time.perf_counter() - t0, 3)
+        fig["direct_n_by_status"] = direct.n_by_status
+        calls = server.chat_calls
+        fig["direct_chat_calls"] = calls - calls0
+        os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache-batch")
+        t0 = time.perf_counter()
+        batched = run_score(ScoreConfig(**common, out=tmp / "batch", batch=True, batch_poll_s=0.05))
+        fig["batch_wall_s"] = round(time.perf_counter() - t0, 3)
+        fig["batch_n_by_status"] = batched.n_by_status
+        fig["batch_chat_calls"] = server.chat_calls - calls  # 0: all through the batch
+        fig["batch_uploads"] = len(server.uploads) - uploads0
+        fig["batch_polls"] = server.polls - polls0
+    fig["batch_over_direct"] = round(
+        float(fig["batch_wall_s"]) / float(fig["direct_wall_s"]),
+        3,  # type: ignore[arg-type]
+    )
+    fig["loadavg_1min_after"] = os.getloadavg()[0]
+    return fig
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--batch-n", type=int, default=500)
+    parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--skip-batch", action="store_true")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
+    os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    _items(tmp / "items.jsonl", args.n)
+    figures: dict[str, object] = {
+        "n": args.n,
+        "latency_s": args.latency,
+        "concurrency": args.concurrency,
+        "cores": os.cpu_count(),
+    }
+    if not args.skip_ray:
+        figures["ray"] = _ray_part(tmp, args)
+    if not args.skip_batch:
+        figures["batch"] = _batch_part(tmp, args)
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
