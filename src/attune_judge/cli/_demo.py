@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
+
 __all__ = ["register"]
 
 
@@ -69,9 +71,22 @@ def validate(
         str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
     ] = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
     from attune_judge.demo import validate_judge
+
+    judge = None
+    if judge_artifact is not None:
+        from attune_judge.judges import build_judge
+
+        judge = build_judge(
+            resolve_judge_artifact(judge_artifact) or "",
+            lm,
+            api_base=api_base,
+            seed=seed,
+            num_retries=0,
+        )
 
     safe = lm.replace("/", "_").replace(":", "_")
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
@@ -84,6 +99,7 @@ def validate(
         seed=seed,
         api_base=api_base,
         max_concurrency=max_concurrency,
+        judge=judge,
         quiet=False,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
+
 if TYPE_CHECKING:
     from attune_judge.data import JudgeItem
 
@@ -84,11 +86,13 @@ def judge_command(
         bool, typer.Option("--reasoning", help="Let the judge reason before scoring.")
     ] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge one item and print the Judgment as JSON."""
     from attune_judge.judges import BASELINES, build_judge
     from attune_judge.lm import LMSettings, configure_cache
 
+    rubric = resolve_judge_artifact(judge_artifact) or rubric
     item = read_item(item_path)
     settings = LMSettings.from_env(
         lm=lm,

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 
 from attune_judge.cli import (
+    _align,
     _bench,
     _calibrate,
     _data,
@@ -47,7 +48,7 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo):
+for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo, _align):
     _module.register(app)
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     CandidatesOption,
@@ -84,6 +85,7 @@ def score(
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     quiet: QuietOption = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     from attune_judge.runner import ScoreConfig, run_score
@@ -92,7 +94,7 @@ def score(
     config = ScoreConfig(
         data=data,
         out=out,
-        rubric=rubric,
+        rubric=resolve_judge_artifact(judge_artifact) or rubric,
         lm=lm,
         api_base=api_base,
         candidates=candidates,

@@ -47,8 +47,10 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
     ----------
     kind_or_rubric
         ``length`` or ``lexical`` (no model), a :class:`Rubric`, a built-in rubric name
-        (``attunebench-reference``) or the path of a rubric YAML file. The rubric's ``kind``
-        picks :class:`ReferenceJudge`, :class:`PairwiseJudge` or :class:`BehaviourJudge`.
+        (``attunebench-reference``), the path of a rubric YAML file, or the directory of an
+        aligned judge (``attune-judge align``; its own rubric, program and options are used).
+        The rubric's ``kind`` picks :class:`ReferenceJudge`, :class:`PairwiseJudge` or
+        :class:`BehaviourJudge`.
     lm
         A model string (``local``, ``openai/...``), a ``dspy.LM``, or ``None`` (``ATTUNE_LM``).
     **settings
@@ -64,6 +66,12 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
     """
     if isinstance(kind_or_rubric, str) and kind_or_rubric in BASELINES:
         return LengthJudge() if kind_or_rubric == "length" else LexicalJudge()
+    from attune_judge.align._artifact import is_aligned_judge
+
+    if is_aligned_judge(kind_or_rubric):
+        from attune_judge.align._artifact import load_aligned_judge
+
+        return load_aligned_judge(kind_or_rubric, lm, **settings)  # type: ignore[arg-type]
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
     options = {k: settings.pop(k) for k in _JUDGE_OPTIONS if k in settings}
     model = resolve_judge_lm(lm, **settings)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from attune_judge.report._align_sections import align_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
 from attune_judge.report._demo_sections import duo_sections, recorded_judges_sections
 from attune_judge.report._format import fmt_num
@@ -47,6 +48,7 @@ SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "recorded_judges": recorded_judges_sections,
     "duo": duo_sections,
     "ppi": ppi_sections,
+    "align": align_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
 

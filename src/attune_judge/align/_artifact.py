@@ -1,0 +1,226 @@
+"""The aligned judge as an artifact: a directory holding the optimised DSPy program (DSPy's own
+``save`` format), the rubric, the model, the optimizer and its settings, the split and its seed,
+the held-out result and the score map. :func:`load_aligned_judge` turns it back into a judge whose
+``judge_id`` includes the artifact's hash, so caches and resumed runs never mix it with the
+unaligned judge.
+
+Layout of ``DIR``::
+
+    aligned-judge.json   manifest (AlignedJudgeManifest)
+    program.json         the optimised program (dspy Module.save)
+    rubric.json          the rubric (its content hash is checked on load)
+    split.json           train / dev / test conversations and items, with the seed
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.align._isotonic import ScoreMap
+from attune_judge.data import JudgeItem, Judgment
+from attune_judge.errors import UserError
+
+__all__ = [
+    "ARTIFACT_FILE",
+    "AlignedJudge",
+    "AlignedJudgeManifest",
+    "artifact_hash",
+    "is_aligned_judge",
+    "load_aligned_judge",
+    "read_manifest",
+]
+
+log = logging.getLogger(__name__)
+
+ARTIFACT_FILE = "aligned-judge.json"
+FORMAT = "attune-aligned-judge/1"
+
+
+class AlignedJudgeManifest(BaseModel):
+    """What ``aligned-judge.json`` records."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: str = FORMAT
+    rubric: dict[str, str]
+    """Rubric id, version and content hash."""
+    judge_program: str
+    """``reference`` (the program that was optimised)."""
+    judge_options: dict[str, Any]
+    """``use_reference``, ``reasoning``."""
+    lm: str
+    """The model string the judge was aligned on."""
+    lm_spec: dict[str, Any] = Field(default_factory=dict)
+    """The model's identity as recorded in judge specs."""
+    optimizer: dict[str, Any]
+    """Optimizer name and settings."""
+    metric: str
+    """Metric the optimizer maximised (``ordinal`` ...)."""
+    split: dict[str, Any]
+    """Seed, fractions, counts of conversations and items per part."""
+    source: str
+    """Labels the judge was aligned to."""
+    held_out: dict[str, Any] = Field(default_factory=dict)
+    """Summary of the held-out proof (before, after, improvement, verdict)."""
+    score_map: ScoreMap | None = None
+    """Monotone map of the judge's scores to the human scale (applied when judging)."""
+    program_sha256: str
+    """sha256 of ``program.json``."""
+    artifact_hash: str
+    """Hash of program, rubric, options and score map: part of the judge id."""
+    calls: dict[str, int] = Field(default_factory=dict)
+    """LM calls spent: optimizer, evaluation."""
+    created_at: str
+    versions: dict[str, str] = Field(default_factory=dict)
+
+
+def artifact_hash(program_sha256: str, rubric_hash: str, options: dict[str, Any], smap: Any) -> str:
+    """First 16 hex of sha256 over what changes the judge's behaviour."""
+    blob = json.dumps(
+        {
+            "program": program_sha256,
+            "rubric": rubric_hash,
+            "options": options,
+            "score_map": smap.model_dump(mode="json") if smap is not None else None,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def is_aligned_judge(ref: object) -> bool:
+    """Whether ``ref`` is the path of an aligned-judge directory."""
+    if not isinstance(ref, str | Path):
+        return False
+    try:
+        return (Path(ref) / ARTIFACT_FILE).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def read_manifest(path: Path | str) -> AlignedJudgeManifest:
+    """The manifest of an aligned judge (``UserError`` naming the file when unreadable)."""
+    from pydantic import ValidationError
+
+    file = Path(path) / ARTIFACT_FILE
+    try:
+        return AlignedJudgeManifest.model_validate_json(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: not an aligned judge (no {ARTIFACT_FILE})") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UserError(f"{file}: field {where}: {first['msg']}") from None
+
+
+class AlignedJudge:
+    """A rubric judge running the optimised program, with the score map applied.
+
+    Attributes
+    ----------
+    base
+        The underlying judge (its ``program`` replaced by the optimised one).
+    manifest
+        The artifact's manifest.
+    """
+
+    def __init__(self, base: Any, manifest: AlignedJudgeManifest, *, apply_score_map: bool):
+        from attune_judge.judges import hash_spec
+
+        self.base = base
+        self.manifest = manifest
+        self.score_map = manifest.score_map if apply_score_map else None
+        self.rubric = base.rubric
+        self.lm = base.lm
+        self.spec: dict[str, Any] = {
+            **base.spec,
+            "aligned": {
+                "artifact_hash": manifest.artifact_hash,
+                "score_map": self.score_map is not None,
+            },
+        }
+        self.judge_id = hash_spec(self.spec)
+        base.spec = self.spec
+        base.judge_id = self.judge_id
+
+    def _mapped(self, judgment: Judgment) -> Judgment:
+        if self.score_map is None or judgment.status != "ok" or not judgment.scores:
+            return judgment
+        raw = dict(judgment.scores)
+        mapped = self.score_map.apply_all(raw)
+        overall, normalized = self.rubric.aggregate(mapped)
+        details = {**judgment.details, "raw_scores": raw, "score_map": "isotonic"}
+        return judgment.model_copy(
+            update={
+                "scores": mapped,
+                "overall": overall,
+                "normalized": normalized,
+                "details": details,
+            }
+        )
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Judge one item with the optimised program (score map applied)."""
+        return self._mapped(self.base.judge(item))
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Async :meth:`judge`."""
+        return self._mapped(await self.base.ajudge(item))
+
+
+def load_aligned_judge(
+    path: Path | str, lm: Any = None, *, apply_score_map: bool = True, **settings: Any
+) -> AlignedJudge:
+    """Rebuild an aligned judge from its directory.
+
+    Parameters
+    ----------
+    path
+        The artifact directory (written by ``attune-judge align``).
+    lm
+        The model (string or ``dspy.LM``); ``None`` = the model it was aligned on. Another model
+        works but is logged as a warning: the demonstrations were chosen for the recorded one.
+    apply_score_map
+        Map the judge's scores to the human scale with the saved monotone map.
+    **settings
+        Model settings as in :func:`attune_judge.judges.build_judge`; the judge options
+        (``use_reference``, ``reasoning``) come from the artifact.
+    """
+    from attune_judge.judges._factory import build_judge
+    from attune_judge.rubrics import Rubric
+
+    root = Path(path)
+    manifest = read_manifest(root)
+    if manifest.format != FORMAT:
+        raise UserError(f"{root}: unsupported aligned-judge format {manifest.format!r}")
+    try:
+        rubric = Rubric.model_validate_json((root / "rubric.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{root}: rubric.json is missing") from None
+    if rubric.content_hash != manifest.rubric.get("hash"):
+        raise UserError(f"{root}/rubric.json: content hash differs from the manifest's")
+    program_file = root / "program.json"
+    if not program_file.is_file():
+        raise UserError(f"{root}: program.json is missing")
+    digest = hashlib.sha256(program_file.read_bytes()).hexdigest()
+    if digest != manifest.program_sha256:
+        raise UserError(f"{program_file}: sha256 differs from the manifest's (edited?)")
+    for key in ("use_reference", "reasoning"):
+        settings.pop(key, None)
+    model = manifest.lm if lm is None else lm
+    if isinstance(model, str) and model != manifest.lm:
+        log.warning(
+            "aligned judge %s was aligned on %s; running it on %s", root, manifest.lm, model
+        )
+    options = dict(manifest.judge_options)
+    if rubric.kind != "reference":
+        options.pop("use_reference", None)
+    base = build_judge(rubric, model, **options, **settings)
+    base.program.load(str(program_file))  # type: ignore[attr-defined]
+    return AlignedJudge(base, manifest, apply_score_map=apply_score_map)
