@@ -54,6 +54,8 @@ class AlignConfig(BaseModel):
     """Rubric (default: the set's; attunebench-reference for files)."""
     lm: str = "local"
     api_base: str | None = None
+    lm_options: dict[str, Any] = Field(default_factory=dict)
+    """Decoding settings of the judge model (temperature, max_tokens, response_format, timeout)."""
     use_reference: bool | None = None
     reasoning: bool = False
     raters: list[str] | None = None
@@ -204,7 +206,7 @@ def align_judge(
     configure_cache(None)
     options: dict[str, Any] = {"use_reference": data.use_reference, "reasoning": config.reasoning}
     model = lm if lm is not None else config.lm
-    settings: dict[str, Any] = {"seed": config.seed}
+    settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
     if config.api_base:
         settings["api_base"] = config.api_base
     base: Any = build_judge(rubric, model, **options, **settings)

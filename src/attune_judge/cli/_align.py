@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 
-from attune_judge.cli._options import ApiBaseOption
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    LmOption,
+    MaxTokensOption,
+    ResponseFormatOption,
+    TemperatureOption,
+    TimeoutOption,
+    model_options,
+)
 from attune_judge.errors import UserError
 
 __all__ = ["JudgeArtifactOption", "register", "resolve_judge_artifact"]
@@ -78,8 +86,12 @@ def align(
     rubric: Annotated[
         str | None, typer.Option(help="Rubric (default: the set's; attunebench-reference).")
     ] = None,
-    lm: Annotated[str, typer.Option(help="Judge model string.", envvar="ATTUNE_LM")] = "local",
+    lm: LmOption = "local",
     api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
     optimizer: Annotated[
         OptimizerChoice, typer.Option(help="DSPy optimizer.")
     ] = OptimizerChoice.bootstrap_fewshot,
@@ -130,6 +142,12 @@ def align(
         rubric=rubric,
         lm=lm,
         api_base=api_base,
+        lm_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ).as_kwargs(),
         use_reference=reference,
         reasoning=reasoning,
         optimizer=OptimizerSettings(
