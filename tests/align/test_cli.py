@@ -176,3 +176,48 @@ def test_align_bad_input_exits_two(
         assert code == 2, (argv, err)
         assert message in err and "Traceback" not in err
     assert engine.calls == 0
+
+
+def test_validate_with_an_artifact_aligned_on_the_same_set_uses_only_its_test_split(
+    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    art = tmp_path / "aligned"
+    code, out, err = _run(
+        [
+            "align",
+            "empathic-communication-epitome",
+            "--optimizer",
+            "labeled-fewshot",
+            "--limit",
+            "8",
+            "--B",
+            "200",
+            "--lm",
+            "scripted/judge",
+            "-o",
+            str(art),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    test_ids = set(json.loads((art / "split.json").read_text())["items"]["test"])
+    code, out, err = _run(
+        [
+            "validate",
+            "--set",
+            "empathic-communication-epitome",
+            "--judge",
+            str(art),
+            "--lm",
+            "scripted/judge",
+            "--B",
+            "100",
+            "-o",
+            str(tmp_path / "val"),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert f"validating on its {len(test_ids)} held-out" in out
+    judged = read_jsonl(tmp_path / "val" / "run" / "judgments.jsonl", Judgment)
+    assert {j.item_id for j in judged} == test_ids

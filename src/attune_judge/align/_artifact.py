@@ -31,6 +31,7 @@ __all__ = [
     "AlignedJudge",
     "AlignedJudgeManifest",
     "artifact_hash",
+    "held_out_items",
     "is_aligned_judge",
     "load_aligned_judge",
     "read_manifest",
@@ -102,6 +103,19 @@ def is_aligned_judge(ref: object) -> bool:
         return (Path(ref) / ARTIFACT_FILE).is_file()
     except (OSError, ValueError):
         return False
+
+
+def held_out_items(path: Path | str, source: str) -> set[str] | None:
+    """The test-split item ids of an aligned judge when it was aligned on ``source`` (a set
+    name or label file), else ``None``: validating it on its own training items would flatter
+    it."""
+    manifest = read_manifest(path)
+    if manifest.source != source:
+        return None
+    from attune_judge.align._split import Split
+
+    split = Split.model_validate_json((Path(path) / "split.json").read_text(encoding="utf-8"))
+    return set(split.items["test"])
 
 
 def read_manifest(path: Path | str) -> AlignedJudgeManifest:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from attune_judge.cli._options import split_csv
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -406,6 +407,10 @@ def rank(
     dimension: Annotated[
         str | None, typer.Option(help="--human: the human dimension (default overall).")
     ] = None,
+    human_raters: Annotated[
+        str | None,
+        typer.Option(help="--human: only these raters (comma-separated; default all, averaged)."),
+    ] = None,
     human_scale: Annotated[
         str | None,
         typer.Option(help="--human: LOW,HIGH of the human scale, mapped to 0-1 (e.g. 1,5)."),
@@ -437,6 +442,7 @@ def rank(
             judge_id=judge_id,
             field=field,
             dimension=dimension,
+            raters=split_csv(human_raters),
             human_scale=parse_scale(human_scale),
             level=ci,
             clip=clip_lambda,

@@ -95,8 +95,17 @@ def validate(
         timeout=timeout,
     )
     judge = None
+    only: set[str] | None = None
     if judge_artifact is not None:
+        from attune_judge.align import held_out_items
         from attune_judge.judges import build_judge
+
+        only = held_out_items(judge_artifact, set_name)
+        if only is not None:
+            print(
+                f"{judge_artifact} was aligned on {set_name}: validating on its {len(only)} "
+                "held-out (test-split) items only"
+            )
 
         judge = build_judge(
             resolve_judge_artifact(judge_artifact) or "",
@@ -119,6 +128,7 @@ def validate(
         api_base=api_base,
         max_concurrency=max_concurrency,
         judge=judge,
+        only_items=only,
         quiet=False,
         model_options=options,
     )

@@ -37,6 +37,7 @@ def ppi_rank(
     judge_id: str | None,
     field: str,
     dimension: str | None,
+    raters: list[str] | None,
     human_scale: tuple[float, float] | None,
     level: float,
     clip: bool,
@@ -59,6 +60,10 @@ def ppi_rank(
     if not js:
         raise UserError(f"{judgments_path}: no judgments of judge {judge_id!r}")
     ratings = read_jsonl(human_path, Rating)
+    if raters:
+        ratings = [r for r in ratings if r.rater in raters]
+        if not ratings:
+            raise UserError(f"{human_path}: no rating by {', '.join(raters)} (--human-raters)")
     cols = cal.ppi_columns(
         js,
         ratings,

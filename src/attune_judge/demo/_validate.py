@@ -136,6 +136,7 @@ def validate_judge(
     quiet: bool = True,
     report_files: bool = True,
     model_options: ModelOptions | None = None,
+    only_items: set[str] | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -162,6 +163,8 @@ def validate_judge(
         ``validation.md`` are always written).
     model_options
         Temperature, max tokens, response format and request timeout of the judge model.
+    only_items
+        Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
     """
     from attune_judge.runner import ScoreConfig, run_score
 
@@ -171,7 +174,8 @@ def validate_judge(
     spec = VALIDATION_SETS[set_name]
     ratings = load_calibration_set(spec.calibration)
     humans = [r for r in ratings if spec.humans(r)]
-    items = _items(spec, {r.item_id for r in humans}, limit)
+    human_ids = {r.item_id for r in humans}
+    items = _items(spec, human_ids if only_items is None else human_ids & only_items, limit)
     if len(items) < 2:
         raise UserError(f"set {set_name!r}: fewer than two items to judge")
     out = Path(out_dir)

@@ -172,4 +172,7 @@ def _judge_label(spec: Mapping[str, Any]) -> str:
         if isinstance(value, str):
             parts.append(value)
             break
+    aligned = spec.get("aligned")
+    if isinstance(aligned, Mapping) and aligned.get("artifact_hash"):
+        parts.append(f"aligned {aligned['artifact_hash']}")
     return " · ".join(parts) or "judge"
