@@ -227,12 +227,21 @@ def load_aligned_judge(
         raise UserError(f"{program_file}: sha256 differs from the manifest's (edited?)")
     for key in ("use_reference", "reasoning"):
         settings.pop(key, None)
+    mode, per_criterion, demos = (
+        settings.pop(k, None) for k in ("score_mode", "per_criterion", "demos")
+    )
+    if mode == "expected" or per_criterion or demos:
+        raise UserError(
+            f"{root}: an aligned judge runs its optimised one-call program (score mode "
+            "sampled); --score-mode expected, --per-criterion and extra demonstrations do not "
+            "apply to it"
+        )
     model = manifest.lm if lm is None else lm
     if isinstance(model, str) and model != manifest.lm:
         log.warning(
             "aligned judge %s was aligned on %s; running it on %s", root, manifest.lm, model
         )
-    options = dict(manifest.judge_options)
+    options = {**manifest.judge_options, "score_mode": "sampled", "per_criterion": False}
     if rubric.kind != "reference":
         options.pop("use_reference", None)
     base = build_judge(rubric, model, **options, **settings)

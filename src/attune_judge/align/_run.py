@@ -204,7 +204,13 @@ def align_judge(
         f"test {len(test)} items (test held out from the optimizer)"
     )
     configure_cache(None)
-    options: dict[str, Any] = {"use_reference": data.use_reference, "reasoning": config.reasoning}
+    # the one-call program is what DSPy optimises: sampled scores, all criteria in one answer
+    options: dict[str, Any] = {
+        "use_reference": data.use_reference,
+        "reasoning": config.reasoning,
+        "score_mode": "sampled",
+        "per_criterion": False,
+    }
     model = lm if lm is not None else config.lm
     settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
     if config.api_base:

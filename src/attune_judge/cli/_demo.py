@@ -12,7 +12,9 @@ from attune_judge.cli._options import (
     ApiBaseOption,
     LmOption,
     MaxTokensOption,
+    PerCriterionOption,
     ResponseFormatOption,
+    ScoreModeOption,
     SeedOption,
     TemperatureOption,
     TimeoutOption,
@@ -83,6 +85,8 @@ def validate(
     max_tokens: MaxTokensOption = None,
     timeout: TimeoutOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
     judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
@@ -98,6 +102,10 @@ def validate(
     only: set[str] | None = None
     if judge_artifact is not None:
         from attune_judge.align import held_out_items
+        from attune_judge.errors import UserError
+
+        if (score_mode is not None and score_mode.value == "expected") or per_criterion:
+            raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
         from attune_judge.judges import build_judge
 
         only = held_out_items(judge_artifact, set_name)
@@ -130,6 +138,8 @@ def validate(
         judge=judge,
         only_items=only,
         quiet=False,
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
         model_options=options,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")

@@ -137,6 +137,9 @@ def validate_judge(
     report_files: bool = True,
     model_options: ModelOptions | None = None,
     only_items: set[str] | None = None,
+    score_mode: str | None = None,
+    per_criterion: bool = False,
+    rubric: str | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -165,6 +168,10 @@ def validate_judge(
         Temperature, max tokens, response format and request timeout of the judge model.
     only_items
         Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
+    score_mode, per_criterion
+        ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
+    rubric
+        Another rubric to judge with (e.g. a checklist); its dimensions must be the set's.
     """
     from attune_judge.runner import ScoreConfig, run_score
 
@@ -186,9 +193,12 @@ def validate_judge(
         from attune_judge.lm import configure_cache
 
         configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        from attune_judge.runner import judge_mode_options
+
         judge = build_judge(
-            spec.rubric,
+            rubric or spec.rubric,
             lm,
+            **judge_mode_options(rubric or spec.rubric, score_mode, per_criterion),
             use_reference=False,
             api_base=api_base,
             seed=seed,
@@ -198,7 +208,7 @@ def validate_judge(
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",
-        rubric=spec.rubric,
+        rubric=rubric or spec.rubric,
         lm=lm,
         api_base=api_base,
         max_concurrency=max_concurrency,
