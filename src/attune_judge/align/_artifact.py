@@ -30,6 +30,7 @@ __all__ = [
     "ARTIFACT_FILE",
     "AlignedJudge",
     "AlignedJudgeManifest",
+    "aligned_rubric",
     "artifact_hash",
     "held_out_items",
     "is_aligned_judge",
@@ -188,6 +189,21 @@ class AlignedJudge:
         return self._mapped(await self.base.ajudge(item))
 
 
+def aligned_rubric(path: Path | str, manifest: AlignedJudgeManifest | None = None) -> Any:
+    """The rubric saved in an aligned judge (its content hash checked against the manifest)."""
+    from attune_judge.rubrics import Rubric
+
+    root = Path(path)
+    manifest = manifest or read_manifest(root)
+    try:
+        rubric = Rubric.model_validate_json((root / "rubric.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{root}: rubric.json is missing") from None
+    if rubric.content_hash != manifest.rubric.get("hash"):
+        raise UserError(f"{root}/rubric.json: content hash differs from the manifest's")
+    return rubric
+
+
 def load_aligned_judge(
     path: Path | str, lm: Any = None, *, apply_score_map: bool = True, **settings: Any
 ) -> AlignedJudge:
@@ -207,18 +223,12 @@ def load_aligned_judge(
         (``use_reference``, ``reasoning``) come from the artifact.
     """
     from attune_judge.judges._factory import build_judge
-    from attune_judge.rubrics import Rubric
 
     root = Path(path)
     manifest = read_manifest(root)
     if manifest.format != FORMAT:
         raise UserError(f"{root}: unsupported aligned-judge format {manifest.format!r}")
-    try:
-        rubric = Rubric.model_validate_json((root / "rubric.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{root}: rubric.json is missing") from None
-    if rubric.content_hash != manifest.rubric.get("hash"):
-        raise UserError(f"{root}/rubric.json: content hash differs from the manifest's")
+    rubric = aligned_rubric(root, manifest)
     program_file = root / "program.json"
     if not program_file.is_file():
         raise UserError(f"{root}: program.json is missing")
