@@ -12,11 +12,15 @@ Bootstrap engine
     ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``.
 Agreement
     ``pair_agreement`` (raw, Cohen's κ ×3, Spearman, Kendall τ-b, Pearson, MAE),
-    ``krippendorff_alpha``, ``fleiss_kappa``, ``pairwise_matrix``, ``group_agreement``,
+    ``krippendorff_alpha``, ``fleiss_kappa`` (any number of ratings per item), ``gwet_ac1``,
+    ``intraclass_correlation`` (Shrout & Fleiss forms), ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
     ``length_effect``, ``ppi_means`` (prediction-powered inference), and ``calibrate``
     (all of it per dimension, for the CLI).
+Probability forecasts
+    ``probability_calibration`` (Brier score, ECE, reliability diagram), ``brier_score``,
+    ``expected_calibration_error``, ``reliability_diagram``.
 Rankings
     ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
     ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
@@ -58,6 +62,7 @@ from attune_judge.calibration._bradley_terry import (
     fit_bradley_terry_batch,
     win_tables,
 )
+from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
     judgments_to_preferences,
@@ -89,6 +94,14 @@ from attune_judge.calibration._preference import (
     preference_agreement,
     scores_to_verdict,
 )
+from attune_judge.calibration._probability import (
+    ProbabilityCalibration,
+    ReliabilityBin,
+    brier_score,
+    expected_calibration_error,
+    probability_calibration,
+    reliability_diagram,
+)
 from attune_judge.calibration._rank_agreement import (
     KendallW,
     KendallWInterval,
@@ -116,7 +129,7 @@ from attune_judge.calibration._raters import (
     human_ceiling,
     pairwise_matrix,
 )
-from attune_judge.calibration._reliability import fleiss_kappa, krippendorff_alpha
+from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
 from attune_judge.calibration._report import (
     CalibrationReport,
     DimensionReport,
@@ -127,6 +140,7 @@ from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
+    "ICC_FORMS",
     "PAIR_METRICS",
     "AlphaWithJudge",
     "AltTestHuman",
@@ -136,6 +150,8 @@ __all__ = [
     "ClusterSums",
     "DimensionReport",
     "HumanCeiling",
+    "IccForm",
+    "IccResult",
     "IntervalMethod",
     "JoinReport",
     "JudgeReport",
@@ -151,9 +167,11 @@ __all__ = [
     "PairwiseMatrix",
     "PositionBias",
     "PreferenceAgreement",
+    "ProbabilityCalibration",
     "RankProbabilities",
     "RankSets",
     "RatingTable",
+    "ReliabilityBin",
     "ResultModel",
     "aggregate_raters",
     "alpha_with_judge",
@@ -163,16 +181,20 @@ __all__ = [
     "bootstrap_statistic",
     "bootstrap_weights",
     "bradley_terry",
+    "brier_score",
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",
+    "expected_calibration_error",
     "fdr_adjust",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
     "fmt_metric",
     "group_agreement",
+    "gwet_ac1",
     "human_ceiling",
     "interval_endpoints",
+    "intraclass_correlation",
     "iter_bootstrap_weights",
     "join_report",
     "judge_preferences_from_scores",
@@ -197,11 +219,13 @@ __all__ = [
     "ppi_means",
     "preference_agreement",
     "preference_markdown",
+    "probability_calibration",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",
     "ratings_to_table",
     "ratio_replicates",
+    "reliability_diagram",
     "scores_to_verdict",
     "simulate_max_critical_value",
     "tau_b_rows",
