@@ -59,6 +59,7 @@ from attune_judge.calibration._bootstrap import (
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
+    bt_identifiable,
     fit_bradley_terry_batch,
     win_tables,
 )
@@ -182,6 +183,7 @@ __all__ = [
     "bootstrap_weights",
     "bradley_terry",
     "brier_score",
+    "bt_identifiable",
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",

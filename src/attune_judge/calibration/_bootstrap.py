@@ -24,6 +24,7 @@ from scipy import stats
 from attune_judge.calibration._results import IntervalMethod, Metric
 
 __all__ = [
+    "MAX_UNDEFINED_SHARE",
     "ClusterSums",
     "Endpoints",
     "bootstrap_statistic",
@@ -31,11 +32,20 @@ __all__ = [
     "cluster_robust_covariance",
     "interval_endpoints",
     "iter_bootstrap_weights",
+    "join_notes",
     "per_replicate",
     "ratio_replicates",
 ]
 
 FloatArray = NDArray[np.float64]
+
+MAX_UNDEFINED_SHARE = 0.10
+"""Largest share of undefined bootstrap replicates with which an interval is still reported.
+
+Replicates on which a statistic is undefined (a correlation of a resample with no variation,
+α of a resample without pairable values ...) are dropped before taking quantiles; the interval
+then describes only the draws where the statistic exists and is too narrow. Up to this share the
+interval is reported with a note giving the share; above it no interval is reported."""
 Scheme = str
 # a statistic evaluated on a (k × C) matrix of cluster weights, one value per row
 WeightedStatistic = Callable[[FloatArray], FloatArray]
@@ -204,6 +214,8 @@ class Endpoints:
     mc_error_lower: float | None
     mc_error_upper: float | None
     n_undefined: int
+    note: str | None = None
+    """Why the interval is missing, that replicates were dropped, or that BCa fell back."""
 
 
 def _order_stat_mc_error(sorted_reps: FloatArray, q: float) -> float:
@@ -218,15 +230,19 @@ def _order_stat_mc_error(sorted_reps: FloatArray, q: float) -> float:
 
 def _bca_quantiles(
     estimate: float, reps: FloatArray, jack: FloatArray | None, level: float
-) -> tuple[float, float] | None:
-    """Adjusted quantile levels of BCa, or ``None`` when BCa is undefined on this data."""
-    if jack is None or not np.all(np.isfinite(jack)) or len(jack) < 2:
-        return None
+) -> tuple[float, float] | str:
+    """Adjusted quantile levels of BCa, or why BCa is undefined on this data."""
+    if jack is None or len(jack) < 2:
+        return "no jackknife (fewer than three clusters)"
+    if not np.all(np.isfinite(jack)):
+        return "the statistic is undefined when some cluster is left out"
     B = len(reps)
     tie = 1e-12 * max(1.0, abs(estimate))  # replicates equal to θ̂ up to rounding
     p = (np.sum(reps < estimate - tie) + 0.5 * np.sum(np.abs(reps - estimate) <= tie)) / B
-    if p <= 0 or p >= 1 or np.ptp(reps) == 0:
-        return None
+    if np.ptp(reps) == 0:
+        return "all replicates are equal"
+    if p <= 0 or p >= 1:
+        return "all replicates lie on one side of the estimate"
     z0 = float(stats.norm.ppf(p))
     dev = jack.mean() - jack
     ss = float(np.sum(dev**2))
@@ -234,16 +250,16 @@ def _bca_quantiles(
     with np.errstate(all="ignore"):
         a = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
     if not np.isfinite(a):
-        return None
+        return "the acceleration is undefined"
     alpha = 1 - level
     out = []
     for z in (stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)):
         denom = 1 - a * (z0 + z)
         if denom <= 0:
-            return None
+            return "the bias and acceleration are too large"
         out.append(float(stats.norm.cdf(z0 + (z0 + z) / denom)))
     if not all(np.isfinite(out)):
-        return None
+        return "the adjusted quantiles are undefined"
     return out[0], out[1]
 
 
@@ -254,24 +270,47 @@ def interval_endpoints(
     level: float = 0.95,
     method: IntervalMethod = "bca",
     jackknife: FloatArray | None = None,
+    max_undefined: float = MAX_UNDEFINED_SHARE,
 ) -> Endpoints:
     """Percentile or BCa endpoints of one statistic from its bootstrap replicates.
 
-    NaN replicates (statistic undefined on that draw) are dropped and counted. BCa falls back
-    to percentile when undefined; ``Endpoints.method`` says which was used.
+    NaN replicates (statistic undefined on that draw) are dropped and counted; when more than
+    ``max_undefined`` of them are undefined no interval is given (see
+    :data:`MAX_UNDEFINED_SHARE`). BCa falls back to percentile when undefined;
+    ``Endpoints.method`` says which was used and ``Endpoints.note`` why.
     """
     reps = np.asarray(reps, dtype=np.float64)
     finite = reps[np.isfinite(reps)]
     n_undef = int(len(reps) - len(finite))
+    share = n_undef / len(reps) if len(reps) else 0.0
     if estimate is None or not np.isfinite(estimate) or len(finite) == 0 or method == "none":
         return Endpoints(None, None, "none", None, None, n_undef)
+    notes = []
+    if n_undef:
+        if share > max_undefined:
+            return Endpoints(
+                None,
+                None,
+                "none",
+                None,
+                None,
+                n_undef,
+                f"no interval: the statistic is undefined on {n_undef} of {len(reps)} bootstrap "
+                f"replicates ({share:.0%}, more than {max_undefined:.0%}); an interval from the "
+                "others would describe only the draws where it exists",
+            )
+        notes.append(
+            f"{n_undef} of {len(reps)} bootstrap replicates ({share:.1%}) undefined and dropped"
+        )
     srt = np.sort(finite)
     alpha = 1 - level
     q_lo, q_hi = alpha / 2, 1 - alpha / 2
     used: IntervalMethod = "percentile"
     if method == "bca":
         adj = _bca_quantiles(float(estimate), finite, jackknife, level)
-        if adj is not None:
+        if isinstance(adj, str):
+            notes.append(f"BCa undefined ({adj}): percentile interval")
+        else:
             q_lo, q_hi = adj
             used = "bca"
     lo, hi = np.quantile(srt, [q_lo, q_hi])
@@ -282,7 +321,14 @@ def interval_endpoints(
         _order_stat_mc_error(srt, q_lo),
         _order_stat_mc_error(srt, q_hi),
         n_undef,
+        "; ".join(notes) or None,
     )
+
+
+def join_notes(*notes: str | None) -> str | None:
+    """Non-empty notes joined by ``; `` (``None`` when there are none)."""
+    kept = [n for n in notes if n]
+    return "; ".join(kept) or None
 
 
 def _evaluate(stat: WeightedStatistic, weights: FloatArray, batch: int) -> FloatArray:
@@ -375,7 +421,7 @@ def bootstrap_statistic(
         mc_error_upper=ends.mc_error_upper,
         n_undefined_replicates=ends.n_undefined,
         engine="loop" if engine == "loop" else "vectorised",
-        note=note,
+        note=join_notes(note, ends.note),
     )
 
 

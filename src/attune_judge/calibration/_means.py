@@ -135,6 +135,7 @@ def paired_cluster_bootstrap(
                 mc_error_upper=ends.mc_error_upper,
                 n_undefined_replicates=ends.n_undefined,
                 undefined_reason=None if observed[m] else f"label {label!r} has no observations",
+                note=ends.note,
             )
         )
     cov_b = _replicate_covariance(reps, observed)
