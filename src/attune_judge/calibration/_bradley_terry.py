@@ -545,7 +545,7 @@ def bradley_terry(
             + (
                 "; more than 10% dropped: the intervals describe only the replicates with a "
                 "fit and are too narrow"
-                if dropped > 0.1 * B
+                if dropped > MAX_UNDEFINED_SHARE * B
                 else ""
             )
         )
