@@ -147,25 +147,36 @@ def preference_markdown(p: PreferenceAgreement) -> str:
 
 
 def leaderboard_markdown(lb: Leaderboard) -> str:
-    """The leaderboard as a Markdown table."""
-    pct = _pct(lb.level).rstrip("%")
-    lines = [
-        "# Leaderboard",
-        "",
+    """The leaderboard as a Markdown table (warnings first, tiers explained)."""
+    pct = _pct(lb.level)
+    ranks = [r.rank for r in lb.rows]
+    lines = ["# Leaderboard", ""]
+    lines += [f"> **Warning:** {w}" for w in lb.warnings]
+    if lb.warnings:
+        lines.append("")
+    lines += [
         lb.note,
         "",
-        f"| rank | model | score [{pct}% CI] | rank set (simultaneous) | rank set (marginal) "
+        f"| rank | model | score [{pct} CI] | rank set (simultaneous) | rank set (marginal) "
         "| P(rank 1) | arena UB | n |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in lb.rows:
         s, m = r.rank_set_simultaneous, r.rank_set_marginal
+        rank = f"{r.rank}=" if ranks.count(r.rank) > 1 else str(r.rank)
+        sets = f"{s[0]}–{s[1]} | {m[0]}–{m[1]}" if lb.rank_claims else "— | —"
         lines.append(
-            f"| {r.rank} | {r.model} | {fmt_metric(r.score)} | {s[0]}–{s[1]} | {m[0]}–{m[1]} "
+            f"| {rank} | {r.model} | {fmt_metric(r.score)} | {sets} "
             f"| {r.p_rank_1:.3f} | {r.arena_rank_upper_bound} | {r.n} |"
         )
-    lines += [
-        "",
-        "Tiers (same simultaneous rank set): " + " > ".join(", ".join(t) for t in lb.tiers),
-    ]
+    lines.append("")
+    if any(ranks.count(x) > 1 for x in ranks):
+        lines.append("`2=`: models with equal point scores share the better rank.")
+    if lb.rank_claims:
+        lines.append(
+            "Tiers (models in one tier have the same simultaneous rank set and cannot be "
+            f"ordered at {pct}): " + " > ".join("{" + ", ".join(t) + "}" for t in lb.tiers)
+        )
+    else:
+        lines.append("No tiers: too few conversations for any claim about ranks.")
     return "\n".join(lines) + "\n"

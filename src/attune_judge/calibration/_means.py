@@ -14,7 +14,9 @@ from attune_judge.calibration._bootstrap import (
     bootstrap_weights,
     cluster_robust_covariance,
     interval_endpoints,
+    ratio_replicate_variances,
     ratio_replicates,
+    studentized_endpoints,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
@@ -71,7 +73,7 @@ def paired_cluster_bootstrap(
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
-    method: IntervalMethod = "bca",
+    method: IntervalMethod = "studentized",
     weights: FloatArray | None = None,
 ) -> PairedBootstrapResult:
     """Bootstrap every label's mean on the same cluster draws.
@@ -82,7 +84,10 @@ def paired_cluster_bootstrap(
         Per-cluster sums and counts (``ClusterSums.from_long``).
     B, level, seed, scheme, method
         Replicates (10,000 by default), confidence level (95%), seed, weight scheme
-        (``multinomial`` or ``poisson``), interval method (``bca`` or ``percentile``).
+        (``multinomial`` or ``poisson``), interval method: ``studentized`` (default: symmetric
+        bootstrap-t, ``θ̂ ± q·SE`` with SE the cluster-robust standard error and q the
+        ``level`` quantile of ``|θ* − θ̂| / SE*`` over replicates, each with its own SE*),
+        ``bca`` or ``percentile``.
     weights
         A ``(B × C)`` weights matrix to reuse (to pair with another bootstrap); overrides
         ``B``, ``seed`` and ``scheme``.
@@ -100,6 +105,12 @@ def paired_cluster_bootstrap(
     replicate in which a label has no observation is NaN for that label and counted in
     ``n_undefined_replicates``; the bootstrap covariance uses the replicates in which every
     observed label is defined (NaN when fewer than two are). No numpy warning is emitted.
+
+    Why studentized by default: in seeded simulations with 10 and 15 conversations (Likert and
+    skewed scores, unequal conversation lengths) percentile and BCa intervals of a mean covered
+    87–91% at a nominal 95%, a t(C−1) interval with the cluster-robust SE 91.9–93.8%, the
+    symmetric studentized bootstrap 93.2–94.7% (1,500 data sets per cell); at 60 conversations
+    all are close to 95%. ``tests/calibration/test_coverage.py`` re-checks this.
     """
     C = len(sums.clusters)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
@@ -107,16 +118,29 @@ def paired_cluster_bootstrap(
     theta = sums.estimate
     jack = sums.jackknife() if C >= 3 else None
     observed = sums.counts.sum(0) > 0
+    cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
+    tstar = None
+    if method == "studentized" and C >= 2:
+        dev = reps - theta[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tstar = dev / np.sqrt(ratio_replicate_variances(sums, W, reps))
+        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
     means = []
     for m, label in enumerate(sums.labels):
         est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
-        ends = interval_endpoints(
-            est,
-            reps[:, m],
-            level=level,
-            method=method,
-            jackknife=None if jack is None else jack[:, m],
-        )
+        if method == "studentized":
+            se = float(np.sqrt(cov_c[m, m])) if np.isfinite(cov_c[m, m]) else None
+            ends = studentized_endpoints(
+                est, se, tstar[:, m] if tstar is not None else np.full(len(W), np.nan), level=level
+            )
+        else:
+            ends = interval_endpoints(
+                est,
+                reps[:, m],
+                level=level,
+                method=method,
+                jackknife=None if jack is None else jack[:, m],
+            )
         means.append(
             Metric(
                 name=f"mean[{label}]",
@@ -139,7 +163,6 @@ def paired_cluster_bootstrap(
             )
         )
     cov_b = _replicate_covariance(reps, observed)
-    cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full_like(cov_b, np.nan)
     out = PairedBootstrapResult(
         labels=list(sums.labels),
         means=means,
