@@ -33,8 +33,8 @@ CASES = {
         ("judges", "calibration"),
         "attune-judge score report",
         ["Overview", "Scores", "Agreement with people", "What ran"],
-        # forest, rank sets, statuses; agreement heatmap, confusion matrix, calibration plot
-        6,
+        # forest, statuses (no rank sets: 4 conversations); heatmap, confusion, calibration
+        5,
     ),
     "sensitivity": (
         ("judges", "sensitivity"),

@@ -48,10 +48,13 @@ from attune_judge.calibration._bias import (
     position_bias,
 )
 from attune_judge.calibration._bootstrap import (
+    MAX_UNDEFINED_SHARE,
+    MIN_CLUSTERS,
     ClusterSums,
     bootstrap_statistic,
     bootstrap_weights,
     cluster_robust_covariance,
+    few_clusters_warning,
     interval_endpoints,
     iter_bootstrap_weights,
     per_replicate,
@@ -86,6 +89,7 @@ from attune_judge.calibration._markdown import (
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
     bootstrap_means,
+    difference_intervals,
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
@@ -126,6 +130,7 @@ from attune_judge.calibration._rank_agreement import (
 from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
+    StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
     rank_probabilities,
@@ -154,6 +159,8 @@ from attune_judge.calibration._table import RatingTable, join_report, ratings_to
 
 __all__ = [
     "ICC_FORMS",
+    "MAX_UNDEFINED_SHARE",
+    "MIN_CLUSTERS",
     "PAIR_METRICS",
     "AlphaWithJudge",
     "AltTestHuman",
@@ -191,6 +198,7 @@ __all__ = [
     "RatingTable",
     "ReliabilityBin",
     "ResultModel",
+    "StudentizedDraws",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
@@ -204,8 +212,10 @@ __all__ = [
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",
+    "difference_intervals",
     "expected_calibration_error",
     "fdr_adjust",
+    "few_clusters_warning",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
     "fmt_metric",

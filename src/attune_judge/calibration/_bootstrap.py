@@ -43,6 +43,9 @@ __all__ = [
 
 FloatArray = NDArray[np.float64]
 
+DEGENERATE = "no interval: degenerate replicates"
+"""Note of a studentized interval whose ``|t*|`` quantile is infinite."""
+
 MAX_UNDEFINED_SHARE = 0.10
 """Largest share of undefined bootstrap replicates with which an interval is still reported.
 
@@ -259,9 +262,7 @@ def studentized_endpoints(
     with np.errstate(invalid="ignore"):
         q = float(np.quantile(srt, level))
     if not np.isfinite(q):
-        return Endpoints(
-            None, None, "none", None, None, n_undef, "no interval: degenerate replicates"
-        )
+        return Endpoints(None, None, "none", None, None, n_undef, DEGENERATE)
     mc = _order_stat_mc_error(srt, level) * se if np.all(np.isfinite(srt)) else None
     return Endpoints(
         float(estimate - q * se), float(estimate + q * se), "studentized", mc, mc, n_undef, note

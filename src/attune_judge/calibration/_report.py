@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from attune_judge.calibration._alt_test import AltTestResult, alternative_annotator_test
+from attune_judge.calibration._bootstrap import few_clusters_warning
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration._raters import (
     AlphaWithJudge,
@@ -200,6 +201,9 @@ def _dimension_report(
     flags = []
     if len(humans) >= 2 and n_single:
         flags.append(f"{n_single} items have a single human rating (unpairable for α among humans)")
+    few = few_clusters_warning(len(set(table.clusters)))
+    if few:
+        flags.append(few)
     if not numeric and level != "nominal":
         flags.append("non-numeric values: α computed at the nominal level")
     lvl: AlphaLevel = level if numeric else "nominal"

@@ -36,7 +36,7 @@ def sensitivity_extra_sections(analysis: SensitivityAnalysis) -> list[Section]:
     verdict_rows = [
         [
             v.variant,
-            "stable" if v.stable else "UNSTABLE",
+            {"unstable": "UNSTABLE"}.get(v.verdict, v.verdict),
             str(v.n_flips),
             str(v.n_significant_flips),
             fmt_num(v.tau),
