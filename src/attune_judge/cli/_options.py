@@ -29,10 +29,14 @@ __all__ = [
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
+    "ParseRetriesOption",
+    "PerCriterionOption",
     "QuietOption",
     "ResponseFormatChoice",
     "ResponseFormatOption",
     "RunDirOption",
+    "ScoreModeChoice",
+    "ScoreModeOption",
     "SeedOption",
     "TemperatureOption",
     "TimeoutOption",
@@ -58,7 +62,21 @@ ModelsOption = Annotated[
 MaxFailureRateOption = Annotated[
     float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
 ]
-MaxRetriesOption = Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")]
+MaxRetriesOption = Annotated[
+    int,
+    typer.Option(
+        min=0, help="Retries of rate limits, server errors and timeouts (the only retry layer)."
+    ),
+]
+ParseRetriesOption = Annotated[
+    int,
+    typer.Option(
+        "--parse-retries",
+        min=0,
+        help="Times an unparseable answer is asked again, bypassing the request cache.",
+        envvar="ATTUNE_PARSE_RETRIES",
+    ),
+]
 ApiBaseOption = Annotated[
     str | None,
     typer.Option(
@@ -120,7 +138,7 @@ TimeoutOption = Annotated[
     typer.Option(
         "--timeout",
         min=0.001,
-        help="Seconds one request may take (default: the client's).",
+        help="Seconds one request may take (default 120).",
         envvar="ATTUNE_TIMEOUT",
     ),
 ]
@@ -133,6 +151,33 @@ SeedOption = Annotated[
     ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+class ScoreModeChoice(StrEnum):
+    """How a judge's score is read from the model."""
+
+    sampled = "sampled"
+    expected = "expected"
+
+
+ScoreModeOption = Annotated[
+    ScoreModeChoice | None,
+    typer.Option(
+        "--score-mode",
+        help="sampled: the score the model writes; expected: the probability-weighted score "
+        "from its token logprobs, one criterion per call (default: expected for the embedded "
+        "model, sampled otherwise; servers must return logprobs).",
+        envvar="ATTUNE_SCORE_MODE",
+    ),
+]
+PerCriterionOption = Annotated[
+    bool,
+    typer.Option(
+        "--per-criterion",
+        help="One short call per criterion instead of one call for all (implied by "
+        "--score-mode expected and by checklist rubrics).",
+    ),
+]
 
 
 class ExecutorKind(StrEnum):
