@@ -130,7 +130,7 @@ class StudentizedDraws:
     (160 MB for 200 models and n = 1,000) and time O(n·C·p²).
     """
 
-    def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 4_000_000) -> None:
+    def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 1_000_000) -> None:
         from attune_judge.calibration._bootstrap import ClusterSums, ratio_replicates
 
         assert isinstance(sums, ClusterSums)
