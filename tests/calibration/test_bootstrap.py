@@ -219,3 +219,22 @@ def test_single_usable_replicate_gives_nan_covariance_without_warning() -> None:
         res = paired_cluster_bootstrap(sums, B=1, seed=0)
     assert res.means[0].estimate == pytest.approx(2.5)
     assert np.isnan(res.covariance_bootstrap[0][0])
+
+
+def test_undefined_replicates_are_counted_and_too_many_withhold_the_interval() -> None:
+    reps = np.arange(1000, dtype=float)
+    some = reps.copy()
+    some[:50] = np.nan  # 5%: reported, with the share in the note
+    ends = interval_endpoints(500.0, some, method="percentile")
+    assert ends.lower is not None and ends.n_undefined == 50
+    assert ends.note == "50 of 1000 bootstrap replicates (5.0%) undefined and dropped"
+    many = reps.copy()
+    many[:340] = np.nan  # 34%: the interval would describe only the defined draws
+    ends = interval_endpoints(500.0, many, method="percentile")
+    assert (ends.lower, ends.upper, ends.method, ends.n_undefined) == (None, None, "none", 340)
+    assert ends.note is not None and ends.note.startswith("no interval: the statistic is undefined")
+    # BCa's fallback says why
+    flat = interval_endpoints(3.0, np.full(100, 3.0), method="bca", jackknife=np.full(5, 3.0))
+    assert flat.method == "percentile" and flat.note == (
+        "BCa undefined (all replicates are equal): percentile interval"
+    )

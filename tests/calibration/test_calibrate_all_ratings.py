@@ -110,3 +110,17 @@ def test_cli_prints_the_same_numbers_as_python(
     assert cli_dim["human_alpha"] == py["dimensions"][0]["human_alpha"]
     assert cli_dim["judges"][0]["alpha"] == py["dimensions"][0]["judges"][0]["alpha"]
     assert cli_dim["judges"][0]["alpha"]["humans_only"]["estimate"] == pytest.approx(6 / 11)
+
+
+def test_markdown_label_follows_the_level_and_fallbacks_are_visible() -> None:
+    from attune_judge.calibration import Metric, fmt_metric
+
+    rep = calibrate(_records(["A", "B"]), _records(["C"]), level="nominal", B=200, conf_level=0.9)
+    md = calibration_markdown(rep)
+    assert "[90% CI]" in md and "95% CI" not in md
+    m = Metric(name="x", estimate=0.5, lower=0.4, upper=0.6, method="percentile", B=100)
+    assert fmt_metric(m).endswith("(percentile: BCa undefined)")
+    m2 = m.model_copy(update={"n_undefined_replicates": 7})
+    assert "7% of replicates undefined" in fmt_metric(m2)
+    withheld = Metric(name="x", estimate=0.5, B=100, n_undefined_replicates=34)
+    assert fmt_metric(withheld) == "0.500 (no interval: 34% of replicates undefined)"

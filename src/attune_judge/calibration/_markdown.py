@@ -32,8 +32,10 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
         return _f(m.estimate, digits)
     out = f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
     caveats = []
-    if m.requested_method == "bca" and m.method == "percentile":
-        caveats.append("percentile: BCa undefined")
+    if m.requested_method in ("bca", "studentized") and m.method == "percentile":
+        caveats.append(
+            f"percentile: {'BCa' if m.requested_method == 'bca' else 'studentized'} undefined"
+        )
     if share > 0:
         caveats.append(
             f"{share:.0%} of replicates undefined"
