@@ -15,7 +15,8 @@ Agreement
     ``krippendorff_alpha``, ``fleiss_kappa``, ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
-    ``length_effect``, ``ppi_means`` (prediction-powered inference), and ``calibrate``
+    ``length_effect``, ``ppi_means`` and ``ppi_leaderboard`` (prediction-powered inference,
+    PPI++), and ``calibrate``
     (all of it per dimension, for the CLI).
 Rankings
     ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
@@ -83,6 +84,17 @@ from attune_judge.calibration._means import (
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
 from attune_judge.calibration._ppi import PPIResult, ppi_means
+from attune_judge.calibration._ppi_plus import (
+    PPIColumns,
+    PPIDifference,
+    PPIEstimate,
+    PPILeaderboard,
+    PPIModelRow,
+    ppi_columns,
+    ppi_leaderboard,
+    ppi_leaderboard_markdown,
+    ppi_plus_mean,
+)
 from attune_judge.calibration._preference import (
     PreferenceAgreement,
     judge_preferences_from_scores,
@@ -145,6 +157,11 @@ __all__ = [
     "LeaderboardRow",
     "LengthEffect",
     "Metric",
+    "PPIColumns",
+    "PPIDifference",
+    "PPIEstimate",
+    "PPILeaderboard",
+    "PPIModelRow",
     "PPIResult",
     "PairAgreement",
     "PairedBootstrapResult",
@@ -194,7 +211,11 @@ __all__ = [
     "pairwise_matrix",
     "per_replicate",
     "position_bias",
+    "ppi_columns",
+    "ppi_leaderboard",
+    "ppi_leaderboard_markdown",
     "ppi_means",
+    "ppi_plus_mean",
     "preference_agreement",
     "preference_markdown",
     "rank_confidence_sets",

@@ -395,13 +395,55 @@ def rank(
     B: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 10_000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
     ci: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
+    human: Annotated[
+        Path | None,
+        typer.Option(
+            "--human",
+            help="Human Rating JSONL on some of the judged items: correct the judge's means "
+            "and differences with prediction-powered inference (PPI++).",
+        ),
+    ] = None,
+    dimension: Annotated[
+        str | None, typer.Option(help="--human: the human dimension (default overall).")
+    ] = None,
+    human_scale: Annotated[
+        str | None,
+        typer.Option(help="--human: LOW,HIGH of the human scale, mapped to 0-1 (e.g. 1,5)."),
+    ] = None,
+    clip_lambda: Annotated[
+        bool, typer.Option(help="--human: clip the power-tuning λ to [0, 1].")
+    ] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="--human: also write summary.json and report.md/.html here."),
+    ] = None,
 ) -> None:
-    """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks."""
+    """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks.
+
+    With ``--human``: the prediction-powered leaderboard (PPI++): judge-only, human-only and
+    corrected means and differences side by side, with the effective-sample-size gain.
+    """
     from attune_judge import calibration as cal
 
     _check_ci(ci)
     if field not in ("normalized", "overall"):
         raise UserError(f"--field must be normalized or overall, not {field!r}")
+    if human is not None:
+        from attune_judge.cli._rank_ppi import parse_scale, ppi_rank
+
+        text, data = ppi_rank(
+            _jsonl_path(source),
+            _jsonl_path(human),
+            judge_id=judge_id,
+            field=field,
+            dimension=dimension,
+            human_scale=parse_scale(human_scale),
+            level=ci,
+            clip=clip_lambda,
+            report_dir=report,
+        )
+        _emit(text, data, as_json, output)
+        return
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")

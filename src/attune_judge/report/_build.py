@@ -21,6 +21,7 @@ from attune_judge.report._demo_sections import duo_sections, recorded_judges_sec
 from attune_judge.report._format import fmt_num
 from attune_judge.report._html import render_html
 from attune_judge.report._markdown import render_markdown
+from attune_judge.report._ppi_sections import ppi_sections
 from attune_judge.report._run_sections import judges_failures_section, manifest_section
 from attune_judge.report._rundata import RunData, load_run, read_json
 from attune_judge.report._score_sections import score_sections
@@ -45,6 +46,7 @@ SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "sensitivity": sensitivity_sections,
     "recorded_judges": recorded_judges_sections,
     "duo": duo_sections,
+    "ppi": ppi_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
 
