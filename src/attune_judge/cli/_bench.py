@@ -10,10 +10,16 @@ import typer
 from attune_judge.cli._options import (
     ApiBaseOption,
     MaxFailureRateOption,
+    MaxTokensOption,
     QuietOption,
+    ResponseFormatOption,
     RunDirOption,
+    SeedOption,
+    TemperatureOption,
+    TimeoutOption,
     exit_if_stopped,
     interval_cell,
+    model_options,
     setup_logging,
 )
 from attune_judge.errors import UserError
@@ -88,12 +94,15 @@ def bench(
     ],
     out: RunDirOption,
     judge_lm: Annotated[
-        str, typer.Option(help="Model of the drafting judges.", envvar="ATTUNE_LM")
+        str,
+        typer.Option(
+            "--judge-lm", "--lm", help="Model of the drafting judges.", envvar="ATTUNE_LM"
+        ),
     ] = "local",
     tasks: Annotated[
         str, typer.Option(help="Comma-separated tasks.")
     ] = "drafting,emotion,behaviour,preference,conversation",
-    seed: Annotated[int, typer.Option(help="Seed of the A/B order and the bootstrap.")] = 0,
+    seed: SeedOption = 0,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Units in flight.")] = 4,
     max_conversations: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
@@ -101,6 +110,10 @@ def bench(
     bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
     max_failure_rate: MaxFailureRateOption = 0.25,
     api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Run the AttuneBench tasks for every --model and rank the models per task."""
@@ -119,6 +132,12 @@ def bench(
         max_conversations=max_conversations,
         bootstrap_B=bootstrap,
         max_failure_rate=max_failure_rate,
+        model_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ),
         quiet=quiet,
     )
     result = run_bench(config)

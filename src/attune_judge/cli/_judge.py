@@ -6,25 +6,24 @@ print. Model settings come from ``ATTUNE_*`` variables, overridden by the option
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    LmOption,
+    MaxTokensOption,
+    ResponseFormatOption,
+    TemperatureOption,
+    TimeoutOption,
+)
+
 if TYPE_CHECKING:
     from attune_judge.data import JudgeItem
 
 __all__ = ["register"]
-
-
-class ResponseFormatChoice(StrEnum):
-    """How the judge asks the model for JSON."""
-
-    auto = "auto"
-    json_schema = "json_schema"
-    json_object = "json_object"
-    none = "none"
 
 
 def read_item(path: Path) -> JudgeItem:
@@ -64,19 +63,13 @@ def judge_command(
             "--rubric", "-r", help="Built-in rubric name, a rubric .yaml path, or length/lexical."
         ),
     ] = "attunebench-reference",
-    lm: Annotated[
-        str | None, typer.Option("--lm", help="Model string (default: ATTUNE_LM or local).")
-    ] = None,
-    api_base: Annotated[
-        str | None, typer.Option("--api-base", help="OpenAI-compatible server URL.")
-    ] = None,
-    temperature: Annotated[float | None, typer.Option(help="Sampling temperature.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Maximum tokens per answer.")] = None,
-    seed: Annotated[int | None, typer.Option(help="Sampling seed.")] = None,
-    response_format: Annotated[
-        ResponseFormatChoice | None,
-        typer.Option(help="How to request JSON (default: by model)."),
-    ] = None,
+    lm: LmOption = "local",
+    api_base: ApiBaseOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling seed.", envvar="ATTUNE_SEED")] = None,
+    response_format: ResponseFormatOption = None,
+    timeout: TimeoutOption = None,
     no_reference: Annotated[
         bool, typer.Option("--no-reference", help="Withhold the reference from the judge.")
     ] = False,
@@ -97,6 +90,7 @@ def judge_command(
         max_tokens=max_tokens,
         seed=seed,
         response_format=response_format.value if response_format else None,
+        timeout=timeout,
         cache=False if no_cache else None,
     )
     options: dict[str, object] = {"reasoning": reasoning} if rubric not in BASELINES else {}

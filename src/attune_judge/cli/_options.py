@@ -2,6 +2,11 @@
 
 Each ``Annotated`` alias is one typer option with its help text, so a command declares
 ``quiet: QuietOption = False`` instead of repeating the block. Nothing heavy is imported here.
+
+The model options (``--lm``, ``--api-base``, ``--response-format``, ``--temperature``,
+``--max-tokens``, ``--timeout``, ``--seed``) are the same on every command that calls a model,
+each with its ``ATTUNE_*`` environment variable; :func:`model_options` turns the decoding ones
+into an :class:`attune_judge.lm.ModelOptions`.
 """
 
 from __future__ import annotations
@@ -19,14 +24,22 @@ __all__ = [
     "CandidatesOption",
     "ExecutorKind",
     "ExecutorOption",
+    "LmOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
+    "MaxTokensOption",
     "ModelsOption",
     "QuietOption",
+    "ResponseFormatChoice",
+    "ResponseFormatOption",
     "RunDirOption",
+    "SeedOption",
+    "TemperatureOption",
+    "TimeoutOption",
     "WorkersOption",
     "exit_if_stopped",
     "interval_cell",
+    "model_options",
     "setup_logging",
     "split_csv",
 ]
@@ -47,7 +60,77 @@ MaxFailureRateOption = Annotated[
 ]
 MaxRetriesOption = Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")]
 ApiBaseOption = Annotated[
-    str | None, typer.Option(help="OpenAI-compatible server URL.", envvar="ATTUNE_API_BASE")
+    str | None,
+    typer.Option(
+        "--api-base",
+        help="OpenAI-compatible server URL (http://host:port/v1); use with --lm openai/<name>.",
+        envvar="ATTUNE_API_BASE",
+    ),
+]
+LmOption = Annotated[
+    str,
+    typer.Option(
+        "--lm",
+        help="Model string: local (embedded), local:<file.gguf>, provider/model "
+        "(openai/gpt-4.1-mini, anthropic/..., ollama_chat/...), or openai/<served-name> "
+        "with --api-base.",
+        envvar="ATTUNE_LM",
+    ),
+]
+
+
+class ResponseFormatChoice(StrEnum):
+    """How the judge asks the model for JSON."""
+
+    auto = "auto"
+    json_schema = "json_schema"
+    json_object = "json_object"
+    none = "none"
+
+
+ResponseFormatOption = Annotated[
+    ResponseFormatChoice | None,
+    typer.Option(
+        "--response-format",
+        help="How to request JSON: json_schema (OpenAI, vLLM), json_object (llama.cpp server), "
+        "none, auto (default: by model).",
+        envvar="ATTUNE_RESPONSE_FORMAT",
+    ),
+]
+TemperatureOption = Annotated[
+    float | None,
+    typer.Option(
+        "--temperature",
+        min=0.0,
+        help="Sampling temperature (default 0).",
+        envvar="ATTUNE_TEMPERATURE",
+    ),
+]
+MaxTokensOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        min=1,
+        help="Maximum tokens per answer (default 1024).",
+        envvar="ATTUNE_MAX_TOKENS",
+    ),
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help="Seconds one request may take (default: the client's).",
+        envvar="ATTUNE_TIMEOUT",
+    ),
+]
+SeedOption = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        help="Seed (bootstrap, retry jitter, and the model where supported).",
+        envvar="ATTUNE_SEED",
+    ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
@@ -75,6 +158,24 @@ class _Stoppable(Protocol):
 
     @property
     def exit_code(self) -> int: ...
+
+
+def model_options(
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    response_format: ResponseFormatChoice | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default)."""
+    from attune_judge.lm import ModelOptions
+
+    return ModelOptions(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format.value if response_format is not None else None,
+        timeout=timeout,
+    )
 
 
 def setup_logging(quiet: bool) -> None:

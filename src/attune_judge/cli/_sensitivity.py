@@ -12,10 +12,16 @@ from attune_judge.cli._options import (
     CandidatesOption,
     MaxFailureRateOption,
     MaxRetriesOption,
+    MaxTokensOption,
     ModelsOption,
     QuietOption,
+    ResponseFormatOption,
     RunDirOption,
+    SeedOption,
+    TemperatureOption,
+    TimeoutOption,
     exit_if_stopped,
+    model_options,
     setup_logging,
     split_csv,
 )
@@ -84,7 +90,7 @@ def sensitivity(
     ] = None,
     lm: Annotated[
         str | None,
-        typer.Option(help="Base judge model string (default: the file's, else ATTUNE_LM)."),
+        typer.Option("--lm", help="Base judge model string (default: the file's, else ATTUNE_LM)."),
     ] = None,
     candidates: CandidatesOption = None,
     models: ModelsOption = None,
@@ -97,8 +103,12 @@ def sensitivity(
     bootstrap_replicates: Annotated[
         int | None, typer.Option(min=100, help="Bootstrap replicates (default: the file's).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed (retry jitter, model).")] = 0,
+    seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
@@ -115,6 +125,12 @@ def sensitivity(
         rubric=rubric,
         lm=lm,
         api_base=api_base,
+        model_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ),
         candidates=candidates,
         models=split_csv(models),
         only=split_csv(only),

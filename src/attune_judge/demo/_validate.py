@@ -22,6 +22,7 @@ from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdow
 from attune_judge.demo._report import write_validation_report
 from attune_judge.demo._run import load_calibration_set
 from attune_judge.errors import UserError
+from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 
 __all__ = ["VALIDATION_SETS", "ValidationResult", "ValidationSet", "validate_judge"]
@@ -134,6 +135,7 @@ def validate_judge(
     judge: Any = None,
     quiet: bool = True,
     report_files: bool = True,
+    model_options: ModelOptions | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -158,6 +160,8 @@ def validate_judge(
     report_files
         Write ``report.md`` / ``report.html`` with figures (``summary.json`` and
         ``validation.md`` are always written).
+    model_options
+        Temperature, max tokens, response format and request timeout of the judge model.
     """
     from attune_judge.runner import ScoreConfig, run_score
 
@@ -179,7 +183,13 @@ def validate_judge(
 
         configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
         judge = build_judge(
-            spec.rubric, lm, use_reference=False, api_base=api_base, seed=seed, num_retries=0
+            spec.rubric,
+            lm,
+            use_reference=False,
+            api_base=api_base,
+            seed=seed,
+            num_retries=0,
+            **(model_options.as_kwargs() if model_options is not None else {}),
         )
     config = ScoreConfig(
         data=out / "items.jsonl",

@@ -8,6 +8,7 @@ any other DSPy model string works with its provider's key variable set.
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
+from attune_judge.lm._prefix import check_provider_prefix, suggest_model
 from attune_judge.lm._resolve import (
     KEY_ENV_VARS,
     check_api_base,
@@ -19,7 +20,7 @@ from attune_judge.lm._resolve import (
     resolve_lm,
     resolve_lm_from_settings,
 )
-from attune_judge.lm._settings import ENV_VARS, LMSettings, ResponseFormat
+from attune_judge.lm._settings import ENV_VARS, LMSettings, ModelOptions, ResponseFormat
 
 __all__ = [
     "ENV_VARS",
@@ -27,8 +28,10 @@ __all__ = [
     "AsyncLocalEngine",
     "LMSettings",
     "LocalEngine",
+    "ModelOptions",
     "ResponseFormat",
     "check_api_base",
+    "check_provider_prefix",
     "configure_cache",
     "default_gguf_path",
     "default_response_format",
@@ -45,4 +48,5 @@ __all__ = [
     "resolve_lm",
     "resolve_lm_from_settings",
     "response_format_for",
+    "suggest_model",
 ]

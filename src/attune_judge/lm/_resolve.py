@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from attune_judge.errors import UserError
+from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ def resolve_lm(
     cache: bool = True,
     response_format: ResponseFormat | None = None,
     check_connection: bool = True,
+    timeout: float | None = None,
     **kwargs: Any,
 ) -> dspy.LM:
     """A configured ``dspy.LM`` for a model string.
@@ -167,6 +169,9 @@ def resolve_lm(
         How judges ask for JSON (see :mod:`attune_judge.lm._adapter`); ``None`` picks by model.
     check_connection
         Check that ``api_base`` answers before returning.
+    timeout
+        Seconds one request may take (passed to the client); ``None`` keeps the client's.
+        The embedded model runs in-process and ignores it.
     **kwargs
         Passed to ``dspy.LM`` (provider-specific options).
 
@@ -179,7 +184,7 @@ def resolve_lm(
     ------
     UserError
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
-        missing local model files.
+        missing local model files, a model string without a provider prefix (suggests one).
     """
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -206,7 +211,10 @@ def resolve_lm(
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
     else:
+        check_provider_prefix(model)
         _check_provider(model)
+        if timeout is not None:
+            lm_kwargs["timeout"] = timeout
         api_key = _check_key(model, api_base)
         if api_base is not None:
             if check_connection:
@@ -243,6 +251,7 @@ def resolve_lm_from_settings(
         num_retries=settings.num_retries,
         cache=settings.cache,
         response_format=settings.response_format,
+        timeout=settings.timeout,
         **kwargs,
     )
 

@@ -6,11 +6,11 @@ import os
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from attune_judge.errors import UserError
 
-__all__ = ["ENV_VARS", "LMSettings", "ResponseFormat"]
+__all__ = ["ENV_VARS", "LMSettings", "ModelOptions", "ResponseFormat"]
 
 ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
 """How a judge asks the model for JSON.
@@ -30,6 +30,7 @@ ENV_VARS: dict[str, str] = {
     "cache": "ATTUNE_CACHE",
     "cache_dir": "ATTUNE_CACHE_DIR",
     "response_format": "ATTUNE_RESPONSE_FORMAT",
+    "timeout": "ATTUNE_TIMEOUT",
 }
 """Settings field → environment variable."""
 
@@ -57,6 +58,8 @@ class LMSettings(BaseModel):
     """DSPy disk-cache directory (``ATTUNE_CACHE_DIR``); ``None`` keeps DSPy's default."""
     response_format: ResponseFormat | None = None
     """How to request JSON; ``None`` picks by model (see :func:`default_response_format`)."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one request may take before it fails as a timeout (``None``: the client's)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LMSettings:
@@ -99,3 +102,27 @@ class LMSettings(BaseModel):
             "seed": self.seed,
             "response_format": self.response_format,
         }
+
+
+class ModelOptions(BaseModel):
+    """Decoding and request options every model-calling command shares (``None``: default).
+
+    The CLI's ``--temperature``, ``--max-tokens``, ``--response-format`` and ``--timeout``
+    (``ATTUNE_TEMPERATURE``, ...) land here; :meth:`as_kwargs` gives the ones set, for
+    :func:`attune_judge.lm.resolve_lm` and :func:`attune_judge.judges.build_judge`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0)
+    """Sampling temperature (``None``: 0)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Maximum tokens per model answer (``None``: 1024)."""
+    response_format: ResponseFormat | None = None
+    """How to request JSON (``None``: by model)."""
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one request may take (``None``: the client's default)."""
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """The options that were set, as keyword arguments."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}

@@ -27,6 +27,8 @@ from attune_judge.runner._store import cut_torn_tail, redact, secret_values
 if TYPE_CHECKING:
     import dspy
 
+    from attune_judge.lm import ModelOptions
+
 __all__ = [
     "GenerateResult",
     "draft_reply",
@@ -227,6 +229,7 @@ def run_generate(
     max_concurrency: int = 8,
     retry: RetryPolicy | None = None,
     quiet: bool = True,
+    model_options: ModelOptions | None = None,
 ) -> GenerateResult:
     """The Python equivalent of ``attune-judge generate DATA --lm M -o OUT``.
 
@@ -241,7 +244,8 @@ def run_generate(
 
     items = attunebench_items(Path(data), "original")
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
-    model_lm = resolve_lm(lm, api_base=api_base, seed=seed)
+    options = model_options.as_kwargs() if model_options is not None else {}
+    model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **options)
     return generate_candidates(
         items,
         out,

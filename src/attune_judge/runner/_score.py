@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
+from attune_judge.lm import ModelOptions
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._plan import plan_tasks
@@ -45,6 +46,8 @@ class ScoreConfig(BaseModel):
     """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...)."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server."""
+    model_options: ModelOptions = ModelOptions()
+    """Temperature, max tokens, response format, request timeout (unset: defaults)."""
     candidates: Path | None = None
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
@@ -118,13 +121,20 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
     return build_judge(
-        config.rubric, config.lm, api_base=config.api_base, seed=config.seed, num_retries=0
+        config.rubric,
+        config.lm,
+        api_base=config.api_base,
+        seed=config.seed,
+        num_retries=0,
+        **config.model_options.as_kwargs(),
     )
 
 
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = config.model_dump(mode="json")
     args.pop("quiet", None)
+    if not config.model_options.as_kwargs():  # manifests without options stay as they were
+        args.pop("model_options", None)
     if config.executor == "thread":  # manifests of thread runs stay as they were
         args.pop("executor", None)
         args.pop("workers", None)

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
+from attune_judge.lm import ModelOptions
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
@@ -71,6 +72,9 @@ class SensitivityConfig(BaseModel):
     """Base judge model; overrides the file's ``base.judge.lm`` (default ``ATTUNE_LM``)."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (for the base model only)."""
+    model_options: ModelOptions = ModelOptions()
+    """Temperature, max tokens, response format, timeout of every judge model (a variant's
+    own decoding settings override them)."""
     candidates: Path | None = None
     """Candidates JSONL; without it the AttuneBench pseudo-models are judged."""
     models: list[str] | None = None
@@ -151,7 +155,9 @@ def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     def make(lm: str | None) -> Any:
         model = lm or default_lm()
         api_base = config.api_base if model == (config.lm or default_lm()) else None
-        return resolve_lm(model, api_base=api_base, seed=config.seed)
+        return resolve_lm(
+            model, api_base=api_base, seed=config.seed, **config.model_options.as_kwargs()
+        )
 
     return make
 

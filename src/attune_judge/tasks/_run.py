@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
+from attune_judge.lm import ModelOptions
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
 __all__ = ["BenchConfig", "BenchResult", "parse_model_spec", "run_bench"]
@@ -86,6 +87,9 @@ class BenchConfig(BaseModel):
     """Bootstrap replicates of the analysis."""
     max_failure_rate: float = 0.25
     """Stop when more than this share of units fails (after 20)."""
+    model_options: ModelOptions = ModelOptions()
+    """Decoding and timeout of every model (judge and evaluated); a model's own
+    ``@temperature=..`` settings override them."""
     quiet: bool = True
     """No progress bar."""
 
@@ -114,12 +118,12 @@ class BenchResult(BaseModel):
         return 3 if self.stopped else 0
 
 
-def _resolve(spec: str, api_base: str | None) -> Any:
+def _resolve(spec: str, api_base: str | None, options: ModelOptions | None = None) -> Any:
     from attune_judge.lm import resolve_lm
 
     name, settings = parse_model_spec(spec)
     settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
-    return resolve_lm(name, **settings)
+    return resolve_lm(name, **{**(options.as_kwargs() if options else {}), **settings})
 
 
 def _evaluators(
@@ -130,12 +134,20 @@ def _evaluators(
 
     draft_judge = behaviour_judge = None
     if "drafting" in config.tasks:
-        jlm = judge_lm if judge_lm is not None else _resolve(config.judge_lm, config.api_base)
+        jlm = (
+            judge_lm
+            if judge_lm is not None
+            else _resolve(config.judge_lm, config.api_base, config.model_options)
+        )
         draft_judge = build_judge("attunebench-reference", lm=jlm)
         behaviour_judge = build_judge("attunebench-behaviours", lm=jlm)
     out: dict[tuple[str, str], Any] = {}
     for model in config.models:
-        lm = lms[model] if lms is not None and model in lms else _resolve(model, config.api_base)
+        lm = (
+            lms[model]
+            if lms is not None and model in lms
+            else _resolve(model, config.api_base, config.model_options)
+        )
         for task in config.tasks:
             out[(task, model)] = TaskEvaluator(
                 task,
