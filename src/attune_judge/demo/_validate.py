@@ -20,7 +20,7 @@ from attune_judge.calibration import calibrate, calibration_markdown, judgments_
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.demo._report import write_validation_report
-from attune_judge.demo._run import load_calibration_set
+from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
