@@ -53,7 +53,7 @@ def test_every_kind_runs_on_the_samples_with_a_scripted_model() -> None:
     for item in behaviour:
         result = build_judge("attunebench-behaviours", lm).judge(item)
         assert result.status == "ok"
-        assert set(result.scores) == set(item.metadata["behaviour_items"])
+        assert set(result.scores) == {f"{b}:observed" for b in item.metadata["behaviour_items"]}
     jury = Jury([build_judge("attunebench-reference", lm, reasoning=r) for r in (False, True)])
     for item in reference:
         assert jury.judge(item).overall == 4.0

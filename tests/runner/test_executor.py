@@ -85,10 +85,17 @@ def test_retries_give_up_after_max_retries_with_lm_error() -> None:
     assert judge.n_calls == 4
 
 
-@pytest.mark.parametrize("outcome", ["lm_error", "parse_error"])
-def test_non_retryable_failures_are_not_retried(outcome: str) -> None:
+@pytest.mark.parametrize(
+    ("outcome", "parse_retries", "calls"),
+    [("lm_error", 1, 1), ("parse_error", 0, 1), ("parse_error", 1, 2), ("parse_error", 3, 4)],
+)
+def test_non_retryable_failures_are_not_retried(
+    outcome: str, parse_retries: int, calls: int
+) -> None:
+    # a non-retryable lm_error is final; a parse_error is asked again --parse-retries times
     item = make_items(1, 1, ("a",))[0]
     judge = FakeJudge(outcome=lambda it, attempt: outcome)
-    j = judge_with_retries(Task(item, judge), RetryPolicy(max_retries=3), sleep=lambda s: None)
+    policy = RetryPolicy(max_retries=3, parse_retries=parse_retries)
+    j = judge_with_retries(Task(item, judge), policy, sleep=lambda s: None)
     assert j.status == outcome
-    assert judge.n_calls == 1
+    assert judge.n_calls == calls and j.details["attempts"] == calls

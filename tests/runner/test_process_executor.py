@@ -66,11 +66,12 @@ def test_same_results_as_the_thread_executor(tmp_path: Path) -> None:
         processed = _run(tmp_path / "p", ex)
     assert processed == threaded
     # by hand (see _process_fakes.outcome): c1:1 and c1:2 and c2:1 fail or refuse for both
-    # models (2 each), the other 34 are ok; the 8 items of c0 needed 2 attempts (one retry)
+    # models (2 each), the other 34 are ok; the 8 items of c0 needed 2 attempts (one retry),
+    # and the parse errors of c1:1 were asked once more (parse_retries=1) before being final
     statuses = Counter(s for s, _, _ in processed.values())
     assert statuses == {"ok": 34, "parse_error": 2, "refused": 2, "lm_error": 2}
     retried = {k[0] for k, v in processed.items() if v[2] == 2}
-    assert retried == {f"c0:{t}:{m}" for t in range(1, 5) for m in "ab"}
+    assert retried == {f"c0:{t}:{m}" for t in range(1, 5) for m in "ab"} | {"c1:1:a", "c1:1:b"}
     # score: turn / 10 for model a, turn / 20 for model b
     assert processed[("c3:4:a", "fake-judge")] == ("ok", pytest.approx(0.4), 1)
     assert processed[("c3:4:b", "fake-judge")] == ("ok", pytest.approx(0.2), 1)

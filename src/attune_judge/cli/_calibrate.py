@@ -133,8 +133,13 @@ def _calibrate_preferences(
         seed=opts["seed"],
         level=opts["level_ci"],
     )
-    text = cal.preference_markdown(res) + note
-    data: dict[str, Any] = {"agreement": res.model_dump()}
+    comparison = cal.compare_preferences(
+        human, judge, B=opts["B"], seed=opts["seed"], level=opts["level_ci"]
+    )
+    text = (
+        cal.preference_markdown(res) + note + "\n" + cal.preference_comparison_markdown(comparison)
+    )
+    data: dict[str, Any] = {"agreement": res.model_dump(), "comparison": comparison.model_dump()}
     length = _length_effect(judge)
     if length is not None:
         text += (
@@ -150,15 +155,26 @@ def _calibrate_preferences(
             f"{cal.fmt_metric(bias.first_position_win_rate)}\n"
         )
         data["position_bias"] = bias.model_dump()
-    return text, data, _preference_block(human, judge, res)
+    return text, data, _preference_block(human, judge, res, comparison)
 
 
-def _preference_block(human: list[Any], judge: list[Any], res: Any) -> dict[str, Any]:
+def _preference_block(
+    human: list[Any], judge: list[Any], res: Any, comparison: Any
+) -> dict[str, Any]:
     """The ``calibration`` block of ``summary.json`` for pairwise preferences: the agreement
-    metrics (overall, κ, per question), the join, and the confusion counts of the choices."""
+    metrics (overall, κ, per question, accuracy excluding ties, the no-judge baselines), the
+    join, and the confusion counts of the choices."""
     metrics: dict[str, Any] = {"agreement (overall)": res.overall.model_dump(mode="json")}
     if res.kappa is not None:
         metrics["Cohen's κ (A / B / tie)"] = res.kappa.model_dump(mode="json")
+    for row in comparison.rows:
+        who = "judge" if row.rater == "judge" else f"{row.rater} baseline"
+        if row.excluding_ties is not None:
+            metrics[f"{who}: accuracy excluding ties"] = row.excluding_ties.model_dump(mode="json")
+        if row.rater != "judge":
+            metrics[f"{who}: agreement (A / B / tie)"] = row.three_class.model_dump(mode="json")
+            if row.kappa is not None:
+                metrics[f"{who}: Cohen's κ"] = row.kappa.model_dump(mode="json")
     for q, m in sorted(res.per_question.items()):
         metrics[f"agreement: {q}"] = m.model_dump(mode="json")
     part: dict[str, Any] = {"metrics": metrics, "join": res.join.model_dump(mode="json")}
@@ -261,7 +277,16 @@ def calibrate(
     hum = read_jsonl(hpath, Rating)
     jkind = _record_kind(jpath)
     if jkind == "judgment":
-        jud = cal.judgments_to_ratings(read_jsonl(jpath, Judgment, tolerate_torn_tail=True))
+        judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
+        behaviour = cal.judgments_to_behaviour_ratings(judgments)
+        if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
+            res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)
+            _emit(cal.behaviour_markdown(res), res.model_dump(), as_json, output)
+            if out is not None:
+                block = cal.behaviour_block(res)
+                _write_run(out, {"kind": "calibration", "calibration": block}, arguments)
+            return
+        jud = cal.judgments_to_ratings(judgments)
     elif jkind == "rating":
         jud = read_jsonl(jpath, Rating)
     else:

@@ -18,9 +18,11 @@ from attune_judge.cli._options import (
     MaxRetriesOption,
     MaxTokensOption,
     ModelsOption,
+    PerCriterionOption,
     QuietOption,
     ResponseFormatOption,
     RunDirOption,
+    ScoreModeOption,
     SeedOption,
     TemperatureOption,
     TimeoutOption,
@@ -47,11 +49,32 @@ def _print_result(result: RunResult) -> None:
     )
     for jid, block in result.summary["judges"].items():
         print(f"judge {jid} ({block['label']})")
-        for model, m in block["models"].items():
+        for model, m in block["models"].items() if not block.get("pairwise") else ():
             score: dict[str, Any] = m.get("score") or {}
             cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
+        if block.get("pairwise"):
+            _print_pairwise(block["pairwise"])
+
+
+def _print_pairwise(p: dict[str, Any]) -> None:
+    v = p["verdicts"]
+    print(
+        f"  pairs judged in both orders: {p['n_pairs']} (A {v['A']}, B {v['B']}, tie {v['tie']}, "
+        f"inconsistent {v['inconsistent']})"
+    )
+    for pair, c in p["by_pair"].items():
+        wins = ", ".join(f"{name} {n}" for name, n in c["wins"].items())
+        print(f"    {pair}: {wins}, tie {c['ties']}, inconsistent {c['inconsistent']}")
+    bias = p.get("position_bias")
+    if bias:
+        first, flip = bias["first_position_win_rate"], bias["flip_rate"]
+        print(
+            "  position bias: first-position win rate "
+            f"{interval_cell(first['estimate'], first['lower'], first['upper'])} (0.5 = none), "
+            f"flip rate {interval_cell(flip['estimate'], flip['lower'], flip['upper'])}"
+        )
 
 
 def _write_full_report(run_dir: Path) -> None:
@@ -92,6 +115,8 @@ def score(
     temperature: TemperatureOption = None,
     max_tokens: MaxTokensOption = None,
     timeout: TimeoutOption = None,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     quiet: QuietOption = False,
@@ -112,6 +137,8 @@ def score(
             response_format=response_format,
             timeout=timeout,
         ),
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
         candidates=candidates,
         models=split_csv(models),
         max_concurrency=max_concurrency,

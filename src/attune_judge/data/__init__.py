@@ -34,6 +34,7 @@ from attune_judge.data._attunebench_survey import (
     Panas,
     ParticipantProfile,
 )
+from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY, Polarity
 from attune_judge.data._jsonl import (
     JsonlAppender,
     format_validation_error,
@@ -53,6 +54,7 @@ from attune_judge.data._records import (
 )
 
 __all__ = [
+    "BEHAVIOUR_POLARITY",
     "AlternateResponses",
     "Annotations",
     "AttuneBenchSummary",
@@ -71,6 +73,7 @@ __all__ = [
     "PairwiseComparison",
     "Panas",
     "ParticipantProfile",
+    "Polarity",
     "Preference",
     "Rating",
     "TokenUsage",

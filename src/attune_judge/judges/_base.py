@@ -2,8 +2,13 @@
 
 A judge call goes through :func:`call_program`, which runs a DSPy module under the judge's
 LM and JSON adapter, tracks token usage, and turns every model-side problem into data:
-an unparseable answer into ``parse_error`` (raw text kept), an LM exception into
-``lm_error`` (``retryable`` for rate limits, timeouts and connection failures).
+an unparseable answer into ``parse_error`` (raw text kept, ``reason`` one of
+:data:`attune_judge.lm.PARSE_REASONS`; an answer cut off by the token limit is ``truncated``
+even when its fields happen to parse), an LM exception into ``lm_error`` (``retryable`` for
+rate limits, timeouts and connection failures, with the server's ``Retry-After`` when it sent
+one). A failed answer is evicted from the request cache, so it is never replayed into a run.
+Untrusted text enters prompts through :func:`format_conversation` and
+:func:`attune_judge.lm.untrusted` (see :mod:`attune_judge.lm._untrusted`).
 """
 
 from __future__ import annotations
@@ -42,8 +47,14 @@ def hash_spec(spec: dict[str, Any]) -> str:
 
 
 def format_conversation(context: list[ChatMessage]) -> str:
-    """The conversation as plain text (``Person: ...`` / ``Assistant: ...``), one block each."""
-    return "\n\n".join(f"{_ROLE_LABEL[m.role]}: {m.content}" for m in context)
+    """The conversation as plain text (``Person: ...`` / ``Assistant: ...``), one block each.
+
+    Message texts are untrusted: field markers and speaker-like lines inside them are
+    neutralised (:func:`attune_judge.lm.untrusted`), so only these labels start a turn.
+    """
+    from attune_judge.lm import untrusted
+
+    return "\n\n".join(f"{_ROLE_LABEL[m.role]}: {untrusted(m.content)}" for m in context)
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -81,6 +92,12 @@ class CallOutcome:
     """True for transient LM failures."""
     usage: TokenUsage = field(default_factory=TokenUsage)
     """Tokens spent (cache hits cost none)."""
+    reason: str | None = None
+    """Why parsing failed (``truncated``, ``multiple_objects``, ...; see ``PARSE_REASONS``)."""
+    requests: int = 1
+    """Requests sent to the model (0 when the answer came from the request cache)."""
+    retry_after_s: float | None = None
+    """The server's ``Retry-After`` (seconds) on a rate limit or overload, if it sent one."""
 
 
 def _usage(tracker: Any, calls: int) -> TokenUsage:
@@ -91,26 +108,71 @@ def _usage(tracker: Any, calls: int) -> TokenUsage:
     return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, calls=calls)
 
 
-def _failure(exc: Exception) -> CallOutcome:
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The ``Retry-After`` the server sent with ``exc`` (seconds), if any."""
+    from attune_judge.lm import retry_after_of
+
+    return retry_after_of(exc)
+
+
+def _failure(exc: Exception, recorder: Any) -> CallOutcome:
     from dspy.utils.exceptions import AdapterParseError
 
     if isinstance(exc, AdapterParseError):
-        return CallOutcome(
-            status="parse_error",
-            error=_short(str(exc)),
-            raw=exc.lm_response if isinstance(exc.lm_response, str) else str(exc.lm_response),
+        raw = exc.lm_response if isinstance(exc.lm_response, str) else None
+        if raw is None:
+            raw = recorder.last_text if recorder is not None else None
+        reason = getattr(exc, "attune_reason", None) or (
+            "empty" if not (raw or "").strip() else "not_json"
         )
+        message = str(getattr(exc, "attune_message", None) or exc)
+        if recorder is not None and recorder.truncated:
+            reason, message = "truncated", "the answer was cut off by the token limit"
+        return CallOutcome(status="parse_error", error=_short(message), raw=raw, reason=reason)
     return CallOutcome(
         status="lm_error",
         error=f"{type(exc).__name__}: {_short(str(exc))}",
         retryable=is_retryable(exc),
+        retry_after_s=retry_after_seconds(exc),
     )
 
 
-def _failed_call(exc: Exception, tracker: Any) -> CallOutcome:
-    outcome = _failure(exc)
+def _failed_call(
+    exc: Exception, tracker: Any, recorder: Any = None, lm: Any = None, asynchronous: bool = False
+) -> CallOutcome:
+    outcome = _failure(exc, recorder)
     outcome.usage = _usage(tracker, 1)
+    if recorder is not None and recorder.calls:
+        outcome.requests = recorder.requests_sent()
+    if outcome.status == "parse_error" and recorder is not None and lm is not None:
+        _evict_all(lm, recorder, asynchronous)
     return outcome
+
+
+def _evict_all(lm: Any, recorder: Any, asynchronous: bool) -> None:
+    from attune_judge.lm import evict
+
+    for call in recorder.calls:
+        evict(lm, call, asynchronous=asynchronous)
+
+
+def _succeeded(
+    prediction: Any, tracker: Any, recorder: Any, lm: Any, asynchronous: bool
+) -> CallOutcome:
+    usage = _usage(tracker, 1)
+    raw = recorder.last_text
+    requests = recorder.requests_sent() if recorder.calls else 1
+    if recorder.truncated:
+        _evict_all(lm, recorder, asynchronous)
+        return CallOutcome(
+            status="parse_error",
+            error="truncated: the answer was cut off by the token limit (finish_reason=length)",
+            raw=raw,
+            reason="truncated",
+            usage=usage,
+            requests=requests,
+        )
+    return CallOutcome(prediction=prediction, usage=usage, raw=raw, requests=requests)
 
 
 def _short(text: str, limit: int = 2000) -> str:
@@ -125,14 +187,20 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
     import dspy
     from dspy.utils.usage_tracker import track_usage
 
-    with dspy.context(lm=lm, adapter=adapter), track_usage() as tracker:
+    from attune_judge.lm import CallRecorder
+
+    recorder = CallRecorder()
+    with (
+        dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
+        track_usage() as tracker,
+    ):
         try:
             prediction = program(**inputs)
         except UserError:
             raise
         except Exception as exc:
-            return _failed_call(exc, tracker)
-    return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
+            return _failed_call(exc, tracker, recorder, lm, False)
+        return _succeeded(prediction, tracker, recorder, lm, False)
 
 
 async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
@@ -140,14 +208,20 @@ async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> C
     import dspy
     from dspy.utils.usage_tracker import track_usage
 
-    with dspy.context(lm=lm, adapter=adapter), track_usage() as tracker:
+    from attune_judge.lm import CallRecorder
+
+    recorder = CallRecorder()
+    with (
+        dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
+        track_usage() as tracker,
+    ):
         try:
             prediction = await program.acall(**inputs)
         except UserError:
             raise
         except Exception as exc:
-            return _failed_call(exc, tracker)
-    return CallOutcome(prediction=prediction, usage=_usage(tracker, 1))
+            return _failed_call(exc, tracker, recorder, lm, True)
+        return _succeeded(prediction, tracker, recorder, lm, True)
 
 
 def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
@@ -203,6 +277,11 @@ def failure_judgment(
     extra = dict(details or {})
     if outcome.status == "lm_error":
         extra["retryable"] = outcome.retryable
+        if outcome.retry_after_s is not None:
+            extra["retry_after_s"] = outcome.retry_after_s
+    if outcome.status == "parse_error":
+        extra["reason"] = outcome.reason or "invalid_value"
+    extra["requests"] = outcome.requests
     return item_judgment(
         item,
         judge_id,

@@ -3,7 +3,14 @@
 Which items apply to a ``JudgeItem``: ``metadata["behaviour_items"]`` (a list of item ids,
 as AttuneBench's applicable binary judgements); without it, every item of the rubric. Each
 item becomes an output field typed ``Literal["yes", "no"]`` whose description is the item's
-question (rubric text). Scores: item id → 1.0 (yes) / 0.0 (no); overall = share of yes.
+question (rubric text).
+
+Scores are named with the view explicitly: ``B1:observed`` → 1.0 (yes) / 0.0 (no), the same
+dimension as the participants' own answer (AttuneBench's ``observedBehavior``), so
+``calibrate`` joins them directly. ``overall`` (= ``normalized``) is :func:`behaviour_score`:
+the share of answers in the good direction, by each item's polarity in the rubric (a ``yes`` to
+a negative behaviour counts against the reply; neutral items are left out). The raw answers are
+in ``details["answers"]`` (item id → yes / no).
 """
 
 from __future__ import annotations
@@ -26,10 +33,36 @@ from attune_judge.judges._base import (
 )
 from attune_judge.rubrics import Rubric
 
-__all__ = ["BehaviourJudge", "behaviour_signature"]
+__all__ = ["BehaviourJudge", "behaviour_score", "behaviour_signature"]
 
-PROGRAM_VERSION = "1"
+PROGRAM_VERSION = "2"
 YesNo = Literal["yes", "no"]
+VIEW = "observed"
+"""The judge answers as an observer of the reply: did it do this? (``B1:observed``, the same
+dimension as the participants' own answer to that question)."""
+
+
+def behaviour_score(rubric: Rubric, answers: dict[str, str]) -> float | None:
+    """Share of answers in the good direction: ``yes`` on a positive item, ``no`` on a
+    negative one; neutral items are left out (``None`` when only neutral items were asked).
+
+    Uses the rubric's weights when its aggregation is ``weighted``.
+
+    >>> from attune_judge.rubrics import load_rubric
+    >>> r = load_rubric("attunebench-behaviours")
+    >>> behaviour_score(r, {"B1": "yes", "B20": "yes", "B13": "yes"})  # B20 counts against
+    0.5
+    """
+    weighted = rubric.aggregation.method == "weighted"
+    good = total = 0.0
+    for item_id, answer in answers.items():
+        polarity = rubric.criterion(item_id).polarity or "positive"
+        if polarity == "neutral":
+            continue
+        weight = rubric.aggregation.weights[item_id] if weighted else 1.0
+        total += weight
+        good += weight * float((answer == "yes") == (polarity == "positive"))
+    return good / total if total else None
 
 
 def behaviour_signature(rubric: Rubric, item_ids: tuple[str, ...]) -> Any:
@@ -109,9 +142,14 @@ class BehaviourJudge:
         if outcome.status != "ok":
             return failure_judgment(item, self.judge_id, outcome, started, details=details)
         answers = {i: str(getattr(outcome.prediction, i)) for i in item_ids}
-        scores = {i: 1.0 if a == "yes" else 0.0 for i, a in answers.items()}
-        overall, normalized = self.rubric.aggregate(scores)
+        scores = {f"{i}:{VIEW}": 1.0 if a == "yes" else 0.0 for i, a in answers.items()}
+        overall = behaviour_score(self.rubric, answers)
         details["answers"] = answers
+        details["view"] = VIEW
+        details["polarity"] = {
+            f"{i}:{VIEW}": self.rubric.criterion(i).polarity or "positive" for i in item_ids
+        }
+        details["requests"] = outcome.requests
         if self.reasoning:
             details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
         return item_judgment(
@@ -121,12 +159,18 @@ class BehaviourJudge:
             usage=outcome.usage,
             scores=scores,
             overall=overall,
-            normalized=normalized,
+            normalized=overall,
+            raw_output=outcome.raw,
             details=details,
         )
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
-        return {"conversation": format_conversation(item.context), "reply": item.candidate}
+        from attune_judge.lm import untrusted
+
+        return {
+            "conversation": format_conversation(item.context),
+            "reply": untrusted(item.candidate),
+        }
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Judge one item (never raises for model-side failures)."""

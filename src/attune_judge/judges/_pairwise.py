@@ -151,10 +151,13 @@ class PairwiseJudge:
                 )
             )
             return refusal_judgment(item, self.judge_id, "bad_pair", f"{item.item_id}: {why}")
+        from attune_judge.lm import untrusted
+
         conversation = format_conversation(item.context)
-        base = {"conversation": conversation, "question": question}
-        first = {**base, "reply_a": item.candidate, "reply_b": other}
-        second = {**base, "reply_a": other, "reply_b": item.candidate}
+        base = {"conversation": conversation, "question": untrusted(question)}
+        text_a, text_b = untrusted(item.candidate), untrusted(other)
+        first = {**base, "reply_a": text_a, "reply_b": text_b}
+        second = {**base, "reply_a": text_b, "reply_b": text_a}
         return first, second
 
     def _finish(
@@ -167,12 +170,14 @@ class PairwiseJudge:
             "raw_ab": one.raw,
             "raw_ba": two.raw,
             "question": item.metadata.get("question", "general"),
+            "requests": one.requests + two.requests,
         }
         failed = [o for o in (one, two) if o.status != "ok"]
         if failed:
             worst = next((o for o in failed if o.status == "lm_error"), failed[0])
             worst.usage = usage
             judgment = failure_judgment(item, self.judge_id, worst, started, details=raw)
+            judgment.details["requests"] = one.requests + two.requests
             judgment.raw_output = "\n---\n".join(o.raw for o in failed if o.raw) or None
             return judgment
         first = str(one.prediction.verdict)
@@ -195,6 +200,7 @@ class PairwiseJudge:
             overall=value,
             normalized=value,
             rationale=str(one.prediction.rationale or ""),
+            raw_output="\n---\n".join(o.raw for o in (one, two) if o.raw) or None,
             details={**raw, "rationale_ba": str(two.prediction.rationale or "")},
         )
 

@@ -115,13 +115,15 @@ class ReferenceJudge:
         self._criteria_text = render_criteria(rubric)
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
+        from attune_judge.lm import untrusted
+
         inputs = {
             "criteria": self._criteria_text,
             "conversation": format_conversation(item.context),
-            "candidate_reply": item.candidate,
+            "candidate_reply": untrusted(item.candidate),
         }
         if self.use_reference:
-            inputs["reference_reply"] = item.reference or ""
+            inputs["reference_reply"] = untrusted(item.reference or "")
         return inputs
 
     def _no_reference(self, item: JudgeItem) -> Judgment | None:
@@ -140,7 +142,7 @@ class ReferenceJudge:
         prediction = outcome.prediction
         scores = {c.id: float(getattr(prediction, c.id)) for c in self.rubric.criteria}
         overall, normalized = self.rubric.aggregate(scores)
-        details: dict[str, Any] = {}
+        details: dict[str, Any] = {"requests": outcome.requests}
         if self.reasoning:
             details["reasoning"] = getattr(prediction, "reasoning", None)
         return item_judgment(
@@ -152,6 +154,7 @@ class ReferenceJudge:
             overall=overall,
             normalized=normalized,
             rationale=str(getattr(prediction, "rationale", "") or ""),
+            raw_output=outcome.raw,
             details=details,
         )
 

@@ -6,10 +6,12 @@ any other DSPy model string works with its provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
+from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import check_provider_prefix, suggest_model
 from attune_judge.lm._resolve import (
+    DEFAULT_TIMEOUT_S,
     KEY_ENV_VARS,
     check_api_base,
     configure_cache,
@@ -19,34 +21,60 @@ from attune_judge.lm._resolve import (
     lm_spec,
     resolve_lm,
     resolve_lm_from_settings,
+    resolve_timeout,
 )
 from attune_judge.lm._settings import ENV_VARS, LMSettings, ModelOptions, ResponseFormat
+from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
+from attune_judge.lm._untrusted import (
+    QUOTED_PREFIX,
+    neutralize,
+    neutralize_markers,
+    neutralize_speakers,
+    neutralize_value,
+    untrusted,
+)
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "ENV_VARS",
     "KEY_ENV_VARS",
+    "PARSE_REASONS",
+    "QUOTED_PREFIX",
     "AsyncLocalEngine",
+    "CallRecorder",
     "LMSettings",
     "LocalEngine",
     "ModelOptions",
+    "RecordedCall",
     "ResponseFormat",
     "check_api_base",
     "check_provider_prefix",
+    "check_value",
     "configure_cache",
     "default_gguf_path",
     "default_response_format",
+    "evict",
     "lm_model_string",
     "lm_response_format",
     "lm_spec",
     "local_lm",
     "make_adapter",
     "make_response",
+    "neutralize",
+    "neutralize_markers",
+    "neutralize_speakers",
+    "neutralize_value",
     "output_schema",
+    "parse_failure",
     "prompt_size",
     "request_key",
     "request_messages",
     "resolve_lm",
     "resolve_lm_from_settings",
+    "resolve_timeout",
     "response_format_for",
+    "retry_after_of",
+    "strict_parse",
     "suggest_model",
+    "untrusted",
 ]

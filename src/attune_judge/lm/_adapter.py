@@ -10,6 +10,10 @@ signature's output types (``Literal[1, ..., 7]`` becomes an integer ``enum``) an
 - ``json_object``: ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's server, the
   embedded model);
 - ``none``: nothing; ``auto``: DSPy's own choice.
+
+The same adapter reads answers strictly (:func:`attune_judge.lm.strict_parse`: one JSON object,
+exact types, nothing else) and defuses DSPy field markers inside every input value
+(:mod:`attune_judge.lm._untrusted`).
 """
 
 from __future__ import annotations
@@ -80,10 +84,30 @@ def make_adapter(mode: ResponseFormat) -> dspy.Adapter:
     """A DSPy JSON adapter that sends the signature's schema in ``mode``."""
     import dspy
 
+    from attune_judge.lm._strict import strict_parse
+    from attune_judge.lm._untrusted import neutralize_value
+
     class SchemaJSONAdapter(dspy.JSONAdapter):
-        """JSONAdapter with an explicit ``response_format`` policy."""
+        """JSONAdapter with an explicit ``response_format`` policy, strict parsing and
+        defused field markers in input values."""
 
         response_mode: ResponseFormat = mode
+
+        def parse(self, signature: Any, completion: str) -> dict[str, Any]:
+            return strict_parse(signature, completion)
+
+        def format_user_message_content(
+            self,
+            signature: Any,
+            inputs: dict[str, Any],
+            prefix: str = "",
+            suffix: str = "",
+            main_request: bool = False,
+        ) -> str:
+            clean = {k: neutralize_value(v) for k, v in inputs.items()}
+            return super().format_user_message_content(
+                signature, clean, prefix=prefix, suffix=suffix, main_request=main_request
+            )
 
         def _prepare_response_format(
             self, lm: Any, lm_kwargs: dict[str, Any], signature: Any

@@ -44,11 +44,17 @@ def request_key(messages: list[dict[str, str]]) -> str:
 
 
 def make_response(
-    text: str, *, model: str, prompt_tokens: int | None = None, completion_tokens: int | None = None
+    text: str,
+    *,
+    model: str,
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+    finish_reason: str = "stop",
 ) -> Response:
     """Wrap ``text`` as a canonical assistant ``Response`` with token counts.
 
     When no counts are given they are estimated as whitespace-separated words.
+    ``finish_reason`` is ``stop`` or, for an answer cut off by the token limit, ``length``.
     """
     from dspy.lm15 import Message, Response, TextPart, Usage
 
@@ -56,7 +62,7 @@ def make_response(
         id=None,
         model=model,
         message=Message.assistant([TextPart(text)]),
-        finish_reason="stop",
+        finish_reason=finish_reason,
         usage=Usage(
             input_tokens=prompt_tokens if prompt_tokens is not None else 0,
             output_tokens=completion_tokens if completion_tokens is not None else len(text.split()),

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import dspy
 
 __all__ = [
+    "DEFAULT_TIMEOUT_S",
     "KEY_ENV_VARS",
     "check_api_base",
     "configure_cache",
@@ -25,6 +26,7 @@ __all__ = [
     "lm_spec",
     "resolve_lm",
     "resolve_lm_from_settings",
+    "resolve_timeout",
 ]
 
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -141,11 +143,11 @@ def resolve_lm(
     temperature: float = 0.0,
     max_tokens: int = 1024,
     seed: int | None = None,
-    num_retries: int = 2,
+    num_retries: int = 0,
     cache: bool = True,
+    timeout: float | None = None,
     response_format: ResponseFormat | None = None,
     check_connection: bool = True,
-    timeout: float | None = None,
     **kwargs: Any,
 ) -> dspy.LM:
     """A configured ``dspy.LM`` for a model string.
@@ -162,16 +164,17 @@ def resolve_lm(
     temperature, max_tokens, seed
         Decoding settings.
     num_retries
-        DSPy's retries for transient failures (rate limit, timeout, connection).
+        DSPy's own retries for transient failures. 0 (the default) everywhere in attune-judge:
+        the runner is the one retry layer, so that every request is counted as an attempt.
+    timeout
+        Seconds one request may take (connect + answer); default ``ATTUNE_TIMEOUT`` or 120.
+        The embedded model runs in-process and ignores it.
     cache
         Use DSPy's request cache.
     response_format
         How judges ask for JSON (see :mod:`attune_judge.lm._adapter`); ``None`` picks by model.
     check_connection
         Check that ``api_base`` answers before returning.
-    timeout
-        Seconds one request may take (passed to the client); ``None`` keeps the client's.
-        The embedded model runs in-process and ignores it.
     **kwargs
         Passed to ``dspy.LM`` (provider-specific options).
 
@@ -203,6 +206,7 @@ def resolve_lm(
         "cache": cache,
         **kwargs,
     }
+    request_timeout = resolve_timeout(timeout)
     if seed is not None:
         lm_kwargs["seed"] = seed
     if model == "local" or model.startswith("local:"):
@@ -213,8 +217,6 @@ def resolve_lm(
     else:
         check_provider_prefix(model)
         _check_provider(model)
-        if timeout is not None:
-            lm_kwargs["timeout"] = timeout
         api_key = _check_key(model, api_base)
         if api_base is not None:
             if check_connection:
@@ -226,10 +228,44 @@ def resolve_lm(
             lm_kwargs.setdefault("engine", "litellm")
         if api_key is not None:
             lm_kwargs["api_key"] = api_key
+        lm_kwargs.setdefault("timeout", request_timeout)
+        if lm_kwargs.get("engine") == "litellm":
+            # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
+            lm_kwargs.setdefault("max_retries", 0)
         lm = dspy.LM(model, **lm_kwargs)
     lm.attune_model = model
     lm.attune_response_format = mode
+    lm.attune_timeout = request_timeout
     return lm
+
+
+DEFAULT_TIMEOUT_S = 120.0
+"""Default bound on one model request, in seconds (``--timeout`` / ``ATTUNE_TIMEOUT``)."""
+
+
+def resolve_timeout(timeout: float | str | None = None) -> float:
+    """``timeout`` if given, else ``ATTUNE_TIMEOUT``, else :data:`DEFAULT_TIMEOUT_S`.
+
+    Raises
+    ------
+    UserError
+        Not a positive number (the message names the option or variable).
+    """
+    origin = "option --timeout"
+    if timeout is None:
+        raw = os.environ.get("ATTUNE_TIMEOUT", "").strip()
+        if not raw:
+            return DEFAULT_TIMEOUT_S
+        timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
+    try:
+        value = float(timeout)
+    except (TypeError, ValueError):
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise UserError(
+            f"{origin}: the request timeout must be a positive number of seconds, got {timeout!r}"
+        )
+    return value
 
 
 def resolve_lm_from_settings(
@@ -250,8 +286,8 @@ def resolve_lm_from_settings(
         seed=settings.seed,
         num_retries=settings.num_retries,
         cache=settings.cache,
-        response_format=settings.response_format,
         timeout=settings.timeout,
+        response_format=settings.response_format,
         **kwargs,
     )
 

@@ -50,8 +50,8 @@ class LMSettings(BaseModel):
     """Maximum tokens per model answer."""
     seed: int | None = None
     """Sampling seed, passed to providers that accept one."""
-    num_retries: int = 2
-    """DSPy's own retries (exponential backoff) for rate limits, timeouts, connection errors."""
+    num_retries: int = 0
+    """DSPy's own retries. Keep 0: the runner is the one retry layer (attempts = requests)."""
     cache: bool = True
     """Use DSPy's request cache (a repeated request makes no model call)."""
     cache_dir: str | None = None
@@ -59,7 +59,7 @@ class LMSettings(BaseModel):
     response_format: ResponseFormat | None = None
     """How to request JSON; ``None`` picks by model (see :func:`default_response_format`)."""
     timeout: float | None = Field(default=None, gt=0)
-    """Seconds one request may take before it fails as a timeout (``None``: the client's)."""
+    """Seconds one request may take before it fails as a timeout (``None``: 120 s)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LMSettings:
@@ -121,7 +121,7 @@ class ModelOptions(BaseModel):
     response_format: ResponseFormat | None = None
     """How to request JSON (``None``: by model)."""
     timeout: float | None = Field(default=None, gt=0)
-    """Seconds one request may take (``None``: the client's default)."""
+    """Seconds one request may take (``None``: ``ATTUNE_TIMEOUT``, else 120 s)."""
 
     def as_kwargs(self) -> dict[str, Any]:
         """The options that were set, as keyword arguments."""

@@ -39,6 +39,7 @@ from attune_judge.runner._score import (
     ScoreConfig,
     build_score_judge,
     execution_options,
+    judge_mode_options,
     run_score,
 )
 from attune_judge.runner._store import (
@@ -88,6 +89,7 @@ __all__ = [
     "is_retryable",
     "is_transient",
     "items_for_candidates",
+    "judge_mode_options",
     "judge_with_retries",
     "load_judge_items",
     "make_progress",

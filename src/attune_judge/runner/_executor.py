@@ -7,10 +7,14 @@ directory. :class:`ThreadExecutor` (here) runs them in threads of this process;
 :class:`~attune_judge.runner.ProcessExecutor` (``_process.py``) in worker processes, for runs
 that are CPU-bound in DSPy.
 
-Retries live in :func:`judge_with_retries`, inside the task function: a judgment with
-``status="lm_error"`` and ``details["retryable"] = True`` (rate limit, timeout, connection) is
-tried again after an exponential backoff with jitter. The worker sleeps while it backs off, so a
-rate-limited run slows down instead of hammering the provider.
+Retries live in :func:`judge_with_retries`, inside the task function, and nowhere else (DSPy's
+and LiteLLM's own ``num_retries`` are 0 under every command, so ``details["attempts"]`` counts
+every request): a judgment with ``status="lm_error"`` and ``details["retryable"] = True`` (rate
+limit, timeout, connection, server error) is tried again after the server's ``Retry-After``
+(capped at ``RetryPolicy.retry_after_cap_s``) or else an exponential backoff with jitter; a
+``parse_error`` is tried again ``RetryPolicy.parse_retries`` times (its answer was evicted from
+the request cache, so the retry asks the model again). The worker sleeps while it backs off, so
+a rate-limited run slows down instead of hammering the provider.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "ThreadExecutor",
     "is_retryable",
     "judge_with_retries",
+    "retry_wait",
 ]
 
 T = TypeVar("T")
@@ -135,6 +140,10 @@ class RetryPolicy:
     """Cap on a single backoff."""
     seed: int | None = None
     """Seed of the jitter generator (``None``: not reproducible, which is fine for timing)."""
+    parse_retries: int = 1
+    """Extra attempts for a ``parse_error`` (the failed answer is not replayed from the cache)."""
+    retry_after_cap_s: float = 60.0
+    """Longest ``Retry-After`` honoured; a longer one is waited for this long."""
     _rng: random.Random = field(default_factory=random.Random, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -145,6 +154,14 @@ class RetryPolicy:
         """Seconds to wait before retry number ``retry`` (0-based)."""
         d = min(self.max_delay_s, self.base_delay_s * (2.0**retry))
         return d / 2 + self._rng.random() * d / 2
+
+
+def retry_wait(policy: RetryPolicy, retry: int, retry_after_s: float | None) -> float:
+    """Seconds to wait before retry ``retry``: the server's ``Retry-After`` (capped), else the
+    policy's backoff."""
+    if retry_after_s is not None and retry_after_s >= 0:
+        return min(policy.retry_after_cap_s, float(retry_after_s))
+    return policy.delay(retry)
 
 
 def is_retryable(judgment: Judgment) -> bool:
@@ -166,27 +183,68 @@ def judge_with_retries(
     ``candidate_model`` are filled from the item when the judge left them empty.
     """
     start = time.perf_counter()
-    attempts = 0
+    attempts = transient = parse_failures = 0
+    requests: int | None = None
     while True:
         attempts += 1
         judgment = task.judge.judge(task.item)
-        if not is_retryable(judgment) or attempts > policy.max_retries:
-            break
+        sent = _requests_of(judgment)
+        if sent is not None:
+            requests = (requests or 0) + sent
         if cancelled is not None and cancelled.is_set():
             break
-        sleep(policy.delay(attempts - 1))
+        if is_retryable(judgment) and transient < policy.max_retries:
+            wait = retry_wait(policy, transient, _retry_after(judgment))
+            transient += 1
+            if not _sleep_unless_cancelled(sleep, wait, cancelled):
+                break
+            continue
+        if judgment.status == "parse_error" and parse_failures < policy.parse_retries:
+            parse_failures += 1
+            continue
+        break
     if (judgment.item_id, judgment.judge_id) != task.key:
         raise RuntimeError(
             f"judge {task.judge.judge_id!r} returned a judgment for "
             f"{(judgment.item_id, judgment.judge_id)!r} when asked for {task.key!r}"
         )
     judgment.details["attempts"] = attempts
+    if requests is not None:
+        judgment.details["requests"] = requests
     judgment.latency_s = time.perf_counter() - start
     if judgment.conversation_id is None:
         judgment.conversation_id = task.item.conversation_id
     if judgment.candidate_model is None:
         judgment.candidate_model = task.item.candidate_model
     return judgment
+
+
+def _requests_of(judgment: Judgment) -> int | None:
+    """Requests the judge reports for one attempt (``None`` when it does not say)."""
+    value = judgment.details.get("requests")
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _retry_after(judgment: Judgment) -> float | None:
+    value = judgment.details.get("retry_after_s")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _sleep_unless_cancelled(
+    sleep: Callable[[float], None], seconds: float, cancelled: CancelFlag | None
+) -> bool:
+    """Sleep ``seconds`` in short steps; ``False`` when cancelled meanwhile."""
+    if cancelled is None or sleep is not time.sleep:
+        sleep(seconds)
+        return cancelled is None or not cancelled.is_set()
+    deadline = time.monotonic() + seconds
+    while True:
+        if cancelled.is_set():
+            return False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return True
+        time.sleep(min(0.1, left))
 
 
 class JudgeTaskFn:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
 from attune_judge.runner._candidates import Candidate
-from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor
+from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._store import cut_torn_tail, redact, secret_values
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from attune_judge.lm import ModelOptions
 
 __all__ = [
+    "DraftError",
     "GenerateResult",
     "draft_reply",
     "generate_candidates",
@@ -78,14 +79,39 @@ def is_transient(exc: BaseException) -> bool:
     return any(m in names for m in markers)
 
 
-def draft_reply(item: JudgeItem, *, lm: dspy.LM, module: Any, adapter: Any = None) -> str:
-    """One reply to ``item``'s context (exceptions propagate)."""
-    import dspy
+class DraftError(RuntimeError):
+    """A reply that could not be drafted: the model failed or its answer did not parse."""
 
+    def __init__(self, outcome: Any) -> None:
+        detail = f" ({outcome.reason})" if outcome.reason else ""
+        super().__init__(f"{outcome.status}{detail}: {outcome.error}")
+        self.outcome = outcome
+
+
+def _draft_outcome(item: JudgeItem, *, lm: dspy.LM, module: Any, adapter: Any = None) -> Any:
+    """The call outcome of drafting one reply (strict parsing, truncation, cache eviction)."""
+    from attune_judge.judges import call_program
+    from attune_judge.lm import lm_response_format, make_adapter
+
+    if adapter is None:
+        adapter = make_adapter(lm_response_format(lm))
     conversation = [m.model_dump() for m in item.context]
-    with dspy.context(lm=lm, adapter=adapter):
-        pred = module(conversation=conversation)
-    return str(pred.reply)
+    return call_program(module, lm, adapter, conversation=conversation)
+
+
+def draft_reply(item: JudgeItem, *, lm: dspy.LM, module: Any, adapter: Any = None) -> str:
+    """One reply to ``item``'s context.
+
+    Raises
+    ------
+    DraftError
+        The model failed (``lm_error``) or its answer was not exactly one JSON object with a
+        text ``reply`` (``parse_error``; an answer cut off by the token limit included).
+    """
+    outcome = _draft_outcome(item, lm=lm, module=module, adapter=adapter)
+    if outcome.status != "ok":
+        raise DraftError(outcome)
+    return str(outcome.prediction.reply)
 
 
 class GenerateResult(BaseModel):
@@ -120,24 +146,35 @@ def _draft_one(
     secrets: list[str],
 ) -> Candidate | str:
     start = time.perf_counter()
-    attempt = 0
+    attempts = requests = transient = parse_failures = 0
     while True:
-        try:
-            text = draft_reply(item, lm=lm, module=module, adapter=adapter)
+        attempts += 1
+        outcome = _draft_outcome(item, lm=lm, module=module, adapter=adapter)
+        requests += outcome.requests
+        if outcome.status == "ok":
             break
-        except Exception as exc:
-            if is_transient(exc) and attempt < retry.max_retries:
-                time.sleep(retry.delay(attempt))
-                attempt += 1
-                continue
-            msg = redact(f"{type(exc).__name__}: {exc}", secrets)
-            return f"conversation {item.conversation_id!r} turn {item.turn}: {msg[:300]}"
+        if outcome.status == "lm_error" and outcome.retryable and transient < retry.max_retries:
+            time.sleep(retry_wait(retry, transient, outcome.retry_after_s))
+            transient += 1
+            continue
+        if outcome.status == "parse_error" and parse_failures < retry.parse_retries:
+            parse_failures += 1
+            continue
+        msg = redact(str(DraftError(outcome)), secrets)
+        return (
+            f"conversation {item.conversation_id!r} turn {item.turn}: {msg[:300]} "
+            f"(after {attempts} attempt(s))"
+        )
     return Candidate(
         conversation_id=item.conversation_id,
         turn=item.turn if item.turn is not None else 0,
         model=model,
-        response=text,
-        metadata={"latency_s": round(time.perf_counter() - start, 4), "attempts": attempt + 1},
+        response=redact(str(outcome.prediction.reply), secrets),
+        metadata={
+            "latency_s": round(time.perf_counter() - start, 4),
+            "attempts": attempts,
+            "requests": requests,
+        },
     )
 
 

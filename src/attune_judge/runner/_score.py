@@ -13,11 +13,16 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
 from attune_judge.runner._executor import Executor, RetryPolicy
-from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
+from attune_judge.runner._inputs import (
+    fingerprint_inputs,
+    is_judge_item_jsonl,
+    load_judge_items,
+)
 from attune_judge.runner._plan import plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor
 from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
@@ -27,7 +32,10 @@ __all__ = [
     "ScoreConfig",
     "build_score_judge",
     "execution_options",
+    "judge_mode_options",
+    "rubric_kind",
     "run_score",
+    "score_items",
 ]
 
 
@@ -48,6 +56,10 @@ class ScoreConfig(BaseModel):
     """Base URL of an OpenAI-compatible server."""
     model_options: ModelOptions = ModelOptions()
     """Temperature, max tokens, response format, request timeout (unset: defaults)."""
+    score_mode: Literal["sampled", "expected"] | None = None
+    """``sampled`` or ``expected`` (token probabilities); ``None``: by model."""
+    per_criterion: bool = False
+    """One call per criterion (implied by ``expected`` and checklist rubrics)."""
     candidates: Path | None = None
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
@@ -127,7 +139,85 @@ def build_score_judge(config: ScoreConfig) -> Judge:
         seed=config.seed,
         num_retries=0,
         **config.model_options.as_kwargs(),
+        **judge_mode_options(config.rubric, config.score_mode, config.per_criterion),
     )
+
+
+def judge_mode_options(
+    rubric: str, score_mode: str | None, per_criterion: bool
+) -> dict[str, object]:
+    """``score_mode`` / ``per_criterion`` options for :func:`build_judge` (only those set)."""
+    from attune_judge.judges import BASELINES
+
+    if rubric in BASELINES:
+        return {}
+    options: dict[str, object] = {}
+    if score_mode is not None:
+        options["score_mode"] = score_mode
+    if per_criterion:
+        options["per_criterion"] = True
+    return options
+
+
+def rubric_kind(rubric: str) -> str:
+    """``reference``, ``pairwise`` or ``behaviour`` of a rubric name/file (baselines:
+    ``reference``)."""
+    from attune_judge.judges import BASELINES
+    from attune_judge.rubrics import load_rubric
+
+    return "reference" if rubric in BASELINES else load_rubric(rubric).kind
+
+
+def score_items(config: ScoreConfig) -> list[JudgeItem]:
+    """The items ``config`` judges: pairs for a pairwise rubric (the participants'
+    comparisons, plus candidate pairs with ``--candidates``), else one item per candidate.
+
+    For a behaviour rubric on AttuneBench data each item lists the behaviour items that apply
+    to its turn (``metadata["behaviour_items"]``, from the participants' answers).
+    """
+    kind = rubric_kind(config.rubric)
+    if kind == "pairwise":
+        from attune_judge.runner._pairs import load_pairwise_items
+
+        return load_pairwise_items(config.data, candidates=config.candidates, models=config.models)
+    items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
+    if kind == "behaviour" and not is_judge_item_jsonl(config.data):
+        from attune_judge.data import attunebench_to_ratings, load_attunebench
+        from attune_judge.judges import attach_behaviour_items
+
+        conversations = load_attunebench(config.data)
+        if config.candidates is None and "original" in (config.models or ["original"]):
+            items = _original_on_every_turn(conversations, items)
+        items = attach_behaviour_items(items, attunebench_to_ratings(conversations))
+    return items
+
+
+def _original_on_every_turn(conversations: Any, items: list[JudgeItem]) -> list[JudgeItem]:
+    """``items`` plus the original reply of turns without a human-edited reference: the
+    participants answered the behaviour items about the original reply on every turn, and a
+    behaviour judge needs no reference."""
+    from attune_judge.data import turn_context
+
+    have = {i.item_id for i in items}
+    extra = []
+    for conv in conversations:
+        turns = conv.sorted_turns()
+        for n, turn in enumerate(turns):
+            item_id = f"{conv.conversation_id}:{turn.turn_number}:original"
+            if item_id in have or not turn.llm_response:
+                continue
+            extra.append(
+                JudgeItem(
+                    item_id=item_id,
+                    conversation_id=conv.conversation_id,
+                    turn=turn.turn_number,
+                    context=turn_context(turns, n),
+                    candidate=turn.llm_response,
+                    candidate_model="original",
+                    metadata={"source": "attunebench", "reference": "none"},
+                )
+            )
+    return items + extra
 
 
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
@@ -171,7 +261,7 @@ def run_score(
     UserError
         Bad data, candidates, rubric or model; a run directory holding another run.
     """
-    items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
+    items = score_items(config)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
     paths = [config.data] + ([config.candidates] if config.candidates else [])

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attune_judge.data import Judgment
+from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._plan import Task, TaskKey
 
 __all__ = ["SUMMARY_STATUSES", "summarize"]
@@ -124,11 +125,18 @@ def summarize(
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, str] = {}
+    options: dict[str, tuple[str, str]] = {}
     n_tasks = 0
     for task in tasks:
         n_tasks += 1
         jid, model = task.judge.judge_id, task.item.candidate_model
         planned[jid][model] += 1
+        if "other" in task.item.metadata:
+            meta = task.item.metadata
+            options[task.item.item_id] = (
+                str(meta.get("option_a", "A")),
+                str(meta.get("option_b", "B")),
+            )
         labels.setdefault(jid, _judge_label(task.judge.spec))
         j = judgments.get(task.key)
         if j is not None:
@@ -148,6 +156,9 @@ def summarize(
             if model in models:
                 models[model]["score"] = interval
         judges_out[jid] = {"label": labels[jid], "models": models}
+        pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
+        if pairwise is not None:
+            judges_out[jid]["pairwise"] = pairwise
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": totals["missing"] == 0}
     run.update(run_info or {})
     return {"run": run, "judges": judges_out}

@@ -25,6 +25,7 @@ from attune_judge.judges import (
     hash_spec,
     item_judgment,
 )
+from attune_judge.lm import untrusted
 from attune_judge.tasks._behaviour import score_behaviour
 from attune_judge.tasks._conversation import score_conversation
 from attune_judge.tasks._drafting import score_draft
@@ -62,6 +63,10 @@ def _add(a: TokenUsage, b: TokenUsage) -> TokenUsage:
         completion_tokens=a.completion_tokens + b.completion_tokens,
         calls=a.calls + b.calls,
     )
+
+
+def _call_info(outcome: Any) -> dict[str, Any]:
+    return {"requests": outcome.requests, "raw": outcome.raw}
 
 
 class TaskEvaluator:
@@ -130,6 +135,8 @@ class TaskEvaluator:
         prediction: Any,
         metrics: dict[str, float | None],
         usage: TokenUsage,
+        requests: int = 1,
+        raw: str | None = None,
         extra: dict[str, Any] | None = None,
     ) -> Judgment:
         primary = metrics.get(PRIMARY_METRIC[self.task])
@@ -141,8 +148,10 @@ class TaskEvaluator:
             scores={k: float(v) for k, v in metrics.items() if v is not None},
             overall=primary,
             normalized=primary,
+            raw_output=raw,
             details={
                 "task": self.task,
+                "requests": requests,
                 "turn": item.turn,
                 "prediction": prediction,
                 "truth": item.metadata.get("truth"),
@@ -161,7 +170,9 @@ class TaskEvaluator:
     def _emotion(self, item: JudgeItem, started: float) -> Judgment:
         before = format_conversation(item.context[:-1]) or _START
         outcome = self._call(
-            emotion_program(), conversation=before, latest_message=item.context[-1].content
+            emotion_program(),
+            conversation=before,
+            latest_message=untrusted(item.context[-1].content),
         )
         if outcome.status != "ok":
             return self._failure(item, started, outcome)
@@ -176,14 +187,21 @@ class TaskEvaluator:
             tags,
             [EmotionTag(t["emotion"], t["intensity"]) for t in truth],
         )
-        return self._judgment(item, started, prediction=pred, metrics=metrics, usage=outcome.usage)
+        return self._judgment(
+            item,
+            started,
+            prediction=pred,
+            metrics=metrics,
+            usage=outcome.usage,
+            **_call_info(outcome),
+        )
 
     def _behaviour(self, item: JudgeItem, started: float) -> Judgment:
         truth: dict[str, list[str | None]] = item.metadata["truth"]["items"]
         ids = tuple(truth)
         program = behaviour_program(tuple((i, BEHAVIOUR_ITEMS_BY_ID[i].observer_text) for i in ids))
         outcome = self._call(
-            program, conversation=format_conversation(item.context), reply=item.candidate
+            program, conversation=format_conversation(item.context), reply=untrusted(item.candidate)
         )
         if outcome.status != "ok":
             return self._failure(item, started, outcome)
@@ -196,7 +214,14 @@ class TaskEvaluator:
             for i in ids
         }
         metrics = score_behaviour({i: (v[0], v[1]) for i, v in truth.items()}, pred)
-        return self._judgment(item, started, prediction=pred, metrics=metrics, usage=outcome.usage)
+        return self._judgment(
+            item,
+            started,
+            prediction=pred,
+            metrics=metrics,
+            usage=outcome.usage,
+            **_call_info(outcome),
+        )
 
     def _preference(self, item: JudgeItem, started: float) -> Judgment:
         inputs = item.metadata["inputs"]
@@ -205,9 +230,9 @@ class TaskEvaluator:
         outcome = self._call(
             preference_program(),
             conversation=format_conversation(item.context),
-            question=inputs["question"],
-            response_1=inputs[first],
-            response_2=inputs[second],
+            question=untrusted(inputs["question"]),
+            response_1=untrusted(inputs[first]),
+            response_2=untrusted(inputs[second]),
         )
         extra = {
             "swapped": shown.swapped,
@@ -222,7 +247,13 @@ class TaskEvaluator:
         metrics: dict[str, float | None] = {"accuracy": float(winner == truth)}
         pred = {"shown_choice": choice, "winner": winner}
         return self._judgment(
-            item, started, prediction=pred, metrics=metrics, usage=outcome.usage, extra=extra
+            item,
+            started,
+            prediction=pred,
+            metrics=metrics,
+            usage=outcome.usage,
+            extra=extra,
+            **_call_info(outcome),
         )
 
     def _conversation(self, item: JudgeItem, started: float) -> Judgment:
@@ -242,7 +273,14 @@ class TaskEvaluator:
             "four_branch": {b: int(getattr(p, branch_field(b))) for b in FOUR_BRANCHES},
         }
         metrics = score_conversation(pred, item.metadata["truth"])
-        return self._judgment(item, started, prediction=pred, metrics=metrics, usage=outcome.usage)
+        return self._judgment(
+            item,
+            started,
+            prediction=pred,
+            metrics=metrics,
+            usage=outcome.usage,
+            **_call_info(outcome),
+        )
 
     def _drafting(self, item: JudgeItem, started: float) -> Judgment:
         from attune_judge.runner import make_responder
@@ -255,6 +293,7 @@ class TaskEvaluator:
         drafted = item.model_copy(update={"candidate": draft})
         quality = self.draft_judge.judge(drafted)
         usage = _add(outcome.usage, quality.usage)
+        requests = outcome.requests + int(quality.details.get("requests", 1))
         if quality.status != "ok":
             failed = quality.model_copy(
                 update={"judge_id": self.judge_id, "usage": usage}, deep=True
@@ -266,6 +305,7 @@ class TaskEvaluator:
         if item.metadata.get("behaviour_items"):
             verdict = self.behaviour_judge.judge(drafted)
             usage = _add(usage, verdict.usage)
+            requests += int(verdict.details.get("requests", 1))
             behaviour_status = verdict.status
             if verdict.status == "lm_error":
                 failed = verdict.model_copy(
@@ -280,7 +320,14 @@ class TaskEvaluator:
         pred = {"draft": draft, "judge_scores": quality.scores, "behaviour_answers": answers}
         extra = {"behaviour_judge_status": behaviour_status}
         return self._judgment(
-            item, started, prediction=pred, metrics=metrics, usage=usage, extra=extra
+            item,
+            started,
+            prediction=pred,
+            metrics=metrics,
+            usage=usage,
+            extra=extra,
+            requests=requests,
+            raw=outcome.raw,
         )
 
     def judge(self, item: JudgeItem) -> Judgment:

@@ -12,7 +12,14 @@ from attune_judge.testing._common import (
     timeout_error,
 )
 from attune_judge.testing._replay import AsyncReplayEngine, MissingRecordingError, ReplayEngine
-from attune_judge.testing._scripted import AsyncScriptedEngine, Messages, ScriptedEngine
+from attune_judge.testing._scripted import (
+    AsyncScriptedEngine,
+    Messages,
+    ScriptedEngine,
+    ScriptedReply,
+    TokenReply,
+    truncated,
+)
 
 __all__ = [
     "AsyncReplayEngine",
@@ -21,9 +28,12 @@ __all__ = [
     "MissingRecordingError",
     "ReplayEngine",
     "ScriptedEngine",
+    "ScriptedReply",
+    "TokenReply",
     "make_response",
     "rate_limit_error",
     "request_key",
     "request_messages",
     "timeout_error",
+    "truncated",
 ]

@@ -1,0 +1,186 @@
+"""What one DSPy program call sent and got: raw answer, finish reason, cache use, eviction.
+
+DSPy hands its adapters the answer text only; whether the answer was cut off by the token
+limit (``finish_reason == "length"``) and whether it came from the request cache are in the
+LM's history entry. :class:`CallRecorder` is put into ``dspy.context(caller_modules=[...])``
+for one program call, so DSPy records that call's history entries into it (and only that
+call's: the context is per thread / per task).
+
+:func:`evict` removes the cached answer of a recorded call from DSPy's request cache (memory
+and disk), so that an answer that failed to parse is never replayed into a later run.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CallRecorder", "RecordedCall", "evict", "retry_after_of"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RecordedCall:
+    """One LM call of a program call, read from DSPy's history entry."""
+
+    text: str | None
+    """The answer text (first output)."""
+    finish_reason: str | None
+    """``stop``, ``length``, ... as the provider reported it (``None`` when unknown)."""
+    cache_hit: bool
+    """Whether the answer came from the request cache (no request was sent)."""
+    messages: Any
+    """The request messages (for eviction)."""
+    kwargs: dict[str, Any]
+    """The call's keyword arguments (for eviction)."""
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _finish_reason(response: Any) -> str | None:
+    if isinstance(response, tuple | list):
+        reasons = [_finish_reason(r) for r in response]
+        return "length" if "length" in reasons else next((r for r in reasons if r), None)
+    direct = _get(response, "finish_reason")
+    if direct is not None:
+        return str(getattr(direct, "value", direct))
+    choices = _get(response, "choices") or []
+    reasons = [_get(c, "finish_reason") for c in choices]
+    reasons = [str(getattr(r, "value", r)) for r in reasons if r is not None]
+    return "length" if "length" in reasons else (reasons[0] if reasons else None)
+
+
+def _text(outputs: Any) -> str | None:
+    if not outputs:
+        return None
+    first = outputs[0]
+    if isinstance(first, str):
+        return first
+    value = _get(first, "text")
+    return value if isinstance(value, str) else None
+
+
+class CallRecorder:
+    """Collects the DSPy history entries of one program call (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.history: list[dict[str, Any]] = []
+
+    @property
+    def calls(self) -> list[RecordedCall]:
+        """Every LM call recorded, in order."""
+        out = []
+        for entry in self.history:
+            usage = entry.get("usage")
+            out.append(
+                RecordedCall(
+                    text=_text(entry.get("outputs")),
+                    finish_reason=_finish_reason(entry.get("response")),
+                    # a cache hit carries no usage (DSPy clears it: no tokens were billed)
+                    cache_hit=not usage,
+                    messages=entry.get("messages"),
+                    kwargs=dict(entry.get("kwargs") or {}),
+                )
+            )
+        return out
+
+    @property
+    def truncated(self) -> bool:
+        """Whether any answer was cut off by the token limit."""
+        return any(c.finish_reason == "length" for c in self.calls)
+
+    @property
+    def last_text(self) -> str | None:
+        """The answer text of the last call."""
+        calls = self.calls
+        return calls[-1].text if calls else None
+
+    def requests_sent(self) -> int:
+        """Calls that went to the model (cache hits excluded)."""
+        return sum(1 for c in self.calls if not c.cache_hit)
+
+
+def evict(lm: Any, call: RecordedCall, *, asynchronous: bool) -> bool:
+    """Remove ``call``'s answer from DSPy's request cache; ``True`` when an entry was removed.
+
+    The key is rebuilt with DSPy's own request preparation, as its executor does. Failures are
+    logged and ignored (eviction is a safeguard, never a reason to fail a judgment).
+    """
+    try:
+        import dspy
+        from dspy.clients.execution import IGNORED_CACHE_KEYS, prepare
+
+        prepared = prepare(lm, None, call.messages, call.kwargs, asynchronous=asynchronous)
+        if not prepared.cache:
+            return False
+        cache = dspy.cache
+        key = cache.cache_key(prepared.key(lm, asynchronous), IGNORED_CACHE_KEYS)
+        removed = False
+        with cache._lock:
+            if key in cache.memory_cache:
+                cache.memory_cache.pop(key, None)
+                removed = True
+        disk = cache.disk_cache
+        if isinstance(disk, dict):
+            removed = disk.pop(key, None) is not None or removed
+        else:
+            removed = bool(disk.delete(key)) or removed
+        return removed
+    except Exception as exc:  # pragma: no cover - depends on DSPy internals
+        log.warning("could not evict a failed answer from the request cache: %s", exc)
+        return False
+
+
+def _seconds(value: Any) -> float | None:
+    """A Retry-After value (seconds or an HTTP date) as seconds, ``None`` when unusable."""
+    import math
+    from datetime import UTC, datetime
+    from email.utils import parsedate_to_datetime
+
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str):
+        try:
+            seconds = float(value.strip())
+        except ValueError:
+            try:
+                when = parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError):
+                return None
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=UTC)
+            seconds = (when - datetime.now(UTC)).total_seconds()
+            seconds = max(0.0, seconds)
+    else:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    """The server's ``Retry-After`` carried by ``exc`` (or an exception it wraps), in seconds."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        hint = _seconds(getattr(current, "retry_after", None))
+        if hint is not None:
+            return hint
+        response = getattr(current, "response", None)
+        headers = getattr(response, "headers", None)
+        if headers is not None:
+            try:
+                hint = _seconds(headers.get("retry-after"))
+            except Exception:  # pragma: no cover - exotic header objects
+                hint = None
+            if hint is not None:
+                return hint
+        current = current.__cause__ or current.__context__
+    return None
