@@ -342,6 +342,7 @@ def _write_run(
     import datetime as dt
 
     from attune_judge import __version__
+    from attune_judge._schema_version import SCHEMA_VERSION
     from attune_judge.report import write_calibration_run, write_report
 
     out.mkdir(parents=True, exist_ok=True)
@@ -358,7 +359,13 @@ def _write_run(
         )
     else:
         (out / "summary.json").write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n",
+            json.dumps(
+                {"schema_version": SCHEMA_VERSION, **summary},
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            )
+            + "\n",
             encoding="utf-8",
         )
         md, html = write_report(out)

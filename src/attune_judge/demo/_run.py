@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibration_markdown
 from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._recorded import (
@@ -129,7 +130,13 @@ def run_demo(
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    summary_json: dict[str, object] = {"kind": "demo", "parts": list(parts), "B": B, "seed": seed}
+    summary_json: dict[str, object] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "demo",
+        "parts": list(parts),
+        "B": B,
+        "seed": seed,
+    }
     lines: list[str] = []
     if "a" in parts:
         ec = load_calibration_set("empathic-communication", calibration_root)
