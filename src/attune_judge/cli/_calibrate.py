@@ -476,6 +476,13 @@ def rank(
         )
         _emit(text, data, as_json, output)
         return
+    if source.is_dir():
+        # a run directory: the leaderboard its summary stores (computed once by the runner)
+        from attune_judge.runner import run_leaderboard
+
+        lb = run_leaderboard(source, judge_id, field=field, B=B, seed=seed, level=ci)  # type: ignore[arg-type]
+        _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
+        return
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
