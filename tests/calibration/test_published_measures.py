@@ -15,7 +15,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from attune_judge.calibration import (
     RatingTable,
+    binary_brier_score,
     brier_score,
+    expected_calibration_error,
     fleiss_kappa,
     gwet_ac1,
     intraclass_correlation,
@@ -168,9 +170,10 @@ def test_scott_pi_equals_fleiss_with_two_raters() -> None:
 
 def test_brier_score_matches_sklearn_documentation() -> None:
     ex = _ref("sklearn_brier_score_loss")
-    assert brier_score(ex["y_prob"], ex["y_true"], B=100).estimate == pytest.approx(
-        ex["expected"], abs=1e-12
-    )
+    res = probability_calibration(ex["y_prob"], ex["y_true"], B=100)
+    assert res.brier.estimate == pytest.approx(ex["expected"], abs=1e-12)
+    # the same as the point-estimate helper of calibration._probabilistic
+    assert binary_brier_score(ex["y_prob"], ex["y_true"]) == pytest.approx(ex["expected"])
 
 
 def test_reliability_diagram_and_ece_match_sklearn_calibration_curve_example() -> None:
@@ -212,3 +215,15 @@ def test_top_label_multiclass_and_bad_input() -> None:
         probability_calibration([0.2, 1.3], [0, 1])
     with pytest.raises(UserError, match="0 or 1"):
         probability_calibration([0.2, 0.3], [0, 2])
+
+
+def test_top_label_figures_agree_with_the_point_estimate_helpers() -> None:
+    """``probability_calibration`` (with intervals) and ``_probabilistic``'s point helpers."""
+    rng = np.random.default_rng(9)
+    P = rng.dirichlet([2.0, 1.0, 1.0], size=200)
+    y = rng.integers(0, 3, 200)
+    res = probability_calibration(P, y, n_bins=10, B=100)
+    assert res.brier.estimate == pytest.approx(brier_score(P, y), abs=1e-12)
+    # both use 10 equal-width bins of the top-label confidence; they differ only for a
+    # confidence exactly on a bin edge (none here: continuous Dirichlet draws)
+    assert res.ece.estimate == pytest.approx(expected_calibration_error(P, y, bins=10), abs=1e-12)

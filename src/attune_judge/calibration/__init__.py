@@ -20,8 +20,9 @@ Agreement
     PPI++), and ``calibrate``
     (all of it per dimension, for the CLI).
 Probability forecasts
-    ``probability_calibration`` (Brier score, ECE, reliability diagram), ``brier_score``,
-    ``expected_calibration_error``, ``reliability_diagram``.
+    ``probability_calibration`` (Brier score, ECE, reliability diagram, each with a cluster
+    interval), ``reliability_diagram``; point helpers ``brier_score``, ``binary_brier_score``,
+    ``expected_calibration_error``, ``probability_scores``.
 Rankings
     ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
     ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
@@ -39,6 +40,11 @@ from attune_judge.calibration._alt_test import (
     AltTestResult,
     alternative_annotator_test,
     fdr_adjust,
+)
+from attune_judge.calibration._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
 )
 from attune_judge.calibration._behaviour_agreement import (
     BehaviourAgreement,
@@ -127,11 +133,16 @@ from attune_judge.calibration._preference_baselines import (
     compare_preferences,
     preference_comparison_markdown,
 )
+from attune_judge.calibration._probabilistic import (
+    ProbabilityScores,
+    binary_brier_score,
+    brier_score,
+    expected_calibration_error,
+    probability_scores,
+)
 from attune_judge.calibration._probability import (
     ProbabilityCalibration,
     ReliabilityBin,
-    brier_score,
-    expected_calibration_error,
     probability_calibration,
     reliability_diagram,
 )
@@ -181,6 +192,7 @@ __all__ = [
     "AlphaWithJudge",
     "AltTestHuman",
     "AltTestResult",
+    "BaselineAgreement",
     "BehaviourAgreement",
     "BehaviourGroup",
     "BradleyTerryResult",
@@ -213,6 +225,7 @@ __all__ = [
     "PreferenceComparison",
     "PreferenceRow",
     "ProbabilityCalibration",
+    "ProbabilityScores",
     "RankProbabilities",
     "RankSets",
     "RatingTable",
@@ -223,10 +236,12 @@ __all__ = [
     "alpha_with_judge",
     "alternative_annotator_test",
     "arena_rank_upper_bound",
+    "baseline_agreement",
     "baseline_preferences",
     "behaviour_agreement",
     "behaviour_block",
     "behaviour_markdown",
+    "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
@@ -281,6 +296,7 @@ __all__ = [
     "preference_comparison_markdown",
     "preference_markdown",
     "probability_calibration",
+    "probability_scores",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",
@@ -290,5 +306,6 @@ __all__ = [
     "scores_to_verdict",
     "simulate_max_critical_value",
     "tau_b_rows",
+    "weighted_spearman",
     "win_tables",
 ]

@@ -39,8 +39,6 @@ from attune_judge.errors import UserError
 __all__ = [
     "ProbabilityCalibration",
     "ReliabilityBin",
-    "brier_score",
-    "expected_calibration_error",
     "probability_calibration",
     "reliability_diagram",
 ]
@@ -274,23 +272,3 @@ def _bins_from(conf: FloatArray, y: FloatArray, edges: FloatArray) -> list[Relia
             )
         )
     return out
-
-
-def brier_score(
-    probs: Sequence[float] | Sequence[Sequence[float]] | FloatArray,
-    outcomes: Sequence[float] | Sequence[int] | FloatArray,
-    clusters: Sequence[object] | None = None,
-    **kw: object,
-) -> Metric:
-    """The Brier score with a cluster-bootstrap interval (see :func:`probability_calibration`)."""
-    return probability_calibration(probs, outcomes, clusters, **kw).brier  # type: ignore[arg-type]
-
-
-def expected_calibration_error(
-    probs: Sequence[float] | Sequence[Sequence[float]] | FloatArray,
-    outcomes: Sequence[float] | Sequence[int] | FloatArray,
-    clusters: Sequence[object] | None = None,
-    **kw: object,
-) -> Metric:
-    """The ECE with a cluster-bootstrap interval (see :func:`probability_calibration`)."""
-    return probability_calibration(probs, outcomes, clusters, **kw).ece  # type: ignore[arg-type]
