@@ -156,6 +156,11 @@ def test_a_bench_run_shows_a_leaderboard_per_task_and_their_agreement(tmp_path: 
         "### Task: emotion",
         "## Do the tasks rank models alike?",
         "### Scores across tasks",
+        # the bench-only sections, from the report's registry (`report RUN` = what `bench` wrote)
+        "## All task metrics",
+        "### drafting",
+        "### emotion",
+        "## Discriminability per task",
         "## What ran",
     ]
     assert "Kendall's W across tasks: 0.000 (χ² df = 1, p = 1.000)" in md
