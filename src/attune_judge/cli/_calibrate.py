@@ -232,6 +232,14 @@ def calibrate(
     margin: Annotated[
         float, typer.Option(help="Preferences from scores: |Δscore| ≤ margin is a tie.")
     ] = 0.0,
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            "--items",
+            help="JudgeItem JSONL of the judged items: adds the length-only and lexicon "
+            "baselines beside the judge (needs Judgment records or a run directory).",
+        ),
+    ] = None,
 ) -> None:
     """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
     _check_ci(ci)
@@ -260,6 +268,7 @@ def calibrate(
         "epsilon": epsilon,
         "tie_policy": tie_policy,
         "margin": margin,
+        "items": str(items) if items is not None else None,
     }
     hkind = _record_kind(hpath)
     if hkind == "preference":
@@ -277,6 +286,7 @@ def calibrate(
 
     hum = read_jsonl(hpath, Rating)
     jkind = _record_kind(jpath)
+    judgments: list[Judgment] = []
     if jkind == "judgment":
         judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
@@ -303,9 +313,27 @@ def calibrate(
         seed=seed,
         epsilon=epsilon,
     )
-    _emit(cal.calibration_markdown(rep), rep.model_dump(), as_json, output)
+    text, data = cal.calibration_markdown(rep), rep.model_dump()
+    if items is not None:
+        records = judgments if jkind == "judgment" else None
+        text, data = _with_baselines(text, data, items, records, hum, B=B, seed=seed)
+    _emit(text, data, as_json, output)
     if out is not None:
         _write_run(out, None, arguments, rep=rep, human=hum, judge=jud)
+
+
+def _with_baselines(
+    text: str, data: dict[str, Any], items: Path, judgments: Any, hum: Any, *, B: int, seed: int
+) -> tuple[str, dict[str, Any]]:
+    """The report with the length-only and lexicon baselines on the judged items added."""
+    if judgments is None:
+        raise UserError("--items needs the judge's Judgment records (or its run directory)")
+    from attune_judge.data import JudgeItem, read_jsonl
+    from attune_judge.demo._baselines import baseline_comparison
+
+    judged = read_jsonl(_jsonl_path(items), JudgeItem)
+    _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
+    return text + "\n".join(md) + "\n", {**data, "baselines": base}
 
 
 CALIBRATE_MANIFEST = "calibrate"
@@ -343,6 +371,7 @@ def _write_run(
     import datetime as dt
 
     from attune_judge import __version__
+    from attune_judge._schema_version import SCHEMA_VERSION
     from attune_judge.report import write_calibration_run, write_report
 
     out.mkdir(parents=True, exist_ok=True)
@@ -359,7 +388,13 @@ def _write_run(
         )
     else:
         (out / "summary.json").write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n",
+            json.dumps(
+                {"schema_version": SCHEMA_VERSION, **summary},
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            )
+            + "\n",
             encoding="utf-8",
         )
         md, html = write_report(out)
@@ -474,6 +509,13 @@ def rank(
             report_dir=report,
         )
         _emit(text, data, as_json, output)
+        return
+    if source.is_dir():
+        # a run directory: the leaderboard its summary stores (computed once by the runner)
+        from attune_judge.runner import run_leaderboard
+
+        lb = run_leaderboard(source, judge_id, field=field, B=B, seed=seed, level=ci)  # type: ignore[arg-type]
+        _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
         return
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
     if not scores:

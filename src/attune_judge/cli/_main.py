@@ -23,6 +23,7 @@ from attune_judge.cli import (
     _demo,
     _judge,
     _report,
+    _schema,
     _score,
     _sensitivity,
 )
@@ -52,7 +53,19 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo, _align):
+_MODULES = (
+    _data,
+    _judge,
+    _score,
+    _calibrate,
+    _report,
+    _bench,
+    _sensitivity,
+    _demo,
+    _schema,
+    _align,
+)
+for _module in _MODULES:
     _module.register(app)
 
 
