@@ -36,6 +36,11 @@ from attune_judge.calibration._alt_test import (
     alternative_annotator_test,
     fdr_adjust,
 )
+from attune_judge.calibration._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
+)
 from attune_judge.calibration._behaviour_agreement import (
     BehaviourAgreement,
     BehaviourGroup,
@@ -117,6 +122,13 @@ from attune_judge.calibration._preference_baselines import (
     compare_preferences,
     preference_comparison_markdown,
 )
+from attune_judge.calibration._probabilistic import (
+    ProbabilityScores,
+    binary_brier_score,
+    brier_score,
+    expected_calibration_error,
+    probability_scores,
+)
 from attune_judge.calibration._rank_agreement import (
     KendallW,
     KendallWInterval,
@@ -159,6 +171,7 @@ __all__ = [
     "AlphaWithJudge",
     "AltTestHuman",
     "AltTestResult",
+    "BaselineAgreement",
     "BehaviourAgreement",
     "BehaviourGroup",
     "BradleyTerryResult",
@@ -188,6 +201,7 @@ __all__ = [
     "PreferenceAgreement",
     "PreferenceComparison",
     "PreferenceRow",
+    "ProbabilityScores",
     "RankProbabilities",
     "RankSets",
     "RatingTable",
@@ -196,18 +210,22 @@ __all__ = [
     "alpha_with_judge",
     "alternative_annotator_test",
     "arena_rank_upper_bound",
+    "baseline_agreement",
     "baseline_preferences",
     "behaviour_agreement",
     "behaviour_block",
     "behaviour_markdown",
+    "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
     "bradley_terry",
+    "brier_score",
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",
     "compare_preferences",
+    "expected_calibration_error",
     "fdr_adjust",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
@@ -246,6 +264,7 @@ __all__ = [
     "preference_agreement",
     "preference_comparison_markdown",
     "preference_markdown",
+    "probability_scores",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",
@@ -254,5 +273,6 @@ __all__ = [
     "scores_to_verdict",
     "simulate_max_critical_value",
     "tau_b_rows",
+    "weighted_spearman",
     "win_tables",
 ]

@@ -233,6 +233,14 @@ def calibrate(
     margin: Annotated[
         float, typer.Option(help="Preferences from scores: |Δscore| ≤ margin is a tie.")
     ] = 0.0,
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            "--items",
+            help="JudgeItem JSONL of the judged items: adds the length-only and lexicon "
+            "baselines beside the judge (needs Judgment records or a run directory).",
+        ),
+    ] = None,
 ) -> None:
     """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
     _check_ci(ci)
@@ -261,6 +269,7 @@ def calibrate(
         "epsilon": epsilon,
         "tie_policy": tie_policy,
         "margin": margin,
+        "items": str(items) if items is not None else None,
     }
     hkind = _record_kind(hpath)
     if hkind == "preference":
@@ -278,6 +287,7 @@ def calibrate(
 
     hum = read_jsonl(hpath, Rating)
     jkind = _record_kind(jpath)
+    judgments: list[Judgment] = []
     if jkind == "judgment":
         judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
@@ -304,9 +314,27 @@ def calibrate(
         seed=seed,
         epsilon=epsilon,
     )
-    _emit(cal.calibration_markdown(rep), rep.model_dump(), as_json, output)
+    text, data = cal.calibration_markdown(rep), rep.model_dump()
+    if items is not None:
+        records = judgments if jkind == "judgment" else None
+        text, data = _with_baselines(text, data, items, records, hum, B=B, seed=seed)
+    _emit(text, data, as_json, output)
     if out is not None:
         _write_run(out, None, arguments, rep=rep, human=hum, judge=jud)
+
+
+def _with_baselines(
+    text: str, data: dict[str, Any], items: Path, judgments: Any, hum: Any, *, B: int, seed: int
+) -> tuple[str, dict[str, Any]]:
+    """The report with the length-only and lexicon baselines on the judged items added."""
+    if judgments is None:
+        raise UserError("--items needs the judge's Judgment records (or its run directory)")
+    from attune_judge.data import JudgeItem, read_jsonl
+    from attune_judge.demo._baselines import baseline_comparison
+
+    judged = read_jsonl(_jsonl_path(items), JudgeItem)
+    _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
+    return text + "\n".join(md) + "\n", {**data, "baselines": base}
 
 
 CALIBRATE_MANIFEST = "calibrate"

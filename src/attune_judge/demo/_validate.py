@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
+from attune_judge.demo._baselines import baseline_comparison
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.demo._report import write_validation_report
 from attune_judge.demo._run import load_calibration_set
@@ -257,6 +258,13 @@ def validate_judge(
             result.summary.append("   note: " + note)
             md.append(f"\nNote: {note}.")
             notes.append(note)
+        ok_here = [j for j in judgments if j.item_id in ids]
+        base_lines, base_md, base_data = baseline_comparison(
+            items, ok_here, humans, B=B, seed=seed, judge_name=name
+        )
+        result.summary += base_lines
+        md += base_md
+        summary["baselines"] = base_data
         summary["recorded_judges"] = [r.model_dump(mode="json") for r in result.rows]
         summary["calibration"] = {
             "report": report.model_dump(mode="json"),
@@ -266,7 +274,8 @@ def validate_judge(
         "set_name": set_name,
         "lm": lm,
         "judge_name": name,
-        "rubric": spec.rubric,
+        "rubric": rubric or spec.rubric,
+        "judge_spec": getattr(judge, "spec", None),
         "description": spec.description,
         "n_items": result.n_items,
         "n_ok": result.n_ok,

@@ -10,6 +10,7 @@ from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._behaviour import BehaviourJudge
 from attune_judge.judges._criterion import SCORE_MODES, CriterionJudge, default_score_mode
 from attune_judge.judges._jury import Jury, JuryMethod
+from attune_judge.judges._lexicon import LexiconJudge
 from attune_judge.judges._pairwise import PairwiseJudge
 from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
@@ -17,7 +18,7 @@ from attune_judge.rubrics import Rubric, load_rubric
 
 __all__ = ["BASELINES", "build_judge", "build_jury", "resolve_judge_lm"]
 
-BASELINES = ("length", "lexical")
+BASELINES = ("length", "lexical", "lexicon")
 """Judges that need no model."""
 
 _JUDGE_OPTIONS = ("use_reference", "reasoning", "score_mode", "per_criterion", "demos")
@@ -47,7 +48,7 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
     Parameters
     ----------
     kind_or_rubric
-        ``length`` or ``lexical`` (no model), a :class:`Rubric`, a built-in rubric name
+        ``length``, ``lexical`` or ``lexicon`` (no model), a :class:`Rubric`, a built-in rubric name
         (``attunebench-reference``) or the path of a rubric YAML file. The rubric's ``kind``
         picks :class:`ReferenceJudge`, :class:`PairwiseJudge` or :class:`BehaviourJudge`.
     lm
@@ -68,6 +69,8 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
         Unknown rubric, invalid rubric file, missing key, unreachable server.
     """
     if isinstance(kind_or_rubric, str) and kind_or_rubric in BASELINES:
+        if kind_or_rubric == "lexicon":
+            return LexiconJudge()
         return LengthJudge() if kind_or_rubric == "length" else LexicalJudge()
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
     options = {k: settings.pop(k) for k in _JUDGE_OPTIONS if k in settings}
