@@ -372,6 +372,7 @@ def _write_run(
     import datetime as dt
 
     from attune_judge import __version__
+    from attune_judge._schema_version import SCHEMA_VERSION
     from attune_judge.report import write_calibration_run, write_report
 
     out.mkdir(parents=True, exist_ok=True)
@@ -388,7 +389,13 @@ def _write_run(
         )
     else:
         (out / "summary.json").write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n",
+            json.dumps(
+                {"schema_version": SCHEMA_VERSION, **summary},
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            )
+            + "\n",
             encoding="utf-8",
         )
         md, html = write_report(out)
@@ -498,6 +505,13 @@ def rank(
             report_dir=report,
         )
         _emit(text, data, as_json, output)
+        return
+    if source.is_dir():
+        # a run directory: the leaderboard its summary stores (computed once by the runner)
+        from attune_judge.runner import run_leaderboard
+
+        lb = run_leaderboard(source, judge_id, field=field, B=B, seed=seed, level=ci)  # type: ignore[arg-type]
+        _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
         return
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
     if not scores:

@@ -22,6 +22,7 @@ from attune_judge.cli import (
     _demo,
     _judge,
     _report,
+    _schema,
     _score,
     _sensitivity,
 )
@@ -51,7 +52,7 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo):
+for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo, _schema):
     _module.register(app)
 
 

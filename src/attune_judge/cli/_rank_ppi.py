@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.errors import UserError
 
 __all__ = ["parse_scale", "ppi_rank"]
@@ -121,7 +122,7 @@ def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) ->
         "versions": {"attune-judge": __version__},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    summary = {"kind": "ppi", "ppi": data}
+    summary = {"schema_version": SCHEMA_VERSION, "kind": "ppi", "ppi": data}
     (out / "summary.json").write_text(
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

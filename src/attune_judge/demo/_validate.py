@@ -16,12 +16,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from attune_judge._resources import shipped_dir
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo._baselines import baseline_comparison
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.demo._report import write_validation_report
-from attune_judge.demo._run import load_calibration_set
+from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
@@ -241,7 +242,7 @@ def validate_judge(
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
-    summary: dict[str, Any] = {"kind": "validate"}
+    summary: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": "validate"}
     notes: list[str] = []
     if not new:
         md.append("\nNo usable judgment: nothing to compare.")

@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.data import JsonlAppender, Judgment, read_jsonl, write_error
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import TaskKey
@@ -357,7 +358,10 @@ class RunDir:
     # -- plain files ------------------------------------------------------------------------
 
     def write_json(self, path: Path, obj: Any) -> None:
-        """Write JSON atomically, with secret values redacted."""
+        """Write JSON atomically, with secret values redacted (``summary.json`` gets its
+        ``schema_version``)."""
+        if path == self.summary_path and isinstance(obj, dict):
+            obj = {"schema_version": SCHEMA_VERSION, **obj}
         self.write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
     def write_text(self, path: Path, text: str) -> None:
