@@ -38,7 +38,9 @@ def _check_ci(ci: float) -> None:
 
 def _record_kind(path: Path) -> str:
     """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
-    with path.open(encoding="utf-8") as fh:
+    from attune_judge.data import reading_utf8
+
+    with reading_utf8(path), path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -405,10 +407,10 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
     import csv
 
     from attune_judge import calibration as cal
-    from attune_judge.data import Judgment, read_jsonl
+    from attune_judge.data import Judgment, read_jsonl, read_utf8, reading_utf8
 
     if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as fh:
+        with reading_utf8(path), path.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
     elif (kind := _record_kind(path)) in ("rating", "preference"):
         raise UserError(
@@ -425,7 +427,7 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
         js = [j for j in js if judge_id is None or j.judge_id == judge_id]
         return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
     else:
-        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        rows = [json.loads(x) for x in read_utf8(path).splitlines() if x.strip()]
     models, clusters, scores, bad = [], [], [], []
     for n, r in enumerate(rows, 1):
         try:

@@ -35,7 +35,7 @@ def read_item(path: Path) -> JudgeItem:
 
     from pydantic import ValidationError
 
-    from attune_judge.data import JudgeItem, format_validation_error
+    from attune_judge.data import JudgeItem, format_validation_error, read_utf8
     from attune_judge.errors import UserError
 
     if path.is_dir():
@@ -43,7 +43,7 @@ def read_item(path: Path) -> JudgeItem:
     if not path.is_file():
         raise UserError(f"{path}: file not found")
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         hint = (
             " (one item per file: `judge` takes a .json holding one JudgeItem, not a JSONL)"
