@@ -6,34 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+
+from attune_judge.judges._aligned import ScoreMap
 
 __all__ = ["ScoreMap", "crossfit_score_map", "fit_score_map"]
-
-
-class ScoreMap(BaseModel):
-    """Per criterion: judge score ``x`` → human-scale value ``y`` (non-decreasing in ``x``).
-
-    Between the fitted points the map interpolates linearly; outside them it is constant.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    points: dict[str, tuple[list[float], list[float]]]
-    """Criterion → (judge scores ascending, mapped values)."""
-    n: dict[str, int]
-    """Criterion → pairs it was fitted on."""
-
-    def apply(self, criterion: str, value: float) -> float:
-        """The mapped value (the value itself for a criterion without a map)."""
-        if criterion not in self.points:
-            return float(value)
-        x, y = self.points[criterion]
-        return float(np.interp(value, x, y))
-
-    def apply_all(self, scores: Mapping[str, float]) -> dict[str, float]:
-        """Every criterion of ``scores`` mapped."""
-        return {k: self.apply(k, v) for k, v in scores.items()}
 
 
 def _fit_one(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], list[float]]:

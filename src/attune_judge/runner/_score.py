@@ -172,7 +172,7 @@ def rubric_kind(rubric: str) -> str:
 
     if rubric in BASELINES:
         return "reference"
-    from attune_judge.align._artifact import aligned_rubric, is_aligned_judge
+    from attune_judge.judges._aligned import aligned_rubric, is_aligned_judge
 
     if is_aligned_judge(rubric):
         return aligned_rubric(rubric).kind
