@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     ExecutorKind,
@@ -93,9 +94,42 @@ def validate(
     ray_address: RayAddressOption = None,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
     from attune_judge.demo import validate_judge
+
+    options = model_options(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format,
+        timeout=timeout,
+    )
+    judge = None
+    only: set[str] | None = None
+    if judge_artifact is not None:
+        from attune_judge.align import held_out_items
+        from attune_judge.errors import UserError
+
+        if (score_mode is not None and score_mode.value == "expected") or per_criterion:
+            raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
+        from attune_judge.judges import build_judge
+
+        only = held_out_items(judge_artifact, set_name)
+        if only is not None:
+            print(
+                f"{judge_artifact} was aligned on {set_name}: validating on its {len(only)} "
+                "held-out (test-split) items only"
+            )
+
+        judge = build_judge(
+            resolve_judge_artifact(judge_artifact) or "",
+            lm,
+            api_base=api_base,
+            seed=seed,
+            num_retries=0,
+            **options.as_kwargs(),
+        )
 
     safe = lm.replace("/", "_").replace(":", "_")
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
@@ -108,18 +142,15 @@ def validate(
         seed=seed,
         api_base=api_base,
         max_concurrency=max_concurrency,
+        judge=judge,
+        only_items=only,
         quiet=False,
         executor=executor.value,
         workers=workers,
         ray_address=ray_address,
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
-        model_options=model_options(
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        model_options=options,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

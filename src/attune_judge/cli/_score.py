@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     CandidatesOption,
@@ -136,6 +137,7 @@ def score(
         float, typer.Option(min=0.01, help="Seconds between batch status polls.")
     ] = 30.0,
     quiet: QuietOption = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     import logging
@@ -148,7 +150,7 @@ def score(
     config = ScoreConfig(
         data=data,
         out=out,
-        rubric=rubric,
+        rubric=resolve_judge_artifact(judge_artifact) or rubric,
         lm=lm,
         api_base=api_base,
         model_options=model_options(

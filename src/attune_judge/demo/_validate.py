@@ -16,12 +16,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from attune_judge._resources import shipped_dir
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo._baselines import baseline_comparison
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.demo._report import write_validation_report
-from attune_judge.demo._run import load_calibration_set
+from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
@@ -173,6 +174,7 @@ def validate_judge(
     workers: int = 2,
     ray_address: str | None = None,
     model_options: ModelOptions | None = None,
+    only_items: set[str] | None = None,
     score_mode: str | None = None,
     per_criterion: bool = False,
     rubric: str | None = None,
@@ -202,6 +204,8 @@ def validate_judge(
         ``validation.md`` are always written).
     model_options
         Temperature, max tokens, response format and request timeout of the judge model.
+    only_items
+        Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
     score_mode, per_criterion
         ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
     rubric
@@ -218,7 +222,8 @@ def validate_judge(
     spec = VALIDATION_SETS[set_name]
     ratings = load_calibration_set(spec.calibration)
     humans = [r for r in ratings if spec.humans(r)]
-    items = _items(spec, {r.item_id for r in humans}, limit)
+    human_ids = {r.item_id for r in humans}
+    items = _items(spec, human_ids if only_items is None else human_ids & only_items, limit)
     if len(items) < 2:
         raise UserError(f"set {set_name!r}: fewer than two items to judge")
     out = Path(out_dir)
@@ -278,7 +283,7 @@ def validate_judge(
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
-    summary: dict[str, Any] = {"kind": "validate"}
+    summary: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": "validate"}
     notes: list[str] = []
     if not new:
         md.append("\nNo usable judgment: nothing to compare.")

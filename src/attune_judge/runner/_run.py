@@ -31,7 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import Judgment
-from attune_judge.errors import Interrupted
+from attune_judge.errors import Interrupted, UserError
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
@@ -223,6 +223,42 @@ def run_tasks(
     if fsync is False:
         fsync_interval_s = None
     run_dir = RunDir(out)
+    with run_dir.lock():
+        return _run_locked(
+            run_dir,
+            tasks,
+            start=start,
+            command=command,
+            arguments=arguments,
+            inputs=inputs,
+            data_fingerprint=data_fingerprint,
+            seed=seed,
+            executor=executor or ThreadExecutor(max_concurrency),
+            retry=retry or RetryPolicy(seed=seed),
+            budget=budget or FailureBudget(),
+            quiet=quiet,
+            fsync_interval_s=fsync_interval_s,
+            bootstrap_B=bootstrap_B,
+        )
+
+
+def _run_locked(
+    run_dir: RunDir,
+    tasks: Sequence[Task],
+    *,
+    start: float,
+    command: str,
+    arguments: Mapping[str, Any],
+    inputs: Mapping[str, str],
+    data_fingerprint: str,
+    seed: int,
+    executor: Executor,
+    retry: RetryPolicy,
+    budget: FailureBudget,
+    quiet: bool,
+    fsync_interval_s: float | None,
+    bootstrap_B: int,
+) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
         RunManifest(
@@ -246,19 +282,21 @@ def run_tasks(
     n_skipped = len(tasks) - len(pending)
     counts: Counter[str] = Counter()
     stopped: str | None = None
+    failed = True  # until the invocation ends normally
     try:
         if pending:
             stopped = _execute(
                 run_dir,
                 pending,
-                executor=executor or ThreadExecutor(max_concurrency),
-                retry=retry or RetryPolicy(seed=seed),
-                budget=budget or FailureBudget(),
+                executor=executor,
+                retry=retry,
+                budget=budget,
                 quiet=quiet,
                 fsync_interval_s=fsync_interval_s,
                 effective=effective,
                 counts=counts,
             )
+        failed = False
     except (KeyboardInterrupt, Interrupted):
         stopped = "interrupted (Ctrl-C); completed judgments are kept, run the same command again"
         raise
@@ -282,13 +320,21 @@ def run_tasks(
                 "n_skipped": n_skipped,
                 "n_run": sum(counts.values()),
                 "stopped": stopped,
-                "invocations": manifest.invocations,
+                "invocations": manifest.invocations - (1 if failed else 0),
             },
         )
-        run_dir.write_json(run_dir.summary_path, summary)
-        run_dir.write_text(
-            run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
-        )
+        try:
+            run_dir.write_json(run_dir.summary_path, summary)
+            run_dir.write_text(
+                run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
+            )
+            if not failed:
+                run_dir.commit_manifest(manifest)
+        except UserError as exc:
+            if not failed:
+                raise
+            # the invocation is already failing: report that first cause, not this one
+            log.error("%s", exc)
     return RunResult(
         run_dir=run_dir.path,
         n_tasks=len(tasks),
