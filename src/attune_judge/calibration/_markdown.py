@@ -43,6 +43,13 @@ def _dimension(d: DimensionReport) -> list[str]:
         ]
     if d.human_alpha is not None:
         out += [f"Krippendorff's α among humans: {fmt_metric(d.human_alpha)}", ""]
+    if d.fleiss_humans is not None:
+        out += [f"Fleiss' κ among humans: {fmt_metric(d.fleiss_humans)}", ""]
+    if d.fleiss_with_judges is not None:
+        out += [
+            f"Fleiss' κ among humans and judge(s): {fmt_metric(d.fleiss_with_judges)}",
+            "",
+        ]
     for j in d.judges:
         out += [f"### Judge `{j.judge}` vs humans", "", "| metric | estimate [95% CI] | n |"]
         out += ["|---|---|---|"]

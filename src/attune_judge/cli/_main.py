@@ -18,6 +18,7 @@ from attune_judge.cli import (
     _demo,
     _judge,
     _report,
+    _rubric,
     _score,
     _sensitivity,
 )
@@ -47,7 +48,7 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo):
+for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo, _rubric):
     _module.register(app)
 
 
