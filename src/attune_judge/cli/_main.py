@@ -16,6 +16,7 @@ from attune_judge.cli import (
     _calibrate,
     _data,
     _demo,
+    _export,
     _judge,
     _report,
     _rubric,
@@ -48,7 +49,18 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (_data, _judge, _score, _calibrate, _report, _bench, _sensitivity, _demo, _rubric):
+for _module in (
+    _data,
+    _judge,
+    _score,
+    _calibrate,
+    _report,
+    _bench,
+    _sensitivity,
+    _demo,
+    _rubric,
+    _export,
+):
     _module.register(app)
 
 

@@ -20,6 +20,7 @@ from attune_judge.runner._executor import (
     is_retryable,
     judge_with_retries,
 )
+from attune_judge.runner._export import EXPORT_COLUMNS, ExportFormat, RunData, export_run, load_run
 from attune_judge.runner._generate import (
     GenerateResult,
     draft_reply,
@@ -55,6 +56,7 @@ from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 
 __all__ = [
     "EXIT_FAILURE_BUDGET",
+    "EXPORT_COLUMNS",
     "FINISHED_STATUSES",
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
@@ -62,6 +64,7 @@ __all__ = [
     "Candidate",
     "ExecutionSettings",
     "Executor",
+    "ExportFormat",
     "FailureBudget",
     "GenerateResult",
     "JudgeFactory",
@@ -69,6 +72,7 @@ __all__ = [
     "ProcessExecutor",
     "Progress",
     "RetryPolicy",
+    "RunData",
     "RunDir",
     "RunManifest",
     "RunResult",
@@ -82,6 +86,7 @@ __all__ = [
     "draft_reply",
     "effective_judgments",
     "execution_options",
+    "export_run",
     "fingerprint_inputs",
     "generate_candidates",
     "is_judge_item_jsonl",
@@ -90,6 +95,7 @@ __all__ = [
     "items_for_candidates",
     "judge_with_retries",
     "load_judge_items",
+    "load_run",
     "make_progress",
     "make_responder",
     "pending_tasks",
