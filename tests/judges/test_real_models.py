@@ -86,7 +86,7 @@ def llama_server(model_alias: str, log_dir: Path) -> Iterator[str]:
         log.close()
 
 
-def _check_valid(result: object, item: JudgeItem) -> None:
+def _check_valid(result: object, item: JudgeItem, *, integers: bool = True) -> None:
     from attune_judge.data import Judgment
 
     assert isinstance(result, Judgment)
@@ -97,7 +97,7 @@ def _check_valid(result: object, item: JudgeItem) -> None:
         "helpfulness",
         "tone_match",
     }
-    assert all(1 <= v <= 7 and v == int(v) for v in result.scores.values())
+    assert all(1 <= v <= 7 and (v == int(v) or not integers) for v in result.scores.values())
     assert result.normalized is not None and 0.0 <= result.normalized <= 1.0
     assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
     assert result.item_id == item.item_id
@@ -141,10 +141,23 @@ def _close_http_clients() -> None:
 def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
     from attune_judge.judges import build_judge
 
-    judge = build_judge("attunebench-reference", "local", max_tokens=300, cache=False)
-    result = judge.judge(item)
-    _check_valid(result, item)
-    assert judge.spec["lm"]["lm"] == "local"
+    sampled = build_judge(
+        "attunebench-reference", "local", max_tokens=300, cache=False, score_mode="sampled"
+    )
+    _check_valid(sampled.judge(item), item)
+    assert sampled.spec["lm"]["lm"] == "local"
+    # the embedded model's default: expected scores read from its token probabilities
+    expected = build_judge("attunebench-reference", "local", cache=False)
+    result = expected.judge(item)
+    _check_valid(result, item, integers=False)
+    dists = result.details["distributions"]
+    assert set(dists) == set(result.scores)
+    for name, dist in dists.items():
+        assert dist["out_of_scale"] <= 0.5
+        assert sum(dist["probabilities"].values()) == pytest.approx(1.0)
+        assert result.scores[name] == pytest.approx(
+            sum(int(k) * p for k, p in dist["probabilities"].items())
+        )
 
 
 def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -> None:

@@ -11,7 +11,9 @@ from attune_judge.cli._options import (
     ApiBaseOption,
     LmOption,
     MaxTokensOption,
+    PerCriterionOption,
     ResponseFormatOption,
+    ScoreModeOption,
     SeedOption,
     TemperatureOption,
     TimeoutOption,
@@ -82,6 +84,8 @@ def validate(
     max_tokens: MaxTokensOption = None,
     timeout: TimeoutOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
 ) -> None:
     """Run a judge model on a shipped set and report its agreement with the people."""
     from attune_judge.demo import validate_judge
@@ -98,6 +102,8 @@ def validate(
         api_base=api_base,
         max_concurrency=max_concurrency,
         quiet=False,
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
         model_options=model_options(
             temperature=temperature,
             max_tokens=max_tokens,

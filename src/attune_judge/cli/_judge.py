@@ -15,7 +15,9 @@ from attune_judge.cli._options import (
     ApiBaseOption,
     LmOption,
     MaxTokensOption,
+    PerCriterionOption,
     ResponseFormatOption,
+    ScoreModeOption,
     TemperatureOption,
     TimeoutOption,
 )
@@ -76,6 +78,8 @@ def judge_command(
     reasoning: Annotated[
         bool, typer.Option("--reasoning", help="Let the judge reason before scoring.")
     ] = False,
+    score_mode: ScoreModeOption = None,
+    per_criterion: PerCriterionOption = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
 ) -> None:
     """Judge one item and print the Judgment as JSON."""
@@ -96,6 +100,11 @@ def judge_command(
     options: dict[str, object] = {"reasoning": reasoning} if rubric not in BASELINES else {}
     if no_reference:
         options["use_reference"] = False
+    if rubric not in BASELINES:
+        if score_mode is not None:
+            options["score_mode"] = score_mode.value
+        if per_criterion:
+            options["per_criterion"] = True
     if rubric not in BASELINES:
         configure_cache(settings.cache_dir, enabled=settings.cache)
         judge = build_judge(rubric, settings.lm, **options, **_lm_options(settings))

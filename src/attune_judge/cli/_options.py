@@ -29,10 +29,13 @@ __all__ = [
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
+    "PerCriterionOption",
     "QuietOption",
     "ResponseFormatChoice",
     "ResponseFormatOption",
     "RunDirOption",
+    "ScoreModeChoice",
+    "ScoreModeOption",
     "SeedOption",
     "TemperatureOption",
     "TimeoutOption",
@@ -133,6 +136,33 @@ SeedOption = Annotated[
     ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+
+
+class ScoreModeChoice(StrEnum):
+    """How a judge's score is read from the model."""
+
+    sampled = "sampled"
+    expected = "expected"
+
+
+ScoreModeOption = Annotated[
+    ScoreModeChoice | None,
+    typer.Option(
+        "--score-mode",
+        help="sampled: the score the model writes; expected: the probability-weighted score "
+        "from its token logprobs, one criterion per call (default: expected for the embedded "
+        "model, sampled otherwise; servers must return logprobs).",
+        envvar="ATTUNE_SCORE_MODE",
+    ),
+]
+PerCriterionOption = Annotated[
+    bool,
+    typer.Option(
+        "--per-criterion",
+        help="One short call per criterion instead of one call for all (implied by "
+        "--score-mode expected and by checklist rubrics).",
+    ),
+]
 
 
 class ExecutorKind(StrEnum):

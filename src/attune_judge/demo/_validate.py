@@ -136,6 +136,9 @@ def validate_judge(
     quiet: bool = True,
     report_files: bool = True,
     model_options: ModelOptions | None = None,
+    score_mode: str | None = None,
+    per_criterion: bool = False,
+    rubric: str | None = None,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -162,6 +165,10 @@ def validate_judge(
         ``validation.md`` are always written).
     model_options
         Temperature, max tokens, response format and request timeout of the judge model.
+    score_mode, per_criterion
+        ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
+    rubric
+        Another rubric to judge with (e.g. a checklist); its dimensions must be the set's.
     """
     from attune_judge.runner import ScoreConfig, run_score
 
@@ -182,9 +189,12 @@ def validate_judge(
         from attune_judge.lm import configure_cache
 
         configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        from attune_judge.runner import judge_mode_options
+
         judge = build_judge(
-            spec.rubric,
+            rubric or spec.rubric,
             lm,
+            **judge_mode_options(rubric or spec.rubric, score_mode, per_criterion),
             use_reference=False,
             api_base=api_base,
             seed=seed,
@@ -194,7 +204,7 @@ def validate_judge(
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",
-        rubric=spec.rubric,
+        rubric=rubric or spec.rubric,
         lm=lm,
         api_base=api_base,
         max_concurrency=max_concurrency,

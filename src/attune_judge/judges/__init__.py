@@ -24,6 +24,24 @@ from attune_judge.judges._baselines import (
     tokens,
 )
 from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
+from attune_judge.judges._criterion import (
+    SCORE_MODES,
+    CriterionJudge,
+    ScoreMode,
+    default_score_mode,
+)
+from attune_judge.judges._criterion_prompt import (
+    CriterionDemo,
+    criterion_labels,
+    criterion_messages,
+)
+from attune_judge.judges._distribution import (
+    DEFAULT_MAX_OUT_OF_SCALE,
+    ScoreDistribution,
+    level_probabilities,
+    position_logprobs,
+    read_distribution,
+)
 from attune_judge.judges._factory import BASELINES, build_judge, build_jury, resolve_judge_lm
 from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
 from attune_judge.judges._jury import Jury, JuryMethod, combine
@@ -38,9 +56,13 @@ from attune_judge.judges._reference import ReferenceJudge, reference_signature, 
 
 __all__ = [
     "BASELINES",
+    "DEFAULT_MAX_OUT_OF_SCALE",
+    "SCORE_MODES",
     "AsyncJudge",
     "BehaviourJudge",
     "CallOutcome",
+    "CriterionDemo",
+    "CriterionJudge",
     "Judge",
     "Jury",
     "JuryMethod",
@@ -48,6 +70,8 @@ __all__ = [
     "LexicalJudge",
     "PairwiseJudge",
     "ReferenceJudge",
+    "ScoreDistribution",
+    "ScoreMode",
     "acall_program",
     "attach_behaviour_items",
     "behaviour_score",
@@ -56,6 +80,9 @@ __all__ = [
     "build_jury",
     "call_program",
     "combine",
+    "criterion_labels",
+    "criterion_messages",
+    "default_score_mode",
     "failure_judgment",
     "format_conversation",
     "hash_spec",
@@ -63,9 +90,12 @@ __all__ = [
     "item_judgment",
     "judge_spec",
     "lcs_length",
+    "level_probabilities",
     "pairwise_item",
     "pairwise_items_from_preferences",
     "pairwise_signature",
+    "position_logprobs",
+    "read_distribution",
     "reconcile",
     "reference_signature",
     "render_criteria",

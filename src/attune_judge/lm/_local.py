@@ -3,7 +3,9 @@
 A DSPy engine (``complete(Request) -> Response`` and an async twin). The GGUF is loaded once
 per process and path; a lock serialises calls, because a llama context is not thread-safe.
 A ``response_format`` carrying a JSON schema is turned into llama.cpp grammar-constrained
-decoding, so the model's answer always parses.
+decoding, so the model's answer always parses. A request asking for logprobs is answered by
+greedy decoding with each token's log-probability and its top alternatives, read from the
+logits in-process (:mod:`._local_logprobs`); a trailing assistant message is then continued.
 """
 
 from __future__ import annotations
@@ -174,6 +176,9 @@ class LocalEngine:
 
         messages = request_messages(request)
         config = request.config
+        if config.logprobs is not None or (messages and messages[-1]["role"] == "assistant"):
+            # logprobs, or an answer to continue (prefill): greedy decoding in-process
+            return self._complete_with_logprobs(messages, config)
         kwargs: dict[str, Any] = {
             "temperature": 0.0 if config.temperature is None else config.temperature,
             "max_tokens": config.max_tokens or 512,
@@ -203,6 +208,34 @@ class LocalEngine:
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
         )
+
+    def _complete_with_logprobs(self, messages: list[dict[str, str]], config: Any) -> Response:
+        """Greedy answer with token log-probabilities (see :mod:`._local_logprobs`).
+
+        The temperature is not used: the answer is the most probable continuation.
+        """
+        from dspy.lm15 import ContextLengthError, InvalidRequestError
+
+        from attune_judge.lm._local_logprobs import complete_with_logprobs
+
+        if config.response_format is not None:
+            raise InvalidRequestError(
+                "the embedded model reads logprobs without a response_format", provider="local"
+            )
+        llama, lock = _load(self.model_path, self.n_ctx)
+        with lock:
+            try:
+                return complete_with_logprobs(
+                    llama,
+                    messages,
+                    top_n=int(config.logprobs or 0),
+                    max_tokens=config.max_tokens or 1,
+                    model=self.model,
+                )
+            except ValueError as exc:
+                if "context" in str(exc).lower():
+                    raise ContextLengthError(str(exc), provider="local") from exc
+                raise InvalidRequestError(str(exc), provider="local") from exc
 
     def stream(self, request: Request) -> Any:
         """Stream one request as the events of the complete response."""
@@ -240,4 +273,7 @@ def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
     import dspy
 
     engine = LocalEngine(model_path)
-    return dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
+    lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
+    # the engine continues a trailing assistant message (prefill) and reports logprobs
+    lm.attune_prefill = True
+    return lm

@@ -38,6 +38,7 @@ PARSE_REASONS = (
     "unknown_field",
     "invalid_value",
     "truncated",
+    "out_of_scale",
 )
 """Every ``details["reason"]`` a ``parse_error`` judgment can carry."""
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 __all__ = ["Aggregation", "Criterion", "Rubric", "RubricKind", "Scale"]
 
-RubricKind = Literal["reference", "pairwise", "behaviour"]
+RubricKind = Literal["reference", "pairwise", "behaviour", "checklist"]
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
@@ -58,11 +58,12 @@ class Criterion(_Strict):
     anchors: dict[int, str] = Field(default_factory=dict)
     """Description of what a score level means, per level (levels must lie in the scale)."""
     category: str | None = None
-    """Optional grouping (behaviour category, emotional-intelligence branch, ...)."""
+    """Optional grouping (behaviour category, emotional-intelligence branch, ...); in a
+    ``checklist`` rubric, the dimension (score name) the question counts towards."""
     polarity: Literal["positive", "negative", "neutral"] | None = None
     """Behaviour items: whether ``yes`` counts for (``positive``) or against (``negative``) the
     reply, or not at all (``neutral``: answered and compared, left out of the score).
-    ``None`` means ``positive``."""
+    ``None`` means ``positive``. Checklist questions: required, ``positive`` or ``negative``."""
 
     @field_validator("id")
     @classmethod
@@ -119,7 +120,8 @@ class Rubric(_Strict):
     description: str
     """What the rubric measures."""
     kind: RubricKind
-    """``reference`` (scores against a reference), ``pairwise`` (A/B) or ``behaviour`` (yes/no)."""
+    """``reference`` (scores against a reference), ``pairwise`` (A/B), ``behaviour`` (yes/no)
+    or ``checklist`` (yes/no questions with polarity, aggregated to ``scale``)."""
     instructions: str
     """Instructions to the judge (the task statement; never contains conversation text)."""
     criteria: list[Criterion] = Field(min_length=1)
@@ -128,6 +130,8 @@ class Rubric(_Strict):
     """How criterion scores combine into the overall score."""
     source: str | None = None
     """Where the rubric comes from (paper, instrument), if not our own."""
+    scale: Scale | None = None
+    """``checklist`` only: the scale each dimension's share of good answers is mapped to."""
 
     @field_validator("version", mode="before")
     @classmethod
@@ -144,10 +148,12 @@ class Rubric(_Strict):
             missing = [c.id for c in self.criteria if c.scale is None]
             if missing:
                 raise ValueError(f"reference rubric criteria need a scale: {missing}")
-        if self.kind != "behaviour":
+        if self.kind not in ("behaviour", "checklist"):
             polar = [c.id for c in self.criteria if c.polarity is not None]
             if polar:
-                raise ValueError(f"polarity is for behaviour items only: {polar}")
+                raise ValueError(
+                    f"polarity is for behaviour items only (and checklist questions): {polar}"
+                )
         if self.kind == "behaviour":
             wrong = [
                 c.id
@@ -156,6 +162,7 @@ class Rubric(_Strict):
             ]
             if wrong:
                 raise ValueError(f"behaviour criteria are yes/no (scale 0..1): {wrong}")
+        self._check_checklist()
         if self.aggregation.method == "weighted":
             weights = set(self.aggregation.weights)
             if weights != set(ids):
@@ -165,11 +172,74 @@ class Rubric(_Strict):
                 )
         return self
 
+    def _check_checklist(self) -> None:
+        if self.kind != "checklist":
+            if self.scale is not None:
+                raise ValueError("a rubric-level scale is only for checklist rubrics")
+            return
+        if self.scale is None:
+            raise ValueError("a checklist rubric needs a scale (what its dimensions map to)")
+        missing = [c.id for c in self.criteria if c.polarity not in ("positive", "negative")]
+        if missing:
+            raise ValueError(f"checklist questions need a polarity (positive/negative): {missing}")
+        scaled = [c.id for c in self.criteria if c.scale is not None or c.anchors]
+        if scaled:
+            raise ValueError(f"checklist questions are yes/no (no scale or anchors): {scaled}")
+
+    @property
+    def dimensions(self) -> list[str]:
+        """``checklist``: the dimensions (criterion categories, ``overall`` when none), in
+        order of first appearance; other kinds: the criterion ids."""
+        if self.kind != "checklist":
+            return [c.id for c in self.criteria]
+        return list(dict.fromkeys(c.category or "overall" for c in self.criteria))
+
+    def checklist_scores(self, p_yes: dict[str, float]) -> tuple[dict[str, float], float, float]:
+        """Dimension scores, overall score and its [0, 1] normalisation of a checklist.
+
+        Each question counts ``p_yes`` (positive polarity) or ``1 - p_yes`` (negative) as its
+        share of a good answer; a dimension's share is the (weighted) mean over its questions,
+        mapped to the rubric's scale as ``min + share * (max - min)``; the overall share is the
+        (weighted) mean over all questions.
+
+        Examples
+        --------
+        Scale 1..5; empathy: a positive question with P(yes) = 0.9, a negative one with
+        P(yes) = 0.3: share (0.9 + 0.7) / 2 = 0.8, score 1 + 0.8 * 4 = 4.2.
+        """
+        if self.kind != "checklist" or self.scale is None:
+            raise ValueError(f"rubric {self.id!r} is not a checklist")
+        low, span = self.scale.min, self.scale.max - self.scale.min
+        weighted = self.aggregation.method == "weighted"
+        sums: dict[str, list[float]] = {}
+        total = [0.0, 0.0]
+        for c in self.criteria:
+            if c.id not in p_yes:
+                continue
+            good = p_yes[c.id] if c.polarity == "positive" else 1.0 - p_yes[c.id]
+            w = self.aggregation.weights[c.id] if weighted else 1.0
+            acc = sums.setdefault(c.category or "overall", [0.0, 0.0])
+            acc[0] += w * good
+            acc[1] += w
+            total[0] += w * good
+            total[1] += w
+        if not total[1]:
+            raise ValueError("no checklist answers to aggregate")
+        scores = {dim: low + span * (s / w) for dim, (s, w) in sums.items()}
+        share = total[0] / total[1]
+        return scores, low + span * share, share
+
     @property
     def content_hash(self) -> str:
-        """SHA-256 of the canonical JSON of the whole rubric (sorted keys, no whitespace)."""
+        """SHA-256 of the canonical JSON of the whole rubric (sorted keys, no whitespace).
+
+        The fields added later (``scale``, ``polarity``) are left out while unset, so adding
+        them to the format kept the hashes of every earlier rubric.
+        """
         data = self.model_dump(mode="json")
-        for criterion in data["criteria"]:  # rubrics without polarities keep their old hashes
+        if data.get("scale") is None:
+            data.pop("scale", None)
+        for criterion in data["criteria"]:
             if criterion.get("polarity") is None:
                 criterion.pop("polarity", None)
         canonical = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

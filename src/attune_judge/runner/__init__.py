@@ -40,6 +40,7 @@ from attune_judge.runner._score import (
     ScoreConfig,
     build_score_judge,
     execution_options,
+    judge_mode_options,
     run_score,
 )
 from attune_judge.runner._store import (
@@ -93,6 +94,7 @@ __all__ = [
     "is_retryable",
     "is_transient",
     "items_for_candidates",
+    "judge_mode_options",
     "judge_with_retries",
     "load_judge_items",
     "load_run",

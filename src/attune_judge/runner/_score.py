@@ -32,6 +32,7 @@ __all__ = [
     "ScoreConfig",
     "build_score_judge",
     "execution_options",
+    "judge_mode_options",
     "rubric_kind",
     "run_score",
     "score_items",
@@ -55,6 +56,10 @@ class ScoreConfig(BaseModel):
     """Base URL of an OpenAI-compatible server."""
     model_options: ModelOptions = ModelOptions()
     """Temperature, max tokens, response format, request timeout (unset: defaults)."""
+    score_mode: Literal["sampled", "expected"] | None = None
+    """``sampled`` or ``expected`` (token probabilities); ``None``: by model."""
+    per_criterion: bool = False
+    """One call per criterion (implied by ``expected`` and checklist rubrics)."""
     candidates: Path | None = None
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
@@ -134,7 +139,24 @@ def build_score_judge(config: ScoreConfig) -> Judge:
         seed=config.seed,
         num_retries=0,
         **config.model_options.as_kwargs(),
+        **judge_mode_options(config.rubric, config.score_mode, config.per_criterion),
     )
+
+
+def judge_mode_options(
+    rubric: str, score_mode: str | None, per_criterion: bool
+) -> dict[str, object]:
+    """``score_mode`` / ``per_criterion`` options for :func:`build_judge` (only those set)."""
+    from attune_judge.judges import BASELINES
+
+    if rubric in BASELINES:
+        return {}
+    options: dict[str, object] = {}
+    if score_mode is not None:
+        options["score_mode"] = score_mode
+    if per_criterion:
+        options["per_criterion"] = True
+    return options
 
 
 def rubric_kind(rubric: str) -> str:

@@ -17,6 +17,7 @@ from attune_judge.testing._scripted import (
     Messages,
     ScriptedEngine,
     ScriptedReply,
+    TokenReply,
     truncated,
 )
 
@@ -28,6 +29,7 @@ __all__ = [
     "ReplayEngine",
     "ScriptedEngine",
     "ScriptedReply",
+    "TokenReply",
     "make_response",
     "rate_limit_error",
     "request_key",

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.testing._common import make_response, prompt_size, request_messages
@@ -19,7 +20,14 @@ if TYPE_CHECKING:
     import dspy
     from dspy.lm15 import Request, Response
 
-__all__ = ["AsyncScriptedEngine", "Messages", "ScriptedEngine", "ScriptedReply", "truncated"]
+__all__ = [
+    "AsyncScriptedEngine",
+    "Messages",
+    "ScriptedEngine",
+    "ScriptedReply",
+    "TokenReply",
+    "truncated",
+]
 
 Messages = list[dict[str, str]]
 """OpenAI-style chat messages (``system`` first), as the responder and injectors see them."""
@@ -29,6 +37,33 @@ class ScriptedReply(str):
     """A scripted reply text with the ``finish_reason`` the engine reports (``stop``)."""
 
     finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class TokenReply:
+    """A reply with token log-probabilities, as a server returning ``logprobs`` gives them.
+
+    ``tokens`` holds one mapping per generated token: alternative text -> natural-log
+    probability, the chosen token first. They are attached to the response only when the
+    request asks for logprobs; a request asking for them gets none when ``tokens`` is empty
+    (a server without logprobs support).
+    """
+
+    text: str
+    tokens: tuple[dict[str, float], ...] = ()
+
+
+def _with_logprobs(response: Response, reply: TokenReply, top_n: int) -> Response:
+    from dataclasses import replace
+
+    from dspy.lm15 import TokenLogprob, TopLogprob
+
+    entries = []
+    for alternatives in reply.tokens:
+        (chosen, logprob), *_ = alternatives.items()
+        top = tuple(TopLogprob(token=t, logprob=lp) for t, lp in list(alternatives.items())[:top_n])
+        entries.append(TokenLogprob(token=chosen, logprob=logprob, top=top))
+    return replace(response, logprobs=tuple(entries) or None)
 
 
 def truncated(text: str) -> ScriptedReply:
@@ -44,8 +79,9 @@ class ScriptedEngine:
     Parameters
     ----------
     responder
-        Either a function ``messages -> reply text`` or an iterable of reply texts used in
-        order (an exhausted queue raises ``RuntimeError``).
+        Either a function ``messages -> reply`` or an iterable of replies used in order (an
+        exhausted queue raises ``RuntimeError``). A reply is a text, a :class:`ScriptedReply`
+        (with a finish reason), or a :class:`TokenReply` carrying token log-probabilities.
     latency_s
         Seconds to sleep per call (simulates a remote model; ``asyncio.sleep`` on async).
     fail
@@ -67,14 +103,14 @@ class ScriptedEngine:
 
     def __init__(
         self,
-        responder: Callable[[Messages], str] | Iterable[str],
+        responder: Callable[[Messages], str | TokenReply] | Iterable[str | TokenReply],
         *,
         latency_s: float = 0.0,
         fail: Callable[[Messages], BaseException | None] | None = None,
         model: str = "scripted",
     ) -> None:
-        self._function: Callable[[Messages], str] | None
-        self._queue: deque[str] | None
+        self._function: Callable[[Messages], str | TokenReply] | None
+        self._queue: deque[str | TokenReply] | None
         if callable(responder):
             self._function, self._queue = responder, None
         else:
@@ -94,7 +130,7 @@ class ScriptedEngine:
             self.requests.append(messages)
         return messages
 
-    def _finish(self, messages: Messages) -> Response:
+    def _finish(self, messages: Messages, request: Request) -> Response:
         if self.fail is not None:
             error = self.fail(messages)
             if error is not None:
@@ -109,6 +145,12 @@ class ScriptedEngine:
                 if not self._queue:
                     raise RuntimeError("ScriptedEngine: no more scripted replies")
                 text = self._queue.popleft()
+        if isinstance(text, TokenReply):
+            response = make_response(
+                text.text, model=self.model, prompt_tokens=prompt_size(messages)
+            )
+            top_n = request.config.logprobs
+            return response if top_n is None else _with_logprobs(response, text, top_n)
         return make_response(
             text,
             model=self.model,
@@ -121,7 +163,7 @@ class ScriptedEngine:
         messages = self._begin(request)
         if self.latency_s > 0:
             time.sleep(self.latency_s)
-        return self._finish(messages)
+        return self._finish(messages, request)
 
     def stream(self, request: Request) -> Iterator[Any]:
         """Stream one request as the events of the complete response."""
@@ -161,7 +203,7 @@ class AsyncScriptedEngine:
         messages = self.sync._begin(request)
         if self.sync.latency_s > 0:
             await asyncio.sleep(self.sync.latency_s)
-        return self.sync._finish(messages)
+        return self.sync._finish(messages, request)
 
     async def stream(self, request: Request) -> Any:
         """Stream one request as the events of the complete response."""
