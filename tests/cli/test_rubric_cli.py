@@ -48,7 +48,8 @@ def test_check_a_valid_file_prints_version_and_content_hash(
     from attune_judge.rubrics import load_rubric
 
     record = load_rubric(path).model_dump(mode="json")
-    for c in record["criteria"]:  # an unset polarity is not part of the identity
+    assert record.pop("scale") is None  # unset later fields are not part of the identity
+    for c in record["criteria"]:
         assert c.pop("polarity") is None
     canonical = json.dumps(
         record,

@@ -92,6 +92,13 @@ from attune_judge.calibration._means import (
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
+from attune_judge.calibration._panel import (
+    MemberAgreement,
+    PanelAgreement,
+    SelfPreference,
+    model_family,
+    panel_agreement,
+)
 from attune_judge.calibration._ppi import PPIResult, ppi_means
 from attune_judge.calibration._ppi_plus import (
     PPIColumns,
@@ -174,6 +181,7 @@ __all__ = [
     "Leaderboard",
     "LeaderboardRow",
     "LengthEffect",
+    "MemberAgreement",
     "Metric",
     "PPIColumns",
     "PPIDifference",
@@ -184,6 +192,7 @@ __all__ = [
     "PairAgreement",
     "PairedBootstrapResult",
     "PairwiseMatrix",
+    "PanelAgreement",
     "PositionBias",
     "PreferenceAgreement",
     "PreferenceComparison",
@@ -192,6 +201,7 @@ __all__ = [
     "RankSets",
     "RatingTable",
     "ResultModel",
+    "SelfPreference",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
@@ -232,10 +242,12 @@ __all__ = [
     "leaderboard_from_sums",
     "leaderboard_markdown",
     "length_effect",
+    "model_family",
     "pair_agreement",
     "pair_both_orders",
     "paired_cluster_bootstrap",
     "pairwise_matrix",
+    "panel_agreement",
     "per_replicate",
     "position_bias",
     "ppi_columns",

@@ -9,7 +9,9 @@ import typer
 
 from attune_judge.cli._options import (
     ApiBaseOption,
-    LmOption,
+    JuryChoice,
+    JuryOption,
+    LmsOption,
     MaxTokensOption,
     PerCriterionOption,
     ResponseFormatOption,
@@ -63,7 +65,7 @@ def demo(
 
 
 def validate(
-    lm: LmOption,
+    lm: LmsOption,
     set_name: Annotated[
         str,
         typer.Option(
@@ -86,16 +88,27 @@ def validate(
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
+    jury: JuryOption = JuryChoice.mean,
 ) -> None:
-    """Run a judge model on a shipped set and report its agreement with the people."""
+    """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
+    with the people."""
     from attune_judge.demo import validate_judge
+    from attune_judge.errors import UserError
 
-    safe = lm.replace("/", "_").replace(":", "_")
+    lms = list(lm or [])
+    if not lms:
+        raise UserError("no judge model: pass --lm (repeat it for a jury) or set ATTUNE_LM")
+    if len(lms) > 1 and jury is JuryChoice.none:
+        raise UserError("validate needs one judge: combine several --lm with --jury mean/median")
+    label = " + ".join(lms)
+    safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
     res = validate_judge(
         set_name,
-        lm,
+        label,
         run_dir,
+        jury_lms=lms if len(lms) > 1 else None,
+        jury=jury.value,
         limit=limit,
         B=replicates,
         seed=seed,

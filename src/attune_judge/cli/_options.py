@@ -24,7 +24,10 @@ __all__ = [
     "CandidatesOption",
     "ExecutorKind",
     "ExecutorOption",
+    "JuryChoice",
+    "JuryOption",
     "LmOption",
+    "LmsOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
     "MaxTokensOption",
@@ -78,6 +81,37 @@ LmOption = Annotated[
         "(openai/gpt-4.1-mini, anthropic/..., ollama_chat/...), or openai/<served-name> "
         "with --api-base.",
         envvar="ATTUNE_LM",
+    ),
+]
+
+
+LmsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--lm",
+        help="Judge model string (repeat for a jury: --lm A --lm B): local (embedded), "
+        "local:<file.gguf>, provider/model (openai/gpt-4.1-mini, anthropic/..., "
+        "ollama_chat/...), or openai/<served-name> with --api-base. Default: local.",
+        envvar="ATTUNE_LM",
+    ),
+]
+
+
+class JuryChoice(StrEnum):
+    """How several judge models combine."""
+
+    mean = "mean"
+    median = "median"
+    majority = "majority"
+    none = "none"
+
+
+JuryOption = Annotated[
+    JuryChoice,
+    typer.Option(
+        "--jury",
+        help="Several --lm: combine per item by mean, median or majority (every member's "
+        "judgment kept), or none (each model its own judge).",
     ),
 ]
 

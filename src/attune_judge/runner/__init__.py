@@ -39,9 +39,11 @@ from attune_judge.runner._score import (
     ExecutionSettings,
     ScoreConfig,
     build_score_judge,
+    build_score_judges,
     execution_options,
     judge_mode_options,
     run_score,
+    score_lms,
 )
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
@@ -83,6 +85,7 @@ __all__ = [
     "ThreadExecutor",
     "WorkerError",
     "build_score_judge",
+    "build_score_judges",
     "cut_torn_tail",
     "draft_reply",
     "effective_judgments",
@@ -108,6 +111,7 @@ __all__ = [
     "run_generate",
     "run_score",
     "run_tasks",
+    "score_lms",
     "secret_values",
     "summarize",
     "versions",

@@ -17,6 +17,7 @@ from typing import Any
 
 from attune_judge.data import Judgment
 from attune_judge.runner._pairwise_summary import pairwise_block
+from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
 
 __all__ = ["SUMMARY_STATUSES", "summarize"]
@@ -125,6 +126,8 @@ def summarize(
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, str] = {}
+    specs: dict[str, Any] = {}
+    candidate_models: dict[str, str | None] = {}
     options: dict[str, tuple[str, str]] = {}
     n_tasks = 0
     for task in tasks:
@@ -138,6 +141,8 @@ def summarize(
                 str(meta.get("option_b", "B")),
             )
         labels.setdefault(jid, _judge_label(task.judge.spec))
+        specs.setdefault(jid, task.judge.spec)
+        candidate_models[task.item.item_id] = task.item.candidate_model
         j = judgments.get(task.key)
         if j is not None:
             found[jid][model].append(j)
@@ -161,7 +166,14 @@ def summarize(
             judges_out[jid]["pairwise"] = pairwise
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": totals["missing"] == 0}
     run.update(run_info or {})
-    return {"run": run, "judges": judges_out}
+    out: dict[str, Any] = {"run": run, "judges": judges_out}
+    ok_by_judge = {
+        jid: [j for per in found[jid].values() for j in per if j.status == "ok"] for jid in found
+    }
+    panels = panel_blocks(specs, ok_by_judge, candidate_models, seed=seed, B=B, level=level)
+    if panels:
+        out["panels"] = panels
+    return out
 
 
 def _judge_label(spec: Mapping[str, Any]) -> str:
