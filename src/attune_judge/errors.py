@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["UserError"]
+__all__ = ["Interrupted", "UserError"]
 
 
 class UserError(Exception):
@@ -22,3 +22,12 @@ class UserError(Exception):
         if not self.problems:
             return self.message
         return self.message + "\n" + "\n".join(f"  {p}" for p in self.problems)
+
+
+class Interrupted(BaseException):
+    """Ctrl-C (SIGINT) during a CLI command.
+
+    Raised by the CLI's signal handler instead of ``KeyboardInterrupt`` so that the command
+    line (not click's generic "Aborted!") reports it: the run stops at once, completed
+    judgments stay on disk, and the process exits 130 without waiting for in-flight requests.
+    """

@@ -140,14 +140,37 @@ def test_failures_below_the_budget_are_recorded_and_reported(tmp_path: Path) -> 
     assert res.n_by_status == {"ok": 60, "parse_error": 20}
 
 
-def test_refusals_are_counted_but_do_not_spend_the_failure_budget(tmp_path: Path) -> None:
+def test_refusals_spend_the_failure_budget(tmp_path: Path) -> None:
+    # a refused item gives no score: it counts against the budget like any other failure
     items = make_items(10, 3)  # 60
-    judge = FakeJudge(outcome=lambda it, k: "refused" if it.candidate_model == "a" else "ok")
-    res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.1, 5))
-    assert res.stopped is None
-    assert res.n_by_status == {"refused": 30, "ok": 30}
+    judge = FakeJudge(outcome=lambda it, k: "refused" if it.turn == 1 else "ok")
+    res = _run(tmp_path / "stop", plan_tasks(items, [judge]), budget=FailureBudget(0.1, 5))
+    assert res.stopped is not None and "refused" in res.stopped and res.exit_code == 3
+    res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.5, 20))
+    assert res.stopped is None  # a third refused is within a 50% budget
+    assert res.n_by_status == {"refused": 20, "ok": 40}
     models = res.summary["judges"]["fake-judge"]["models"]
-    assert models["a"]["n_by_status"]["refused"] == 30 and models["a"]["score"] is None
+    assert models["a"]["n_by_status"]["refused"] == 10
+
+
+def test_the_budget_applies_to_a_run_smaller_than_min_attempts(tmp_path: Path) -> None:
+    items = make_items(2, 2, ("a",))  # 4 judgments, fewer than min_attempts=20
+    judge = FakeJudge(outcome=lambda it, k: "parse_error" if it.turn == 1 else "ok")
+    res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.25, 20))
+    assert res.n_run == 4 and res.stopped is not None and res.exit_code == 3  # 2 of 4 > 25%
+    assert "2 of 4" in res.stopped
+    res = _run(tmp_path / "ok", plan_tasks(items, [judge]), budget=FailureBudget(0.5, 20))
+    assert res.stopped is None and res.exit_code == 0  # 2 of 4 is within 50%
+
+
+def test_a_run_without_any_ok_judgment_is_incomplete_and_exits_3(tmp_path: Path) -> None:
+    items = make_items(5, 4)  # 40
+    judge = FakeJudge(outcome=lambda it, k: "parse_error")
+    res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(1.0, 20))
+    assert res.n_run == 40 and res.exit_code == 3
+    assert res.stopped is not None and res.stopped.startswith("no judgment is ok")
+    assert res.summary["run"]["complete"] is False
+    assert res.summary["run"]["n_by_status"]["missing"] == 0
 
 
 def test_a_different_judge_on_the_same_directory_is_refused(tmp_path: Path) -> None:

@@ -6,8 +6,12 @@ imports inside the command functions, so ``attune-judge --help`` stays fast.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -23,7 +27,7 @@ from attune_judge.cli import (
     _score,
     _sensitivity,
 )
-from attune_judge.errors import UserError
+from attune_judge.errors import Interrupted, UserError
 
 __all__ = ["app", "main"]
 
@@ -88,12 +92,21 @@ def path_error_message(exc: OSError) -> str | None:
     return None
 
 
+def _raise_interrupted(signum: int, frame: Any) -> None:
+    raise Interrupted()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; a ``UserError`` becomes a short message on stderr and exit code 2.
 
     So does a file-system error on a path (output path under a file, a folder where a file is
-    expected, no permission): the message names the path.
+    expected, no permission, a read-only file system, a full disk): the message names the path.
+    Ctrl-C stops the command at once (exit 130): completed judgments are on disk, requests in
+    flight are abandoned, and the message says how to resume.
     """
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, _raise_interrupted)
     try:
         app(args=argv)
     except UserError as exc:
@@ -105,6 +118,18 @@ def main(argv: list[str] | None = None) -> None:
             raise
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except (KeyboardInterrupt, Interrupted):
+        print(
+            "interrupted: stopped; completed judgments are kept, requests in flight were "
+            "abandoned; run the same command again to resume",
+            file=sys.stderr,
+        )
+        if argv is None and threading.active_count() > 1:
+            # the console script: do not wait for abandoned requests (up to --timeout each)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)
         raise SystemExit(130) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)

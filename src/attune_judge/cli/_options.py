@@ -32,6 +32,7 @@ __all__ = [
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
+    "ParseRetriesOption",
     "PerCriterionOption",
     "QuietOption",
     "ResponseFormatChoice",
@@ -64,7 +65,21 @@ ModelsOption = Annotated[
 MaxFailureRateOption = Annotated[
     float, typer.Option(min=0.0, max=1.0, help="Stop (exit 3) above this share of failures.")
 ]
-MaxRetriesOption = Annotated[int, typer.Option(min=0, help="Retries of rate limits/timeouts.")]
+MaxRetriesOption = Annotated[
+    int,
+    typer.Option(
+        min=0, help="Retries of rate limits, server errors and timeouts (the only retry layer)."
+    ),
+]
+ParseRetriesOption = Annotated[
+    int,
+    typer.Option(
+        "--parse-retries",
+        min=0,
+        help="Times an unparseable answer is asked again, bypassing the request cache.",
+        envvar="ATTUNE_PARSE_RETRIES",
+    ),
+]
 ApiBaseOption = Annotated[
     str | None,
     typer.Option(

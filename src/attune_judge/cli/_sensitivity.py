@@ -14,6 +14,7 @@ from attune_judge.cli._options import (
     MaxRetriesOption,
     MaxTokensOption,
     ModelsOption,
+    ParseRetriesOption,
     QuietOption,
     ResponseFormatOption,
     RunDirOption,
@@ -100,6 +101,7 @@ def sensitivity(
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
+    parse_retries: ParseRetriesOption = 1,
     bootstrap_replicates: Annotated[
         int | None, typer.Option(min=100, help="Bootstrap replicates (default: the file's).")
     ] = None,
@@ -137,6 +139,7 @@ def sensitivity(
         max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
+        parse_retries=parse_retries,
         bootstrap_replicates=bootstrap_replicates,
         seed=seed,
         quiet=quiet,

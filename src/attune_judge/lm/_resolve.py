@@ -284,7 +284,7 @@ def resolve_lm_from_settings(
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
         seed=settings.seed,
-        num_retries=settings.num_retries,
+        num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
         cache=settings.cache,
         timeout=settings.timeout,
         response_format=settings.response_format,

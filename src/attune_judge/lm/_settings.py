@@ -51,7 +51,8 @@ class LMSettings(BaseModel):
     seed: int | None = None
     """Sampling seed, passed to providers that accept one."""
     num_retries: int = 0
-    """DSPy's own retries. Keep 0: the runner is the one retry layer (attempts = requests)."""
+    """Read for compatibility and ignored: DSPy's own retries are always 0, because the runner
+    is the one retry layer (``--max-retries``), so that attempts equal requests sent."""
     cache: bool = True
     """Use DSPy's request cache (a repeated request makes no model call)."""
     cache_dir: str | None = None

@@ -82,13 +82,14 @@ def _overview(run: RunData, kinds: Sequence[str]) -> Section:
     if info.get("stopped"):
         section.blocks.append(Note(f"The run stopped early: {info['stopped']}.", "warning"))
     elif info.get("complete") is False:
-        section.blocks.append(
-            Note(
-                "The run is incomplete: some planned judgments are missing; run the same command "
-                "again to resume.",
-                "warning",
-            )
+        counts = info.get("n_by_status") or {}
+        text = (
+            "The run is incomplete: no planned judgment is ok, so nothing was scored."
+            if not counts.get("missing") and not counts.get("ok")
+            else "The run is incomplete: some planned judgments are missing; run the same "
+            "command again to resume."
         )
+        section.blocks.append(Note(text, "warning"))
     return section
 
 

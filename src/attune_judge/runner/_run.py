@@ -31,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import Judgment
+from attune_judge.errors import Interrupted
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
@@ -44,7 +45,7 @@ from attune_judge.runner._store import (
 )
 from attune_judge.runner._summary import summarize
 
-__all__ = ["EXIT_FAILURE_BUDGET", "FailureBudget", "RunResult", "run_tasks"]
+__all__ = ["EXIT_FAILURE_BUDGET", "FAILED_STATUSES", "FailureBudget", "RunResult", "run_tasks"]
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +53,19 @@ EXIT_FAILURE_BUDGET = 3
 """Exit code of a run stopped because too many judgments failed (user errors exit 2)."""
 
 
+FAILED_STATUSES = ("lm_error", "parse_error", "refused")
+"""Statuses that count against the failure budget: every judgment that is not ``ok``."""
+
+
 @dataclass(frozen=True)
 class FailureBudget:
     """Stop a run when, after ``min_attempts`` judgments in this invocation, the share of
-    failed ones (``lm_error`` after retries, ``parse_error``) exceeds ``max_failure_rate``.
+    failed ones (``lm_error`` after retries, ``parse_error``, ``refused``) exceeds
+    ``max_failure_rate``. A run that ends with fewer than ``min_attempts`` judgments is held to
+    the same rate at its end (a small run is not exempt).
 
-    ``refused`` does not count: it is the judge's deliberate answer for an item it cannot judge
-    (no reference, for instance), costs no model call, and is reported in the summary.
+    ``refused`` counts: an item the judge cannot judge (no reference, say) is a judgment that
+    gives no score, whatever the reason.
     """
 
     max_failure_rate: float = 0.25
@@ -69,6 +76,18 @@ class FailureBudget:
     def exceeded(self, attempts: int, failures: int) -> bool:
         """Whether the run must stop."""
         return attempts >= self.min_attempts and failures > self.max_failure_rate * attempts
+
+    def exceeded_at_end(self, attempts: int, failures: int) -> bool:
+        """Whether a finished invocation broke the budget (any number of judgments)."""
+        return attempts > 0 and failures > self.max_failure_rate * attempts
+
+    def message(self, attempts: int, failures: int, counts: Mapping[str, int]) -> str:
+        """Why the budget stopped the run."""
+        return (
+            f"failure budget exceeded: {failures} of {attempts} judgments failed "
+            f"({dict(counts)}), above --max-failure-rate {self.max_failure_rate:g}; "
+            "completed judgments are kept, fix the cause and run the same command again"
+        )
 
 
 class RunResult(BaseModel):
@@ -102,7 +121,8 @@ class RunResult(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """0, or :data:`EXIT_FAILURE_BUDGET` when the failure budget stopped the run."""
+        """0, or :data:`EXIT_FAILURE_BUDGET` when the run stopped early, broke the failure
+        budget or has no ok judgment at all."""
         return EXIT_FAILURE_BUDGET if self.stopped else 0
 
 
@@ -121,25 +141,30 @@ def _execute(
     stop = threading.Event()
     stopped: str | None = None
     fn = JudgeTaskFn(retry, stop)
-    with (
-        run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
-        make_progress(len(pending), quiet=quiet) as bar,
-    ):
-        for judgment in executor.map_unordered(fn, pending, stop=stop):
-            writer.append(judgment)
-            effective[(judgment.item_id, judgment.judge_id)] = judgment
-            counts[judgment.status] += 1
-            bar.advance(failed=judgment.status != "ok")
-            n = sum(counts.values())
-            failed = counts["lm_error"] + counts["parse_error"]
-            if stopped is None and budget.exceeded(n, failed):
-                stop.set()
-                stopped = (
-                    f"failure budget exceeded: {failed} of {n} judgments failed "
-                    f"({dict(counts)}), above --max-failure-rate {budget.max_failure_rate:g}; "
-                    "completed judgments are kept, fix the cause and run the same command again"
-                )
-                log.error("%s", stopped)
+    try:
+        with (
+            run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
+            make_progress(len(pending), quiet=quiet) as bar,
+        ):
+            for judgment in executor.map_unordered(fn, pending, stop=stop):
+                writer.append(judgment)
+                effective[(judgment.item_id, judgment.judge_id)] = judgment
+                counts[judgment.status] += 1
+                bar.advance(failed=judgment.status != "ok")
+                n = sum(counts.values())
+                failed = sum(counts[s] for s in FAILED_STATUSES)
+                if stopped is None and budget.exceeded(n, failed):
+                    stop.set()
+                    stopped = budget.message(n, failed, counts)
+                    log.error("%s", stopped)
+    except BaseException:
+        stop.set()  # workers stop retrying and backing off at once
+        raise
+    n = sum(counts.values())
+    failed = sum(counts[s] for s in FAILED_STATUSES)
+    if stopped is None and n < budget.min_attempts and budget.exceeded_at_end(n, failed):
+        stopped = budget.message(n, failed, counts)
+        log.error("%s", stopped)
     return stopped
 
 
@@ -234,10 +259,17 @@ def run_tasks(
                 effective=effective,
                 counts=counts,
             )
-    except KeyboardInterrupt:
-        stopped = "interrupted"
+    except (KeyboardInterrupt, Interrupted):
+        stopped = "interrupted (Ctrl-C); completed judgments are kept, run the same command again"
         raise
     finally:
+        if stopped is None and tasks and not _any_ok(tasks, effective):
+            stopped = (
+                f"no judgment is ok ({_status_counts(tasks, effective)}): nothing was scored; "
+                "look at the errors and raw_output in judgments.jsonl, fix the cause and run "
+                "the same command again"
+            )
+            log.error("%s", stopped)
         wall = time.perf_counter() - start
         summary = summarize(
             tasks,
@@ -268,6 +300,22 @@ def run_tasks(
         wall_time_s=time.perf_counter() - start,
         summary=summary,
     )
+
+
+def _any_ok(tasks: Sequence[Task], effective: Mapping[TaskKey, Judgment]) -> bool:
+    for task in tasks:
+        j = effective.get(task.key)
+        if j is not None and j.status == "ok":
+            return True
+    return False
+
+
+def _status_counts(tasks: Sequence[Task], effective: Mapping[TaskKey, Judgment]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for task in tasks:
+        j = effective.get(task.key)
+        counts[j.status if j is not None else "missing"] += 1
+    return dict(counts)
 
 
 def _previous_wall_time(run_dir: RunDir) -> float:

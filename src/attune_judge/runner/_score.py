@@ -77,6 +77,8 @@ class ScoreConfig(BaseModel):
     """Judgments to see before the failure budget applies."""
     max_retries: int = Field(default=5, ge=0)
     """Retries of a rate-limited or timed-out judgment."""
+    parse_retries: int = Field(default=1, ge=0)
+    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
     retry_base_delay_s: float = Field(default=1.0, ge=0.0)
     """First backoff (doubles per retry, with jitter, capped at 60 s)."""
     seed: int = 0
@@ -120,7 +122,10 @@ def execution_options(config: ExecutionSettings) -> dict[str, Any]:
         "seed": config.seed,
         "max_concurrency": config.max_concurrency,
         "retry": RetryPolicy(
-            max_retries=config.max_retries, base_delay_s=config.retry_base_delay_s, seed=config.seed
+            max_retries=config.max_retries,
+            base_delay_s=config.retry_base_delay_s,
+            seed=config.seed,
+            parse_retries=int(getattr(config, "parse_retries", 1)),
         ),
         "budget": FailureBudget(config.max_failure_rate, config.min_attempts),
         "quiet": config.quiet,

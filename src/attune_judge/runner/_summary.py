@@ -164,7 +164,9 @@ def summarize(
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
         if pairwise is not None:
             judges_out[jid]["pairwise"] = pairwise
-    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": totals["missing"] == 0}
+    # complete: every planned judgment is there, and the run scored something
+    complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
+    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
     run.update(run_info or {})
     out: dict[str, Any] = {"run": run, "judges": judges_out}
     ok_by_judge = {

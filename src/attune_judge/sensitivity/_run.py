@@ -89,6 +89,8 @@ class SensitivityConfig(BaseModel):
     """Judgments to see before the failure budget applies."""
     max_retries: int = Field(default=5, ge=0)
     """Retries of a rate-limited or timed-out judgment."""
+    parse_retries: int = Field(default=1, ge=0)
+    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
     retry_base_delay_s: float = Field(default=1.0, ge=0.0)
     """First backoff."""
     seed: int = 0

@@ -1,4 +1,5 @@
-"""Test engines that run every pipeline through the real DSPy ``LM`` code path, offline.
+"""Test engines that run every pipeline through the real DSPy ``LM`` code path, offline, and a
+fault-injecting OpenAI-compatible server on loopback (:class:`FaultServer`).
 
 ``ScriptedEngine`` answers from a function or a queue (with optional latency and injected
 failures); ``ReplayEngine`` answers from recordings keyed by a hash of the request messages.
@@ -11,6 +12,13 @@ from attune_judge.testing._common import (
     request_messages,
     timeout_error,
 )
+from attune_judge.testing._fault_server import (
+    BAD_ANSWER_FAULTS,
+    FAULTS,
+    FaultServer,
+    ServedRequest,
+    answer_for_schema,
+)
 from attune_judge.testing._replay import AsyncReplayEngine, MissingRecordingError, ReplayEngine
 from attune_judge.testing._scripted import (
     AsyncScriptedEngine,
@@ -22,14 +30,19 @@ from attune_judge.testing._scripted import (
 )
 
 __all__ = [
+    "BAD_ANSWER_FAULTS",
+    "FAULTS",
     "AsyncReplayEngine",
     "AsyncScriptedEngine",
+    "FaultServer",
     "Messages",
     "MissingRecordingError",
     "ReplayEngine",
     "ScriptedEngine",
     "ScriptedReply",
+    "ServedRequest",
     "TokenReply",
+    "answer_for_schema",
     "make_response",
     "rate_limit_error",
     "request_key",

@@ -1,0 +1,153 @@
+"""Commands against the fault-injecting server: the runner is the only retry layer.
+
+Each command is run in-process through ``main(argv)`` against a FaultServer that fails every
+request with HTTP 500 (retryable). With ``--max-retries R`` every unit must cost exactly
+``R + 1`` requests — DSPy, LiteLLM and the OpenAI SDK add none of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attune_judge.cli import main
+from attune_judge.data import Judgment, read_jsonl
+from attune_judge.testing import FaultServer
+from tests._http_clients import _closed_http_clients
+from tests.conftest import SAMPLES
+from tests.judges.sample_items import sample_items
+
+pytestmark = pytest.mark.timeout(120)
+_closed = _closed_http_clients  # autouse fixture: sockets closed after every test
+
+
+def _cli(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    return int(stop.value.code or 0)
+
+
+def _always(fault: str) -> FaultServer:
+    return FaultServer(choose=lambda n, text, repeat: fault, retry_after_s=0)
+
+
+def test_judge_sends_exactly_one_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (item,), _, _ = sample_items(1)
+    path = tmp_path / "item.json"
+    path.write_text(item.model_dump_json(), "utf-8")
+    with _always("server_error") as server:
+        argv = ["judge", str(path), "--lm", "openai/fake", "--api-base", server.url, "--no-cache"]
+        assert _cli([*argv, "--response-format", "json_object"]) == 0
+        assert server.requests == 1
+    assert json.loads(capsys.readouterr().out)["status"] == "lm_error"
+
+
+@pytest.mark.parametrize("fmt", ["json_object", "json_schema"])
+def test_score_requests_equal_attempts(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / "run"
+    with _always("server_error") as server:
+        code = _cli(
+            [
+                "score",
+                str(SAMPLES / "conversation_5.json"),
+                "--lm",
+                "openai/fake",
+                "--api-base",
+                server.url,
+                "--response-format",
+                fmt,
+                "--max-retries",
+                "2",
+                "--max-failure-rate",
+                "1",
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        sent = server.requests
+    judgments = read_jsonl(out / "judgments.jsonl", Judgment)
+    asked = [j for j in judgments if j.status != "refused"]
+    assert asked and all(j.status == "lm_error" for j in asked)
+    assert all(j.details["attempts"] == 3 and j.details["requests"] == 3 for j in asked)
+    assert sent == 3 * len(asked)
+    assert code == 3  # no judgment is ok: the run is not complete
+
+
+def test_generate_requests_equal_attempts(tmp_path: Path) -> None:
+    out = tmp_path / "cands.jsonl"
+    with _always("server_error") as server:
+        code = _cli(
+            [
+                "generate",
+                str(SAMPLES / "conversation_5.json"),
+                "--lm",
+                "openai/fake",
+                "--api-base",
+                server.url,
+                "--response-format",
+                "json_object",
+                "--max-retries",
+                "1",
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        sent = server.requests
+    assert code != 0
+    assert not out.exists() or out.read_text("utf-8") == ""
+    turns = sent // 2
+    assert turns > 0 and sent == 2 * turns  # 1 + 1 retry per turn, nothing hidden
+
+
+def test_generate_never_writes_a_faulty_answer(tmp_path: Path) -> None:
+    out = tmp_path / "cands.jsonl"
+    for fault in ("truncated", "two_objects", "garbage"):
+        with _always(fault) as server:
+            argv = ["generate", str(SAMPLES / "conversation_5.json"), "--lm", "openai/fake"]
+            argv += ["--api-base", server.url, "--response-format", "json_object"]
+            code = _cli([*argv, "--parse-retries", "0", "-o", str(out), "-q"])
+            assert code != 0 and server.requests > 0
+        assert not out.exists() or out.read_text("utf-8") == ""
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import REPO_ROOT
+
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    with FaultServer(choose=lambda n, text, repeat: "hang", hang_s=60) as server:
+        argv = [sys.executable, "-m", "attune_judge", "score", str(SAMPLES), "--lm", "openai/fake"]
+        argv += ["--api-base", server.url, "--response-format", "json_object", "--timeout", "100"]
+        proc = subprocess.Popen(
+            [*argv, "-o", str(out), "-q"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 60
+        while server.requests < 3:  # requests are in flight (and will hang for 60 s)
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        elapsed = time.monotonic() - started
+    assert proc.returncode == 130
+    assert "interrupted" in err.decode() and "Traceback" not in err.decode()
+    assert elapsed < 2.0, elapsed  # does not wait for the hung requests
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    assert summary["run"]["stopped"].startswith("interrupted")
+    assert not list(out.glob("*.tmp"))
