@@ -28,12 +28,15 @@ __all__ = [
     "JuryOption",
     "LmOption",
     "LmsOption",
+    "MaxCostOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
     "ParseRetriesOption",
     "PerCriterionOption",
+    "PriceInOption",
+    "PriceOutOption",
     "QuietOption",
     "ResponseFormatChoice",
     "ResponseFormatOption",
@@ -127,6 +130,30 @@ JuryOption = Annotated[
         "--jury",
         help="Several --lm: combine per item by mean, median or majority (every member's "
         "judgment kept), or none (each model its own judge).",
+    ),
+]
+
+
+PriceInOption = Annotated[
+    float | None,
+    typer.Option(
+        "--price-in",
+        min=0.0,
+        help="USD per million prompt tokens, for models LiteLLM's price table does not know "
+        "(or a server of your own); overrides the table. With --price-out.",
+    ),
+]
+PriceOutOption = Annotated[
+    float | None,
+    typer.Option("--price-out", min=0.0, help="USD per million completion tokens."),
+]
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0.0,
+        help="Stop (exit 3) once the run's judgments cost this many USD; no request starts "
+        "after that. Needs a price for every judge model.",
     ),
 ]
 

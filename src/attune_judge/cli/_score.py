@@ -17,12 +17,15 @@ from attune_judge.cli._options import (
     JuryOption,
     LmOption,
     LmsOption,
+    MaxCostOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     MaxTokensOption,
     ModelsOption,
     ParseRetriesOption,
     PerCriterionOption,
+    PriceInOption,
+    PriceOutOption,
     QuietOption,
     ResponseFormatOption,
     RunDirOption,
@@ -62,6 +65,20 @@ def _print_result(result: RunResult) -> None:
             _print_pairwise(block["pairwise"])
     for panel in result.summary.get("panels") or []:
         _print_panel(panel)
+    totals = run.get("totals") or {}
+    if totals:
+        tokens = totals["tokens"]
+        cost = totals.get("cost_usd")
+        known = totals.get("cost_usd_known")
+        money = (
+            f"${cost:.4f}"
+            if cost is not None
+            else "unknown" + (f" (${known:.4f} for the priced part)" if known else "")
+        )
+        print(
+            f"cost {money}; tokens {tokens['prompt']} in, {tokens['completion']} out, "
+            f"{tokens['calls']} calls"
+        )
 
 
 def _metric(m: dict[str, Any] | None) -> str:
@@ -138,6 +155,9 @@ def score(
     lm: LmsOption = None,
     jury: JuryOption = JuryChoice.mean,
     candidates: CandidatesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
+    max_cost: MaxCostOption = None,
     models: ModelsOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
     max_failure_rate: MaxFailureRateOption = 0.25,
@@ -165,6 +185,9 @@ def score(
         rubric=rubric,
         lm=(lm[0] if len(lm) == 1 else list(lm)) if lm else "local",
         jury=jury.value,
+        price_in=price_in,
+        price_out=price_out,
+        max_cost=max_cost,
         api_base=api_base,
         model_options=model_options(
             temperature=temperature,

@@ -48,6 +48,9 @@ def panel_blocks(
     ``specs``: judge id → spec; ``ok``: judge id → its ok judgments; ``candidate_models``:
     item id → the model that wrote the judged reply.
     """
+    plain = [jid for jid, spec in specs.items() if spec.get("program") != "jury"]
+    if len(plain) < 2 and len(plain) == len(specs):
+        return []  # one judge, no jury: nothing to compare (and no statistics to import)
     from attune_judge.calibration import panel_agreement
     from attune_judge.errors import UserError
 
@@ -74,7 +77,6 @@ def panel_blocks(
                 if value is not None and member.get("judge_id") in values:
                     values[str(member["judge_id"])][j.item_id] = value
         panels.append((jid, values, models, consensus))
-    plain = [jid for jid, spec in specs.items() if spec.get("program") != "jury"]
     if len(plain) >= 2:
         values = {
             jid: {

@@ -17,6 +17,7 @@ from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
+from attune_judge.runner._cost import Pricing
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import (
     fingerprint_inputs,
@@ -57,6 +58,12 @@ class ScoreConfig(BaseModel):
     (or, with ``jury="none"``, one judge per model)."""
     jury: Literal["mean", "median", "majority", "none"] = "mean"
     """How several models' judgments combine (``none``: each model is its own judge)."""
+    price_in: float | None = Field(default=None, ge=0)
+    """USD per million prompt tokens for every judge model (overrides LiteLLM's table)."""
+    price_out: float | None = Field(default=None, ge=0)
+    """USD per million completion tokens (with ``price_in``)."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """Stop (exit 3) once the run's judgments cost this many US dollars."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server."""
     model_options: ModelOptions = ModelOptions()
@@ -339,6 +346,10 @@ def run_score(
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
+            pricing=Pricing(
+                price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
+            ),
+            max_cost=config.max_cost,
         )
     finally:
         if own is not None:

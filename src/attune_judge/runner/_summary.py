@@ -76,6 +76,16 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
             criteria[name].append(value)
     costs = [j.cost for j in judgments if j.cost is not None]
     latencies = [j.latency_s for j in judgments if j.latency_s is not None]
+    requests = [
+        float(j.details["request_s"])
+        for j in judgments
+        if isinstance(j.details.get("request_s"), int | float)
+    ]
+    queues = [
+        float(j.details["queue_s"])
+        for j in judgments
+        if isinstance(j.details.get("queue_s"), int | float)
+    ]
     return {
         "n_planned": planned,
         "n_judged": len(judgments),
@@ -89,9 +99,12 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
             "completion": sum(j.usage.completion_tokens for j in judgments),
             "calls": sum(j.usage.calls for j in judgments),
         },
-        "cost_usd": math.fsum(costs) if costs else None,
+        "cost_usd": math.fsum(costs) if costs and len(costs) == len(judgments) else None,
+        "cost_usd_known": math.fsum(costs) if costs else None,
         "n_cost_known": len(costs),
         "latency_s_mean": _mean(latencies),
+        "request_s_mean": _mean(requests),
+        "queue_s_mean": _mean(queues),
         "retries": sum(max(0, int(j.details.get("attempts", 1)) - 1) for j in judgments),
     }
 
@@ -160,13 +173,16 @@ def summarize(
         for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
             if model in models:
                 models[model]["score"] = interval
-        judges_out[jid] = {"label": labels[jid], "models": models}
+        judges_out[jid] = {"label": labels[jid], "models": models, "totals": _totals(models)}
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
         if pairwise is not None:
             judges_out[jid]["pairwise"] = pairwise
     # complete: every planned judgment is there, and the run scored something
     complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
+    run["totals"] = _totals(
+        {f"{jid}/{m}": b for jid, block in judges_out.items() for m, b in block["models"].items()}
+    )
     run.update(run_info or {})
     out: dict[str, Any] = {"run": run, "judges": judges_out}
     ok_by_judge = {
@@ -176,6 +192,22 @@ def summarize(
     if panels:
         out["panels"] = panels
     return out
+
+
+def _totals(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Tokens, calls and cost summed over model blocks; cost ``None`` when any is unknown."""
+    blocks = list(models.values())
+    known = [b["cost_usd_known"] for b in blocks if b.get("cost_usd_known") is not None]
+    complete = all(b.get("n_cost_known") == b.get("n_judged") for b in blocks)
+    return {
+        "tokens": {
+            k: sum(int(b["tokens"][k]) for b in blocks) for k in ("prompt", "completion", "calls")
+        },
+        "cost_usd": math.fsum(known) if complete and blocks else None,
+        "cost_usd_known": math.fsum(known) if known else None,
+        "n_cost_known": sum(int(b.get("n_cost_known") or 0) for b in blocks),
+        "n_judged": sum(int(b.get("n_judged") or 0) for b in blocks),
+    }
 
 
 def _judge_label(spec: Mapping[str, Any]) -> str:
