@@ -12,7 +12,7 @@ env: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24" wheel
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,local]"
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,local,align]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -18,7 +18,9 @@ for _var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ATTUNE_LM
     os.environ.pop(_var, None)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED = REPO_ROOT.parent / "shared"
-DATASETS = SHARED / "datasets"
-DESIGN = SHARED / "design"
+# Facts the tests read, inside the repository (cut by tests/fixtures/make_fixtures.py):
+# published reference values, the instrument file, small samples of each public dataset.
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+DATASETS = FIXTURES / "datasets"
+DESIGN = FIXTURES / "design"
 SAMPLES = REPO_ROOT / "data" / "samples" / "attunebench"

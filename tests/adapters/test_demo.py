@@ -6,13 +6,15 @@ test_expert_agreement, never from the code under test.
 
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scipy import stats
 
-from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
 from attune_judge.demo import (
     duo_analysis,
     load_calibration_set,
@@ -21,6 +23,7 @@ from attune_judge.demo import (
     validate_judge,
 )
 from attune_judge.errors import UserError
+from attune_judge.judges import tokens
 from tests.adapters.test_expert_agreement import quadratic_kappa
 
 
@@ -167,6 +170,26 @@ def test_validate_with_a_fake_judge(tmp_path: Path) -> None:
     for fig in ("recorded-judges-kappa", "calibration-level-explorations-confusion"):
         assert (v / "figures" / f"{fig}.png").stat().st_size > 0
     assert "data:image/png;base64," in (v / "report.html").read_text()
+    # the baselines beside the judge, on the same 20 items: ρ(length, expert median) by scipy
+    summary = json.loads((v / "summary.json").read_text())
+    base = summary["baselines"]["dimensions"]["level_explorations"]["agreement"]
+    by_id = {i.item_id: i for i in read_jsonl(v / "items.jsonl", JudgeItem)}
+    words = [len(tokens(by_id[i].candidate)) for i in items]
+    assert base["spearman"]["length"]["estimate"] == pytest.approx(
+        stats.spearmanr(words, med).statistic
+    )
+    assert base["spearman"]["judge"]["estimate"] == pytest.approx(
+        stats.spearmanr(e1, med).statistic
+    )
+    assert base["difference"]["lexicon"]["lower"] is not None
+    assert set(summary["baselines"]["dimensions"]) == {
+        "level_emotional_reactions",
+        "level_explorations",
+        "level_interpretations",
+        "total",
+    }
+    assert "## Beside the no-model baselines" in (v / "validation.md").read_text()
+    assert any("judge − length" in line for line in res.summary)
 
 
 def test_validate_unknown_set(tmp_path: Path) -> None:

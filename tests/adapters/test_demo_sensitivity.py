@@ -56,11 +56,13 @@ def test_an_order_blind_judge_is_stable_under_shuffled_criteria(tmp_path: Path) 
     board = {r["model"]: r["score"]["estimate"] for r in variants["shuffled"]["leaderboard"]}
     assert board["human_edited"] == pytest.approx(5 / 6)
     assert board["llm_improved"] == pytest.approx(3 / 6)
-    assert variants["shuffled"]["stable"] is True
+    # τ = 1 everywhere, but 3 conversations are too few for a claim either way (issue 17)
+    assert variants["shuffled"]["stable"] is False
+    assert variants["shuffled"]["verdict"] == "inconclusive"
     assert not part.block.get("flips")
     assert part.summary[0].startswith("d. rubric sensitivity (scripted, 3 synthetic")
     assert "Kendall τ to the base +1.00" in part.summary[1]
-    assert part.summary[1].endswith("; stable")
+    assert part.summary[1].endswith("; inconclusive")
 
 
 def test_demo_part_d_in_the_report(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""DUO adapter on the real files."""
+"""DUO adapter on real files (a sample of the dataset in tests/fixtures)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from attune_judge.errors import UserError
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "duo"
-pytestmark = pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
 
 
 @pytest.fixture(scope="module")
@@ -29,29 +28,42 @@ def raw() -> dict[str, list[dict]]:
     }
 
 
+def _has_observers(d: dict) -> bool:
+    return bool(d.get("objective_evaluation"))
+
+
 def test_counts(result: AdapterResult, raw: dict[str, list[dict]]) -> None:
     # expected from the raw JSON: 4 participant ratings per dialogue + 3 observers x 4 dims for
-    # each dialogue with an objective_evaluation (en: 157 files, 50 with observers -> 628 + 600;
-    # ja: 68 files, 45 with observers -> 272 + 540)
-    n_obs = {k: sum(1 for d in v if d.get("objective_evaluation")) for k, v in raw.items()}
-    assert n_obs == {"en": 50, "ja": 45}
-    assert len(result.items) == 157 + 68
+    # each dialogue with an objective_evaluation (the fixture: 24 English dialogues, 12 with
+    # observers; 12 Japanese, 6 with observers; the full data: 157 and 68, 50 and 45)
+    n = {k: len(v) for k, v in raw.items()}
+    n_obs = {k: sum(_has_observers(d) for d in v) for k, v in raw.items()}
+    assert n == {"en": 24, "ja": 12} and n_obs == {"en": 12, "ja": 6}
+    assert len(result.items) == n["en"] + n["ja"]
     by_group = Counter(r.rater_group for r in result.ratings)
-    assert by_group == {"participant": 4 * (157 + 68), "observers": 12 * (50 + 45)}
+    assert by_group == {
+        "participant": sum(len(d["subjective_evaluation"]) for v in raw.values() for d in v),
+        "observers": 12 * (n_obs["en"] + n_obs["ja"]),
+    }
+    assert by_group["participant"] == 4 * (n["en"] + n["ja"])
     assert result.report is not None
-    assert result.report.counts["en_dialogues_with_observers"] == 50
-    # the README's figure (70) disagrees with the files (50); the report says so
-    assert any("70" in n and "50" in n for n in result.report.notes)
+    assert result.report.counts["en_dialogues_with_observers"] == n_obs["en"]
+    # the README's figure (70) is compared with what the files hold; the report says so
+    assert any(
+        "README says 70" in x and f"files hold {n_obs['en']}" in x for x in result.report.notes
+    )
 
 
 def test_unmatched_dialogues_reported(result: AdapterResult, raw: dict[str, list[dict]]) -> None:
     assert result.report is not None
-    listed = result.report.unmatched["en: dialogues without observer ratings"]
-    expected = [
-        f"duo:en:{d['dialogue_id']}" for d in raw["en"] if not d.get("objective_evaluation")
-    ]
-    assert listed == expected and len(listed) == 107
-    assert len(result.report.unmatched["ja: dialogues without observer ratings"]) == 23
+    for lang in ("en", "ja"):
+        listed = result.report.unmatched[f"{lang}: dialogues without observer ratings"]
+        expected = [
+            f"duo:{lang}:{str(d['dialogue_id']).zfill(4)}"
+            for d in raw[lang]
+            if not _has_observers(d)
+        ]
+        assert listed == expected and len(listed) > 0
     assert "observer mean differs from its scores" not in result.report.unmatched
 
 
@@ -84,8 +96,11 @@ def test_items(result: AdapterResult, raw: dict[str, list[dict]]) -> None:
     n_msgs = sum(1 for _ in first.context) + 1
     assert n_msgs == len(d0["dialogue"])  # 20 alternating messages, none merged
     models = Counter((i.candidate_model, i.metadata["style_prompt"]) for i in result.items)
-    assert models[("Llama-3.1-70B-Instruct", "not_aligned")] == 28
-    assert models[("gpt-4o", "neutral")] == 31 + 23  # 31 English + 23 Japanese
+    expected = Counter((d["model"], d["prompt"]) for v in raw.values() for d in v)
+    assert models == expected
+    # the fixture holds 4 dialogues per (model, style) cell in English, 4 per style in Japanese
+    assert models[("Llama-3.1-70B-Instruct", "not_aligned")] == 4
+    assert models[("gpt-4o", "neutral")] == 4 + 4
 
 
 def test_not_a_folder(tmp_path: Path) -> None:
@@ -93,9 +108,13 @@ def test_not_a_folder(tmp_path: Path) -> None:
         convert_duo(tmp_path / "missing")
 
 
-def test_participants(result: AdapterResult) -> None:
-    # the DUO README: 34 English and 52 Japanese participants (ED setting)
+def test_participants(result: AdapterResult, raw: dict[str, list[dict]]) -> None:
+    # one participant per dialogue (its user_id); on the full data these counts are the DUO
+    # README's 34 English and 52 Japanese participants (ED setting)
     assert result.report is not None
-    assert result.report.counts["en_participants"] == 34
-    assert result.report.counts["ja_participants"] == 52
+    for lang, dialogues in raw.items():
+        users = {
+            next(str(t["user_id"]) for t in d["dialogue"] if "user_id" in t) for d in dialogues
+        }
+        assert result.report.counts[f"{lang}_participants"] == len(users)
     assert all(r.metadata["participant_id"] for r in result.ratings)

@@ -13,7 +13,6 @@ from attune_judge.errors import UserError
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "empathic-communication"
-pytestmark = pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
 
 
 @pytest.fixture(scope="module")

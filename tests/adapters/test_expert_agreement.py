@@ -79,7 +79,6 @@ def test_kappa_hand_example() -> None:
     assert quadratic_kappa([1, 2, 5], [1, 5, 5]) != pytest.approx(2 / 3)
 
 
-@pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
 def test_expert_table_matches_statsmodels() -> None:
     rows = expert_agreement_table()
     assert len(rows) == 21 * 3
@@ -93,7 +92,6 @@ def test_expert_table_matches_statsmodels() -> None:
         assert -1 <= rho <= 1
 
 
-@pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
 def test_expert_table_matches_calibration_layer() -> None:
     # a third implementation: attune_judge.calibration.pair_agreement (observed-index spacing)
     from attune_judge.calibration import pair_agreement

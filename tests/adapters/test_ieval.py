@@ -1,4 +1,4 @@
-"""iEval adapter on the real file."""
+"""iEval adapter on real data (a sample of ``ieval_data.json`` in tests/fixtures)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from attune_judge.data.adapters import AdapterResult, convert_ieval, parse_ieval
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "ieval"
-pytestmark = pytest.mark.skipif(not SRC.is_dir(), reason="shared datasets not present")
 BOTS = ("Pink", "Purple", "Yellow", "Green")
 
 
@@ -27,12 +26,14 @@ def raw() -> list[dict]:
 
 
 def test_counts(result: AdapterResult, raw: list[dict]) -> None:
-    # 240 tasks x 2 valences x 4 bots = 1920 conversations; 10 scores each; 6 bot pairs per
-    # scenario. Ties counted independently from the raw "Rating" fields.
-    assert len(raw) == 240
-    assert len(result.items) == 1920
-    assert len(result.ratings) == 19200
-    assert len(result.preferences) == 240 * 2 * 6
+    # tasks x 2 valences x 4 bots conversations (full data: 240 tasks, 1920 conversations);
+    # 10 scores each; 6 bot pairs per scenario. Ties counted independently from the raw
+    # "Rating" fields. The fixture holds 7 tasks.
+    n = len(raw)
+    assert n == 7
+    assert len(result.items) == n * 2 * 4
+    assert len(result.ratings) == n * 2 * 4 * 10
+    assert len(result.preferences) == n * 2 * 6
     ties = sum(
         task[v][a]["Rating"] == task[v][b]["Rating"]
         for task in raw
@@ -57,7 +58,7 @@ def test_first_task_ranking(result: AdapterResult) -> None:
     assert p.text_a == "What was it for?"
 
 
-def test_ratings_values(result: AdapterResult) -> None:
+def test_ratings_values(result: AdapterResult, raw: list[dict]) -> None:
     v = {(r.item_id, r.dimension): r for r in result.ratings}
     # task 0 positive Pink: P 3, ^P 1, A 4, EU 3, Rating 1
     assert v[("ieval:0:positive:Pink", "P")].value == 3.0
@@ -67,8 +68,10 @@ def test_ratings_values(result: AdapterResult) -> None:
     assert result.report is not None
     likert = {d: r for d, r in result.report.value_ranges.items() if d != "Rating"}
     assert len(likert) == 9
-    for rng in likert.values():
-        assert rng["min"] == 1.0 and rng["max"] == 5.0
+    for dim, rng in likert.items():
+        seen = [float(t[v][b][dim]) for t in raw for v in ("positive", "negative") for b in BOTS]
+        assert (rng["min"], rng["max"]) == (min(seen), max(seen))
+        assert 1.0 <= rng["min"] <= rng["max"] <= 5.0
     assert result.report.value_ranges["Rating"]["max"] == 3.0
 
 
@@ -80,10 +83,12 @@ def test_chat_log_quirks() -> None:
     assert msgs[2].content == "bad day.\nUGH"
 
 
-def test_items_alternate(result: AdapterResult) -> None:
+def test_items_alternate(result: AdapterResult, raw: list[dict]) -> None:
     for item in result.items:
         roles = [m.role for m in item.context]
         assert roles == ["user", "assistant"] * (len(roles) // 2) + ["user"] * (len(roles) % 2)
         assert "_x000D_" not in item.candidate + "".join(m.content for m in item.context)
-    # the one 7-line log (a continuation line) still gives 6 messages
-    assert Counter(len(i.context) for i in result.items) == {5: 1920}
+    # the one 7-line log (task 234 of the full data, a continuation line) still gives 6 messages
+    logs = [t[v][b]["chat_log"] for t in raw for v in ("positive", "negative") for b in BOTS]
+    assert sum(len(log.strip().splitlines()) == 7 for log in logs) == 1
+    assert Counter(len(i.context) for i in result.items) == {5: len(result.items)}

@@ -85,19 +85,19 @@ def test_closed_form_covariance_matches_bootstrap_at_c200() -> None:
 def test_interval_of_a_mean_is_close_to_the_normal_interval() -> None:
     rng = np.random.default_rng(4)
     x = rng.normal(size=400)
-    res = bootstrap_means(x, range(400), B=10_000, seed=1).means[0]
+    res = bootstrap_means(x, range(400), B=10_000, seed=1, method="bca").means[0]
     se = x.std(ddof=1) / np.sqrt(400)
     assert res.method == "bca"
     assert res.lower == pytest.approx(x.mean() - 1.96 * se, abs=0.15 * se)
     assert res.upper == pytest.approx(x.mean() + 1.96 * se, abs=0.15 * se)
     # Monte-Carlo error of an endpoint: small next to the standard error, shrinking with B
     assert res.mc_error_lower is not None and 0 < res.mc_error_lower < 0.1 * se
-    small = bootstrap_means(x, range(400), B=500, seed=1).means[0]
+    small = bootstrap_means(x, range(400), B=500, seed=1, method="bca").means[0]
     assert small.mc_error_lower is not None and small.mc_error_lower > res.mc_error_lower
 
 
 def test_bca_falls_back_to_percentile_on_constant_data_and_says_so() -> None:
-    res = bootstrap_means([3.0] * 20, [i // 2 for i in range(20)], B=200).means[0]
+    res = bootstrap_means([3.0] * 20, [i // 2 for i in range(20)], B=200, method="bca").means[0]
     assert res.requested_method == "bca"
     assert res.method == "percentile"
     assert (res.estimate, res.lower, res.upper) == (3.0, 3.0, 3.0)
@@ -219,3 +219,22 @@ def test_single_usable_replicate_gives_nan_covariance_without_warning() -> None:
         res = paired_cluster_bootstrap(sums, B=1, seed=0)
     assert res.means[0].estimate == pytest.approx(2.5)
     assert np.isnan(res.covariance_bootstrap[0][0])
+
+
+def test_undefined_replicates_are_counted_and_too_many_withhold_the_interval() -> None:
+    reps = np.arange(1000, dtype=float)
+    some = reps.copy()
+    some[:50] = np.nan  # 5%: reported, with the share in the note
+    ends = interval_endpoints(500.0, some, method="percentile")
+    assert ends.lower is not None and ends.n_undefined == 50
+    assert ends.note == "50 of 1000 bootstrap replicates (5.0%) undefined and dropped"
+    many = reps.copy()
+    many[:340] = np.nan  # 34%: the interval would describe only the defined draws
+    ends = interval_endpoints(500.0, many, method="percentile")
+    assert (ends.lower, ends.upper, ends.method, ends.n_undefined) == (None, None, "none", 340)
+    assert ends.note is not None and ends.note.startswith("no interval: the statistic is undefined")
+    # BCa's fallback says why
+    flat = interval_endpoints(3.0, np.full(100, 3.0), method="bca", jackknife=np.full(5, 3.0))
+    assert flat.method == "percentile" and flat.note == (
+        "BCa undefined (all replicates are equal): percentile interval"
+    )

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from attune_judge.calibration import fit_bradley_terry_batch
+from attune_judge.calibration import bradley_terry, bt_identifiable, fit_bradley_terry_batch
+from attune_judge.errors import UserError
 
 
 def _independent_fit(W: np.ndarray, l2: float) -> np.ndarray:
@@ -107,4 +108,60 @@ def test_bootstrap_sized_batch_matches_scipy_refits() -> None:
     beta, conv = fit_bradley_terry_batch(wins, start=beta_hat[0])
     assert conv.all()
     for k in (0, 17, 123, 299):
-        assert np.allclose(beta[k], _independent_fit(wins[k], 0.01), atol=1e-6)
+        assert np.allclose(beta[k], _independent_fit(wins[k], 0.0), atol=1e-6)
+
+
+def test_default_fit_is_the_unpenalised_mle() -> None:
+    # two models: the MLE is exactly β_a − β_b = log(W_ab / W_ba) (no ridge bias)
+    beta, conv = fit_bradley_terry_batch(np.array([[[0.0, 7.0], [3.0, 0.0]]]))
+    assert conv.all()
+    assert beta[0, 0] - beta[0, 1] == pytest.approx(np.log(7 / 3), abs=1e-10)
+    # several models: the score equations Σ_j W_ij = Σ_j n_ij σ(β_i − β_j) hold exactly
+    rng = np.random.default_rng(21)
+    W = _random_wins(rng, 1, 6)[0]
+    b, conv = fit_bradley_terry_batch(W[None])
+    assert conv.all()
+    n = W + W.T
+    P = 1 / (1 + np.exp(-(b[0][:, None] - b[0][None, :])))
+    assert np.allclose(W.sum(1), (n * P).sum(1), atol=1e-8)
+    # the old default ridge (0.01) moves strengths by more than 1e-6 on the same data
+    pen, _ = fit_bradley_terry_batch(W[None], l2=0.01)
+    assert np.max(np.abs(pen - b)) > 1e-6
+
+
+def test_l2_zero_on_separated_data_is_refused_by_name() -> None:
+    a = ["x", "x", "y", "y", "x"]
+    b = ["y", "z", "z", "z", "z"]
+    w = ["A", "A", "A", "B", "A"]  # x never loses
+    with pytest.raises(UserError, match=r"never lost or tied: \['x'\]"):
+        bradley_terry(a, b, w, ["c1", "c2", "c3", "c4", "c5"], B=50)
+    # the same data with a ridge is fitted, and says it is penalised
+    res = bradley_terry(a, b, w, ["c1", "c2", "c3", "c4", "c5"], B=50, l2=0.1)
+    assert res.note is not None and "penalised" in res.note
+    # separated matrices inside a batch are NaN and not converged, the others are fitted
+    wins = np.array([[[0.0, 3.0], [0.0, 0.0]], [[0.0, 3.0], [1.0, 0.0]]])
+    assert bt_identifiable(wins).tolist() == [False, True]
+    beta, conv = fit_bradley_terry_batch(wins)
+    assert conv.tolist() == [False, True] and np.isnan(beta[0]).all()
+
+
+def test_separated_and_unconverged_replicates_are_dropped_and_counted() -> None:
+    # few comparisons per conversation: many resamples leave some model unbeaten
+    rng = np.random.default_rng(2)
+    a, b, w, c = [], [], [], []
+    for conv in range(12):
+        i, j = rng.choice(3, 2, replace=False)
+        a.append(f"m{i}")
+        b.append(f"m{j}")
+        w.append("A" if rng.random() < 0.5 else "B")
+        c.append(conv)
+    a += ["m0", "m1", "m2"]
+    b += ["m1", "m2", "m0"]
+    w += ["A", "A", "A"]
+    c += [20, 21, 22]
+    res = bradley_terry(a, b, w, c, B=400)
+    assert res.n_separated > 0
+    assert res.n_used == 400 - res.n_separated - res.n_unconverged
+    assert all(m.n_undefined_replicates == 400 - res.n_used for m in res.strengths)
+    assert res.note is not None and "dropped" in res.note
+    assert np.isnan(res.replicates).any(axis=1).sum() == 400 - res.n_used

@@ -102,6 +102,14 @@ def test_rank_human_markdown_and_bad_input(
         ["rank", str(run_dir), "--human", str(human), "--dimension", "warmth"], capsys
     )
     assert code == 2 and "warmth" in err
+    code, _, err = _run(
+        ["rank", str(run_dir), "--human", str(human), "--human-raters", "nobody"], capsys
+    )
+    assert code == 2 and "nobody" in err
+    code, out, _ = _run(
+        ["rank", str(run_dir), "--human", str(human), "--human-raters", "p", "--json"], capsys
+    )
+    assert code == 0 and json.loads(out)["rows"][0]["n_labelled"] == 15
     other = tmp_path / "other.jsonl"
     write_jsonl(other, [Rating(item_id="zzz", rater="p", value=1.0)])
     code, _, err = _run(["rank", str(run_dir), "--human", str(other)], capsys)

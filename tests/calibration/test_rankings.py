@@ -14,6 +14,7 @@ from attune_judge.calibration import (
     kendall_tau_rankings,
     kendalls_w,
     leaderboard,
+    leaderboard_markdown,
     rank_confidence_sets,
     rank_probabilities,
     ranks_of,
@@ -194,3 +195,42 @@ def test_leaderboard_has_everything_and_serialises() -> None:
 def test_leaderboard_needs_two_clusters() -> None:
     with pytest.raises(UserError, match="at least two clusters"):
         leaderboard(["a", "b"], ["c", "c"], [1.0, 2.0], B=10)
+
+
+def test_no_rank_claims_below_the_minimum_number_of_conversations() -> None:
+    from attune_judge.calibration import MIN_CLUSTERS
+
+    # two conversations, models far apart: still no rank set narrower than [1, p]
+    lb = leaderboard(["a", "b", "a", "b"], ["c1", "c1", "c2", "c2"], [1.0, 0.0, 0.9, 0.1], B=200)
+    assert not lb.rank_claims and lb.tiers == [["a", "b"]]
+    assert [r.rank_set_simultaneous for r in lb.rows] == [(1, 2), (1, 2)]
+    assert lb.warnings and f"below {MIN_CLUSTERS}" in lb.warnings[0]
+    md = leaderboard_markdown(lb)
+    assert "**Warning:** only 2 conversations" in md and "No tiers" in md
+
+
+def test_p_rank_1_splits_ties_and_sums_to_one() -> None:
+    from attune_judge.calibration import rank_probabilities
+
+    reps = np.array([[1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
+    pr = rank_probabilities(reps, ["a", "b", "c"])
+    # ties for first: replicate 1 (a, b), replicate 3 (a, b, c)
+    assert pr.p_rank_1 == pytest.approx([(0.5 + 1 + 1 / 3) / 4, (0.5 + 1 / 3 + 1) / 4, (1 / 3) / 4])
+    assert sum(pr.p_rank_1) == pytest.approx(1.0)
+    assert pr.p_rank_1_or_tied == pytest.approx([0.75, 0.75, 0.25])
+    assert pr.p_tie_at_top == pytest.approx(0.5)
+
+
+def test_tied_models_form_a_tier_with_an_explanation() -> None:
+    rng = np.random.default_rng(0)
+    m, cl, sc = [], [], []
+    for c in range(30):
+        u = rng.normal()
+        for name, mu in (("top", 1.0), ("x", 0.0), ("y", 0.0)):
+            for _ in range(3):
+                m.append(name)
+                cl.append(c)
+                sc.append(mu + u + rng.normal(0, 0.3))
+    lb = leaderboard(m, cl, sc, B=1000)
+    assert lb.rank_claims and lb.tiers[0] == ["top"] and sorted(lb.tiers[1]) == ["x", "y"]
+    assert "cannot be ordered at 95%" in leaderboard_markdown(lb)

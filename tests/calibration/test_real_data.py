@@ -12,7 +12,6 @@ from tests.conftest import DATASETS
 SRC = DATASETS / "empathic-communication"
 
 
-@pytest.mark.skipif(not SRC.exists(), reason="dataset not present")
 def test_three_experts_vs_three_llm_judges_on_one_dimension() -> None:
     from attune_judge.data.adapters import convert_empathic_communication
 

@@ -1,4 +1,4 @@
-"""Published worked examples (../shared/design/reference-values.json) through the public API."""
+"""Published worked examples (tests/fixtures/design/reference-values.json) via the public API."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment
+from tests._http_clients import close_http_clients
 
 TOP = [("4", 0.5), ("5", 0.25), ("2", 0.25)]
 
@@ -75,25 +76,7 @@ def server(request: pytest.FixtureRequest) -> Iterator[_Server]:
     srv.httpd.shutdown()
     srv.httpd.server_close()
     thread.join()
-    _close_http_clients()
-
-
-def _close_http_clients() -> None:
-    import gc
-    import inspect
-    import warnings
-
-    import litellm
-
-    cache = litellm.in_memory_llm_clients_cache
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        for client in list(cache.cache_dict.values()):
-            close = getattr(client, "close", None)
-            if callable(close) and not inspect.iscoroutinefunction(close):
-                close()
-        cache.flush_cache()
-        gc.collect()
+    close_http_clients()
 
 
 def test_judge_command_reads_server_logprobs_or_names_the_problem(

@@ -175,3 +175,32 @@ def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -
     assert [r.status for r in results] == ["ok", "ok"]
     assert all(set(r.scores) == {"B1:observed", "B13:observed"} for r in results)
     assert len(_local._MODELS) == 1
+
+
+def test_embedded_default_gives_non_constant_scores_on_a_shipped_set() -> None:
+    """The embedded model's default judge (expected scores) on six EmpatheticDialogues items
+    of the shipped empathic-communication set: every judgment ok, and not one score for all."""
+    from attune_judge._resources import shipped_dir
+    from attune_judge.data import read_jsonl
+    from attune_judge.judges import CriterionJudge, build_judge
+
+    items = sorted(
+        (
+            i
+            for i in read_jsonl(
+                shipped_dir("data") / "empathic-communication" / "items.jsonl", JudgeItem
+            )
+            if i.metadata.get("source") == "empatheticdialogues"
+        ),
+        key=lambda i: i.item_id,
+    )[:6]
+    judge = build_judge(
+        "empathic-communication-empatheticdialogues", "local", use_reference=False, cache=False
+    )
+    assert isinstance(judge, CriterionJudge) and judge.score_mode == "expected"
+    results = [judge.judge(i) for i in items]
+    assert all(r.status == "ok" for r in results), [r.error for r in results]
+    totals = {round(r.overall or 0.0, 6) for r in results}
+    assert len(totals) == len(items)  # a constant judge would give one value
+    for name in ("empathy", "relevance", "fluency"):
+        assert len({round(r.scores[name], 6) for r in results}) > 1, name

@@ -33,8 +33,8 @@ CASES = {
         ("judges", "calibration"),
         "attune-judge score report",
         ["Overview", "Scores", "Agreement with people", "What ran"],
-        # forest, rank sets, statuses; agreement heatmap, confusion matrix, calibration plot
-        6,
+        # forest, statuses (no rank sets: 4 conversations); heatmap, confusion, calibration
+        5,
     ),
     "sensitivity": (
         ("judges", "sensitivity"),
@@ -46,7 +46,16 @@ CASES = {
     "bench": (
         ("bench",),
         "attune-judge score report",
-        ["Overview", "Leaderboards per task", "Do the tasks rank models alike?", "What ran"],
+        # the bench sections come from the report's registry: `report RUN` draws what
+        # `bench` drew (all metrics, discriminability) after the per-task leaderboards
+        [
+            "Overview",
+            "Leaderboards per task",
+            "Do the tasks rank models alike?",
+            "All task metrics",
+            "Discriminability per task",
+            "What ran",
+        ],
         # forest + rank sets for each of two tasks; τ heatmap; scores across tasks
         6,
     ),

@@ -44,9 +44,10 @@ def test_rank_sets_are_computed_from_judgments_when_the_summary_has_none(tmp_pat
     for e in (alpha, beta):
         assert e.lower is not None and e.upper is not None
         assert e.lower <= e.mean <= e.upper  # type: ignore[operator]
-    # 0.54 apart with per-conversation spreads of ~0.1: each model's rank is pinned down
-    assert (alpha.rank_lower, alpha.rank_upper) == (1, 1)
-    assert (beta.rank_lower, beta.rank_upper) == (2, 2)
+    # 0.54 apart, but from fewer than MIN_CLUSTERS (10) conversations: no rank claim is made
+    # (issue 17: intervals are not validated below 10 conversations); both sets are [1, 2]
+    assert (alpha.rank_lower, alpha.rank_upper) == (1, 2)
+    assert (beta.rank_lower, beta.rank_upper) == (1, 2)
 
 
 def test_a_summary_leaderboard_is_used_as_given(tmp_path: Path) -> None:
@@ -72,8 +73,7 @@ def test_write_report_writes_markdown_html_and_figures(tmp_path: Path) -> None:
     assert names == [
         f"{JUDGE_ID}-failures-status.png",
         f"{JUDGE_ID}-leaderboard-forest.png",
-        f"{JUDGE_ID}-leaderboard-ranksets.png",
-    ]
+    ]  # no rank-set figure: 4 conversations are too few for rank claims (issue 17)
 
 
 def test_commands_can_write_their_own_sections(tmp_path: Path) -> None:
@@ -156,11 +156,16 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
     board = scores.subsections[0]
     table = next(b for b in board.blocks if isinstance(b, Table))
     assert table.rows[0][:3] == ["1", "human_edited", "1.000"]
-    # ROUGE-L of a reply with itself is exactly 1 on every turn: human_edited is alone on top
-    assert any(
+    # ROUGE-L of a reply with itself is exactly 1 on every turn: human_edited is on top; a
+    # rank claim ("ranks first, pinned down") needs at least MIN_CLUSTERS conversations
+    from attune_judge.calibration import MIN_CLUSTERS
+
+    n_conv = len({i.conversation_id for i in items})
+    pinned = any(
         isinstance(b, Paragraph) and b.text.startswith("human_edited ranks first")
         for b in board.blocks
     )
+    assert pinned == (n_conv >= MIN_CLUSTERS)
     md, html = write_report(tmp_path / "run", report)
     assert md.exists() and html.exists()
 

@@ -48,7 +48,8 @@ def _n_lines(path: Path) -> int:
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     items = write_items(tmp_path / "items.jsonl", n_conv=10, n_turns=4)  # 80 items
     out = tmp_path / "run"
-    env = {**os.environ, "ATTUNE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
+    path = os.pathsep.join([str(REPO_ROOT), str(REPO_ROOT / "src")])
+    env = {**os.environ, "ATTUNE_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": path}
     proc = _spawn(tmp_path / "items.jsonl", out, tmp_path / "first.json", env)
     deadline = time.monotonic() + 60
     while _n_lines(out / "judgments.jsonl") < 12:

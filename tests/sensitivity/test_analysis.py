@@ -80,7 +80,10 @@ def test_flip_inside_the_intervals_is_not_significant_but_tau_flags_it(
 
 def test_constant_shift_is_stable(result: SensitivityAnalysis) -> None:
     verdict = result.verdict("shifted")
-    assert verdict.stable and verdict.n_flips == 0 and verdict.tau == pytest.approx(1.0)
+    # τ = 1 on every replicate, but from 3 conversations: no claim either way (issue 17)
+    assert verdict.verdict == "inconclusive" and not verdict.stable
+    assert verdict.reasons == ["only 3 conversations (fewer than 10): no claim either way"]
+    assert verdict.n_flips == 0 and verdict.tau == pytest.approx(1.0)
     assert [p.flipped for p in result.pairs if p.variant == "shifted"] == [False]
 
 
@@ -114,7 +117,8 @@ def test_large_swap_is_a_significant_flip_and_a_tiny_one_is_not() -> None:
     assert all(not p.significant for p in tiny.pairs)
     flipped = [p for p in tiny.pairs if p.flipped]
     assert [(p.model_a, p.model_b) for p in flipped] == [("a", "b")]
-    assert flipped[0].inside_intervals and tiny.verdict("v").stable
+    # not unstable; but τ's interval [1/3, 1] reaches below the threshold: not shown stable
+    assert flipped[0].inside_intervals and tiny.verdict("v").verdict == "inconclusive"
 
 
 def test_identical_variant_has_tau_one_and_zero_shifts() -> None:
@@ -129,7 +133,8 @@ def test_identical_variant_has_tau_one_and_zero_shifts() -> None:
     )
     out = analyze_sensitivity(twin, B=300)
     verdict = out.verdict("twin")
-    assert verdict.stable and verdict.tau == 1.0 and verdict.tau_upper == 1.0
+    assert verdict.verdict == "inconclusive"  # 3 conversations
+    assert verdict.tau == 1.0 and verdict.tau_upper == 1.0 and verdict.tau_lower == 1.0
     for m in out.ranking("twin").models:
         assert m.shift is not None
         assert (m.shift.estimate, m.shift.lower, m.shift.upper) == (0.0, 0.0, 0.0)
@@ -190,7 +195,7 @@ def test_an_increasing_affine_variant_never_flips(
     rng = np.random.default_rng(seed)
     rows = []
     for m in range(n_models):
-        for c in range(5):
+        for c in range(12):
             for t in range(int(rng.integers(1, 4))):
                 s = float(rng.uniform(0, 1))
                 rows.append(("base", f"m{m}", f"c{c}", t, s))
@@ -201,3 +206,21 @@ def test_an_increasing_affine_variant_never_flips(
     verdict = out.verdict("affine")
     assert verdict.stable and verdict.n_flips == 0
     assert verdict.tau == pytest.approx(1.0) and verdict.tau_upper == pytest.approx(1.0)
+
+
+def test_verdict_comes_from_the_interval_not_the_point() -> None:
+    """A fully reversed ranking (τ = −1) whose interval is [−1, 1] is not "stable"."""
+    from attune_judge.calibration import Metric
+    from attune_judge.sensitivity._analysis import _verdict
+    from attune_judge.sensitivity._results import VariantRanking
+
+    def ranking(est: float, lo: float, hi: float) -> VariantRanking:
+        tau = Metric(name="kendall_tau_b_vs_base", estimate=est, lower=lo, upper=hi, B=100)
+        return VariantRanking(variant="v", models=[], tau=tau, n_scores=0, n_missing=0)
+
+    reversed_wide = _verdict(ranking(-1.0, -1.0, 1.0), [], 0.8, n_clusters=40)
+    assert reversed_wide.verdict == "inconclusive" and not reversed_wide.stable
+    assert "reaches below the threshold" in reversed_wide.reasons[0]
+    assert _verdict(ranking(-1.0, -1.0, -0.2), [], 0.8, n_clusters=40).verdict == "unstable"
+    assert _verdict(ranking(1.0, 0.9, 1.0), [], 0.8, n_clusters=40).verdict == "stable"
+    assert _verdict(ranking(1.0, 0.9, 1.0), [], 0.8, n_clusters=4).verdict == "inconclusive"

@@ -73,7 +73,7 @@ def test_the_variant_built_to_swap_two_models_is_the_only_one_flagged(
 ) -> None:
     res, _, _ = study
     assert res.analysis is not None
-    assert [v.variant for v in res.analysis.verdicts if not v.stable] == ["swapper"]
+    assert [v.variant for v in res.analysis.verdicts if v.verdict == "unstable"] == ["swapper"]
     swap = res.analysis.verdict("swapper")
     # the script exchanges a and b (base levels 6 and 4): exactly that pair flips
     assert [(p.model_a, p.model_b) for p in res.analysis.flips] == [("a", "b")]
@@ -82,7 +82,7 @@ def test_the_variant_built_to_swap_two_models_is_the_only_one_flagged(
     assert swap.tau == pytest.approx(1 / 3)
     for name in ("shuffled", "scale-1-5", "reasoning-off"):
         v = res.analysis.verdict(name)
-        assert v.stable and v.n_flips == 0 and v.tau == pytest.approx(1.0)
+        assert v.verdict != "unstable" and v.n_flips == 0 and v.tau == pytest.approx(1.0)
 
 
 def test_scale_change_scores_are_compared_on_the_normalised_scale(
@@ -114,7 +114,7 @@ def test_base_is_judged_once_and_a_resume_makes_no_call(
     assert engine.calls == 4 * N_ITEMS
     assert again.n_run == 0 and again.n_skipped == 4 * N_ITEMS
     assert again.analysis is not None
-    assert [v.variant for v in again.analysis.verdicts if not v.stable] == ["swapper"]
+    assert [v.variant for v in again.analysis.verdicts if v.verdict == "unstable"] == ["swapper"]
 
 
 def test_summary_records_variants_judges_and_flips(
@@ -126,7 +126,8 @@ def test_summary_records_variants_judges_and_flips(
     sens = summary["sensitivity"]
     assert list(sens["variants"]) == ["base", "swapper", "shuffled", "scale-1-5", "reasoning-off"]
     assert sens["variants"]["swapper"]["verdict"] == "UNSTABLE"
-    assert sens["variants"]["shuffled"]["verdict"] == "stable"
+    # few conversations in this study: not unstable, but stability is not claimed either
+    assert sens["variants"]["shuffled"]["verdict"] == "inconclusive"
     assert sens["variants"]["reasoning-off"]["same_judge_as"] == ["base"]
     hashes = {v["rubric"]["hash"] for v in sens["variants"].values()}
     assert len(hashes) == 4  # base (= reasoning-off), swapper, shuffled, scale-1-5
@@ -202,7 +203,7 @@ def test_other_judge_model_is_a_judge_factor_in_the_variance_decomposition(
     assert engines["scripted/a"].calls == 2 * N_ITEMS  # base and shuffled
     assert engines["scripted/b"].calls == N_ITEMS
     assert res.analysis is not None and res.analysis.variance is not None
-    assert res.analysis.verdict("judge-b").stable
+    assert res.analysis.verdict("judge-b").verdict != "unstable"
     judge_b = {m.model: m for m in res.analysis.ranking("judge-b").models}
     assert all(m.shift is not None and m.shift.estimate > 0 for m in judge_b.values())
     vd = res.analysis.variance
@@ -290,7 +291,7 @@ def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
     assert replay.calls == replay.hits == 3 * N_ITEMS
     assert first.analysis is not None and second.analysis is not None
     for analysis in (first.analysis, second.analysis):
-        assert [v.variant for v in analysis.verdicts if not v.stable] == ["swapper"]
+        assert [v.variant for v in analysis.verdicts if v.verdict == "unstable"] == ["swapper"]
     assert second.analysis.model_dump() == first.analysis.model_dump()
 
 

@@ -183,8 +183,9 @@ def test_cli_summary_lines(bench, capsys):
     _print_summary(result.summary, config.out)
     out = capsys.readouterr().out
     assert "drafting (judge_score):" in out
-    # alpha 1.0, beta 0.5 with their simultaneous rank sets {1} and {2}
-    assert "  1. alpha" in out and "rank set 1-1" in out
+    # alpha 1.0, beta 0.5; from 2 conversations no rank set is claimed, a warning says why
+    assert "  1. alpha" in out and "rank set" not in out
+    assert "warning: only 2 conversations (clusters)" in out
     assert "tau(drafting, emotion) = -1.000" in out
 
 

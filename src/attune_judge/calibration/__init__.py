@@ -12,12 +12,17 @@ Bootstrap engine
     ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``.
 Agreement
     ``pair_agreement`` (raw, Cohen's κ ×3, Spearman, Kendall τ-b, Pearson, MAE),
-    ``krippendorff_alpha``, ``fleiss_kappa``, ``pairwise_matrix``, ``group_agreement``,
+    ``krippendorff_alpha``, ``fleiss_kappa`` (any number of ratings per item), ``gwet_ac1``,
+    ``intraclass_correlation`` (Shrout & Fleiss forms), ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
     ``length_effect``, ``ppi_means`` and ``ppi_leaderboard`` (prediction-powered inference,
     PPI++), and ``calibrate``
     (all of it per dimension, for the CLI).
+Probability forecasts
+    ``probability_calibration`` (Brier score, ECE, reliability diagram, each with a cluster
+    interval), ``reliability_diagram``; point helpers ``brier_score``, ``binary_brier_score``,
+    ``expected_calibration_error``, ``probability_scores``.
 Rankings
     ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
     ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
@@ -36,6 +41,11 @@ from attune_judge.calibration._alt_test import (
     alternative_annotator_test,
     fdr_adjust,
 )
+from attune_judge.calibration._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
+)
 from attune_judge.calibration._behaviour_agreement import (
     BehaviourAgreement,
     BehaviourGroup,
@@ -53,10 +63,13 @@ from attune_judge.calibration._bias import (
     position_bias,
 )
 from attune_judge.calibration._bootstrap import (
+    MAX_UNDEFINED_SHARE,
+    MIN_CLUSTERS,
     ClusterSums,
     bootstrap_statistic,
     bootstrap_weights,
     cluster_robust_covariance,
+    few_clusters_warning,
     interval_endpoints,
     iter_bootstrap_weights,
     per_replicate,
@@ -65,9 +78,11 @@ from attune_judge.calibration._bootstrap import (
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
+    bt_identifiable,
     fit_bradley_terry_batch,
     win_tables,
 )
+from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
     judgments_to_preferences,
@@ -89,6 +104,7 @@ from attune_judge.calibration._markdown import (
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
     bootstrap_means,
+    difference_intervals,
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
@@ -124,6 +140,19 @@ from attune_judge.calibration._preference_baselines import (
     compare_preferences,
     preference_comparison_markdown,
 )
+from attune_judge.calibration._probabilistic import (
+    ProbabilityScores,
+    binary_brier_score,
+    brier_score,
+    expected_calibration_error,
+    probability_scores,
+)
+from attune_judge.calibration._probability import (
+    ProbabilityCalibration,
+    ReliabilityBin,
+    probability_calibration,
+    reliability_diagram,
+)
 from attune_judge.calibration._rank_agreement import (
     KendallW,
     KendallWInterval,
@@ -135,6 +164,7 @@ from attune_judge.calibration._rank_agreement import (
 from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
+    StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
     rank_probabilities,
@@ -151,7 +181,7 @@ from attune_judge.calibration._raters import (
     human_ceiling,
     pairwise_matrix,
 )
-from attune_judge.calibration._reliability import fleiss_kappa, krippendorff_alpha
+from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
 from attune_judge.calibration._report import (
     CalibrationReport,
     DimensionReport,
@@ -162,10 +192,14 @@ from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
+    "ICC_FORMS",
+    "MAX_UNDEFINED_SHARE",
+    "MIN_CLUSTERS",
     "PAIR_METRICS",
     "AlphaWithJudge",
     "AltTestHuman",
     "AltTestResult",
+    "BaselineAgreement",
     "BehaviourAgreement",
     "BehaviourGroup",
     "BradleyTerryResult",
@@ -173,6 +207,8 @@ __all__ = [
     "ClusterSums",
     "DimensionReport",
     "HumanCeiling",
+    "IccForm",
+    "IccResult",
     "IntervalMethod",
     "JoinReport",
     "JudgeReport",
@@ -197,34 +233,47 @@ __all__ = [
     "PreferenceAgreement",
     "PreferenceComparison",
     "PreferenceRow",
+    "ProbabilityCalibration",
+    "ProbabilityScores",
     "RankProbabilities",
     "RankSets",
     "RatingTable",
+    "ReliabilityBin",
     "ResultModel",
     "SelfPreference",
+    "StudentizedDraws",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
     "arena_rank_upper_bound",
+    "baseline_agreement",
     "baseline_preferences",
     "behaviour_agreement",
     "behaviour_block",
     "behaviour_markdown",
+    "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
     "bradley_terry",
+    "brier_score",
+    "bt_identifiable",
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",
     "compare_preferences",
+    "difference_intervals",
+    "expected_calibration_error",
     "fdr_adjust",
+    "few_clusters_warning",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
     "fmt_metric",
     "group_agreement",
+    "gwet_ac1",
     "human_ceiling",
     "interval_endpoints",
+    "intraclass_correlation",
     "is_behaviour_dimension",
     "iter_bootstrap_weights",
     "join_report",
@@ -258,13 +307,17 @@ __all__ = [
     "preference_agreement",
     "preference_comparison_markdown",
     "preference_markdown",
+    "probability_calibration",
+    "probability_scores",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",
     "ratings_to_table",
     "ratio_replicates",
+    "reliability_diagram",
     "scores_to_verdict",
     "simulate_max_critical_value",
     "tau_b_rows",
+    "weighted_spearman",
     "win_tables",
 ]

@@ -10,6 +10,15 @@ corrected for the false discovery rate (Benjamini–Yekutieli by default, or Ben
 the winning rate ω is the share of humans whose H0 is rejected. The judge passes when ω ≥ 0.5.
 ε encodes the cost-benefit of the judge: the authors suggest 0.2 for experts, 0.15 for skilled
 annotators, 0.1 for crowd workers.
+
+Alignment follows the level of measurement, not the storage type: categories (nominal labels,
+even when stored as numbers) use accuracy, numeric scales −RMSE (``alignment="auto"`` picks
+accuracy for non-numeric values only; ``calibrate`` passes ``accuracy`` at ``--level nominal``).
+
+Sample size: the authors ask for 50–100 instances annotated by at least two (better three)
+humans. A human with fewer than ``min_items`` (30) usable items is left out with a message — a
+one-sample t-test of a 0/±1 variable on fewer items is not trustworthy — and fewer than
+``RECOMMENDED_ITEMS`` (50) instances overall, or fewer than three humans, give a warning.
 """
 
 from __future__ import annotations
@@ -18,13 +27,26 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
+from pydantic import Field
 from scipy import stats
 
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration._table import RatingTable
 from attune_judge.errors import UserError
 
-__all__ = ["AltTestHuman", "AltTestResult", "alternative_annotator_test", "fdr_adjust"]
+__all__ = [
+    "MIN_ITEMS",
+    "RECOMMENDED_ITEMS",
+    "AltTestHuman",
+    "AltTestResult",
+    "alternative_annotator_test",
+    "fdr_adjust",
+]
+
+MIN_ITEMS = 30
+"""Fewest usable items for a human to be tested (the per-human t-test)."""
+RECOMMENDED_ITEMS = 50
+"""Fewest instances the authors ask for (50–100, Calderon et al. 2025)."""
 
 
 def fdr_adjust(p: Sequence[float], method: Literal["by", "bh"] = "by") -> list[float]:
@@ -85,7 +107,14 @@ class AltTestResult(ResultModel):
     passed: bool
     """ω ≥ 0.5."""
     warnings: list[str]
-    """Caveats (fewer than 30 items for a human, fewer than three humans)."""
+    """Caveats (humans left out for too few items, fewer than 50 instances, fewer than three
+    humans)."""
+    n_items: int = 0
+    """Instances rated by the judge and at least two humans."""
+    min_items: int = MIN_ITEMS
+    """Fewest usable items a human needed to be tested."""
+    humans_left_out: list[str] = Field(default_factory=list)
+    """Humans with fewer than ``min_items`` usable items."""
 
 
 def _align(target: float | str, others: list[float | str], numeric: bool) -> float:
@@ -112,15 +141,38 @@ def alternative_annotator_test(
     alpha: float = 0.05,
     fdr: Literal["by", "bh"] = "by",
     alignment: Literal["auto", "accuracy", "neg_rmse"] = "auto",
-    min_items: int = 2,
+    min_items: int = MIN_ITEMS,
 ) -> AltTestResult:
-    """Run the alt-test of ``judge`` against ``humans`` on one table."""
+    """Run the alt-test of ``judge`` against ``humans`` on one table.
+
+    Parameters
+    ----------
+    table, humans, judge
+        The ratings; the judge is one column of the table.
+    epsilon, alpha, fdr
+        Cost-benefit margin ε, significance level, and FDR procedure (``by`` or ``bh``).
+    alignment
+        ``accuracy`` for categories, ``neg_rmse`` for numeric scales; ``auto`` uses accuracy
+        for non-numeric values and −RMSE otherwise (pass ``accuracy`` for nominal labels
+        stored as numbers).
+    min_items
+        Fewest usable items (rated by the human, the judge and another human) for a human to
+        be tested; default 30. Humans below it are left out and named in ``warnings``.
+    """
     if len(humans) < 2:
         raise UserError("the alternative annotator test needs at least two human raters")
+    if min_items < 2:
+        raise UserError(f"min_items must be at least 2, not {min_items}")
     numeric = table.numeric if alignment == "auto" else alignment == "neg_rmse"
     hidx = {h: table.raters.index(h) for h in humans}
     jcol = table.column(judge)
     rows, warns = [], []
+    left_out: list[str] = []
+    n_items = sum(
+        1
+        for i, row in enumerate(table.values)
+        if jcol[i] is not None and sum(row[hidx[o]] is not None for o in humans) >= 2
+    )
     for h in humans:
         wf, wh = [], []
         for i, row in enumerate(table.values):
@@ -133,15 +185,27 @@ def alternative_annotator_test(
             wf.append(float(sf >= sh))
             wh.append(float(sh >= sf))
         if len(wf) < min_items:
-            warns.append(f"human {h!r}: only {len(wf)} usable items; left out")
+            left_out.append(h)
+            warns.append(
+                f"human {h!r}: only {len(wf)} usable items (fewer than {min_items}); left out of "
+                "the test"
+            )
             continue
-        if len(wf) < 30:
-            warns.append(f"human {h!r}: {len(wf)} items (< 30; the t-test's normality is doubtful)")
         d = np.asarray(wh) - np.asarray(wf)
         t, p = _t_test(d, epsilon)
         rows.append((h, len(wf), float(np.mean(wf)), float(np.mean(wh)), t, p))
     if len(humans) < 3:
         warns.append("fewer than three humans: the authors advise at least three")
+    if n_items < RECOMMENDED_ITEMS:
+        warns.append(
+            f"{n_items} instances rated by the judge and two or more humans; the authors ask "
+            f"for {RECOMMENDED_ITEMS}–100"
+        )
+    if not rows:
+        warns.append(
+            f"no human has {min_items} usable items: the test was not run and the judge does "
+            "not pass"
+        )
     adj = fdr_adjust([r[5] for r in rows], fdr)
     result_rows = [
         AltTestHuman(
@@ -170,4 +234,7 @@ def alternative_annotator_test(
         else None,
         passed=omega is not None and omega >= 0.5,
         warnings=warns,
+        n_items=n_items,
+        min_items=min_items,
+        humans_left_out=left_out,
     )

@@ -4,9 +4,14 @@ Win counts ``W_ij`` (i beat j; a tie is half a win for each side) are summed per
 A bootstrap replicate re-weights clusters, ``W*_ij = Σ_c w_c W_c,ij``, and all replicates are
 refitted at once by a batched Newton method (one ``(B × p × p)`` linear solve per iteration),
 started from the point estimate.
-The log-likelihood carries a small ridge penalty ``l2/2 · ||β||²`` so that strengths stay finite
-when a model wins (or loses) every comparison in a replicate and the fit is unique with
-``Σ β = 0``.
+By default the fit is the unpenalised maximum-likelihood estimate (``l2 = 0``), identified by
+``Σ β = 0``. The MLE exists and is unique exactly when the directed "beat or tied" graph of the
+models is strongly connected (Zermelo 1929; Ford 1957): otherwise some group of models never lost
+to the rest (separation) or two groups were never compared, and their strengths run off to ±∞
+or are not identified. Such data are refused with a message naming the models (or fitted with
+a ridge penalty ``l2/2 · ||β||²`` when ``l2 > 0`` is asked for, which shrinks strengths towards
+each other: a bias of order ``l2`` in β); bootstrap replicates in which it happens, and
+replicates whose Newton fit does not converge, are dropped and counted, never kept.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from numpy.typing import NDArray
 from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
+    MAX_UNDEFINED_SHARE,
     FloatArray,
     bootstrap_weights,
     interval_endpoints,
@@ -32,7 +38,13 @@ from attune_judge.calibration._ranksets import (
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
-__all__ = ["BradleyTerryResult", "bradley_terry", "fit_bradley_terry_batch", "win_tables"]
+__all__ = [
+    "BradleyTerryResult",
+    "bradley_terry",
+    "bt_identifiable",
+    "fit_bradley_terry_batch",
+    "win_tables",
+]
 
 ELO_SCALE = 400 / np.log(10)
 IntArray = NDArray[np.intp]
@@ -79,10 +91,34 @@ def win_tables(
     return models, cl_names, T
 
 
+def bt_identifiable(wins: FloatArray, chunk_cells: int = 4_000_000) -> NDArray[np.bool_]:
+    """Whether the Bradley–Terry MLE exists and is unique, per win matrix (K, p, p).
+
+    True when the directed graph with an edge i → j whenever ``wins[i, j] > 0`` (i beat or
+    tied j at least once) is strongly connected over the models that have any comparison
+    (Zermelo 1929; Ford 1957). Checked for all matrices at once by repeated squaring of the
+    reachability matrices, in chunks of about ``chunk_cells`` cells.
+    """
+    W = np.asarray(wins, dtype=np.float64)
+    K, p, _ = W.shape
+    out = np.empty(K, dtype=bool)
+    step = max(1, chunk_cells // max(1, p * p))
+    for s0 in range(0, K, step):
+        w = W[s0 : s0 + step]
+        present = (w.sum(2) + w.sum(1)) > 0  # (k, p)
+        R = ((w > 0) | np.eye(p, dtype=bool)[None]).astype(np.float64)
+        for _ in range(int(np.ceil(np.log2(max(p, 2))))):
+            R = np.minimum(R @ R, 1.0)
+        # every present model reaches every present model
+        need = present[:, :, None] & present[:, None, :]
+        out[s0 : s0 + step] = np.all((R > 0) | ~need, axis=(1, 2)) & (present.sum(1) >= 2)
+    return out
+
+
 def fit_bradley_terry_batch(
     wins: FloatArray,
     *,
-    l2: float = 0.01,
+    l2: float = 0.0,
     max_iter: int = 100,
     tol: float = 1e-10,
     start: FloatArray | None = None,
@@ -95,7 +131,9 @@ def fit_bradley_terry_batch(
     wins
         Shape (K, p, p); ``wins[k, i, j]`` = weighted wins of i over j.
     l2
-        Ridge penalty (keeps separated data finite; ``Σ β = 0`` at the optimum).
+        Ridge penalty; 0 (default) fits the unbiased MLE. With ``l2 = 0`` a matrix whose MLE
+        does not exist (``bt_identifiable`` false: separation, or groups never compared) is
+        not fitted: its row of ``beta`` is NaN and it counts as not converged.
     max_iter, tol
         Newton iterations and convergence threshold: a matrix is converged (and left alone
         from then on) once the largest component of its last Newton step is below ``tol``.
@@ -112,20 +150,30 @@ def fit_bradley_terry_batch(
     -------
     (beta, converged)
         ``beta`` (K, p) centred to mean 0, with NaN for models without any comparison in that
-        matrix; a boolean ``converged`` per matrix.
+        matrix (and for whole matrices without an MLE when ``l2 = 0``); a boolean ``converged``
+        per matrix.
 
     Notes
     -----
     The fit works on the ``p(p-1)/2`` unordered pairs: with ``n_ij = W_ij + W_ji`` and
     ``P_ij = σ(β_i − β_j)`` the gradient is ``Aᵀ(W_ij − n_ij P_ij) − l2·β`` and the negative
     Hessian ``Aᵀ diag(n_ij P_ij (1 − P_ij)) A + l2·I`` for the pair-incidence matrix ``A``
-    (+1 for i, −1 for j). Each Newton iteration is one batched ``numpy.linalg.solve`` on the
-    matrices not yet converged. Far from the optimum a step is shortened until it lowers the
-    penalised objective (``_safeguard``); only a full Newton step can end a matrix's iterations.
+    (+1 for i, −1 for j). That matrix is singular along ``Σ β`` (and, for models without
+    comparisons, along theirs) when ``l2 = 0``; the linear solve adds ``11ᵀ``, a unit diagonal
+    for absent models and a 1e-10 relative jitter, none of which moves the fixed point (the
+    gradient is orthogonal to those directions). Each Newton iteration is one batched
+    ``numpy.linalg.solve`` on the matrices not yet converged. Far from the optimum a step is
+    shortened until it lowers the penalised objective (``_safeguard``); only a full Newton step
+    can end a matrix's iterations.
     """
     W = np.asarray(wins, dtype=np.float64)
     K, p, _ = W.shape
+    if l2 < 0:
+        raise ValueError("l2 must be >= 0")
     pairs = _Pairs.of(W, l2)
+    ok = bt_identifiable(W) if l2 == 0 else np.ones(K, dtype=bool)
+    absent = (pairs.inc_abs.T @ pairs.half_n) <= 0  # (p, K)
+    gauge = np.where(absent, 1.0, 0.0)
     # Internally every array keeps the batch on its last axis (models or pairs × K), so the
     # per-pair gathers and the Hessian scatter below move whole contiguous rows.
     beta = np.zeros((p, K))
@@ -138,9 +186,9 @@ def fit_bradley_terry_batch(
     if warm_steps > 0 and K > 1:
         _warm_up(beta, pairs, warm_steps, work)
     done = np.zeros(K, dtype=bool)
-    act = np.arange(K)
+    act = np.flatnonzero(ok)
     upper, lower, diag = pairs.i * p + pairs.j, pairs.j * p + pairs.i, np.arange(p) * (p + 1)
-    for _ in range(max_iter):
+    for _ in range(max_iter if len(act) else 0):
         cols: slice | IntArray = slice(None) if len(act) == K else act
         b = beta[:, cols]
         grad2, v2 = _grad_curv(b, pairs, cols, work)
@@ -150,6 +198,10 @@ def fit_bradley_terry_batch(
         np.negative(v2, out=v2)
         H2[upper] = H2[lower] = v2
         H2[diag] = 2 * l2 - pairs.inc_abs.T @ v2
+        if l2 == 0:
+            scale = np.max(np.abs(H2[diag]), axis=0) + 1.0
+            H2 += scale / p
+            H2[diag] += gauge[:, cols] * scale + 1e-10 * scale
         H2_batch = H2.reshape(p, p, -1).transpose(2, 0, 1)
         step = np.asarray(
             np.linalg.solve(H2_batch, grad2.T[:, :, None])[:, :, 0].T, dtype=np.float64
@@ -161,8 +213,12 @@ def fit_bradley_terry_batch(
         act = act[~fin]
         if len(act) == 0:
             break
-    out = beta.T - beta.mean(axis=0)[:, None]
-    out[(pairs.inc_abs.T @ pairs.half_n).T <= 0] = np.nan
+    present = ~absent
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centre = np.sum(beta * present, axis=0) / present.sum(0)
+    out = beta.T - centre[:, None]
+    out[absent.T] = np.nan
+    out[~ok] = np.nan
     return out, done
 
 
@@ -311,7 +367,7 @@ def _warm_up(beta: FloatArray, pairs: _Pairs, steps: int, work: FloatArray) -> N
     )
     _, v2 = _grad_curv(beta.mean(axis=1, keepdims=True), mean, cols, work)
     H0_2 = (pairs.inc.T * v2[:, 0]) @ pairs.inc + 2 * pairs.l2 * np.eye(pairs.inc.shape[1])
-    H0inv = np.linalg.inv(H0_2)
+    H0inv = np.linalg.pinv(H0_2) if pairs.l2 == 0 else np.linalg.inv(H0_2)
     gmax = np.max(np.abs(g2), axis=0)
     for _ in range(steps):
         cand = beta + np.clip(H0inv @ g2, -3.0, 3.0)
@@ -319,6 +375,27 @@ def _warm_up(beta: FloatArray, pairs: _Pairs, steps: int, work: FloatArray) -> N
         gmax_new = np.max(np.abs(g2_new), axis=0)
         ok = gmax_new < gmax
         beta[:, ok], g2[:, ok], gmax[ok] = cand[:, ok], g2_new[:, ok], gmax_new[ok]
+
+
+def _separation_message(total: FloatArray, models: list[str]) -> str:
+    """Why the MLE does not exist, naming models that never lost or never won."""
+    p = len(models)
+    won = (total > 0).sum(1)
+    lost = (total > 0).sum(0)
+    present = (total.sum(0) + total.sum(1)) > 0
+    never_lost = [models[i] for i in range(p) if present[i] and lost[i] == 0]
+    never_won = [models[i] for i in range(p) if present[i] and won[i] == 0]
+    detail = []
+    if never_lost:
+        detail.append(f"never lost or tied: {never_lost[:5]}")
+    if never_won:
+        detail.append(f"never won or tied: {never_won[:5]}")
+    return (
+        "Bradley–Terry: the maximum-likelihood strengths do not exist on these data — some "
+        "group of models never lost to the others (or two groups were never compared)"
+        + (f" ({'; '.join(detail)})" if detail else "")
+        + "; compare more pairs, or pass l2 > 0 for a penalised (shrunk) fit"
+    )
 
 
 class BradleyTerryResult(ResultModel):
@@ -335,7 +412,7 @@ class BradleyTerryResult(ResultModel):
     ties: str
     """How ties were counted (``half``: half a win for each side)."""
     l2: float
-    """Ridge penalty of the fit."""
+    """Ridge penalty of the fit (0: the unbiased maximum-likelihood estimate)."""
     rank_sets_simultaneous: RankSets
     """Simultaneous 95% confidence sets for ranks (bootstrap covariance of β)."""
     rank_sets_marginal: RankSets
@@ -343,7 +420,14 @@ class BradleyTerryResult(ResultModel):
     rank_probabilities: RankProbabilities
     """P(rank = 1), P(rank ≤ k)."""
     n_unconverged: int
-    """Replicates whose Newton fit did not converge."""
+    """Replicates whose Newton fit did not converge (dropped and counted)."""
+    n_separated: int = 0
+    """Replicates without an MLE (a group of models never lost to the rest, or groups never
+    compared; only with ``l2 = 0``): dropped from intervals, covariance and rank sets."""
+    n_used: int = 0
+    """Replicates used: ``B − n_separated − n_unconverged``."""
+    note: str | None = None
+    """Caveats (dropped replicates, a penalised fit)."""
 
     _replicates: FloatArray | None = PrivateAttr(default=None)
 
@@ -366,7 +450,7 @@ def bradley_terry(
     seed: int = 0,
     scheme: str = "multinomial",
     method: IntervalMethod = "bca",
-    l2: float = 0.01,
+    l2: float = 0.0,
 ) -> BradleyTerryResult:
     """Fit Bradley–Terry and bootstrap it by re-weighting clusters (all replicates at once).
 
@@ -375,18 +459,40 @@ def bradley_terry(
     model_a, model_b, winners, clusters
         One entry per comparison: the two models, the winner (``A``, ``B``, ``tie``, ``None``
         = skip) and the cluster (conversation) it belongs to.
-    B, level, seed, scheme, method, l2
-        Replicates, confidence level, seed, weight scheme, interval method, ridge penalty.
+    B, level, seed, scheme, method
+        Replicates, confidence level, seed, weight scheme, interval method.
+    l2
+        Ridge penalty; 0 (default) is the unbiased MLE, which needs every model to have won
+        (or tied) and lost against the others in a connected way (see the module notes):
+        otherwise a ``UserError`` names the models; ``l2 > 0`` then gives a penalised fit.
+
+    Notes
+    -----
+    Replicates without an MLE (``l2 = 0``) and replicates that do not converge are dropped
+    from intervals, the covariance and the rank sets, and counted (``n_separated``,
+    ``n_unconverged``); when more than 10% are dropped the result's ``note`` says so.
     """
     models, _clusters, T = win_tables(model_a, model_b, winners, clusters)
     if len(models) < 2:
         raise UserError("Bradley–Terry needs comparisons between at least two models")
+    if l2 < 0:
+        raise UserError(f"l2 must be >= 0, not {l2}")
     C, p = T.shape[0], len(models)
     flat = T.reshape(C, p * p)
-    beta_hat = fit_bradley_terry_batch(T.sum(0)[None], l2=l2)[0][0]
+    total = T.sum(0)
+    if l2 == 0 and not bt_identifiable(total[None])[0]:
+        raise UserError(_separation_message(total, models))
+    fit, conv0 = fit_bradley_terry_batch(total[None], l2=l2)
+    if not conv0[0]:
+        raise UserError("the Bradley–Terry fit did not converge on the full data")
+    beta_hat = fit[0]
     Wt = bootstrap_weights(C, B, seed, scheme)
     # the point estimate is the natural start for every replicate (and jackknife fit)
-    reps, conv = fit_bradley_terry_batch((Wt @ flat).reshape(B, p, p), l2=l2, start=beta_hat)
+    rep_wins = (Wt @ flat).reshape(B, p, p)
+    separated = ~bt_identifiable(rep_wins) if l2 == 0 else np.zeros(B, dtype=bool)
+    reps, conv = fit_bradley_terry_batch(rep_wins, l2=l2, start=beta_hat)
+    unconverged = ~conv & ~separated
+    reps[~conv] = np.nan
     jack = None
     if method == "bca" and C >= 3:
         jack_wins = ((1 - np.eye(C)) @ flat).reshape(C, p, p)
@@ -418,11 +524,33 @@ def bradley_terry(
                 mc_error_lower=e.mc_error_lower,
                 mc_error_upper=e.mc_error_upper,
                 n_undefined_replicates=e.n_undefined,
+                note=e.note,
             )
         )
     ok = np.all(np.isfinite(reps), axis=1)
+    if ok.sum() < 2:
+        raise UserError(
+            f"Bradley–Terry: only {int(ok.sum())} of {B} bootstrap replicates have a fit "
+            f"({int(separated.sum())} without an MLE, {int(unconverged.sum())} unconverged); "
+            "too few comparisons per conversation — collect more, or set l2 > 0"
+        )
     cov = np.cov(reps[ok], rowvar=False)
     theta = np.nan_to_num(beta_hat)
+    dropped = B - int(ok.sum())
+    notes = []
+    if dropped:
+        notes.append(
+            f"{dropped} of {B} replicates dropped ({int(separated.sum())} without an MLE, "
+            f"{int(unconverged.sum())} unconverged)"
+            + (
+                "; more than 10% dropped: the intervals describe only the replicates with a "
+                "fit and are too narrow"
+                if dropped > MAX_UNDEFINED_SHARE * B
+                else ""
+            )
+        )
+    if l2 > 0:
+        notes.append(f"penalised fit (l2={l2}): strengths are shrunk towards each other")
     out = BradleyTerryResult(
         labels=models,
         strengths=strengths,
@@ -435,7 +563,10 @@ def bradley_terry(
             theta, cov, models, kind="marginal", level=level, seed=seed
         ),
         rank_probabilities=rank_probabilities(reps, models, level),
-        n_unconverged=int(len(conv) - np.count_nonzero(conv)),
+        n_unconverged=int(unconverged.sum()),
+        n_separated=int(separated.sum()),
+        n_used=int(ok.sum()),
+        note="; ".join(notes) or None,
     )
     out._replicates = reps
     return out

@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
 
-from attune_judge.calibration._bootstrap import ClusterSums, FloatArray
+from attune_judge.calibration._bootstrap import (
+    MIN_CLUSTERS,
+    ClusterSums,
+    FloatArray,
+    few_clusters_warning,
+)
 from attune_judge.calibration._means import PairedBootstrapResult, paired_cluster_bootstrap
 from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
+    StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
     rank_probabilities,
@@ -41,7 +47,10 @@ class LeaderboardRow(ResultModel):
     naive_rank_interval: tuple[int, int]
     """Percentile interval of bootstrap ranks (under-covers with near-ties; comparison only)."""
     p_rank_1: float
-    """Bootstrap probability of rank 1."""
+    """Bootstrap probability of being best; a tie for first is split evenly among the tied
+    models, so the column sums to 1."""
+    p_rank_1_or_tied: float = 0.0
+    """Bootstrap probability of being best or tied for best (ties counted fully)."""
     p_rank_at_most: list[float]
     """``p_rank_at_most[k-1]`` = P(rank ≤ k)."""
     n_clusters: int
@@ -74,9 +83,16 @@ class Leaderboard(ResultModel):
     rank_sets_marginal: RankSets
     """Marginal rank sets."""
     tiers: list[list[str]]
-    """Models grouped by identical simultaneous rank set (best tier first)."""
+    """Models grouped by identical simultaneous rank set (best tier first): models in one
+    tier cannot be ordered at ``level``. A single tier of every model when rank claims are
+    refused."""
     note: str
     """How to read the table."""
+    rank_claims: bool = True
+    """Whether rank sets and tiers are reported; ``False`` below ``MIN_CLUSTERS`` clusters
+    (every rank set is then ``[1, p]``)."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats: too few conversations, undefined replicates, ..."""
 
     _bootstrap: PairedBootstrapResult | None = PrivateAttr(default=None)
 
@@ -108,8 +124,8 @@ def leaderboard(
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
-    method: IntervalMethod = "bca",
-    n_draws: int = 50_000,
+    method: IntervalMethod = "studentized",
+    n_draws: int = 20_000,
     weights: FloatArray | None = None,
 ) -> Leaderboard:
     """Rank models by mean score with intervals, rank sets and rank probabilities.
@@ -121,9 +137,13 @@ def leaderboard(
         Scores of one cluster are resampled together and all models share the draws.
     B, level, seed, scheme, method
         Bootstrap replicates (10,000), confidence level (95%), seed, weight scheme,
-        interval method (BCa with percentile fallback).
+        interval method (``studentized``: symmetric bootstrap-t with the cluster-robust SE,
+        chosen by simulation for few conversations; ``bca`` or ``percentile`` on request).
     n_draws
-        Normal draws for the rank-set critical values.
+        Most bootstrap replicates used for the rank-set critical values (a bootstrap of the
+        max-t statistic, :class:`~attune_judge.calibration.StudentizedDraws`, on the first
+        rows of the same cluster draws); also capped at ``4·10⁷ / models²`` so memory stays
+        bounded (1,000 for 200 models).
     weights
         A ``(B × C)`` cluster-weights matrix to reuse, rows over the clusters sorted by id
         (e.g. ``bootstrap_weights(C, B, seed)`` shared with another leaderboard or statistic,
@@ -132,7 +152,9 @@ def leaderboard(
     Returns
     -------
     Leaderboard
-        Rows best first; rank sets use the closed-form cluster-robust covariance.
+        Rows best first; rank sets use the closed-form cluster-robust covariance. With fewer
+        than ``MIN_CLUSTERS`` (10) conversations no rank claim is made: every rank set is
+        ``[1, p]``, there is one tier, and ``warnings`` says why.
     """
     try:
         sums = ClusterSums.from_long(models, clusters, scores)
@@ -157,8 +179,8 @@ def leaderboard_from_sums(
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
-    method: IntervalMethod = "bca",
-    n_draws: int = 50_000,
+    method: IntervalMethod = "studentized",
+    n_draws: int = 20_000,
     weights: FloatArray | None = None,
 ) -> Leaderboard:
     """:func:`leaderboard` from per-cluster sums (e.g. ratio-estimator numerators and
@@ -183,13 +205,38 @@ def leaderboard_from_sums(
     theta = sums.estimate
     cov = np.asarray(boot.covariance_closed_form)
     names = sums.labels
-    sim = rank_confidence_sets(theta, cov, names, level=level, n_draws=n_draws, seed=seed)
-    mar = rank_confidence_sets(
-        theta, cov, names, kind="marginal", level=level, n_draws=n_draws, seed=seed
-    )
+    C, p = len(sums.clusters), len(names)
+    claims = C >= MIN_CLUSTERS
+    warnings = [w for w in [few_clusters_warning(C)] if w]
+    if claims:
+        # bootstrap of the max-t statistic on (the first rows of) the same cluster draws
+        n_crit = min(len(boot.weights), n_draws, max(1_000, int(4e7 // max(1, p * p))))
+        draws = StudentizedDraws(sums, boot.weights[:n_crit])
+        sim = rank_confidence_sets(theta, cov, names, level=level, seed=seed, draws=draws)
+        mar = rank_confidence_sets(
+            theta, cov, names, kind="marginal", level=level, seed=seed, draws=draws
+        )
+        del draws
+    else:
+        sim, mar = (
+            RankSets(
+                labels=list(names),
+                kind=kind,
+                level=level,
+                lower=[1] * p,
+                upper=[p] * p,
+                critical_values=[],
+                n_draws=0,
+                seed=seed,
+            )
+            for kind in ("simultaneous", "marginal")
+        )
     probs: RankProbabilities = rank_probabilities(boot.replicates, names, level)
     arena = arena_rank_upper_bound([m.lower for m in boot.means], [m.upper for m in boot.means])
     point_rank = ranks_of(theta)
+    undefined = [m.model_copy() for m in boot.means if m.note and "no interval" in m.note]
+    if undefined:
+        warnings.append(f"{len(undefined)} model(s) without an interval: " + undefined[0].note)  # type: ignore[operator]
     rows = [
         LeaderboardRow(
             model=name,
@@ -200,6 +247,7 @@ def leaderboard_from_sums(
             arena_rank_upper_bound=arena[j],
             naive_rank_interval=(probs.naive_lower[j], probs.naive_upper[j]),
             p_rank_1=probs.p_rank_1[j],
+            p_rank_1_or_tied=probs.p_rank_1_or_tied[j],
             p_rank_at_most=probs.p_rank_at_most[j],
             n_clusters=int(np.sum(sums.counts[:, j] > 0)),
             n=int(sums.counts[:, j].sum()),
@@ -207,24 +255,46 @@ def leaderboard_from_sums(
         for j, name in enumerate(names)
     ]
     rows.sort(key=lambda r: (r.rank, r.model))
+    pct = f"{level * 100:.10g}%"
+    note = (
+        f"{pct} intervals from a paired cluster bootstrap over {C} clusters (B={B}, "
+        f"seed={seed}; {_method_words(method)}). "
+        + (
+            "Rank sets: Mogstad, Romano, Shaikh & Wilhelm (2024), step-down, critical values "
+            "from a cluster bootstrap of the max-t statistic. Tiers group models whose "
+            "simultaneous rank sets coincide: "
+            f"they cannot be ordered at {pct}. "
+            if claims
+            else f"No rank sets or tiers: fewer than {MIN_CLUSTERS} clusters. "
+        )
+        + "P(rank 1) splits ties for first evenly (sums to 1); 'arena' and 'naive' ranks are "
+        "for comparison only."
+    )
+    if probs.p_tie_at_top > 0:
+        note += f" In {probs.p_tie_at_top:.1%} of replicates two or more models tie for first."
     out = Leaderboard(
         rows=rows,
         level=level,
         B=B,
         seed=seed,
-        n_clusters=len(sums.clusters),
+        n_clusters=C,
         covariance=cov.tolist(),
         covariance_bootstrap=boot.covariance_bootstrap,
         models=names,
         rank_sets_simultaneous=sim,
         rank_sets_marginal=mar,
-        tiers=_tiers(rows),
-        note=(
-            f"{int(level * 100)}% intervals from a paired cluster bootstrap over "
-            f"{len(sums.clusters)} clusters (B={B}, seed={seed}); rank sets: Mogstad, Romano, "
-            "Shaikh & Wilhelm (2024) with step-down; 'arena' and 'naive' ranks are for "
-            "comparison only."
-        ),
+        tiers=_tiers(rows) if claims else [[r.model for r in rows]],
+        note=note,
+        rank_claims=claims,
+        warnings=warnings,
     )
     out._bootstrap = boot
     return out
+
+
+def _method_words(method: str) -> str:
+    return {
+        "studentized": "symmetric studentized bootstrap-t with the cluster-robust SE",
+        "bca": "BCa, percentile where BCa is undefined",
+        "percentile": "percentile",
+    }.get(method, method)

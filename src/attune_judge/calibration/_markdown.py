@@ -15,17 +15,46 @@ def _f(x: float | None, digits: int = 3) -> str:
 
 
 def fmt_metric(m: Metric | None, digits: int = 3) -> str:
-    """``0.512 [0.401, 0.600]`` or ``undefined (reason)``."""
+    """``0.512 [0.401, 0.600]`` or ``undefined (reason)``, with interval caveats.
+
+    Caveats are visible, not only in ``method``: a percentile interval where BCa was asked for
+    but is undefined ends in ``(percentile: BCa undefined)``; dropped undefined replicates in
+    ``(7% of replicates undefined)``; a withheld interval reads ``no interval (…)``.
+    """
     if m is None:
         return "—"
     if m.estimate is None:
         return f"undefined ({m.undefined_reason})" if m.undefined_reason else "undefined"
+    share = m.n_undefined_replicates / m.B if m.B else 0.0
     if m.lower is None or m.upper is None:
+        if m.B and share > 0:
+            return f"{_f(m.estimate, digits)} (no interval: {share:.0%} of replicates undefined)"
         return _f(m.estimate, digits)
-    return f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
+    out = f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
+    caveats = []
+    if m.requested_method in ("bca", "studentized") and m.method == "percentile":
+        caveats.append(
+            f"percentile: {'BCa' if m.requested_method == 'bca' else 'studentized'} undefined"
+        )
+    if share > 0:
+        caveats.append(
+            f"{share:.0%} of replicates undefined"
+            if share >= 0.01
+            else f"{m.n_undefined_replicates} replicates undefined"
+        )
+    return out + (f" ({'; '.join(caveats)})" if caveats else "")
 
 
-def _dimension(d: DimensionReport) -> list[str]:
+def _pct(level: float) -> str:
+    """``95%``, ``90%``, ``99.5%``: the confidence level as printed."""
+    return f"{level * 100:.10g}%"
+
+
+def _n_alpha(m: Metric | None) -> str:
+    return "" if m is None or not m.n else f" (n = {m.n} pairable values)"
+
+
+def _dimension(d: DimensionReport, level: float = 0.95) -> list[str]:
     out = [
         f"## Dimension `{d.dimension}`"
         + (f" (judge dimension `{d.judge_dimension}`)" if d.judge_dimension != d.dimension else ""),
@@ -42,7 +71,11 @@ def _dimension(d: DimensionReport) -> list[str]:
             "",
         ]
     if d.human_alpha is not None:
-        out += [f"Krippendorff's α among humans: {fmt_metric(d.human_alpha)}", ""]
+        out += [
+            f"Krippendorff's α among humans (all human ratings): {fmt_metric(d.human_alpha)}"
+            + _n_alpha(d.human_alpha),
+            "",
+        ]
     if d.fleiss_humans is not None:
         out += [f"Fleiss' κ among humans: {fmt_metric(d.fleiss_humans)}", ""]
     if d.fleiss_with_judges is not None:
@@ -51,16 +84,25 @@ def _dimension(d: DimensionReport) -> list[str]:
             "",
         ]
     for j in d.judges:
-        out += [f"### Judge `{j.judge}` vs humans", "", "| metric | estimate [95% CI] | n |"]
+        out += [
+            f"### Judge `{j.judge}` vs humans",
+            "",
+            f"Judge against the humans' per-item {d.aggregate}: n = {j.vs_humans.n} items "
+            f"rated by the judge and a human, in {j.vs_humans.n_clusters} clusters.",
+            "",
+            f"| metric | estimate [{_pct(level)} CI] | n |",
+        ]
         out += ["|---|---|---|"]
         for name, m in j.vs_humans.metrics.items():
             out.append(f"| {name} | {fmt_metric(m)} | {m.n} |")
         out.append("")
         if j.alpha is not None:
             out += [
-                f"- α humans only: {fmt_metric(j.alpha.humans_only)}; with the judge as one more "
-                f"coder: {fmt_metric(j.alpha.with_judge)}; difference: "
-                f"{fmt_metric(j.alpha.difference)}",
+                f"- α humans only: {fmt_metric(j.alpha.humans_only)}"
+                f"{_n_alpha(j.alpha.humans_only)}; with the judge as one more "
+                f"coder: {fmt_metric(j.alpha.with_judge)}{_n_alpha(j.alpha.with_judge)}; "
+                f"difference: {fmt_metric(j.alpha.difference)} (all human ratings; items the "
+                "judge skipped count as missing values)",
             ]
         if j.ceiling is not None:
             out.append(
@@ -86,12 +128,12 @@ def calibration_markdown(report: CalibrationReport) -> str:
     lines = [
         "# Judge calibration against human labels",
         "",
-        f"Intervals: {int(float(str(s['level'])) * 100)}% cluster bootstrap over conversations "
+        f"Intervals: {_pct(float(str(s['level'])))} cluster bootstrap over conversations "
         f"(B={s['B']}, seed={s['seed']}; BCa, percentile where BCa is undefined).",
         "",
     ]
     for d in report.dimensions:
-        lines += _dimension(d)
+        lines += _dimension(d, float(str(s["level"])))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -106,7 +148,7 @@ def preference_markdown(p: PreferenceAgreement) -> str:
         f"- agreement: {fmt_metric(p.overall)}",
         f"- Cohen's κ (A/B/tie): {fmt_metric(p.kappa)}",
         "",
-        "| question | agreement [95% CI] | n |",
+        f"| question | agreement [{_pct(p.overall.level)} CI] | n |",
         "|---|---|---|",
     ]
     lines += [f"| {q} | {fmt_metric(m)} | {m.n} |" for q, m in p.per_question.items()]
@@ -114,25 +156,36 @@ def preference_markdown(p: PreferenceAgreement) -> str:
 
 
 def leaderboard_markdown(lb: Leaderboard) -> str:
-    """The leaderboard as a Markdown table."""
-    pct = int(lb.level * 100)
-    lines = [
-        "# Leaderboard",
-        "",
+    """The leaderboard as a Markdown table (warnings first, tiers explained)."""
+    pct = _pct(lb.level)
+    ranks = [r.rank for r in lb.rows]
+    lines = ["# Leaderboard", ""]
+    lines += [f"> **Warning:** {w}" for w in lb.warnings]
+    if lb.warnings:
+        lines.append("")
+    lines += [
         lb.note,
         "",
-        f"| rank | model | score [{pct}% CI] | rank set (simultaneous) | rank set (marginal) "
+        f"| rank | model | score [{pct} CI] | rank set (simultaneous) | rank set (marginal) "
         "| P(rank 1) | arena UB | n |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in lb.rows:
         s, m = r.rank_set_simultaneous, r.rank_set_marginal
+        rank = f"{r.rank}=" if ranks.count(r.rank) > 1 else str(r.rank)
+        sets = f"{s[0]}–{s[1]} | {m[0]}–{m[1]}" if lb.rank_claims else "— | —"
         lines.append(
-            f"| {r.rank} | {r.model} | {fmt_metric(r.score)} | {s[0]}–{s[1]} | {m[0]}–{m[1]} "
+            f"| {rank} | {r.model} | {fmt_metric(r.score)} | {sets} "
             f"| {r.p_rank_1:.3f} | {r.arena_rank_upper_bound} | {r.n} |"
         )
-    lines += [
-        "",
-        "Tiers (same simultaneous rank set): " + " > ".join(", ".join(t) for t in lb.tiers),
-    ]
+    lines.append("")
+    if any(ranks.count(x) > 1 for x in ranks):
+        lines.append("`2=`: models with equal point scores share the better rank.")
+    if lb.rank_claims:
+        lines.append(
+            "Tiers (models in one tier have the same simultaneous rank set and cannot be "
+            f"ordered at {pct}): " + " > ".join("{" + ", ".join(t) + "}" for t in lb.tiers)
+        )
+    else:
+        lines.append("No tiers: too few conversations for any claim about ranks.")
     return "\n".join(lines) + "\n"

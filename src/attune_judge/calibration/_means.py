@@ -9,16 +9,26 @@ from numpy.typing import NDArray
 from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
+    DEGENERATE,
     ClusterSums,
+    Endpoints,
     FloatArray,
     bootstrap_weights,
     cluster_robust_covariance,
     interval_endpoints,
+    join_notes,
+    ratio_replicate_variances,
     ratio_replicates,
+    studentized_endpoints,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
-__all__ = ["PairedBootstrapResult", "bootstrap_means", "paired_cluster_bootstrap"]
+__all__ = [
+    "PairedBootstrapResult",
+    "bootstrap_means",
+    "difference_intervals",
+    "paired_cluster_bootstrap",
+]
 
 
 class PairedBootstrapResult(ResultModel):
@@ -71,7 +81,7 @@ def paired_cluster_bootstrap(
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
-    method: IntervalMethod = "bca",
+    method: IntervalMethod = "studentized",
     weights: FloatArray | None = None,
 ) -> PairedBootstrapResult:
     """Bootstrap every label's mean on the same cluster draws.
@@ -82,7 +92,10 @@ def paired_cluster_bootstrap(
         Per-cluster sums and counts (``ClusterSums.from_long``).
     B, level, seed, scheme, method
         Replicates (10,000 by default), confidence level (95%), seed, weight scheme
-        (``multinomial`` or ``poisson``), interval method (``bca`` or ``percentile``).
+        (``multinomial`` or ``poisson``), interval method: ``studentized`` (default: symmetric
+        bootstrap-t, ``θ̂ ± q·SE`` with SE the cluster-robust standard error and q the
+        ``level`` quantile of ``|θ* − θ̂| / SE*`` over replicates, each with its own SE*),
+        ``bca`` or ``percentile``.
     weights
         A ``(B × C)`` weights matrix to reuse (to pair with another bootstrap); overrides
         ``B``, ``seed`` and ``scheme``.
@@ -100,6 +113,12 @@ def paired_cluster_bootstrap(
     replicate in which a label has no observation is NaN for that label and counted in
     ``n_undefined_replicates``; the bootstrap covariance uses the replicates in which every
     observed label is defined (NaN when fewer than two are). No numpy warning is emitted.
+
+    Why studentized by default: in seeded simulations with 10 and 15 conversations (Likert and
+    skewed scores, unequal conversation lengths) percentile and BCa intervals of a mean covered
+    87–91% at a nominal 95%, a t(C−1) interval with the cluster-robust SE 91.9–93.8%, the
+    symmetric studentized bootstrap 93.2–94.7% (1,500 data sets per cell); at 60 conversations
+    all are close to 95%. ``tests/calibration/test_coverage.py`` re-checks this.
     """
     C = len(sums.clusters)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
@@ -107,16 +126,33 @@ def paired_cluster_bootstrap(
     theta = sums.estimate
     jack = sums.jackknife() if C >= 3 else None
     observed = sums.counts.sum(0) > 0
+    cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
+    tstar = None
+    if method == "studentized" and C >= 2:
+        dev = reps - theta[None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tstar = dev / np.sqrt(ratio_replicate_variances(sums, W, reps))
+        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
     means = []
     for m, label in enumerate(sums.labels):
         est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
-        ends = interval_endpoints(
-            est,
-            reps[:, m],
-            level=level,
-            method=method,
-            jackknife=None if jack is None else jack[:, m],
-        )
+        if method == "studentized":
+            se = float(np.sqrt(cov_c[m, m])) if np.isfinite(cov_c[m, m]) else None
+            ends = _studentized_or_percentile(
+                est,
+                se,
+                tstar[:, m] if tstar is not None else np.full(len(W), np.nan),
+                reps[:, m],
+                level,
+            )
+        else:
+            ends = interval_endpoints(
+                est,
+                reps[:, m],
+                level=level,
+                method=method,
+                jackknife=None if jack is None else jack[:, m],
+            )
         means.append(
             Metric(
                 name=f"mean[{label}]",
@@ -135,10 +171,10 @@ def paired_cluster_bootstrap(
                 mc_error_upper=ends.mc_error_upper,
                 n_undefined_replicates=ends.n_undefined,
                 undefined_reason=None if observed[m] else f"label {label!r} has no observations",
+                note=ends.note,
             )
         )
     cov_b = _replicate_covariance(reps, observed)
-    cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full_like(cov_b, np.nan)
     out = PairedBootstrapResult(
         labels=list(sums.labels),
         means=means,
@@ -152,6 +188,34 @@ def paired_cluster_bootstrap(
     out._replicates = reps
     out._weights = W
     return out
+
+
+def _studentized_or_percentile(
+    est: float | None, se: float | None, tstar: FloatArray, reps: FloatArray, level: float
+) -> Endpoints:
+    """The studentized interval; percentile (said in the note) when it is degenerate.
+
+    Degenerate: more than 1 − ``level`` of the replicates have zero spread but a deviation
+    (only possible with very few clusters, where a replicate can repeat one cluster), so the
+    quantile of ``|t*|`` is infinite.
+    """
+    ends = studentized_endpoints(est, se, tstar, level=level)
+    if ends.method == "none" and ends.note == DEGENERATE:
+        pct = interval_endpoints(est, reps, level=level, method="percentile")
+        return Endpoints(
+            pct.lower,
+            pct.upper,
+            pct.method,
+            pct.mc_error_lower,
+            pct.mc_error_upper,
+            pct.n_undefined,
+            join_notes(
+                "studentized interval undefined (too many replicates without spread, too few "
+                "clusters): percentile interval",
+                pct.note,
+            ),
+        )
+    return ends
 
 
 def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:
@@ -179,3 +243,96 @@ def bootstrap_means(
     labs: Sequence[object] = labels if labels is not None else ["all"] * len(values)
     sums = ClusterSums.from_long(labs, clusters, values)
     return paired_cluster_bootstrap(sums, **kwargs)  # type: ignore[arg-type]
+
+
+def difference_intervals(
+    sums: ClusterSums,
+    pairs: Sequence[tuple[int, int]],
+    *,
+    weights: FloatArray | None = None,
+    B: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "studentized",
+    chunk_pairs: int = 256,
+) -> list[Metric]:
+    """Paired intervals of ``θ_j − θ_k`` for the given (j, k) label pairs, on one cluster draw.
+
+    ``studentized`` (default) is the symmetric bootstrap-t of the difference with its
+    cluster-robust SE, each replicate using its own SE*: with
+    ``e_cm = S_cm − θ*_m n_cm`` and ``N*_m = Σ_c w_c n_cm``,
+    ``SE*² = C/(C−1) · Σ_c w_c (e_cj/N*_j − e_ck/N*_k)²`` — four matrix products per block of
+    pairs. ``percentile`` and ``bca`` are the usual ones. Name of each result:
+    ``diff[j_label-k_label]``.
+    """
+    C = len(sums.clusters)
+    W = bootstrap_weights(C, B, seed) if weights is None else np.asarray(weights, np.float64)
+    reps = ratio_replicates(sums, W)
+    theta = sums.estimate
+    cov = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
+    jack = sums.jackknife() if C >= 3 else None
+    S, n = sums.sums, sums.counts
+    den = W @ n
+    out: list[Metric] = []
+    for a in range(0, len(pairs), chunk_pairs):
+        block = list(pairs[a : a + chunk_pairs])
+        J = np.array([p[0] for p in block], dtype=np.intp)
+        K = np.array([p[1] for p in block], dtype=np.intp)
+        d_reps = reps[:, J] - reps[:, K]
+        tstar = None
+        if method == "studentized" and C >= 2:
+            tj, tk = reps[:, J], reps[:, K]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                own = ratio_replicate_variances(sums, W, reps) * (C - 1) / C  # Σ w e²/N² per label
+                cross = (
+                    W @ (S[:, J] * S[:, K])
+                    - tk * (W @ (S[:, J] * n[:, K]))
+                    - tj * (W @ (n[:, J] * S[:, K]))
+                    + tj * tk * (W @ (n[:, J] * n[:, K]))
+                ) / (den[:, J] * den[:, K])
+                var = (own[:, J] + own[:, K] - 2 * cross) * C / max(C - 1, 1)
+                dev = d_reps - (theta[J] - theta[K])[None, :]
+                tstar = dev / np.sqrt(np.clip(var, 0, None))
+            tstar[dev == 0] = 0.0
+        for i, (j, k) in enumerate(block):
+            est_f = theta[j] - theta[k]
+            est = float(est_f) if np.isfinite(est_f) else None
+            if method == "studentized":
+                v = cov[j, j] + cov[k, k] - 2 * cov[j, k]
+                se = float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else None
+                ends = _studentized_or_percentile(
+                    est,
+                    se,
+                    tstar[:, i] if tstar is not None else np.full(len(W), np.nan),
+                    d_reps[:, i],
+                    level,
+                )
+            else:
+                ends = interval_endpoints(
+                    est,
+                    d_reps[:, i],
+                    level=level,
+                    method=method,
+                    jackknife=None if jack is None else jack[:, j] - jack[:, k],
+                )
+            out.append(
+                Metric(
+                    name=f"diff[{sums.labels[j]}-{sums.labels[k]}]",
+                    estimate=est,
+                    lower=ends.lower,
+                    upper=ends.upper,
+                    level=level,
+                    method=ends.method,
+                    requested_method=method,
+                    B=len(W),
+                    seed=seed,
+                    n_clusters=int(np.sum((n[:, j] > 0) | (n[:, k] > 0))),
+                    n=int(n[:, [j, k]].sum()),
+                    mc_error_lower=ends.mc_error_lower,
+                    mc_error_upper=ends.mc_error_upper,
+                    n_undefined_replicates=ends.n_undefined,
+                    undefined_reason=None if est is not None else "a label has no observations",
+                    note=ends.note,
+                )
+            )
+    return out

@@ -16,6 +16,11 @@ Conventions
   ``cohen_kappa_score`` does); ``value`` — positions are the numeric values themselves.
   Unweighted κ does not depend on spacing; linear and quadratic κ do.
 - Spearman is Pearson of mid-ranks; Kendall is τ-b (tie-corrected), as in SciPy.
+- **Scott's π** (1955): chance agreement from the pooled category shares of both raters,
+  ``Σ_k ((r_k + c_k)/2)²``. **Gwet's AC1** (2008): chance agreement
+  ``Σ_k π_k (1 − π_k) / (q − 1)`` with the same pooled shares π_k and q categories of the table —
+  so AC1 depends on the categories counted (the declared scale with ``scale_index``, else those
+  observed). Both are unweighted (exact agreement).
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ PairMetricName = Literal[
     "cohen_kappa",
     "cohen_kappa_linear",
     "cohen_kappa_quadratic",
+    "scott_pi",
+    "gwet_ac1",
     "spearman",
     "kendall_tau_b",
     "pearson",
@@ -53,6 +60,8 @@ PAIR_METRICS: tuple[PairMetricName, ...] = (
     "cohen_kappa",
     "cohen_kappa_linear",
     "cohen_kappa_quadratic",
+    "scott_pi",
+    "gwet_ac1",
     "spearman",
     "kendall_tau_b",
     "pearson",
@@ -111,6 +120,16 @@ def _table_stats(
             agree = np.abs(val[:, None] - val[None, :]) <= tol if val is not None else None
             hit = np.eye(len(pos), dtype=bool) if agree is None else agree
             return np.asarray(np.sum(T * hit, axis=(1, 2)) / n)
+        if name in ("scott_pi", "gwet_ac1"):
+            P = T / n[:, None, None]
+            pa = np.trace(P, axis1=1, axis2=2)
+            pi = (P.sum(2) + P.sum(1)) / 2
+            K = P.shape[1]
+            if name == "scott_pi":
+                pe = np.sum(pi**2, 1)
+            else:
+                pe = np.sum(pi * (1 - pi), 1) / (K - 1) if K > 1 else np.full(len(n), np.nan)
+            return np.asarray((pa - pe) / (1 - pe))
         if name.startswith("cohen_kappa"):
             d = pos[:, None] - pos[None, :]
             D = {"cohen_kappa": (d != 0) * 1.0, "cohen_kappa_linear": np.abs(d)}.get(name, d * d)
@@ -299,11 +318,13 @@ def pair_agreement(
         stat: WeightedStatistic
         if use_table:
             stat = _table_stat(Tc, K, pos, val, name, tolerance)
-        elif name.startswith("cohen_kappa"):
+        elif name.startswith("cohen_kappa") or name in ("scott_pi", "gwet_ac1"):
             results[name] = Metric(
                 name=name,
                 estimate=None,
-                undefined_reason=f"{K} distinct values: κ needs categories (at most {MAX_TABLE})",
+                undefined_reason=(
+                    f"{K} distinct values: {name} needs categories (at most {MAX_TABLE})"
+                ),
                 n=len(xs),
             )
             continue

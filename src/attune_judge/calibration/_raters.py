@@ -146,9 +146,15 @@ class CeilingRow(ResultModel):
     human: str
     """The left-out human."""
     human_vs_rest: Metric
-    """The human against the aggregate of the remaining humans."""
+    """The human against the aggregate of the remaining humans, on every item the human and
+    at least one other human rated (all human ratings; ``n`` says how many items)."""
     judge_vs_rest: Metric | None
-    """The judge against the same aggregate on the same items (``None`` without a judge)."""
+    """The judge against the same aggregate, on the items of ``human_vs_rest`` the judge also
+    rated (``None`` without a judge)."""
+    human_vs_rest_judged: Metric | None = None
+    """The human against the rest on exactly the items of ``judge_vs_rest`` — the
+    like-for-like comparison when the judge did not rate every item (``None`` when it did, or
+    without a judge)."""
 
 
 class HumanCeiling(ResultModel):
@@ -177,8 +183,9 @@ def human_ceiling(
 ) -> HumanCeiling:
     """Each human versus the aggregate of the other humans (and the judge versus the same).
 
-    Only items the left-out human rated (and, for the judge, the judge too) are used, so the
-    two figures of a row are computed on the same items and the same clusters.
+    The human's figure uses every item the human and another human rated (all human
+    ratings); the judge's uses those of them the judge rated. When the judge skipped some,
+    ``human_vs_rest_judged`` gives the human's figure on the judge's items too (like for like).
     """
     if len(humans) < 2:
         raise UserError("the human ceiling needs at least two human raters")
@@ -187,7 +194,6 @@ def human_ceiling(
         rest = aggregate_raters(table, [o for o in humans if o != h], how)
         mine = table.column(h)
         jcol = table.column(judge) if judge else [None] * len(mine)
-        both = [v if (judge is None or jcol[i] is not None) else None for i, v in enumerate(mine)]
 
         def one(x: list[Value], name: str, h: str = h, rest: list[Value] = rest) -> Metric:
             xs, ys, cl = _common(x, rest, table.clusters)
@@ -200,15 +206,21 @@ def human_ceiling(
                 name=metric, estimate=None, undefined_reason="not defined for these values"
             )
 
+        judged = [v if jcol[i] is not None else None for i, v in enumerate(mine)]
+        partial = judge is not None and any(
+            v is not None and r is not None and jcol[i] is None
+            for i, (v, r) in enumerate(zip(mine, rest, strict=True))
+        )
         rows.append(
             CeilingRow(
                 human=h,
-                human_vs_rest=one(both, h),
+                human_vs_rest=one(mine, h),
                 judge_vs_rest=one(
-                    [jcol[i] if both[i] is not None else None for i in range(len(both))], judge
+                    [jcol[i] if mine[i] is not None else None for i in range(len(mine))], judge
                 )
                 if judge
                 else None,
+                human_vs_rest_judged=one(judged, h) if partial else None,
             )
         )
     hs = [r.human_vs_rest.estimate for r in rows if r.human_vs_rest.estimate is not None]

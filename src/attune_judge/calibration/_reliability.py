@@ -23,6 +23,7 @@ __all__ = [
     "CoincidenceData",
     "coincidence_data",
     "fleiss_kappa",
+    "gwet_ac1",
     "krippendorff_alpha",
 ]
 
@@ -186,64 +187,140 @@ def krippendorff_alpha(
     return res.model_copy(update={"estimate": official})
 
 
+def _category_counts(
+    table: RatingTable, scale: Sequence[float | str] | None
+) -> tuple[FloatArray, list[str]]:
+    """Items × categories counts of ratings (categories: the declared scale or those seen)."""
+    seen = sorted({str(v) for row in table.values for v in row if v is not None})
+    if scale is not None:
+        cats = [str(float(v)) if isinstance(v, int | float) else str(v) for v in scale]
+        extra = sorted(set(seen) - set(cats))
+        if extra:
+            raise UserError(f"values {extra[:5]} are not on the declared scale {list(scale)}")
+    else:
+        cats = seen
+    idx = {v: k for k, v in enumerate(cats)}
+    X = np.zeros((len(table.values), len(cats)))
+    for i, row in enumerate(table.values):
+        for v in row:
+            if v is not None:
+                X[i, idx[str(v)]] += 1
+    return X, cats
+
+
+def _chance_corrected(
+    table: RatingTable,
+    name: str,
+    scale: Sequence[float | str] | None,
+    B: int,
+    level: float,
+    seed: int,
+    method: IntervalMethod,
+) -> Metric:
+    """Fleiss' κ or Gwet's AC1 for any number of ratings per item, with a cluster interval.
+
+    Per item i with ``r_i`` ratings and ``r_ik`` in category k: observed agreement
+    ``p_a = mean over items with r_i ≥ 2 of Σ_k r_ik (r_ik − 1) / (r_i (r_i − 1))``; category
+    shares ``π_k = mean over rated items of r_ik / r_i``; chance agreement ``Σ_k π_k²`` (Fleiss)
+    or ``Σ_k π_k (1 − π_k) / (q − 1)`` (Gwet's AC1, q categories). With the same number of
+    ratings per item this is Fleiss (1971) exactly; with unequal numbers it is the generalisation
+    of Gwet (2014, Handbook of Inter-Rater Reliability, ch. 2; R/Python ``irrCAC``).
+    """
+    X, cats = _category_counts(table, scale)
+    r = X.sum(1)
+    rated = r >= 1
+    X, r = X[rated], r[rated]
+    clusters = np.asarray(table.clusters)[rated]
+    pairable = r >= 2
+    if not pairable.any():
+        return Metric(name=name, estimate=None, undefined_reason="no item has two or more ratings")
+    q = len(cats)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pa_i = np.where(pairable, np.sum(X * (X - 1), 1) / (r * (r - 1)), 0.0)
+    shares = X / r[:, None]
+    cl_names, cidx = np.unique(clusters, return_inverse=True)
+    per_cluster = np.zeros((len(cl_names), q + 3))
+    np.add.at(
+        per_cluster,
+        cidx,
+        np.column_stack([shares, pa_i, pairable.astype(float), np.ones(len(r))]),
+    )
+
+    def stat(w: FloatArray) -> FloatArray:
+        s = w @ per_cluster
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pi = s[:, :q] / s[:, q + 2][:, None]
+            pa = s[:, q] / s[:, q + 1]
+            if name == "gwet_ac1":
+                pe = np.sum(pi * (1 - pi), 1) / (q - 1) if q > 1 else np.full(len(s), np.nan)
+            else:
+                pe = np.sum(pi**2, 1)
+            out = (pa - pe) / (1 - pe)
+        out[~(1 - pe > 0) | ~np.isfinite(out)] = np.nan
+        return np.asarray(out, dtype=np.float64)
+
+    n_unequal = len(set(r[pairable].tolist()))
+    note = (
+        f"{int(pairable.sum())} items with two or more ratings"
+        + (
+            f" (between {int(r[pairable].min())} and {int(r[pairable].max())} per item)"
+            if n_unequal > 1
+            else f" ({int(r[pairable][0])} each)"
+        )
+        + f"; {q} categories"
+        + (
+            f"; {int((~pairable).sum())} items with a single rating count only in π"
+            if (~pairable).any()
+            else ""
+        )
+    )
+    res = bootstrap_statistic(
+        stat,
+        len(cl_names),
+        name=name,
+        B=B,
+        level=level,
+        seed=seed,
+        method=method,
+        n=int(pairable.sum()),
+        note=note,
+    )
+    if res.estimate is None:
+        return res.model_copy(update={"undefined_reason": "all ratings fall in one category"})
+    return res
+
+
 def fleiss_kappa(
     table: RatingTable,
     *,
+    scale: Sequence[float | str] | None = None,
     B: int = 2_000,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> Metric:
-    """Fleiss' κ (statsmodels ``fleiss_kappa``, method ``fleiss``) with a cluster interval.
+    """Fleiss' κ with a cluster-bootstrap interval, for any number of ratings per item.
 
-    Fleiss' κ assumes every item has the same number of ratings; items with another count than
-    the most common one are left out (and counted in ``note``).
+    With the same number of ratings per item this is Fleiss (1971) (equal to statsmodels'
+    ``fleiss_kappa``); items with other numbers of ratings are not dropped but enter through
+    Gwet's generalisation (see ``_chance_corrected``). ``scale`` adds unobserved categories
+    (they do not change κ).
     """
-    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+    return _chance_corrected(table, "fleiss_kappa", scale, B, level, seed, method)
 
-    per_item = np.array(table.n_raters_per_item())
-    if per_item.max(initial=0) < 2:
-        return Metric(name="fleiss_kappa", estimate=None, undefined_reason="fewer than two raters")
-    vals = sorted({str(v) for row in table.values for v in row if v is not None})
-    counts_mode = np.bincount(per_item[per_item >= 2])
-    m = int(np.argmax(counts_mode))
-    keep = np.flatnonzero(per_item == m)
-    K = len(vals)
-    idx = {v: k for k, v in enumerate(vals)}
-    X = np.zeros((len(keep), K))
-    for r, i in enumerate(keep):
-        for v in table.values[i]:
-            if v is not None:
-                X[r, idx[str(v)]] += 1
-    clusters = np.asarray(table.clusters)[keep]
-    cl_names, cidx = np.unique(clusters, return_inverse=True)
-    P_i = (np.sum(X**2, 1) - m) / (m * (m - 1))
-    per_cluster = np.zeros((len(cl_names), K + 2))
-    np.add.at(per_cluster, cidx, np.column_stack([X, P_i, np.ones(len(keep))]))
 
-    def stat(w: FloatArray) -> FloatArray:
-        s = w @ per_cluster
-        n_items = s[:, K + 1]
-        p = s[:, :K] / (n_items * m)[:, None]
-        pe = np.sum(p**2, 1)
-        pbar = s[:, K] / n_items
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = (pbar - pe) / (1 - pe)
-        out[~(1 - pe > 0)] = np.nan
-        return np.asarray(out)
+def gwet_ac1(
+    table: RatingTable,
+    *,
+    scale: Sequence[float | str] | None = None,
+    B: int = 2_000,
+    level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "bca",
+) -> Metric:
+    """Gwet's AC1 (Gwet 2008) for two or more raters and any number of ratings per item.
 
-    note = f"{len(keep)} items with {m} ratings each; {len(per_item) - len(keep)} left out"
-    res = bootstrap_statistic(
-        stat,
-        len(cl_names),
-        name="fleiss_kappa",
-        B=B,
-        level=level,
-        seed=seed,
-        method=method,
-        n=len(keep),
-        note=note,
-    )
-    if res.estimate is None:
-        return res.model_copy(update={"undefined_reason": "all ratings fall in one category"})
-    return res.model_copy(update={"estimate": float(sm_fleiss(X, method="fleiss"))})
+    Chance agreement ``Σ_k π_k (1 − π_k) / (q − 1)`` depends on the number of categories q:
+    pass the declared ``scale`` so that unused categories count.
+    """
+    return _chance_corrected(table, "gwet_ac1", scale, B, level, seed, method)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from attune_judge.calibration._alt_test import AltTestResult, alternative_annotator_test
+from attune_judge.calibration._bootstrap import few_clusters_warning
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration._raters import (
     AlphaWithJudge,
@@ -16,7 +17,7 @@ from attune_judge.calibration._raters import (
 )
 from attune_judge.calibration._reliability import AlphaLevel, fleiss_kappa, krippendorff_alpha
 from attune_judge.calibration._results import JoinReport, Metric, ResultModel
-from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
+from attune_judge.calibration._table import RatingTable, Value, join_report, ratings_to_table
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 
@@ -79,18 +80,30 @@ class CalibrationReport(ResultModel):
 
 
 def _merge(human: RatingTable, judge: RatingTable) -> RatingTable:
-    items = sorted(set(human.items) & set(judge.items))
+    """All items of both tables (an outer join): humans' columns, then the judges'.
+
+    Items rated by humans only keep their human ratings (Krippendorff's α handles the judge's
+    missing value by design; dropping them would drop human disagreement), items rated by the
+    judge only have no human value. Clusters come from the human records, else the judge's.
+    """
+    items = sorted(set(human.items) | set(judge.items))
     hi = {it: i for i, it in enumerate(human.items)}
     ji = {it: i for i, it in enumerate(judge.items)}
     clash = [r for r in judge.raters if r in human.raters]
     if clash:
         raise UserError(f"rater name(s) {clash} appear in both the human and the judge labels")
-    values = [human.values[hi[it]] + judge.values[ji[it]] for it in items]
+    none_h: list[Value] = [None] * len(human.raters)
+    none_j: list[Value] = [None] * len(judge.raters)
+    values = [
+        (human.values[hi[it]] if it in hi else none_h)
+        + (judge.values[ji[it]] if it in ji else none_j)
+        for it in items
+    ]
     return RatingTable(
         items,
         human.raters + judge.raters,
         values,
-        [human.clusters[hi[it]] for it in items],
+        [human.clusters[hi[it]] if it in hi else judge.clusters[ji[it]] for it in items],
         human.dimension,
         {**human.groups, **judge.groups},
     )
@@ -162,7 +175,13 @@ def _judge_report(
             how=how,  # type: ignore[arg-type]
             **kw,
         ),
-        alt_test=alternative_annotator_test(table, humans, judge, epsilon=epsilon),
+        alt_test=alternative_annotator_test(
+            table,
+            humans,
+            judge,
+            epsilon=epsilon,
+            alignment="accuracy" if lvl == "nominal" else "neg_rmse" if table.numeric else "auto",
+        ),
     )
 
 
@@ -183,10 +202,13 @@ def _dimension_report(
     table = _merge(ht, jt)
     humans = ht.raters
     numeric = table.numeric
-    n_single = sum(1 for row in table.values if sum(v is not None for v in row[: len(humans)]) < 2)
+    n_single = sum(1 for row in table.values if sum(v is not None for v in row[: len(humans)]) == 1)
     flags = []
     if len(humans) >= 2 and n_single:
-        flags.append(f"{n_single} items have fewer than two human ratings")
+        flags.append(f"{n_single} items have a single human rating (unpairable for α among humans)")
+    few = few_clusters_warning(len(set(table.clusters)))
+    if few:
+        flags.append(few)
     if not numeric and level != "nominal":
         flags.append("non-numeric values: α computed at the nominal level")
     lvl: AlphaLevel = level if numeric else "nominal"

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = ["IntervalMethod", "JoinReport", "Metric", "ResultModel"]
 
-IntervalMethod = Literal["bca", "percentile", "none"]
+IntervalMethod = Literal["bca", "percentile", "studentized", "none"]
 
 
 class ResultModel(BaseModel):
@@ -36,7 +36,8 @@ class Metric(ResultModel):
     """Confidence level of the interval (two-sided; 0.95 by default)."""
     method: IntervalMethod = "none"
     """Interval method actually used: ``bca``, ``percentile`` (also the fallback when BCa is
-    undefined on degenerate data) or ``none``."""
+    undefined on degenerate data), ``studentized`` (symmetric bootstrap-t with the cluster-robust
+    standard error; the default for means) or ``none``."""
     requested_method: IntervalMethod = "bca"
     """Interval method that was asked for; differs from ``method`` after a fallback."""
     B: int = 0

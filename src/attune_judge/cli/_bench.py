@@ -56,8 +56,12 @@ def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
     )
     for task, block in bench["tasks"].items():
         print(f"{task} ({block['primary_metric']}):")
-        for row in (block.get("leaderboard") or {}).get("rows", []):
-            rank_set = row.get("rank_set_simultaneous")
+        board = block.get("leaderboard") or {}
+        for w in board.get("warnings") or []:
+            print(f"  warning: {w}")
+        claims = board.get("rank_claims", True) is not False
+        for row in board.get("rows", []):
+            rank_set = row.get("rank_set_simultaneous") if claims else None
             rs = f" rank set {rank_set[0]}-{rank_set[1]}" if rank_set else ""
             print(f"  {row['rank']}. {row['model']:<28} {_cell(row['score'])}{rs}")
     for row in bench.get("taus") or []:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from attune_judge.cli._options import split_csv
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -37,7 +38,9 @@ def _check_ci(ci: float) -> None:
 
 def _record_kind(path: Path) -> str:
     """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
-    with path.open(encoding="utf-8") as fh:
+    from attune_judge.data import reading_utf8
+
+    with reading_utf8(path), path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
                 continue
@@ -231,6 +234,14 @@ def calibrate(
     margin: Annotated[
         float, typer.Option(help="Preferences from scores: |Δscore| ≤ margin is a tie.")
     ] = 0.0,
+    items: Annotated[
+        Path | None,
+        typer.Option(
+            "--items",
+            help="JudgeItem JSONL of the judged items: adds the length-only and lexicon "
+            "baselines beside the judge (needs Judgment records or a run directory).",
+        ),
+    ] = None,
 ) -> None:
     """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
     _check_ci(ci)
@@ -259,6 +270,7 @@ def calibrate(
         "epsilon": epsilon,
         "tie_policy": tie_policy,
         "margin": margin,
+        "items": str(items) if items is not None else None,
     }
     hkind = _record_kind(hpath)
     if hkind == "preference":
@@ -276,6 +288,7 @@ def calibrate(
 
     hum = read_jsonl(hpath, Rating)
     jkind = _record_kind(jpath)
+    judgments: list[Judgment] = []
     if jkind == "judgment":
         judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
@@ -302,9 +315,27 @@ def calibrate(
         seed=seed,
         epsilon=epsilon,
     )
-    _emit(cal.calibration_markdown(rep), rep.model_dump(), as_json, output)
+    text, data = cal.calibration_markdown(rep), rep.model_dump()
+    if items is not None:
+        records = judgments if jkind == "judgment" else None
+        text, data = _with_baselines(text, data, items, records, hum, B=B, seed=seed)
+    _emit(text, data, as_json, output)
     if out is not None:
         _write_run(out, None, arguments, rep=rep, human=hum, judge=jud)
+
+
+def _with_baselines(
+    text: str, data: dict[str, Any], items: Path, judgments: Any, hum: Any, *, B: int, seed: int
+) -> tuple[str, dict[str, Any]]:
+    """The report with the length-only and lexicon baselines on the judged items added."""
+    if judgments is None:
+        raise UserError("--items needs the judge's Judgment records (or its run directory)")
+    from attune_judge.data import JudgeItem, read_jsonl
+    from attune_judge.demo._baselines import baseline_comparison
+
+    judged = read_jsonl(_jsonl_path(items), JudgeItem)
+    _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
+    return text + "\n".join(md) + "\n", {**data, "baselines": base}
 
 
 CALIBRATE_MANIFEST = "calibrate"
@@ -342,6 +373,7 @@ def _write_run(
     import datetime as dt
 
     from attune_judge import __version__
+    from attune_judge._schema_version import SCHEMA_VERSION
     from attune_judge.report import write_calibration_run, write_report
 
     out.mkdir(parents=True, exist_ok=True)
@@ -358,7 +390,13 @@ def _write_run(
         )
     else:
         (out / "summary.json").write_text(
-            json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n",
+            json.dumps(
+                {"schema_version": SCHEMA_VERSION, **summary},
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            )
+            + "\n",
             encoding="utf-8",
         )
         md, html = write_report(out)
@@ -369,10 +407,10 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
     import csv
 
     from attune_judge import calibration as cal
-    from attune_judge.data import Judgment, read_jsonl
+    from attune_judge.data import Judgment, read_jsonl, read_utf8, reading_utf8
 
     if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as fh:
+        with reading_utf8(path), path.open(encoding="utf-8", newline="") as fh:
             rows = list(csv.DictReader(fh))
     elif (kind := _record_kind(path)) in ("rating", "preference"):
         raise UserError(
@@ -389,7 +427,7 @@ def _read_scores(path: Path, field: str, judge_id: str | None) -> tuple[list, li
         js = [j for j in js if judge_id is None or j.judge_id == judge_id]
         return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
     else:
-        rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        rows = [json.loads(x) for x in read_utf8(path).splitlines() if x.strip()]
     models, clusters, scores, bad = [], [], [], []
     for n, r in enumerate(rows, 1):
         try:
@@ -431,6 +469,10 @@ def rank(
     dimension: Annotated[
         str | None, typer.Option(help="--human: the human dimension (default overall).")
     ] = None,
+    human_raters: Annotated[
+        str | None,
+        typer.Option(help="--human: only these raters (comma-separated; default all, averaged)."),
+    ] = None,
     human_scale: Annotated[
         str | None,
         typer.Option(help="--human: LOW,HIGH of the human scale, mapped to 0-1 (e.g. 1,5)."),
@@ -462,12 +504,20 @@ def rank(
             judge_id=judge_id,
             field=field,
             dimension=dimension,
+            raters=split_csv(human_raters),
             human_scale=parse_scale(human_scale),
             level=ci,
             clip=clip_lambda,
             report_dir=report,
         )
         _emit(text, data, as_json, output)
+        return
+    if source.is_dir():
+        # a run directory: the leaderboard its summary stores (computed once by the runner)
+        from attune_judge.runner import run_leaderboard
+
+        lb = run_leaderboard(source, judge_id, field=field, B=B, seed=seed, level=ci)  # type: ignore[arg-type]
+        _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
         return
     models, clusters, scores = _read_scores(_jsonl_path(source), field, judge_id)
     if not scores:

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     JuryChoice,
@@ -89,6 +90,7 @@ def validate(
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
     jury: JuryOption = JuryChoice.mean,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
     with the people."""
@@ -100,8 +102,41 @@ def validate(
         raise UserError("no judge model: pass --lm (repeat it for a jury) or set ATTUNE_LM")
     if len(lms) > 1 and jury is JuryChoice.none:
         raise UserError("validate needs one judge: combine several --lm with --jury mean/median")
+    if len(lms) > 1 and judge_artifact is not None:
+        raise UserError("--judge takes one judge model: pass a single --lm with an aligned judge")
     label = " + ".join(lms)
     safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
+    options = model_options(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format,
+        timeout=timeout,
+    )
+    judge = None
+    only: set[str] | None = None
+    if judge_artifact is not None:
+        from attune_judge.align import held_out_items
+
+        if (score_mode is not None and score_mode.value == "expected") or per_criterion:
+            raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
+        from attune_judge.judges import build_judge
+
+        only = held_out_items(judge_artifact, set_name)
+        if only is not None:
+            print(
+                f"{judge_artifact} was aligned on {set_name}: validating on its {len(only)} "
+                "held-out (test-split) items only"
+            )
+
+        judge = build_judge(
+            resolve_judge_artifact(judge_artifact) or "",
+            lms[0],
+            api_base=api_base,
+            seed=seed,
+            num_retries=0,
+            **options.as_kwargs(),
+        )
+
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
     res = validate_judge(
         set_name,
@@ -114,15 +149,12 @@ def validate(
         seed=seed,
         api_base=api_base,
         max_concurrency=max_concurrency,
+        judge=judge,
+        only_items=only,
         quiet=False,
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
-        model_options=model_options(
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        model_options=options,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

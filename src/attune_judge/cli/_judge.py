@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     JuryChoice,
@@ -36,7 +37,7 @@ def read_item(path: Path) -> JudgeItem:
 
     from pydantic import ValidationError
 
-    from attune_judge.data import JudgeItem, format_validation_error
+    from attune_judge.data import JudgeItem, format_validation_error, read_utf8
     from attune_judge.errors import UserError
 
     if path.is_dir():
@@ -44,7 +45,7 @@ def read_item(path: Path) -> JudgeItem:
     if not path.is_file():
         raise UserError(f"{path}: file not found")
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         hint = (
             " (one item per file: `judge` takes a .json holding one JudgeItem, not a JSONL)"
@@ -84,6 +85,7 @@ def judge_command(
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge one item and print the Judgment as JSON."""
     import json
@@ -91,6 +93,7 @@ def judge_command(
     from attune_judge.judges import BASELINES, Jury, build_judge
     from attune_judge.lm import LMSettings, configure_cache
 
+    rubric = resolve_judge_artifact(judge_artifact) or rubric
     item = read_item(item_path)
     lms = list(lm or []) or ["local"]
     settings = LMSettings.from_env(

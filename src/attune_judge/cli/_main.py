@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from attune_judge.cli import (
+    _align,
     _bench,
     _calibrate,
     _data,
@@ -24,6 +25,7 @@ from attune_judge.cli import (
     _judge,
     _report,
     _rubric,
+    _schema,
     _score,
     _sensitivity,
 )
@@ -53,7 +55,7 @@ def version() -> None:
     print(__version__)
 
 
-for _module in (
+_MODULES = (
     _data,
     _judge,
     _score,
@@ -64,7 +66,10 @@ for _module in (
     _demo,
     _rubric,
     _export,
-):
+    _schema,
+    _align,
+)
+for _module in _MODULES:
     _module.register(app)
 
 
@@ -89,7 +94,30 @@ def path_error_message(exc: OSError) -> str | None:
             if kind is FileExistsError and Path(path).is_dir():
                 text = "already exists; choose another output path"
             return f"{path}: {text}"
+    if exc.filename is not None:  # read-only file system, disk full, quota, I/O error, ...
+        from attune_judge.data import os_reason
+
+        path = exc.filename2 if exc.filename2 is not None else exc.filename
+        return f"{path}: {os_reason(exc)}"
     return None
+
+
+def _decode_error_message(exc: UnicodeDecodeError) -> str:
+    """``PATH: not UTF-8 text (line N ...)`` for a decode error, the path found in the frames
+    that raised it (a reader without its own check)."""
+    from attune_judge.data import not_utf8_error
+
+    tb = exc.__traceback__
+    candidates: list[Path] = []
+    while tb is not None:
+        for name in ("path", "file", "f", "source", "src"):
+            value = tb.tb_frame.f_locals.get(name)
+            if isinstance(value, str | Path) and Path(value).is_file():
+                candidates.append(Path(value))
+        tb = tb.tb_next
+    if candidates:
+        return str(not_utf8_error(candidates[-1]))
+    return f"an input file is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
 
 
 def _raise_interrupted(signum: int, frame: Any) -> None:
@@ -117,6 +145,9 @@ def main(argv: list[str] | None = None) -> None:
         if message is None:
             raise
         print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except UnicodeDecodeError as exc:
+        print(f"error: {_decode_error_message(exc)}", file=sys.stderr)
         raise SystemExit(2) from None
     except (KeyboardInterrupt, Interrupted):
         print(

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.errors import UserError
 
 __all__ = ["parse_scale", "ppi_rank"]
@@ -37,6 +38,7 @@ def ppi_rank(
     judge_id: str | None,
     field: str,
     dimension: str | None,
+    raters: list[str] | None,
     human_scale: tuple[float, float] | None,
     level: float,
     clip: bool,
@@ -59,6 +61,10 @@ def ppi_rank(
     if not js:
         raise UserError(f"{judgments_path}: no judgments of judge {judge_id!r}")
     ratings = read_jsonl(human_path, Rating)
+    if raters:
+        ratings = [r for r in ratings if r.rater in raters]
+        if not ratings:
+            raise UserError(f"{human_path}: no rating by {', '.join(raters)} (--human-raters)")
     cols = cal.ppi_columns(
         js,
         ratings,
@@ -121,7 +127,7 @@ def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) ->
         "versions": {"attune-judge": __version__},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    summary = {"kind": "ppi", "ppi": data}
+    summary = {"schema_version": SCHEMA_VERSION, "kind": "ppi", "ppi": data}
     (out / "summary.json").write_text(
         json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )

@@ -16,21 +16,10 @@ def report(
     ],
 ) -> None:
     """Write report.md and a self-contained report.html (figures embedded) for a run."""
-    import json
+    from attune_judge.report import write_report
 
-    from attune_judge.report import write_bench_report, write_report
-
-    summary_path = run / "summary.json"
-    kind = None
-    if summary_path.is_file():
-        try:
-            kind = json.loads(summary_path.read_text(encoding="utf-8")).get("kind")
-        except (json.JSONDecodeError, AttributeError):
-            kind = None  # write_report reports an unreadable summary with its own message
-    # a bench run gets the bench-only sections (all metrics, discriminability, Kendall's W)
-    # exactly as `attune-judge bench` wrote them
-    writer = write_bench_report if kind == "bench" else write_report
-    md_path, html_path = writer(run)
+    # one door for every run kind: the kind's sections come from the report's registry
+    md_path, html_path = write_report(run)
     print(md_path)
     print(html_path)
 

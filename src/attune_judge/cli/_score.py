@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
     CandidatesOption,
@@ -174,6 +175,7 @@ def score(
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = 2,
     quiet: QuietOption = False,
+    judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     from attune_judge.runner import ScoreConfig, run_score
@@ -182,7 +184,7 @@ def score(
     config = ScoreConfig(
         data=data,
         out=out,
-        rubric=rubric,
+        rubric=resolve_judge_artifact(judge_artifact) or rubric,
         lm=(lm[0] if len(lm) == 1 else list(lm)) if lm else "local",
         jury=jury.value,
         price_in=price_in,

@@ -49,7 +49,7 @@ def _print(result: SensitivityResult) -> None:
     for v in analysis.verdicts:
         tau = "—" if v.tau is None else f"{v.tau:.2f}"
         upper = "—" if v.tau_upper is None else f"{v.tau_upper:.2f}"
-        verdict = "stable" if v.stable else "UNSTABLE"
+        verdict = {"unstable": "UNSTABLE"}.get(v.verdict, v.verdict)
         print(
             f"  {v.variant:<28} {verdict:<9} tau={tau} (upper {upper}) "
             f"flips={v.n_flips} significant={v.n_significant_flips}"

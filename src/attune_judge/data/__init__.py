@@ -35,6 +35,7 @@ from attune_judge.data._attunebench_survey import (
     ParticipantProfile,
 )
 from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY, Polarity
+from attune_judge.data._fs import os_reason, write_error
 from attune_judge.data._jsonl import (
     JsonlAppender,
     format_validation_error,
@@ -52,6 +53,7 @@ from attune_judge.data._records import (
     TokenUsage,
     make_id,
 )
+from attune_judge.data._text import not_utf8_error, read_utf8, reading_utf8
 
 __all__ = [
     "BEHAVIOUR_POLARITY",
@@ -88,9 +90,14 @@ __all__ = [
     "iter_jsonl",
     "load_attunebench",
     "make_id",
+    "not_utf8_error",
+    "os_reason",
     "read_jsonl",
+    "read_utf8",
+    "reading_utf8",
     "summarize_attunebench",
     "turn_context",
     "write_attunebench_jsonl",
+    "write_error",
     "write_jsonl",
 ]

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from attune_judge.data._attunebench import Conversation
 from attune_judge.data._attunebench_fields import ERROR_TYPE
+from attune_judge.data._text import not_utf8_error
 from attune_judge.errors import UserError
 
 __all__ = ["attunebench_problems", "load_attunebench", "write_attunebench_jsonl"]
@@ -60,7 +61,10 @@ def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) ->
     except json.JSONDecodeError as exc:
         problems.append(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}")
         return
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        problems.append(str(not_utf8_error(path)))
+        return
+    except OSError as exc:
         problems.append(f"{path}: cannot read: {exc}")
         return
     if isinstance(obj, list):
@@ -73,7 +77,10 @@ def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) ->
 def _read_jsonl_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
     try:
         lines = path.read_text(encoding="utf-8-sig").split("\n")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        problems.append(str(not_utf8_error(path)))
+        return
+    except OSError as exc:
         problems.append(f"{path}: cannot read: {exc}")
         return
     for i, line in enumerate(lines, start=1):

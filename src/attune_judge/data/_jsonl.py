@@ -7,10 +7,12 @@ import logging
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from attune_judge.data._fs import write_error
+from attune_judge.data._text import reading_utf8
 from attune_judge.errors import UserError
 
 __all__ = ["JsonlAppender", "format_validation_error", "iter_jsonl", "read_jsonl", "write_jsonl"]
@@ -38,7 +40,7 @@ def iter_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
     path = Path(path)
     if not path.exists():
         raise UserError(f"{path}: file not found")
-    with path.open("r", encoding="utf-8") as fh:
+    with reading_utf8(path), path.open("r", encoding="utf-8") as fh:
         lines = fh.read().split("\n")
     # the last element is "" when the file ends with a newline
     last_index = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
@@ -99,26 +101,58 @@ class JsonlAppender:
 
     def __init__(self, path: Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fsync = fsync
-        needs_newline = False
-        if self.path.exists() and self.path.stat().st_size > 0:
-            with self.path.open("rb") as fh:
-                fh.seek(-1, os.SEEK_END)
-                needs_newline = fh.read(1) != b"\n"
-        self._fh: IO[str] = self.path.open("a", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            needs_newline = False
+            if self.path.exists() and self.path.stat().st_size > 0:
+                with self.path.open("rb") as fh:
+                    fh.seek(-1, os.SEEK_END)
+                    needs_newline = fh.read(1) != b"\n"
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise write_error(self.path, exc) from None
         if needs_newline:
-            self._fh.write("\n")
-            self._fh.flush()
+            self._write(b"\n")
+
+    def _write(self, data: bytes) -> None:
+        """Write ``data`` completely, or not at all (a failed write is cut back off)."""
+        start = os.fstat(self._fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            if self._fsync:
+                os.fsync(self._fd)
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, start)
+            except OSError:  # pragma: no cover - a torn tail is still cut off on resume
+                pass
+            raise write_error(self.path, exc) from None
 
     def append(self, record: BaseModel) -> None:
-        self._fh.write(record.model_dump_json() + "\n")
-        self._fh.flush()
-        if self._fsync:
-            os.fsync(self._fh.fileno())
+        """Append one record as one line (written in full when this returns, else not at all).
+
+        Raises
+        ------
+        UserError
+            The file system refused the write (read-only, full, no permission): the message
+            names the file; the partial line, if any, was removed.
+        """
+        self._write((record.model_dump_json() + "\n").encode("utf-8"))
+
+    def fileno(self) -> int:
+        """The file descriptor (for a grouped ``fsync``)."""
+        return self._fd
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fd >= 0:
+            try:
+                os.close(self._fd)
+            finally:
+                self._fd = -1
 
     def __enter__(self) -> JsonlAppender:
         return self

@@ -17,9 +17,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from attune_judge._resources import shipped_dir
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibration_markdown
-from attune_judge.data import Rating, read_jsonl
 from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._recorded import (
     JudgeRow,
@@ -27,6 +26,7 @@ from attune_judge.demo._recorded import (
     recorded_judges_vs_experts,
 )
 from attune_judge.demo._report import demo_report
+from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
 
@@ -46,16 +46,6 @@ class DemoRun(BaseModel):
     """The report (Markdown)."""
     report_html: str = ""
     """The report (single-file HTML, figures embedded)."""
-
-
-def load_calibration_set(name: str, root: Path | None = None) -> list[Rating]:
-    """Ratings of a shipped calibration set (``calibration/<name>/ratings.jsonl``)."""
-    base = Path(root) if root else shipped_dir("calibration")
-    path = base / name / "ratings.jsonl"
-    if not path.exists():
-        known = sorted(p.name for p in base.iterdir() if (p / "ratings.jsonl").exists())
-        raise UserError(f"{path}: no calibration set {name!r}; shipped sets: {known}")
-    return read_jsonl(path, Rating)
 
 
 def _mean(xs: Sequence[float | None]) -> float | None:
@@ -140,7 +130,13 @@ def run_demo(
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    summary_json: dict[str, object] = {"kind": "demo", "parts": list(parts), "B": B, "seed": seed}
+    summary_json: dict[str, object] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "demo",
+        "parts": list(parts),
+        "B": B,
+        "seed": seed,
+    }
     lines: list[str] = []
     if "a" in parts:
         ec = load_calibration_set("empathic-communication", calibration_root)

@@ -114,7 +114,7 @@ def _summary_lines(part: SensitivityPart) -> list[str]:
             tau_text = f"{float(tau['estimate']):+.2f}"
             if tau.get("lower") is not None and tau.get("upper") is not None:
                 tau_text += f" [{float(tau['lower']):+.2f}, {float(tau['upper']):+.2f}]"
-        stable = {True: "stable", False: "UNSTABLE"}.get(v.get("stable"), "no verdict")
+        stable = str(v.get("verdict") or "no verdict")
         lines.append(f"   {name:12s} Kendall τ to the base {tau_text}; {stable}")
     if len(lines) == 1:
         lines.append("   no analysis (see the report)")

@@ -16,11 +16,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from attune_judge._resources import shipped_dir
+from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
+from attune_judge.demo._baselines import baseline_comparison
 from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.demo._report import write_validation_report
-from attune_judge.demo._run import load_calibration_set
+from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
@@ -136,6 +138,7 @@ def validate_judge(
     quiet: bool = True,
     report_files: bool = True,
     model_options: ModelOptions | None = None,
+    only_items: set[str] | None = None,
     score_mode: str | None = None,
     per_criterion: bool = False,
     rubric: str | None = None,
@@ -170,6 +173,8 @@ def validate_judge(
     jury_lms, jury
         Several judge models combined by ``jury`` (``mean``, ``median``, ``majority``);
         ``lm`` is then the judge's label.
+    only_items
+        Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
     score_mode, per_criterion
         ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
     rubric
@@ -183,7 +188,8 @@ def validate_judge(
     spec = VALIDATION_SETS[set_name]
     ratings = load_calibration_set(spec.calibration)
     humans = [r for r in ratings if spec.humans(r)]
-    items = _items(spec, {r.item_id for r in humans}, limit)
+    human_ids = {r.item_id for r in humans}
+    items = _items(spec, human_ids if only_items is None else human_ids & only_items, limit)
     if len(items) < 2:
         raise UserError(f"set {set_name!r}: fewer than two items to judge")
     out = Path(out_dir)
@@ -255,7 +261,7 @@ def validate_judge(
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
-    summary: dict[str, Any] = {"kind": "validate"}
+    summary: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": "validate"}
     notes: list[str] = []
     if not new:
         md.append("\nNo usable judgment: nothing to compare.")
@@ -272,6 +278,13 @@ def validate_judge(
             result.summary.append("   note: " + note)
             md.append(f"\nNote: {note}.")
             notes.append(note)
+        ok_here = [j for j in judgments if j.item_id in ids]
+        base_lines, base_md, base_data = baseline_comparison(
+            items, ok_here, humans, B=B, seed=seed, judge_name=name
+        )
+        result.summary += base_lines
+        md += base_md
+        summary["baselines"] = base_data
         summary["recorded_judges"] = [r.model_dump(mode="json") for r in result.rows]
         summary["calibration"] = {
             "report": report.model_dump(mode="json"),
@@ -281,7 +294,8 @@ def validate_judge(
         "set_name": set_name,
         "lm": lm,
         "judge_name": name,
-        "rubric": spec.rubric,
+        "rubric": rubric or spec.rubric,
+        "judge_spec": getattr(judge, "spec", None),
         "description": spec.description,
         "n_items": result.n_items,
         "n_ok": result.n_ok,

@@ -45,6 +45,7 @@ from attune_judge.judges._distribution import (
 from attune_judge.judges._factory import BASELINES, build_judge, build_jury, resolve_judge_lm
 from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
 from attune_judge.judges._jury import Jury, JuryMethod, combine
+from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge, lexicon_count
 from attune_judge.judges._pairwise import (
     PairwiseJudge,
     pairwise_item,
@@ -57,6 +58,7 @@ from attune_judge.judges._reference import ReferenceJudge, reference_signature, 
 __all__ = [
     "BASELINES",
     "DEFAULT_MAX_OUT_OF_SCALE",
+    "EMPATHY_LEXICON",
     "SCORE_MODES",
     "AsyncJudge",
     "BehaviourJudge",
@@ -68,6 +70,7 @@ __all__ = [
     "JuryMethod",
     "LengthJudge",
     "LexicalJudge",
+    "LexiconJudge",
     "PairwiseJudge",
     "ReferenceJudge",
     "ScoreDistribution",
@@ -91,6 +94,7 @@ __all__ = [
     "judge_spec",
     "lcs_length",
     "level_probabilities",
+    "lexicon_count",
     "pairwise_item",
     "pairwise_items_from_preferences",
     "pairwise_signature",

@@ -6,18 +6,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from attune_judge.judges._aligned import (
+    AlignedJudge,
+    aligned_rubric,
+    is_aligned_judge,
+    read_manifest,
+)
 from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._behaviour import BehaviourJudge
 from attune_judge.judges._criterion import SCORE_MODES, CriterionJudge, default_score_mode
 from attune_judge.judges._jury import Jury, JuryMethod
+from attune_judge.judges._lexicon import LexiconJudge
 from attune_judge.judges._pairwise import PairwiseJudge
 from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
 from attune_judge.rubrics import Rubric, load_rubric
 
-__all__ = ["BASELINES", "build_judge", "build_jury", "resolve_judge_lm"]
+__all__ = ["BASELINES", "build_judge", "build_jury", "load_aligned_judge", "resolve_judge_lm"]
 
-BASELINES = ("length", "lexical")
+BASELINES = ("length", "lexical", "lexicon")
 """Judges that need no model."""
 
 _JUDGE_OPTIONS = ("use_reference", "reasoning", "score_mode", "per_criterion", "demos")
@@ -47,8 +54,10 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
     Parameters
     ----------
     kind_or_rubric
-        ``length`` or ``lexical`` (no model), a :class:`Rubric`, a built-in rubric name
-        (``attunebench-reference``) or the path of a rubric YAML file. The rubric's ``kind``
+        ``length``, ``lexical`` or ``lexicon`` (no model), a :class:`Rubric`, a built-in rubric name
+        (``attunebench-reference``), the path of a rubric YAML file, or the directory of an
+        aligned judge (``attune-judge align``; its own rubric, program and options). The
+        rubric's ``kind``
         picks :class:`ReferenceJudge`, :class:`PairwiseJudge` or :class:`BehaviourJudge`.
     lm
         A model string (``local``, ``openai/...``), a ``dspy.LM``, or ``None`` (``ATTUNE_LM``).
@@ -68,7 +77,11 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
         Unknown rubric, invalid rubric file, missing key, unreachable server.
     """
     if isinstance(kind_or_rubric, str) and kind_or_rubric in BASELINES:
+        if kind_or_rubric == "lexicon":
+            return LexiconJudge()
         return LengthJudge() if kind_or_rubric == "length" else LexicalJudge()
+    if is_aligned_judge(kind_or_rubric):
+        return load_aligned_judge(kind_or_rubric, lm, **settings)  # type: ignore[arg-type]
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
     options = {k: settings.pop(k) for k in _JUDGE_OPTIONS if k in settings}
     model = resolve_judge_lm(lm, **settings)
@@ -122,3 +135,64 @@ def build_jury(
     """A jury: one judge per model in ``lms`` (same rubric and settings), combined by ``method``."""
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
     return Jury([build_judge(rubric, lm, **dict(settings)) for lm in lms], method=method)
+
+
+def load_aligned_judge(
+    path: Path | str, lm: Any = None, *, apply_score_map: bool = True, **settings: Any
+) -> AlignedJudge:
+    """Rebuild an aligned judge from its directory.
+
+    Parameters
+    ----------
+    path
+        The artifact directory (written by ``attune-judge align``).
+    lm
+        The model (string or ``dspy.LM``); ``None`` = the model it was aligned on. Another model
+        works but is logged as a warning: the demonstrations were chosen for the recorded one.
+    apply_score_map
+        Map the judge's scores to the human scale with the saved monotone map.
+    **settings
+        Model settings as in :func:`attune_judge.judges.build_judge`; the judge options
+        (``use_reference``, ``reasoning``) come from the artifact.
+    """
+
+    import hashlib
+    import logging
+
+    from attune_judge.errors import UserError
+    from attune_judge.judges._aligned import FORMAT
+
+    log = logging.getLogger(__name__)
+    root = Path(path)
+    manifest = read_manifest(root)
+    if manifest.format != FORMAT:
+        raise UserError(f"{root}: unsupported aligned-judge format {manifest.format!r}")
+    rubric = aligned_rubric(root, manifest)
+    program_file = root / "program.json"
+    if not program_file.is_file():
+        raise UserError(f"{root}: program.json is missing")
+    digest = hashlib.sha256(program_file.read_bytes()).hexdigest()
+    if digest != manifest.program_sha256:
+        raise UserError(f"{program_file}: sha256 differs from the manifest's (edited?)")
+    for key in ("use_reference", "reasoning"):
+        settings.pop(key, None)
+    mode, per_criterion, demos = (
+        settings.pop(k, None) for k in ("score_mode", "per_criterion", "demos")
+    )
+    if mode == "expected" or per_criterion or demos:
+        raise UserError(
+            f"{root}: an aligned judge runs its optimised one-call program (score mode "
+            "sampled); --score-mode expected, --per-criterion and extra demonstrations do not "
+            "apply to it"
+        )
+    model = manifest.lm if lm is None else lm
+    if isinstance(model, str) and model != manifest.lm:
+        log.warning(
+            "aligned judge %s was aligned on %s; running it on %s", root, manifest.lm, model
+        )
+    options = {**manifest.judge_options, "score_mode": "sampled", "per_criterion": False}
+    if rubric.kind != "reference":
+        options.pop("use_reference", None)
+    base = build_judge(rubric, model, **options, **settings)
+    base.program.load(str(program_file))  # type: ignore[attr-defined]
+    return AlignedJudge(base, manifest, apply_score_map=apply_score_map)

@@ -19,8 +19,10 @@ section builders, each of which takes plain data::
 
     write_report(run_dir, [leaderboard_section(board)], title="My analysis")
 
-``write_bench_report`` / ``write_sensitivity_report`` add the sections only those runs have
-(the CLI calls them after ``run_bench`` / ``run_sensitivity``, which write no report).
+Every kind's sections come from the registry :data:`SECTION_BUILDERS` (summary key → builder),
+so ``write_report(run_dir)`` is the one door for every run kind; ``write_bench_report`` /
+``write_sensitivity_report`` / ``write_calibration_run`` are the commands' names for it (the
+last also writes the calibration summary first).
 
 Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes;
 matplotlib is imported only when a figure is drawn, and never through pyplot.
@@ -32,11 +34,7 @@ from attune_judge.report._agreement import (
     confusion_section,
     metrics_table,
 )
-from attune_judge.report._bench_extra import (
-    bench_extra_sections,
-    bench_report,
-    write_bench_report,
-)
+from attune_judge.report._bench_extra import bench_extra_sections, bench_run_sections
 from attune_judge.report._blocks import (
     Block,
     Figure,
@@ -48,11 +46,7 @@ from attune_judge.report._blocks import (
     Table,
 )
 from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_kinds, write_report
-from attune_judge.report._calibration import (
-    calibration_figure_data,
-    calibration_report_sections,
-    write_calibration_run,
-)
+from attune_judge.report._calibration import calibration_figure_data, calibration_report_sections
 from attune_judge.report._demo_sections import recorded_judges_section
 from attune_judge.report._fig_matrices import (
     agreement_heatmap,
@@ -94,9 +88,14 @@ from attune_judge.report._score_sections import compute_leaderboard, score_secti
 from attune_judge.report._sensitivity_extra import (
     sensitivity_extra_sections,
     sensitivity_sections_from_summary,
-    write_sensitivity_report,
 )
 from attune_judge.report._style import OKABE_ITO
+from attune_judge.report._writers import (
+    bench_report,
+    write_bench_report,
+    write_calibration_run,
+    write_sensitivity_report,
+)
 
 __all__ = [
     "OKABE_ITO",
@@ -115,6 +114,7 @@ __all__ = [
     "agreement_section",
     "bench_extra_sections",
     "bench_report",
+    "bench_run_sections",
     "build_report",
     "calibration_curve_section",
     "calibration_figure_data",

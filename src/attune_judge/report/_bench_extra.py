@@ -1,23 +1,24 @@
-"""Bench-specific report sections, added to the report package's own bench report.
+"""Bench-specific report sections: the ``bench`` entry of the report's section registry.
 
-:func:`~attune_judge.report.build_report` already draws a leaderboard per task and the τ
-heatmap between task rankings from ``summary.json``; this module adds what only a bench run
-has: every metric per task and model, the discriminability table, failures by status, and
-Kendall's W with its interval. It reads the plain ``bench`` block that
-:func:`attune_judge.tasks.run_bench` stores in ``summary.json``; the CLI (``attune-judge
-bench``) calls :func:`write_bench_report` after the run.
+:func:`bench_run_sections` is what :func:`~attune_judge.report.build_report` draws for a
+``bench`` summary: the leaderboard per task and the τ heatmap between task rankings
+(``_study_sections.bench_sections``), then what only a bench run has: every metric per task
+and model, the discriminability table, failures by status, and Kendall's W with its interval.
+It reads the plain ``bench`` block that :func:`attune_judge.tasks.run_bench` stores in
+``summary.json``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from attune_judge.report._blocks import Note, Paragraph, Report, Section, Table
+from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_interval, fmt_num
+from attune_judge.report._rundata import RunData
+from attune_judge.report._study_sections import bench_sections
 
-__all__ = ["bench_extra_sections", "bench_report", "write_bench_report"]
+__all__ = ["bench_extra_sections", "bench_run_sections"]
 
 
 def _fmt_metric(m: Mapping[str, Any] | None) -> str:
@@ -113,31 +114,7 @@ def bench_extra_sections(bench: Mapping[str, Any]) -> list[Section]:
     return out
 
 
-def bench_report(run_dir: Path | str) -> Report:
-    """The report package's report of ``run_dir`` with the bench sections inserted."""
-    from attune_judge.report._build import build_report
-    from attune_judge.report._rundata import read_json
-
-    report = build_report(run_dir)
-    summary = read_json(Path(run_dir) / "summary.json") or {}
-    extra = bench_extra_sections(summary.get("bench") or {})
-    # after the overview and the report package's bench sections, before failures/manifest
-    position = max(1, len(report.sections) - 2)
-    report.sections[position:position] = extra
-    return report
-
-
-def write_bench_report(run_dir: Path | str) -> tuple[Path, Path]:
-    """Write ``report.md`` / ``report.html`` (with figures) of a bench run directory.
-
-    What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`; Python
-    users of ``run_bench`` call it themselves when they want the report.
-
-    Returns
-    -------
-    tuple[Path, Path]
-        The Markdown and HTML paths.
-    """
-    from attune_judge.report._build import write_report
-
-    return write_report(run_dir, bench_report(run_dir))
+def bench_run_sections(run: RunData) -> list[Section]:
+    """All sections of a bench run: per-task leaderboards, τ between tasks, then
+    :func:`bench_extra_sections` (the registry entry for ``bench``)."""
+    return bench_sections(run) + bench_extra_sections(run.summary.get("bench") or {})

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from attune_judge.report._align_sections import align_sections
+from attune_judge.report._bench_extra import bench_run_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
 from attune_judge.report._demo_sections import duo_sections, recorded_judges_sections
 from attune_judge.report._format import fmt_num
@@ -26,7 +28,6 @@ from attune_judge.report._run_sections import judges_failures_section, manifest_
 from attune_judge.report._rundata import RunData, load_run, read_json
 from attune_judge.report._score_sections import score_sections
 from attune_judge.report._study_sections import (
-    bench_sections,
     calibration_sections,
     sensitivity_sections,
     variant_names,
@@ -42,11 +43,12 @@ SectionBuilder = Callable[[RunData], list[Section]]
 SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "judges": score_sections,
     "calibration": calibration_sections,
-    "bench": bench_sections,
+    "bench": bench_run_sections,
     "sensitivity": sensitivity_sections,
     "recorded_judges": recorded_judges_sections,
     "duo": duo_sections,
     "ppi": ppi_sections,
+    "align": align_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""
 

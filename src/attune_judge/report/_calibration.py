@@ -4,26 +4,25 @@ the plain figure data (rater matrix, confusion counts, calibration curve) comput
 :func:`calibration_report_sections` reads the report model or its ``model_dump()``;
 :func:`calibration_figure_data` needs the raw ``Rating`` records and returns plain dicts that a
 command can store in ``summary.json`` (``calibration.figures``) for :func:`write_report`;
-:func:`write_calibration_run` does both and writes the run directory (for ``calibrate``).
+:func:`~attune_judge.report.write_calibration_run` (in ``_writers``) does both and writes the
+run directory (for ``calibrate``).
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from attune_judge.report._agreement import metrics_table
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table, slugify
+from attune_judge.report._calibration_part import calibration_part
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, fmt_pct
 
 __all__ = [
     "calibration_figure_data",
     "calibration_report_sections",
-    "write_calibration_run",
 ]
 
 MAX_CATEGORIES = 12
@@ -151,8 +150,6 @@ def calibration_report_sections(
         Optional ``dimension -> {"agreement_matrix", "confusion", "calibration_curve"}`` (from
         :func:`calibration_figure_data`) drawn in the dimension's section.
     """
-    from attune_judge.report._study_sections import calibration_part
-
     data = _dump(report)
     out = []
     for d in data.get("dimensions") or []:
@@ -304,41 +301,3 @@ def calibration_figure_data(
             break  # one judge per dimension in the figures (the first)
         out[hdim] = entry
     return out
-
-
-def write_calibration_run(
-    out_dir: Path | str,
-    report: Any,
-    *,
-    human: Sequence[Any] | None = None,
-    judge: Sequence[Any] | None = None,
-) -> tuple[Path, Path]:
-    """Write a calibration run directory: ``summary.json`` (kind ``calibration``) and the report.
-
-    Parameters
-    ----------
-    out_dir
-        Directory to create or update.
-    report
-        The ``CalibrationReport`` (or its dump).
-    human, judge
-        The ``Rating`` records, when available: they add the rater heatmap, the confusion
-        matrix and the calibration plot (:func:`calibration_figure_data`).
-
-    Returns
-    -------
-    tuple of Path
-        ``(report.md, report.html)``.
-    """
-    from attune_judge.report._build import write_report
-
-    path = Path(out_dir)
-    path.mkdir(parents=True, exist_ok=True)
-    block: dict[str, Any] = {"report": _dump(report)}
-    if human and judge:
-        block["figures"] = calibration_figure_data(human, judge)
-    summary = {"kind": "calibration", "calibration": block}
-    tmp = path / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", "utf-8")
-    tmp.replace(path / "summary.json")
-    return write_report(path)

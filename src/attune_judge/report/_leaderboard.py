@@ -190,6 +190,11 @@ def leaderboard_section(
     entries = leaderboard_entries(data)
     pct = f"{level * 100:g}%"
     section = Section(title)
+    dumped = _dump(data)
+    meta = dumped if isinstance(dumped, Mapping) else {}
+    for w in meta.get("warnings") or []:
+        section.blocks.append(Note(str(w), "warning"))
+    claims = meta.get("rank_claims", True) is not False
     if not any(e.mean is not None for e in entries):
         section.blocks.append(
             Note(
@@ -198,8 +203,8 @@ def leaderboard_section(
             )
         )
         return section
-    has_ranks = any(e.rank_lower is not None for e in entries)
-    has_marginal = any(e.marginal_lower is not None for e in entries)
+    has_ranks = claims and any(e.rank_lower is not None for e in entries)
+    has_marginal = claims and any(e.marginal_lower is not None for e in entries)
     has_p1 = any(e.p_rank_1 is not None for e in entries)
     cols = ["rank", "model", score_label, f"{pct} interval", "n", "conversations"]
     align = "rlrrrr"
@@ -273,6 +278,13 @@ def leaderboard_section(
                     "Each bar spans the ranks a model can hold; a bar covering a single "
                     "position is a rank the data pin down."
                 ),
+            )
+        )
+    elif len(entries) > 1 and not claims:
+        section.blocks.append(
+            Note(
+                "No confidence sets for ranks: too few conversations for any claim about the "
+                "order of the models."
             )
         )
     elif len(entries) > 1:

@@ -4,13 +4,12 @@ verdicts with their reasons, score shifts per model and per criterion, the varia
 Built from the report package's blocks, so they render to Markdown and HTML alike, from the
 plain :class:`~attune_judge.sensitivity.SensitivityAnalysis` that
 :func:`attune_judge.sensitivity.run_sensitivity` returns and stores in ``summary.json``. The
-CLI (``attune-judge sensitivity``) calls :func:`write_sensitivity_report` after the run.
+report of a sensitivity run draws them from there (:func:`sensitivity_sections_from_summary`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
 __all__ = [
     "sensitivity_extra_sections",
     "sensitivity_sections_from_summary",
-    "write_sensitivity_report",
 ]
 
 
@@ -36,7 +34,7 @@ def sensitivity_extra_sections(analysis: SensitivityAnalysis) -> list[Section]:
     verdict_rows = [
         [
             v.variant,
-            "stable" if v.stable else "UNSTABLE",
+            {"unstable": "UNSTABLE"}.get(v.verdict, v.verdict),
             str(v.n_flips),
             str(v.n_significant_flips),
             fmt_num(v.tau),
@@ -144,42 +142,3 @@ def sensitivity_sections_from_summary(block: Mapping[str, Any]) -> list[Section]
     from attune_judge.sensitivity import SensitivityAnalysis
 
     return sensitivity_extra_sections(SensitivityAnalysis.model_validate(data))
-
-
-def _titles(sections: Sequence[Section]) -> set[str]:
-    out: set[str] = set()
-    for sec in sections:
-        out.add(sec.title)
-        out |= _titles(sec.subsections)
-    return out
-
-
-def write_sensitivity_report(
-    run_dir: Path | str, analysis: SensitivityAnalysis | None = None
-) -> tuple[Path, Path]:
-    """Write ``report.md`` / ``report.html`` (with figures) of a sensitivity run directory.
-
-    The report package's report of the directory plus :func:`sensitivity_extra_sections` of
-    ``analysis`` (those already drawn from ``summary.json`` are not repeated). What
-    ``attune-judge sensitivity`` writes after :func:`attune_judge.sensitivity.run_sensitivity`
-    (pass its ``result.analysis``); Python users call it themselves when they want the report.
-
-    Returns
-    -------
-    tuple[Path, Path]
-        The Markdown and HTML paths.
-    """
-    from attune_judge.report._build import build_report, write_report
-
-    report = build_report(run_dir)
-    extra = [] if analysis is None else sensitivity_extra_sections(analysis)
-    # the report may already render these from summary.json (sensitivity_sections_from_summary)
-    extra = [sec for sec in extra if sec.title not in _titles(report.sections)]
-    if extra:
-        for section in report.sections:
-            if section.title == "Rubric sensitivity":
-                section.subsections.extend(extra)
-                break
-        else:
-            report.sections[1:1] = extra
-    return write_report(run_dir, report)

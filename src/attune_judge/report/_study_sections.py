@@ -27,17 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attune_judge.report._agreement import (
-    agreement_section,
-    calibration_curve_section,
-    confusion_section,
-    metrics_table,
-)
-from attune_judge.report._blocks import KeyValues, Note, Paragraph, Section, Table, slugify
-from attune_judge.report._format import fmt_int, fmt_num, fmt_pct
+from attune_judge.report._blocks import Note, Paragraph, Section, Table, slugify
+from attune_judge.report._calibration import calibration_report_sections
+from attune_judge.report._calibration_part import calibration_part
+from attune_judge.report._format import fmt_num, fmt_pct
 from attune_judge.report._leaderboard import comparison_section, leaderboard_section
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
+from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
 
 __all__ = [
     "bench_sections",
@@ -48,73 +45,10 @@ __all__ = [
 ]
 
 
-def calibration_part(prefix: str, part: Mapping[str, Any], key: str) -> list[Section]:
-    """Sections of one plain calibration part (metrics, heatmap, confusion, curve)."""
-    out: list[Section] = []
-    head = Section(f"{prefix}Metrics")
-    if part.get("join"):
-        j = part["join"]
-        head.blocks.append(
-            KeyValues(
-                [
-                    ("matched items", fmt_int(j.get("matched"))),
-                    (f"only in {j.get('left_name', 'left')}", fmt_int(j.get("left_only"))),
-                    (f"only in {j.get('right_name', 'right')}", fmt_int(j.get("right_only"))),
-                ]
-            )
-        )
-    if part.get("metrics"):
-        head.blocks.append(metrics_table(part["metrics"]))
-    if head.blocks:
-        out.append(head)
-    am = part.get("agreement_matrix")
-    if am:
-        out.append(
-            agreement_section(
-                am["raters"],
-                am["matrix"],
-                metric=am.get("metric", "agreement"),
-                judges=am.get("judges", ()),
-                ceiling=am.get("ceiling"),
-                title=f"{prefix}Agreement between raters",
-                key=key,
-            )
-        )
-    cm = part.get("confusion")
-    if cm:
-        out.append(
-            confusion_section(
-                cm["categories"],
-                cm["counts"],
-                title=f"{prefix}Judge vs human labels",
-                key=key,
-                human_label=cm.get("human_label", "human label"),
-                judge_label=cm.get("judge_label", "judge label"),
-            )
-        )
-    cc = part.get("calibration_curve")
-    if cc:
-        out.append(
-            calibration_curve_section(
-                cc["judge_scores"],
-                cc["human_means"],
-                cc["counts"],
-                lower=cc.get("lower"),
-                upper=cc.get("upper"),
-                identity=bool(cc.get("identity", False)),
-                title=f"{prefix}Calibration",
-                key=key,
-            )
-        )
-    return out
-
-
 def calibration_sections(run: RunData) -> list[Section]:
     """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
     cal: Mapping[str, Any] = run.summary.get("calibration") or {}
     if "report" in cal or isinstance(cal.get("dimensions"), list):
-        from attune_judge.report._calibration import calibration_report_sections
-
         rich = Section("Agreement with people")
         rich.subsections = calibration_report_sections(
             cal.get("report", cal), figures=cal.get("figures")
@@ -244,8 +178,6 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 ],
             )
         )
-    from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
-
     top.subsections += sensitivity_sections_from_summary(sens)
     return [top]
 

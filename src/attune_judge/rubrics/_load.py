@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from attune_judge.data import read_utf8
 from attune_judge.errors import UserError
 from attune_judge.rubrics._model import Rubric
 
@@ -106,7 +107,7 @@ def read_yaml(path: Path, what: str) -> Any:
     if not path.is_file():
         raise UserError(f"{what} not found: {path}")
     try:
-        return yaml.safe_load(path.read_text("utf-8"))
+        return yaml.safe_load(read_utf8(path))
     except yaml.YAMLError as exc:
         raise UserError(f"{path}: not valid YAML: {exc}") from None
 

@@ -30,6 +30,7 @@ from attune_judge.runner._generate import (
     run_generate,
 )
 from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl, load_judge_items
+from attune_judge.runner._leaderboard import run_leaderboard
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
 from attune_judge.runner._progress import Progress, make_progress
@@ -109,6 +110,7 @@ __all__ = [
     "redact",
     "render_report_md",
     "run_generate",
+    "run_leaderboard",
     "run_score",
     "run_tasks",
     "score_lms",

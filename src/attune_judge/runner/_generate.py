@@ -22,7 +22,7 @@ from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._progress import make_progress
-from attune_judge.runner._store import cut_torn_tail, redact, secret_values
+from attune_judge.runner._store import cut_torn_tail, lock_path, redact, secret_values
 
 if TYPE_CHECKING:
     import dspy
@@ -206,10 +206,37 @@ def generate_candidates(
     executor, max_concurrency, retry, quiet
         As for :func:`run_tasks`.
     """
+    out = Path(out)
+    # one process at a time per candidates file: a second one would pay for every reply twice
+    with lock_path(out.with_name(out.name + ".lock"), f"candidates file {out}"):
+        return _generate_locked(
+            items,
+            out,
+            lm=lm,
+            model=model,
+            adapter=adapter,
+            executor=executor,
+            max_concurrency=max_concurrency,
+            retry=retry,
+            quiet=quiet,
+        )
+
+
+def _generate_locked(
+    items: Sequence[JudgeItem],
+    out: Path,
+    *,
+    lm: dspy.LM,
+    model: str,
+    adapter: Any,
+    executor: Executor | None,
+    max_concurrency: int,
+    retry: RetryPolicy | None,
+    quiet: bool,
+) -> GenerateResult:
     from attune_judge.lm import lm_response_format, make_adapter
 
     start = time.perf_counter()
-    out = Path(out)
     if adapter is None:
         adapter = make_adapter(lm_response_format(lm))
     done: set[tuple[str, int]] = set()

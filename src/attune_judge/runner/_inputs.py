@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from attune_judge.data import JudgeItem, read_jsonl
+from attune_judge.data import JudgeItem, read_jsonl, reading_utf8
 from attune_judge.errors import UserError
 from attune_judge.runner._candidates import PSEUDO_MODELS, items_for_candidates, read_candidates
 
@@ -62,7 +62,7 @@ def is_judge_item_jsonl(path: Path) -> bool:
     path = Path(path)
     if not (path.is_file() and path.suffix == ".jsonl"):
         return False
-    with path.open("r", encoding="utf-8") as fh:
+    with reading_utf8(path), path.open("r", encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 try:

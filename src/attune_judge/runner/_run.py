@@ -284,6 +284,46 @@ def run_tasks(
     if max_cost is not None:
         check_prices(tasks, pricing)
     run_dir = RunDir(out)
+    with run_dir.lock():
+        return _run_locked(
+            run_dir,
+            tasks,
+            start=start,
+            command=command,
+            arguments=arguments,
+            inputs=inputs,
+            data_fingerprint=data_fingerprint,
+            seed=seed,
+            executor=executor or ThreadExecutor(max_concurrency),
+            retry=retry or RetryPolicy(seed=seed),
+            budget=budget or FailureBudget(),
+            quiet=quiet,
+            fsync_interval_s=fsync_interval_s,
+            bootstrap_B=bootstrap_B,
+            pricing=pricing,
+            max_cost=max_cost,
+        )
+
+
+def _run_locked(
+    run_dir: RunDir,
+    tasks: Sequence[Task],
+    *,
+    start: float,
+    command: str,
+    arguments: Mapping[str, Any],
+    inputs: Mapping[str, str],
+    data_fingerprint: str,
+    seed: int,
+    executor: Executor,
+    retry: RetryPolicy,
+    budget: FailureBudget,
+    quiet: bool,
+    fsync_interval_s: float | None,
+    bootstrap_B: int,
+    pricing: Pricing,
+    max_cost: float | None,
+) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
         RunManifest(
@@ -307,6 +347,7 @@ def run_tasks(
     n_skipped = len(tasks) - len(pending)
     counts: Counter[str] = Counter()
     stopped: str | None = None
+    failed = True  # until the invocation ends normally
     try:
         already = _spent(effective.values())
         if pending and max_cost is not None and already >= max_cost:
@@ -316,9 +357,9 @@ def run_tasks(
             stopped = _execute(
                 run_dir,
                 pending,
-                executor=executor or ThreadExecutor(max_concurrency),
-                retry=retry or RetryPolicy(seed=seed),
-                budget=budget or FailureBudget(),
+                executor=executor,
+                retry=retry,
+                budget=budget,
                 quiet=quiet,
                 fsync_interval_s=fsync_interval_s,
                 effective=effective,
@@ -326,6 +367,7 @@ def run_tasks(
                 pricing=pricing,
                 max_cost=max_cost,
             )
+        failed = False
     except (KeyboardInterrupt, Interrupted):
         stopped = "interrupted (Ctrl-C); completed judgments are kept, run the same command again"
         raise
@@ -349,13 +391,21 @@ def run_tasks(
                 "n_skipped": n_skipped,
                 "n_run": sum(counts.values()),
                 "stopped": stopped,
-                "invocations": manifest.invocations,
+                "invocations": manifest.invocations - (1 if failed else 0),
             },
         )
-        run_dir.write_json(run_dir.summary_path, summary)
-        run_dir.write_text(
-            run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
-        )
+        try:
+            run_dir.write_json(run_dir.summary_path, summary)
+            run_dir.write_text(
+                run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
+            )
+            if not failed:
+                run_dir.commit_manifest(manifest)
+        except UserError as exc:
+            if not failed:
+                raise
+            # the invocation is already failing: report that first cause, not this one
+            log.error("%s", exc)
     return RunResult(
         run_dir=run_dir.path,
         n_tasks=len(tasks),

@@ -214,7 +214,13 @@ def rubric_kind(rubric: str) -> str:
     from attune_judge.judges import BASELINES
     from attune_judge.rubrics import load_rubric
 
-    return "reference" if rubric in BASELINES else load_rubric(rubric).kind
+    if rubric in BASELINES:
+        return "reference"
+    from attune_judge.judges._aligned import aligned_rubric, is_aligned_judge
+
+    if is_aligned_judge(rubric):
+        return aligned_rubric(rubric).kind
+    return load_rubric(rubric).kind
 
 
 def score_items(config: ScoreConfig) -> list[JudgeItem]:

@@ -10,33 +10,45 @@ Layout (ARCHITECTURE.md)::
 
 ``judgments.jsonl`` is a log: when an ``lm_error`` judgment is retried on resume, the new
 record is appended and the *last* record of each ``(item_id, judge_id)`` is the effective one.
+
+One process at a time: :meth:`RunDir.lock` holds an exclusive lock (``.attune.lock``, holding
+the PID) for the whole invocation; a second process on the same directory is refused with the
+holder's PID. The lock is an ``flock`` on the file, so the kernel releases it when its holder
+dies: the lock file a killed run leaves behind is taken over by the next one.
+Writes fail cleanly: a judgment line is written whole or cut back off, JSON files are written
+to a temporary file and renamed (the temporary file is removed on failure), and every
+file-system failure (read-only, disk full, no permission) is a ``UserError`` naming the path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import platform
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge.data import JsonlAppender, Judgment, read_jsonl
+from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.data import JsonlAppender, Judgment, read_jsonl, write_error
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import TaskKey
 
 __all__ = [
     "FINISHED_STATUSES",
+    "LOCK_NAME",
     "RunDir",
     "RunManifest",
     "cut_torn_tail",
     "effective_judgments",
+    "lock_path",
     "redact",
     "secret_values",
     "versions",
@@ -47,6 +59,85 @@ log = logging.getLogger(__name__)
 FINISHED_STATUSES = frozenset({"ok", "parse_error", "refused"})
 """Statuses that resume skips. ``lm_error`` is not final: resume tries it again (the call
 was not answered, so nothing is in the LM cache and nothing was paid for)."""
+
+LOCK_NAME = ".attune.lock"
+"""The lock file inside a run directory (exists only while a process works on it)."""
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 64).decode("ascii", "replace").strip()
+        return int(text) if text.isdigit() else None
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def lock_path(path: Path, what: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (a lock file) while the block runs.
+
+    ``what`` names the thing locked in the refusal (``run directory runs/x``).
+
+    Raises
+    ------
+    UserError
+        Another live process holds the lock (its PID is named), or the lock file cannot be
+        created (read-only directory, ...; the path is named).
+    """
+    import fcntl
+
+    path = Path(path)
+    while True:
+        path.parent.mkdir(parents=True, exist_ok=True)  # a bad output path: OSError names it
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise write_error(path, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _read_pid(fd)
+            os.close(fd)
+            who = f"PID {holder}" if holder is not None else "a process that is starting"
+            raise UserError(
+                f"{what} is in use by another attune-judge process ({who}); wait for it to "
+                f"finish or stop it, then run the same command again (lock file {path})"
+            ) from None
+        try:  # the file may have been unlinked by a holder releasing it meanwhile: retry
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    previous = _read_pid(fd)
+    if previous is not None and previous != os.getpid() and not _pid_alive(previous):
+        log.info("%s: took over the lock left by PID %d (no longer running)", path, previous)
+    try:
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError as exc:
+        os.close(fd)
+        raise write_error(path, exc) from None
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        os.close(fd)
+
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
 _MIN_SECRET_LEN = 8
@@ -119,7 +210,7 @@ class RunManifest(BaseModel):
     updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
     """When the run was last invoked."""
     invocations: int = 1
-    """How many times the run was invoked (1 + resumes)."""
+    """Invocations of the run that finished (a failed or interrupted one is not counted)."""
 
     def identity(self) -> dict[str, Any]:
         """What must not change between a run and its resume."""
@@ -179,7 +270,12 @@ class RunDir:
         self.judgments_path = self.path / "judgments.jsonl"
         self.summary_path = self.path / "summary.json"
         self.report_path = self.path / "report.md"
+        self.lock_path = self.path / LOCK_NAME
         self._secrets = secret_values()
+
+    def lock(self) -> contextlib.AbstractContextManager[None]:
+        """The exclusive lock of this directory for one invocation (see the module docstring)."""
+        return lock_path(self.lock_path, f"run directory {self.path}")
 
     # -- manifest ---------------------------------------------------------------------------
 
@@ -196,7 +292,11 @@ class RunDir:
             ) from None
 
     def open_manifest(self, manifest: RunManifest) -> RunManifest:
-        """Write the manifest of a new run, or check and update the one of a resumed run.
+        """Write the manifest of a new run, or check the one of a resumed run.
+
+        The returned manifest counts this invocation; it is written by
+        :meth:`commit_manifest` when the invocation finishes (a new run's manifest is written
+        at once, with ``invocations=0`` until then).
 
         Raises
         ------
@@ -211,8 +311,11 @@ class RunDir:
                     f"{self.path}: has judgments.jsonl but no manifest.json",
                     ["use a new output directory (-o)"],
                 )
-            self.write_json(self.manifest_path, manifest.model_dump(mode="json"))
-            return manifest
+            self.write_json(
+                self.manifest_path,
+                manifest.model_copy(update={"invocations": 0}).model_dump(mode="json"),
+            )
+            return manifest.model_copy(update={"invocations": 1})
         ours, theirs = manifest.identity(), old.identity()
         if ours != theirs:
             diffs = [
@@ -228,11 +331,13 @@ class RunDir:
                     "score it into a new output directory (-o)",
                 ],
             )
-        merged = manifest.model_copy(
+        return manifest.model_copy(
             update={"created_at": old.created_at, "invocations": old.invocations + 1}
         )
-        self.write_json(self.manifest_path, merged.model_dump(mode="json"))
-        return merged
+
+    def commit_manifest(self, manifest: RunManifest) -> None:
+        """Record a finished invocation (``manifest`` from :meth:`open_manifest`)."""
+        self.write_json(self.manifest_path, manifest.model_dump(mode="json"))
 
     # -- judgments --------------------------------------------------------------------------
 
@@ -253,15 +358,30 @@ class RunDir:
     # -- plain files ------------------------------------------------------------------------
 
     def write_json(self, path: Path, obj: Any) -> None:
-        """Write JSON atomically, with secret values redacted."""
+        """Write JSON atomically, with secret values redacted (``summary.json`` gets its
+        ``schema_version``)."""
+        if path == self.summary_path and isinstance(obj, dict):
+            obj = {"schema_version": SCHEMA_VERSION, **obj}
         self.write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
 
     def write_text(self, path: Path, text: str) -> None:
-        """Write text atomically (temporary file, then rename), with secret values redacted."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        """Write text atomically (temporary file, then rename), with secret values redacted.
+
+        Raises
+        ------
+        UserError
+            The file system refused (read-only, full, no permission); the temporary file is
+            removed and the previous version of ``path`` is left as it was.
+        """
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(redact(text, self._secrets), encoding="utf-8")
-        tmp.replace(path)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(redact(text, self._secrets), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise write_error(path, exc) from None
 
 
 class JudgmentWriter:
@@ -279,10 +399,10 @@ class JudgmentWriter:
         self, path: Path, secrets: list[str], *, fsync_interval_s: float | None = 0.2
     ) -> None:
         self._secrets = secrets
+        self._path = Path(path)
         self._out = JsonlAppender(path, fsync=fsync_interval_s == 0)
         self._interval = fsync_interval_s if fsync_interval_s else None
-        # fsync applies to the file, not the descriptor: a second one keeps JsonlAppender's own
-        self._sync_fd = os.open(path, os.O_RDONLY) if self._interval else None
+        self._sync_fd = self._out.fileno() if self._interval else None
         self._last_sync = time.monotonic()
 
     def append(self, judgment: Judgment) -> None:
@@ -296,16 +416,24 @@ class JudgmentWriter:
         if self._sync_fd is not None and self._interval is not None:
             now = time.monotonic()
             if now - self._last_sync >= self._interval:
-                os.fsync(self._sync_fd)
+                self._sync()
                 self._last_sync = now
+
+    def _sync(self) -> None:
+        if self._sync_fd is None:
+            return
+        try:
+            os.fsync(self._sync_fd)
+        except OSError as exc:
+            raise write_error(self._path, exc) from None
 
     def close(self) -> None:
         """fsync (when grouped) and close."""
-        if self._sync_fd is not None:
-            os.fsync(self._sync_fd)
-            os.close(self._sync_fd)
+        try:
+            self._sync()
+        finally:
             self._sync_fd = None
-        self._out.close()
+            self._out.close()
 
     def __enter__(self) -> JudgmentWriter:
         return self

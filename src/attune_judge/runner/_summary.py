@@ -64,6 +64,24 @@ def _score_intervals(
     return out
 
 
+def _leaderboard(
+    ok: Sequence[Judgment], *, seed: int, B: int, level: float
+) -> dict[str, Any] | None:
+    """The judge's leaderboard with rank sets (stored once, read by the report and ``rank``);
+    ``None`` with fewer than two models."""
+    if len({j.candidate_model for j in ok if j.candidate_model and j.normalized is not None}) < 2:
+        return None  # (before importing the statistics: an interrupted run stops at once)
+    from attune_judge.calibration import judgments_to_scores, leaderboard
+    from attune_judge.errors import UserError
+
+    models, clusters, scores = judgments_to_scores(ok)
+    try:
+        board = leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    except UserError:
+        return None
+    return board.model_dump(mode="json")
+
+
 def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
     counts = dict.fromkeys(SUMMARY_STATUSES, 0)
     for j in judgments:
@@ -134,7 +152,9 @@ def summarize(
     Returns
     -------
     dict
-        ``{"run": {...}, "judges": {judge_id: {"label": ..., "models": {model: {...}}}}}``.
+        ``{"run": {...}, "judges": {judge_id: {"label": ..., "models": {model: {...}},
+        "leaderboard": {...}}}}`` (the leaderboard with rank sets when two or more models
+        have ok scores; the report and ``rank`` read it instead of bootstrapping again).
     """
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
@@ -174,6 +194,9 @@ def summarize(
             if model in models:
                 models[model]["score"] = interval
         judges_out[jid] = {"label": labels[jid], "models": models, "totals": _totals(models)}
+        board = _leaderboard(ok_all, seed=seed, B=B, level=level)
+        if board is not None:
+            judges_out[jid]["leaderboard"] = board
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
         if pairwise is not None:
             judges_out[jid]["pairwise"] = pairwise
@@ -229,4 +252,7 @@ def _judge_label(spec: Mapping[str, Any]) -> str:
         if isinstance(value, str):
             parts.append(value)
             break
+    aligned = spec.get("aligned")
+    if isinstance(aligned, Mapping) and aligned.get("artifact_hash"):
+        parts.append(f"aligned {aligned['artifact_hash']}")
     return " · ".join(parts) or "judge"

@@ -13,7 +13,11 @@ Verdict rule (``RULE``), at the declared α:
   ``P`` model pairs; ``1 − α`` with ``adjust="none"``);
 * a variant is **unstable** when it has a significant flip, or when the upper end of the
   (1 − α) percentile interval of Kendall τ-b between its model means and the base's falls below
-  ``tau_threshold``; otherwise it is **stable**.
+  ``tau_threshold``; it is **stable** when it has no significant flip and the *lower* end of
+  that interval is at or above ``tau_threshold`` (with at least ``MIN_CLUSTERS`` = 10
+  conversations); otherwise it is **inconclusive** — the data neither confirm nor rule out a
+  change of ranking (a fully reversed ranking with τ = −1 but an interval [−1, 1] is not
+  "stable"). Verdicts come from intervals, never from point estimates alone.
 
 A flip inside the intervals (either difference interval contains 0) is reported in the
 rank-flip table but does not make a variant unstable on its own.
@@ -25,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge.calibration import IntervalMethod, bootstrap_weights
+from attune_judge.calibration import MIN_CLUSTERS, IntervalMethod, bootstrap_weights
 from attune_judge.sensitivity._paired import (
     VariantBoot,
     aligned_sums,
@@ -50,12 +54,17 @@ RULE = (
     "difference (level 1 - alpha/P, Bonferroni over the P model pairs; 1 - alpha without "
     "adjustment) excludes 0 on the flipped side. A variant is unstable when it has at least "
     "one significant flip, or when the upper end of the (1 - alpha) interval of Kendall tau-b "
-    "between its model means and the base's is below tau_threshold; otherwise stable."
+    "between its model means and the base's is below tau_threshold; stable when it has no "
+    "significant flip and the lower end of that interval is at least tau_threshold (with at "
+    "least 10 conversations); otherwise inconclusive."
 )
 
 
 def _verdict(
-    ranking: VariantRanking, pairs: list[PairComparison], tau_threshold: float
+    ranking: VariantRanking,
+    pairs: list[PairComparison],
+    tau_threshold: float,
+    n_clusters: int = MIN_CLUSTERS,
 ) -> VariantVerdict:
     flips = [p for p in pairs if p.flipped]
     significant = [p for p in flips if p.significant]
@@ -66,18 +75,36 @@ def _verdict(
     ]
     tau = ranking.tau
     tau_upper = None if tau is None else tau.upper
+    tau_lower = None if tau is None else tau.lower
     if tau_upper is not None and tau_upper < tau_threshold:
         reasons.append(
             f"Kendall tau upper bound {tau_upper:.3f} is below the threshold {tau_threshold}"
         )
+    verdict = "unstable" if reasons else "stable"
+    if verdict == "stable":
+        if tau_lower is None:
+            reasons.append("Kendall tau has no interval: stability is not established")
+        elif tau_lower < tau_threshold:
+            reasons.append(
+                f"Kendall tau interval [{tau_lower:.3f}, {tau_upper:.3f}] reaches below the "
+                f"threshold {tau_threshold}: stability is not established"
+            )
+        if n_clusters < MIN_CLUSTERS:
+            reasons.append(
+                f"only {n_clusters} conversations (fewer than {MIN_CLUSTERS}): no claim either way"
+            )
+        if reasons:
+            verdict = "inconclusive"
     return VariantVerdict(
         variant=ranking.variant,
-        stable=not reasons,
+        stable=verdict == "stable",
         reasons=reasons,
         n_flips=len(flips),
         n_significant_flips=len(significant),
         tau=None if tau is None else tau.estimate,
         tau_upper=tau_upper,
+        verdict=verdict,
+        tau_lower=tau_lower,
     )
 
 
@@ -92,7 +119,7 @@ def analyze_sensitivity(
     adjust: Literal["bonferroni", "none"] = "bonferroni",
     B: int = 2_000,
     seed: int = 0,
-    method: IntervalMethod = "bca",
+    method: IntervalMethod = "studentized",
     rank_sets: bool = True,
 ) -> SensitivityAnalysis:
     """Compare each variant's model scores and ranking with the base variant's.
@@ -117,8 +144,9 @@ def analyze_sensitivity(
     B, seed
         Bootstrap replicates and seed of the shared cluster weights.
     method
-        Interval method of the model means (``bca`` with percentile fallback, or
-        ``percentile``); differences, shifts and τ always use percentile intervals.
+        Interval method of the model means (``studentized``, the default: symmetric
+        bootstrap-t with the cluster-robust SE; ``bca`` or ``percentile``). Differences
+        between models use the studentized interval too; shifts and τ percentile intervals.
     rank_sets
         Whether to compute simultaneous confidence sets for ranks per variant.
 
@@ -165,7 +193,7 @@ def analyze_sensitivity(
         if not is_base:
             ps = pair_comparisons(per[v], per[base], pair_level=pair_level, B=B, seed=seed)
             pairs.extend(ps)
-            verdicts.append(_verdict(rk, ps, tau_threshold))
+            verdicts.append(_verdict(rk, ps, tau_threshold, len(clusters)))
     shifts = (
         criterion_shifts(criteria, clusters, base, variants, W, level=level, seed=seed)
         if criteria is not None

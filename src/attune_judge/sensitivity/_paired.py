@@ -13,6 +13,7 @@ from attune_judge.calibration import (
     IntervalMethod,
     Metric,
     PairedBootstrapResult,
+    difference_intervals,
     interval_endpoints,
     paired_cluster_bootstrap,
     rank_confidence_sets,
@@ -103,6 +104,8 @@ class VariantBoot:
     ) -> None:
         self.name = name
         self.sums = sums
+        self.W = W
+        self.level = level
         models = sums.labels
         present = [m for j, m in enumerate(models) if sums.counts[:, j].sum() > 0]
         self.present = present
@@ -213,51 +216,58 @@ def pair_comparisons(
     models = var.sums.labels
     C = len(var.sums.clusters)
     out: list[PairComparison] = []
+    oriented: list[tuple[int, int, int, int]] = []  # (j, k, a, b): a is ahead in the base
     for j in range(len(models)):
         for k in range(j + 1, len(models)):
             db = base.theta[j] - base.theta[k]
             dv = var.theta[j] - var.theta[k]
             if not (np.isfinite(db) and np.isfinite(dv)):
                 continue
-            a, b = (j, k) if db >= 0 else (k, j)
-            sign = 1.0 if db >= 0 else -1.0
-            rb = sign * (base.reps[:, j] - base.reps[:, k])
-            rv = sign * (var.reps[:, j] - var.reps[:, k])
-            eb = interval_endpoints(float(sign * db), rb, level=pair_level, method="percentile")
-            ev = interval_endpoints(float(sign * dv), rv, level=pair_level, method="percentile")
-            change = _metric(
-                f"change[{models[a]}-{models[b]}]",
-                float(sign * (dv - db)),
-                rv - rb,
-                level=pair_level,
-                B=B,
-                seed=seed,
-                n_clusters=C,
-                n=int(var.sums.counts[:, [j, k]].sum()),
+            oriented.append((j, k, *((j, k) if db >= 0 else (k, j))))
+    # studentized paired intervals of the oriented differences (issue 17: the percentile
+    # interval under-covers with few conversations)
+    ab = [(a, b) for _, _, a, b in oriented]
+    base_int = difference_intervals(base.sums, ab, weights=base.W, level=pair_level, seed=seed)
+    var_int = difference_intervals(var.sums, ab, weights=var.W, level=pair_level, seed=seed)
+    for (j, k, a, b), eb, ev in zip(oriented, base_int, var_int, strict=True):
+        db = base.theta[j] - base.theta[k]
+        dv = var.theta[j] - var.theta[k]
+        sign = 1.0 if db >= 0 else -1.0
+        rb = sign * (base.reps[:, j] - base.reps[:, k])
+        rv = sign * (var.reps[:, j] - var.reps[:, k])
+        change = _metric(
+            f"change[{models[a]}-{models[b]}]",
+            float(sign * (dv - db)),
+            rv - rb,
+            level=pair_level,
+            B=B,
+            seed=seed,
+            n_clusters=C,
+            n=int(var.sums.counts[:, [j, k]].sum()),
+        )
+        base_d, var_d = float(sign * db), float(sign * dv)
+        flipped = base_d > 0 and var_d < 0
+        inside = flipped and (
+            (eb.lower is None or eb.lower <= 0) or (ev.upper is None or ev.upper >= 0)
+        )
+        significant = flipped and ev.upper is not None and ev.upper < 0
+        out.append(
+            PairComparison(
+                variant=var.name,
+                model_a=models[a],
+                model_b=models[b],
+                base_diff=base_d,
+                base_lower=eb.lower,
+                base_upper=eb.upper,
+                variant_diff=var_d,
+                variant_lower=ev.lower,
+                variant_upper=ev.upper,
+                change=change,
+                flipped=flipped,
+                inside_intervals=inside,
+                significant=significant,
             )
-            base_d, var_d = float(sign * db), float(sign * dv)
-            flipped = base_d > 0 and var_d < 0
-            inside = flipped and (
-                (eb.lower is None or eb.lower <= 0) or (ev.upper is None or ev.upper >= 0)
-            )
-            significant = flipped and ev.upper is not None and ev.upper < 0
-            out.append(
-                PairComparison(
-                    variant=var.name,
-                    model_a=models[a],
-                    model_b=models[b],
-                    base_diff=base_d,
-                    base_lower=eb.lower,
-                    base_upper=eb.upper,
-                    variant_diff=var_d,
-                    variant_lower=ev.lower,
-                    variant_upper=ev.upper,
-                    change=change,
-                    flipped=flipped,
-                    inside_intervals=inside,
-                    significant=significant,
-                )
-            )
+        )
     return out
 
 

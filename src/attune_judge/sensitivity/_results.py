@@ -145,9 +145,17 @@ class VariantVerdict(ResultModel):
     variant: str
     """Variant name."""
     stable: bool
-    """``False`` when any instability reason holds (see ``SensitivityAnalysis.rule``)."""
+    """``True`` only when the verdict is ``stable`` (see ``SensitivityAnalysis.rule``)."""
     reasons: list[str]
-    """Why the variant is unstable (empty when stable)."""
+    """Why the variant is unstable, or why stability is not established (empty when
+    stable)."""
+    verdict: Literal["stable", "unstable", "inconclusive"] = "stable"
+    """From the intervals, never from point estimates alone: ``unstable`` (a significant
+    flip, or τ's upper bound below the threshold), ``stable`` (no significant flip and τ's
+    lower bound at or above the threshold, with at least ``MIN_CLUSTERS`` conversations),
+    else ``inconclusive``."""
+    tau_lower: float | None = None
+    """Lower end of τ's interval."""
     n_flips: int
     """Pairs ordered oppositely by the point estimates."""
     n_significant_flips: int

@@ -85,7 +85,7 @@ def sensitivity_block(
             verdict = verdicts.get(v.name)
             if verdict is not None:
                 entry["stable"] = verdict.stable
-                entry["verdict"] = "stable" if verdict.stable else "UNSTABLE"
+                entry["verdict"] = {"unstable": "UNSTABLE"}.get(verdict.verdict, verdict.verdict)
                 entry["reasons"] = list(verdict.reasons)
         out_variants[v.name] = entry
     block["variants"] = out_variants

@@ -295,7 +295,7 @@ def _task_block(
     seed: int,
     level: float,
 ) -> tuple[dict[str, Any], Any]:
-    from attune_judge.calibration import paired_cluster_bootstrap
+    from attune_judge.calibration import few_clusters_warning, paired_cluster_bootstrap
 
     ok = [r for r in recs if r.status == "ok"]
     counts: dict[str, dict[str, int]] = {m: defaultdict(int) for m in models}
@@ -323,6 +323,9 @@ def _task_block(
         if name == PRIMARY_METRIC[task]:
             primary_sums = sums
             block["leaderboard"] = {"rows": _ranking(sums, boot, W, seed, level)}
+            few = few_clusters_warning(len(sums.clusters))
+            if few:  # issue 17: below MIN_CLUSTERS no rank claim (sets are [1, p])
+                block["leaderboard"].update(warnings=[few], rank_claims=False)
             block["score_label"] = f"{name} (0–1)"
             block["xlim"] = [-0.03, 1.03]
             block["discriminability"] = _discriminability(boot, level)

@@ -1,0 +1,5 @@
+"""The layout version of ``summary.json`` (bottom-level: every writer of a run directory
+stamps it; :mod:`attune_judge.runs` types the records)."""
+
+SCHEMA_VERSION = 1
+"""Version of the ``summary.json`` layout; raised when a key changes meaning or goes away."""

@@ -1,0 +1,69 @@
+"""Align a judge to people: DSPy optimizers on a cluster split, a held-out proof, a score map.
+
+``align_judge(AlignConfig(...))`` splits the human-labelled items by conversation into train /
+dev / test (seeded; the test split is never shown to the optimizer), estimates the model calls,
+judges the test items with the unaligned judge, optimises the judge's DSPy program on train/dev
+(``labeled-fewshot``, ``bootstrap-fewshot``, ``mipro``, ``gepa``), judges the test items again,
+fits a monotone score map (cross-fitted by conversation), and writes an artifact directory that
+``build_judge`` / ``--judge PATH`` load as a judge (:func:`load_aligned_judge`).
+"""
+
+from attune_judge.align._artifact import (
+    ARTIFACT_FILE,
+    AlignedJudge,
+    AlignedJudgeManifest,
+    held_out_items,
+    is_aligned_judge,
+    load_aligned_judge,
+    read_manifest,
+)
+from attune_judge.align._data import AlignData, LabelledItem, load_align_data
+from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
+from attune_judge.align._metric import MetricKind, MetricLog, item_agreement, make_dspy_metric
+from attune_judge.align._optimize import (
+    OPTIMIZERS,
+    BudgetEstimate,
+    OptimizerName,
+    OptimizerSettings,
+    estimate_budget,
+    run_optimizer,
+    to_examples,
+)
+from attune_judge.align._proof import HeldOutProof, held_out_proof, length_baseline
+from attune_judge.align._run import AlignConfig, AlignResult, align_judge
+from attune_judge.align._split import Split, cluster_split
+
+__all__ = [
+    "ARTIFACT_FILE",
+    "OPTIMIZERS",
+    "AlignConfig",
+    "AlignData",
+    "AlignResult",
+    "AlignedJudge",
+    "AlignedJudgeManifest",
+    "BudgetEstimate",
+    "HeldOutProof",
+    "LabelledItem",
+    "MetricKind",
+    "MetricLog",
+    "OptimizerName",
+    "OptimizerSettings",
+    "ScoreMap",
+    "Split",
+    "align_judge",
+    "cluster_split",
+    "crossfit_score_map",
+    "estimate_budget",
+    "fit_score_map",
+    "held_out_items",
+    "held_out_proof",
+    "is_aligned_judge",
+    "item_agreement",
+    "length_baseline",
+    "load_align_data",
+    "load_aligned_judge",
+    "make_dspy_metric",
+    "read_manifest",
+    "run_optimizer",
+    "to_examples",
+]

@@ -1,0 +1,210 @@
+"""The held-out proof: on the test conversations, agreement with the people before and after
+alignment, beside a length-only baseline and the human ceiling, with a paired cluster-bootstrap
+interval of the improvement and a plain verdict."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from attune_judge.align._data import LabelledItem
+from attune_judge.align._metric import MetricKind, item_agreement
+from attune_judge.calibration import Metric, bootstrap_means
+from attune_judge.rubrics import Rubric
+
+__all__ = ["HeldOutProof", "held_out_proof", "human_ceiling_values", "length_baseline"]
+
+
+class HeldOutProof(BaseModel):
+    """Agreement with the people on the test split (mean per-item agreement, 1 = identical)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    """The per-item agreement (``ordinal``: 1 − |judge − human| / range, mean over criteria)."""
+    n_items: int
+    """Test items where both judges gave a usable judgment (the paired comparison)."""
+    n_clusters: int
+    """Conversations of those items."""
+    n_failed_before: int
+    """Test items the unaligned judge failed on (parse or model errors; not scores)."""
+    n_failed_after: int
+    """Test items the aligned judge failed on."""
+    before: Metric
+    """Unaligned judge."""
+    after: Metric
+    """Aligned judge (raw scores)."""
+    after_mapped: Metric | None = None
+    """Aligned judge with the score map, cross-fitted by conversation."""
+    length_baseline: Metric
+    """Scores predicted from the reply's length alone (fitted on the train split)."""
+    human_ceiling: Metric | None = None
+    """Each person against the mean of the others (items with ≥ 2 people)."""
+    improvement: Metric
+    """after − before, paired cluster bootstrap."""
+    improvement_mapped: Metric | None = None
+    """after (mapped) − before."""
+    distinguishable: bool
+    """Whether the interval of the improvement excludes zero."""
+    verdict: str
+    """The result in one plain sentence."""
+
+
+def _fit_length(train: Sequence[LabelledItem], criteria: Sequence[str]) -> dict[str, np.ndarray]:
+    coef: dict[str, np.ndarray] = {}
+    for c in criteria:
+        xs = [math.log1p(len(li.item.candidate)) for li in train if c in li.human]
+        ys = [li.human[c] for li in train if c in li.human]
+        if len(xs) >= 2 and len(set(xs)) >= 2:
+            coef[c] = np.polyfit(xs, ys, 1)
+        elif ys:
+            coef[c] = np.array([0.0, float(np.mean(ys))])
+    return coef
+
+
+def length_baseline(
+    train: Sequence[LabelledItem],
+    test: Sequence[LabelledItem],
+    rubric: Rubric,
+    criteria: Sequence[str],
+) -> list[dict[str, float]]:
+    """Per test item, scores from a straight line of human score on log(length) fitted on the
+    train split, rounded to the scale (a judge that only sees length)."""
+    coef = _fit_length(train, criteria)
+    out = []
+    for li in test:
+        x = math.log1p(len(li.item.candidate))
+        pred = {}
+        for c, (a, b) in coef.items():
+            s = rubric.scale_of(c)
+            pred[c] = float(min(max(round(a * x + b), s.min), s.max))
+        out.append(pred)
+    return out
+
+
+def human_ceiling_values(
+    items: Sequence[LabelledItem], rubric: Rubric, kind: MetricKind
+) -> list[tuple[str, float]]:
+    """(cluster, value) per item with ≥ 2 people: the mean over people of the agreement of one
+    person with the mean of the others."""
+    out = []
+    for li in items:
+        if len(li.raters) < 2:
+            continue
+        vals = []
+        for r, own in li.raters.items():
+            others: dict[str, list[float]] = {}
+            for o, v in li.raters.items():
+                if o != r:
+                    for c, x in v.items():
+                        others.setdefault(c, []).append(x)
+            rest = {c: float(np.mean(v)) for c, v in others.items()}
+            a = item_agreement(own, rest, rubric, kind)
+            if a is not None:
+                vals.append(a)
+        if vals:
+            out.append((li.cluster, float(np.mean(vals))))
+    return out
+
+
+def held_out_proof(
+    test: Sequence[LabelledItem],
+    before: Sequence[Mapping[str, float] | None],
+    after: Sequence[Mapping[str, float] | None],
+    length: Sequence[Mapping[str, float]],
+    rubric: Rubric,
+    *,
+    kind: MetricKind = "ordinal",
+    after_mapped: Sequence[Mapping[str, float] | None] | None = None,
+    B: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> HeldOutProof:
+    """Compare judges on the test items (``None`` = a failed judgment, left out of the pairing).
+
+    Every interval is a cluster bootstrap over test conversations (percentile or BCa as the
+    calibration layer chooses); the improvement is the mean of per-item differences, so the
+    draw is paired.
+    """
+    rows = []
+    for k, li in enumerate(test):
+        b, a = before[k], after[k]
+        if b is None or a is None:
+            continue
+        vb = item_agreement(b, li.human, rubric, kind)
+        va = item_agreement(a, li.human, rubric, kind)
+        vl = item_agreement(length[k], li.human, rubric, kind)
+        m = after_mapped[k] if after_mapped is not None else None
+        vm = item_agreement(m, li.human, rubric, kind) if m is not None else None
+        if vb is None or va is None or vl is None:
+            continue
+        rows.append((li.cluster, vb, va, vl, vm))
+    if len(rows) < 2:
+        from attune_judge.errors import UserError
+
+        raise UserError(
+            f"held-out proof: only {len(rows)} test items with usable judgments before and after"
+        )
+    cl = [r[0] for r in rows]
+    kw = {"B": B, "seed": seed}
+
+    def boot(vals: Sequence[float], clusters: Sequence[str] = cl) -> Metric:
+        res = bootstrap_means(list(vals), list(clusters), level=level, **kw)  # type: ignore[arg-type]
+        return res.means[0]
+
+    before_m = boot([r[1] for r in rows])
+    after_m = boot([r[2] for r in rows])
+    length_m = boot([r[3] for r in rows])
+    diff = boot([r[2] - r[1] for r in rows])
+    mapped = [r for r in rows if r[4] is not None]
+    after_mapped_m = diff_mapped = None
+    if after_mapped is not None and len(mapped) >= 2:
+        mc = [r[0] for r in mapped]
+        after_mapped_m = boot([float(r[4]) for r in mapped], mc)  # type: ignore[arg-type]
+        diff_mapped = boot([float(r[4]) - r[1] for r in mapped], mc)  # type: ignore[arg-type]
+    ceiling = human_ceiling_values(test, rubric, kind)
+    ceiling_m = (
+        boot([v for _, v in ceiling], [c for c, _ in ceiling]) if len(ceiling) >= 2 else None
+    )
+    lo, hi = diff.lower, diff.upper
+    distinct = lo is not None and hi is not None and (lo > 0 or hi < 0)
+    est = diff.estimate or 0.0
+    ci = f"{est:+.3f}"
+    if lo is not None and hi is not None:
+        ci += f" [{lo:+.3f}, {hi:+.3f}] ({level:.0%}, paired cluster bootstrap)"
+    n_conv = len(set(cl))
+    if distinct and est > 0:
+        verdict = (
+            f"The aligned judge agrees with the people better than the unaligned one on "
+            f"{len(rows)} held-out items ({n_conv} conversations): {ci}; the improvement is "
+            "distinguishable from zero."
+        )
+    elif distinct:
+        verdict = (
+            f"The aligned judge agrees with the people WORSE than the unaligned one on the "
+            f"held-out items: {ci}; do not use it."
+        )
+    else:
+        verdict = (
+            f"The change in agreement on {len(rows)} held-out items ({n_conv} conversations) is "
+            f"{ci}: not distinguishable from zero; the alignment is not shown to help."
+        )
+    return HeldOutProof(
+        metric=kind,
+        n_items=len(rows),
+        n_clusters=n_conv,
+        n_failed_before=sum(b is None for b in before),
+        n_failed_after=sum(a is None for a in after),
+        before=before_m,
+        after=after_m,
+        after_mapped=after_mapped_m,
+        length_baseline=length_m,
+        human_ceiling=ceiling_m,
+        improvement=diff,
+        improvement_mapped=diff_mapped,
+        distinguishable=bool(distinct),
+        verdict=verdict,
+    )

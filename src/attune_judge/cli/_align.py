@@ -1,0 +1,197 @@
+"""``attune-judge align``: align a rubric judge to people's ratings (thin: parse, call
+:func:`attune_judge.align.align_judge`, print)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from attune_judge.cli._options import (
+    ApiBaseOption,
+    LmOption,
+    MaxTokensOption,
+    ResponseFormatOption,
+    TemperatureOption,
+    TimeoutOption,
+    model_options,
+)
+from attune_judge.errors import UserError
+
+__all__ = ["JudgeArtifactOption", "register", "resolve_judge_artifact"]
+
+JudgeArtifactOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--judge",
+        help="An aligned judge directory (from `attune-judge align`); used instead of --rubric.",
+    ),
+]
+
+
+def resolve_judge_artifact(path: Path | None) -> str | None:
+    """``--judge PATH`` as the rubric reference ``build_judge`` loads (``UserError`` if not one)."""
+    if path is None:
+        return None
+    from attune_judge.align import is_aligned_judge
+
+    if not is_aligned_judge(path):
+        raise UserError(f"{path}: not an aligned judge (no aligned-judge.json); see `align`")
+    return str(path)
+
+
+class OptimizerChoice(StrEnum):
+    """DSPy optimizers ``align`` can run."""
+
+    labeled_fewshot = "labeled-fewshot"
+    bootstrap_fewshot = "bootstrap-fewshot"
+    mipro = "mipro"
+    gepa = "gepa"
+
+
+class MetricChoice(StrEnum):
+    """Per-item agreement with the people."""
+
+    ordinal = "ordinal"
+    quadratic = "quadratic"
+    exact = "exact"
+
+
+def _fractions(text: str) -> tuple[float, float, float]:
+    try:
+        a, b, c = (float(v) for v in text.split(","))
+    except ValueError:
+        raise UserError(
+            f"--split must be TRAIN,DEV,TEST shares (e.g. 0.4,0.2,0.4), not {text!r}"
+        ) from None
+    if min(a, b, c) <= 0:
+        raise UserError(f"--split shares must be positive, not {text!r}")
+    return a, b, c
+
+
+def align(
+    labels: Annotated[
+        str,
+        typer.Argument(
+            help="Human labels: a shipped set (empathic-communication-epitome, duo, ...; see "
+            "`validate --set`) or a Rating JSONL (with --items)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Aligned-judge directory (new).")],
+    items: Annotated[
+        Path | None, typer.Option(help="JudgeItem JSONL of the rated items (label files).")
+    ] = None,
+    rubric: Annotated[
+        str | None, typer.Option(help="Rubric (default: the set's; attunebench-reference).")
+    ] = None,
+    lm: LmOption = "local",
+    api_base: ApiBaseOption = None,
+    response_format: ResponseFormatOption = None,
+    temperature: TemperatureOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
+    optimizer: Annotated[
+        OptimizerChoice, typer.Option(help="DSPy optimizer.")
+    ] = OptimizerChoice.bootstrap_fewshot,
+    metric: Annotated[
+        MetricChoice,
+        typer.Option(help="Agreement per item: ordinal (1 − |Δ|/range), quadratic, exact."),
+    ] = MetricChoice.ordinal,
+    max_demos: Annotated[int, typer.Option(min=0, help="Labelled demonstrations.")] = 4,
+    max_bootstrapped_demos: Annotated[
+        int, typer.Option(min=0, help="Bootstrapped demonstrations (bootstrap-fewshot, mipro).")
+    ] = 4,
+    num_candidates: Annotated[
+        int, typer.Option(min=1, help="Random-search candidate programs (bootstrap-fewshot).")
+    ] = 4,
+    split: Annotated[
+        str, typer.Option(help="Shares of conversations: TRAIN,DEV,TEST.")
+    ] = "0.4,0.2,0.4",
+    seed: Annotated[int, typer.Option(help="Seed of the split, optimizer and bootstrap.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option(min=3, help="Use only the first N conversations (trials).")
+    ] = None,
+    max_calls: Annotated[
+        int | None, typer.Option(min=1, help="Refuse to start above this many model calls.")
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(min=0.0, help="Refuse to start above this cost (USD).")
+    ] = None,
+    reference: Annotated[
+        bool | None,
+        typer.Option("--reference/--no-reference", help="Show the judge the reference reply."),
+    ] = None,
+    reasoning: Annotated[bool, typer.Option(help="Let the judge reason first.")] = False,
+    threads: Annotated[int, typer.Option(min=1, help="Parallel calls in the optimizer.")] = 1,
+    max_concurrency: Annotated[
+        int, typer.Option(min=1, help="Judgments in flight (held-out evaluation).")
+    ] = 4,
+    score_map: Annotated[bool, typer.Option(help="Fit and save the monotone score map.")] = True,
+    replicates: Annotated[int, typer.Option("--B", min=100, help="Bootstrap replicates.")] = 2000,
+) -> None:
+    """Align a judge to people: optimise its DSPy program on their labels, prove it on held-out
+    conversations, and save it as a judge usable with --judge."""
+    from attune_judge.align import AlignConfig, OptimizerSettings, align_judge
+
+    config = AlignConfig(
+        labels=labels,
+        out=out,
+        items=items,
+        rubric=rubric,
+        lm=lm,
+        api_base=api_base,
+        lm_options=model_options(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            response_format=response_format,
+            timeout=timeout,
+        ).as_kwargs(),
+        use_reference=reference,
+        reasoning=reasoning,
+        optimizer=OptimizerSettings(
+            name=optimizer.value,
+            max_labeled_demos=max_demos,
+            max_bootstrapped_demos=max_bootstrapped_demos,
+            num_candidates=num_candidates,
+            num_threads=threads,
+            seed=seed,
+        ),
+        metric=metric.value,
+        split=_fractions(split),
+        seed=seed,
+        limit=limit,
+        max_calls=max_calls,
+        max_cost=max_cost,
+        max_concurrency=max_concurrency,
+        B=replicates,
+        score_map=score_map,
+    )
+    res = align_judge(config)
+    p = res.proof
+
+    def line(name: str, m: object) -> None:
+        from attune_judge.cli._options import interval_cell
+
+        if m is not None:
+            print(f"  {name:<34} {interval_cell(m.estimate, m.lower, m.upper)}")  # type: ignore[attr-defined]
+
+    print(f"held-out agreement ({p.metric}) on {p.n_items} items, {p.n_clusters} conversations:")
+    line("unaligned judge", p.before)
+    line("aligned judge", p.after)
+    line("aligned + score map (cross-fitted)", p.after_mapped)
+    line("length only", p.length_baseline)
+    line("human ceiling", p.human_ceiling)
+    line("improvement", p.improvement)
+    print(p.verdict)
+    print(
+        f"aligned judge: {res.out} (model calls: optimizer {res.optimizer_calls}, evaluation "
+        f"{res.evaluation_calls}); use it with --judge {res.out}"
+    )
+    print(f"report: {Path(res.out) / 'report.md'} and report.html ({res.seconds:.0f} s)")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``align`` to the app."""
+    app.command("align")(align)

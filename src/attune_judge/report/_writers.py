@@ -1,0 +1,124 @@
+"""Commands' writers of run directories, all through the one door :func:`write_report`.
+
+Every writer here renders the report with :func:`~attune_judge.report.write_report` from
+what the run directory holds (``summary.json`` + ``manifest.json``): the kind's sections
+come from the section registry (:data:`~attune_judge.report.SECTION_BUILDERS`), none is
+inserted by position. ``write_bench_report`` and ``write_sensitivity_report`` are kept as
+names for what the ``bench`` and ``sensitivity`` commands write.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.report._blocks import Report, Section
+from attune_judge.report._build import build_report, write_report
+from attune_judge.report._calibration import _dump, calibration_figure_data
+from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
+
+if TYPE_CHECKING:
+    from attune_judge.sensitivity import SensitivityAnalysis
+
+__all__ = [
+    "bench_report",
+    "write_bench_report",
+    "write_calibration_run",
+    "write_sensitivity_report",
+]
+
+
+def bench_report(run_dir: Path | str) -> Report:
+    """The report of a bench run directory (the same as :func:`build_report`: the bench
+    sections come from the section registry)."""
+    return build_report(run_dir)
+
+
+def write_bench_report(run_dir: Path | str) -> tuple[Path, Path]:
+    """Write ``report.md`` / ``report.html`` (with figures) of a bench run directory.
+
+    What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`; the same as
+    :func:`write_report` (Python users of ``run_bench`` call either when they want the report).
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The Markdown and HTML paths.
+    """
+    return write_report(run_dir)
+
+
+def write_calibration_run(
+    out_dir: Path | str,
+    report: Any,
+    *,
+    human: Sequence[Any] | None = None,
+    judge: Sequence[Any] | None = None,
+) -> tuple[Path, Path]:
+    """Write a calibration run directory: ``summary.json`` (kind ``calibration``) and the report.
+
+    Parameters
+    ----------
+    out_dir
+        Directory to create or update.
+    report
+        The ``CalibrationReport`` (or its dump).
+    human, judge
+        The ``Rating`` records, when available: they add the rater heatmap, the confusion
+        matrix and the calibration plot (:func:`calibration_figure_data`).
+
+    Returns
+    -------
+    tuple of Path
+        ``(report.md, report.html)``.
+    """
+    path = Path(out_dir)
+    path.mkdir(parents=True, exist_ok=True)
+    block: dict[str, Any] = {"report": _dump(report)}
+    if human and judge:
+        block["figures"] = calibration_figure_data(human, judge)
+    summary = {"schema_version": SCHEMA_VERSION, "kind": "calibration", "calibration": block}
+    tmp = path / "summary.json.tmp"
+    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", "utf-8")
+    tmp.replace(path / "summary.json")
+    return write_report(path)
+
+
+def _titles(sections: Sequence[Section]) -> set[str]:
+    out: set[str] = set()
+    for sec in sections:
+        out.add(sec.title)
+        out |= _titles(sec.subsections)
+    return out
+
+
+def write_sensitivity_report(
+    run_dir: Path | str, analysis: SensitivityAnalysis | None = None
+) -> tuple[Path, Path]:
+    """Write ``report.md`` / ``report.html`` (with figures) of a sensitivity run directory.
+
+    The report package's report of the directory plus :func:`sensitivity_extra_sections` of
+    ``analysis`` (those already drawn from ``summary.json`` are not repeated). What
+    ``attune-judge sensitivity`` writes after :func:`attune_judge.sensitivity.run_sensitivity`
+    (pass its ``result.analysis``); Python users call it themselves when they want the report.
+
+    Returns
+    -------
+    tuple[Path, Path]
+        The Markdown and HTML paths.
+    """
+    report = build_report(run_dir)
+    extra = [] if analysis is None else sensitivity_extra_sections(analysis)
+    # the report may already render these from summary.json (sensitivity_sections_from_summary)
+    extra = [sec for sec in extra if sec.title not in _titles(report.sections)]
+    if extra:
+        for section in report.sections:
+            if section.title == "Rubric sensitivity":
+                section.subsections.extend(extra)
+                break
+        else:
+            report.sections[1:1] = extra
+    return write_report(run_dir, report)

@@ -1,0 +1,155 @@
+"""No import cycles in attune_judge: neither between modules nor between its packages.
+
+The imports are read from the source with ``ast`` (nothing is imported): every ``import`` and
+``from ... import`` anywhere in a module counts, also those inside functions (lazy imports
+still make a loop a reader has to follow) and under ``TYPE_CHECKING``. ``from pkg import
+name`` points at the submodule ``pkg.name`` when that is a module, otherwise at ``pkg``
+(its ``__init__``). Importing a submodule runs its parents' ``__init__``; that implicit edge is
+not counted (a package re-exporting its own private modules is the project's layout).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = "attune_judge"
+
+
+def _modules(src: Path = SRC) -> dict[str, tuple[Path, bool]]:
+    out: dict[str, tuple[Path, bool]] = {}
+    for path in sorted((src / ROOT).rglob("*.py")):
+        parts = list(path.relative_to(src).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        if is_pkg:
+            parts.pop()
+        out[".".join(parts)] = (path, is_pkg)
+    return out
+
+
+def _targets(name: str, path: Path, is_pkg: bool, modules: Mapping[str, object]) -> set[str]:
+    package = name if is_pkg else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            subs = [f"{base}.{a.name}" for a in node.names]
+            if all(s in modules for s in subs):
+                found.update(subs)
+            else:
+                found.add(base)
+                found.update(s for s in subs if s in modules)
+    return {t for t in found if t in modules and t != name}
+
+
+@functools.cache
+def import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Module → the attune_judge modules it imports."""
+    modules = _modules(src)
+    return {m: _targets(m, p, pkg, modules) for m, (p, pkg) in modules.items()}
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one node (Tarjan), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(out)
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def package_graph(graph: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to the top-level packages (``attune_judge.report`` ...)."""
+    out: dict[str, set[str]] = {}
+    for mod, targets in graph.items():
+        src = _package_of(mod)
+        out.setdefault(src, set()).update(
+            t for t in map(_package_of, targets) if t != src and t != ROOT
+        )
+    return out
+
+
+def _edges(graph: Mapping[str, set[str]], comp: list[str]) -> Iterator[str]:
+    members = set(comp)
+    for v in comp:
+        for w in sorted(graph[v] & members):
+            yield f"{v} -> {w}"
+
+
+def test_the_checker_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_checker_reads_lazy_and_relative_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / ROOT / "sub"
+    pkg.mkdir(parents=True)
+    (tmp_path / ROOT / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("from attune_judge.sub._a import f\n")
+    (pkg / "_a.py").write_text("def f():\n    from . import _b\n")
+    (pkg / "_b.py").write_text("from attune_judge.sub import _a\n")
+    graph = import_graph(tmp_path)
+    assert graph["attune_judge.sub._a"] == {"attune_judge.sub._b"}
+    assert graph["attune_judge.sub._b"] == {"attune_judge.sub._a"}
+    assert cycles(graph) == [["attune_judge.sub._a", "attune_judge.sub._b"]]
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = import_graph()
+    assert len(graph) > 100  # the whole package was read
+    found = cycles(graph)
+    assert found == [], "\n".join(e for comp in found for e in _edges(graph, comp))
+
+
+def test_no_import_cycle_between_packages() -> None:
+    graph = package_graph(import_graph())
+    assert {"attune_judge.calibration", "attune_judge.report"} <= set(graph)
+    found = cycles(graph)
+    assert found == [], "\n".join(e for comp in found for e in _edges(graph, comp))
+
+
+def test_calibration_is_a_bottom_layer() -> None:
+    # the statistics import no other attune_judge package except data records and errors
+    graph = package_graph(import_graph())
+    assert graph["attune_judge.calibration"] <= {"attune_judge.data", "attune_judge.errors"}
