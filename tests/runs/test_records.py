@@ -1,0 +1,108 @@
+"""Typed run records: real run directories validate against their kind's model and against
+the shipped JSON Schema (checked by the independent ``jsonschema`` validator)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from attune_judge.cli import app
+from attune_judge.errors import UserError
+from attune_judge.runner import FailureBudget, RetryPolicy, plan_tasks, run_tasks
+from attune_judge.runs import (
+    SCHEMA_DIR,
+    SCHEMA_VERSION,
+    CalibrateSummary,
+    RunSummary,
+    ScoreSummary,
+    json_schema,
+    parse_summary,
+    schema_kinds,
+)
+from tests.runner._fakes import FakeJudge, make_items
+
+
+def _check(path: Path, kind: str) -> dict[str, Any]:
+    data = json.loads(path.read_text("utf-8"))
+    assert data["schema_version"] == SCHEMA_VERSION
+    jsonschema.validate(data, json.loads((SCHEMA_DIR / f"{kind}.schema.json").read_text()))
+    return data
+
+
+def test_shipped_schemas_are_the_models_schemas() -> None:
+    shipped = sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json"))
+    assert shipped == sorted(f"{k}.schema.json" for k in schema_kinds())
+    for kind in schema_kinds():
+        on_disk = json.loads((SCHEMA_DIR / f"{kind}.schema.json").read_text("utf-8"))
+        # regenerate with attune_judge.runs.write_schemas() after changing a model
+        assert on_disk == json_schema(kind), kind
+
+
+def test_a_scoring_run_writes_a_typed_summary_and_manifest(tmp_path: Path) -> None:
+    items = make_items(3, 2)
+    judge = FakeJudge(
+        score=lambda it: 0.5, outcome=lambda it, k: "parse_error" if it.turn == 2 else "ok"
+    )
+    run_tasks(
+        tmp_path / "run",
+        plan_tasks(items, [judge]),
+        command="test",
+        arguments={},
+        inputs={"data": "sha256:x"},
+        data_fingerprint="sha256:x",
+        budget=FailureBudget(max_failure_rate=1.0),
+        retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
+        bootstrap_B=50,
+        fsync_interval_s=None,
+    )
+    data = _check(tmp_path / "run" / "summary.json", "score")
+    summary = parse_summary(data)
+    assert isinstance(summary, ScoreSummary) and summary.kind == "score"
+    block = summary.judges["fake-judge"].models["a"]
+    assert (block.n_planned, block.n_ok, block.n_by_status["parse_error"]) == (6, 3, 3)
+    assert block.score is not None and block.score.mean == pytest.approx(0.5)
+    assert block.score.n_conversations == 3
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text("utf-8"))
+    jsonschema.validate(manifest, json_schema("manifest"))
+
+
+def test_a_calibration_run_writes_a_typed_summary(tmp_path: Path) -> None:
+    from attune_judge import calibration as cal
+    from attune_judge.data import Rating
+    from attune_judge.report import write_calibration_run
+
+    human = [
+        Rating(item_id=f"i{k}", rater=r, dimension="d", value=float((k + s) % 3 + 1))
+        for k in range(8)
+        for r, s in (("h1", 0), ("h2", k % 2))
+    ]
+    judge = [
+        Rating(item_id=f"i{k}", rater="j", dimension="d", value=float(k % 3 + 1)) for k in range(8)
+    ]
+    write_calibration_run(tmp_path / "cal", cal.calibrate(human, judge, B=20, seed=0))
+    summary = parse_summary(_check(tmp_path / "cal" / "summary.json", "calibration"))
+    assert isinstance(summary, CalibrateSummary)
+    assert summary.calibration["report"]["dimensions"][0]["dimension"] == "d"
+
+
+def test_a_summary_missing_its_kind_block_is_rejected() -> None:
+    with pytest.raises(ValidationError, match="bench"):
+        parse_summary({"kind": "bench", "run": {}})
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"kind": "bench", "run": {}}, json_schema("bench"))
+    # an unknown (newer) kind is still read as the common record
+    assert type(parse_summary({"kind": "align", "align": {}})) is RunSummary
+
+
+def test_schema_command_prints_a_schema_and_names_unknown_kinds() -> None:
+    res = CliRunner().invoke(app, ["schema", "score"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["properties"]["judges"]["type"] == "object"
+    with pytest.raises(UserError, match="known: manifest, score"):
+        json_schema("nope")
