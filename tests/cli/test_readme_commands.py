@@ -34,6 +34,24 @@ ELSEWHERE = {
 }
 """Commands run by other (slower or data-specific) tests, by subcommand."""
 
+ELSEWHERE_PREFIXES = {
+    "attune-judge align ": "tests/align/test_cli.py",
+    "attune-judge validate --set duo --judge ": "tests/align/test_cli.py",
+    "attune-judge score data/duo/items.jsonl --judge ": "tests/align/test_cli.py",
+    "attune-judge rank runs/duo --human ": "tests/calibration/test_rank_human.py",
+    "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
+    "attune-judge report judges/duo": "tests/align/test_cli.py",
+}
+"""The README's align workflow (align, validate/score with the artifact, rank --human, report):
+run on scripted models by the tests named here."""
+
+
+def _elsewhere(command: str) -> bool:
+    if any(command.startswith(p) for p in ELSEWHERE_PREFIXES):
+        return True
+    sub = _sub(command)
+    return sub in ELSEWHERE or sub.split()[0] in ELSEWHERE
+
 
 def readme_commands() -> list[str]:
     text = README.read_text("utf-8")
@@ -97,7 +115,7 @@ def test_every_readme_command_is_run_here_or_elsewhere(
 
         for command in commands:
             sub = _sub(command)
-            if sub in ELSEWHERE or sub.split()[0] in ELSEWHERE:
+            if _elsewhere(command):
                 continue
             if sub == "score" and "DATA" not in command:  # an option example in the prose
                 out = tmp_path / "run-fragment"
@@ -118,7 +136,7 @@ def test_every_readme_command_is_run_here_or_elsewhere(
         # labels are exported (data ...) before calibrate reads them
         for command in sorted(commands, key=lambda c: not c.startswith("attune-judge data")):
             sub = _sub(command)
-            if sub in ELSEWHERE or sub.split()[0] in ELSEWHERE or sub == "score":
+            if _elsewhere(command) or sub == "score":
                 continue
             fill = {
                 "DATA": str(SAMPLES),
@@ -144,15 +162,21 @@ def test_every_readme_command_is_run_here_or_elsewhere(
                 fill["RUN_OR_JSONL"] = str(runs["attunebench-behaviours"])
             if "prefs.jsonl" in command and "data preferences" in command:
                 fill["prefs.jsonl"] = "prefs.jsonl"
+            braces = re.search(r"\{([a-z,-]+)\}", command)
+            if braces:  # `schema {manifest,score,...}`: every choice
+                for choice in braces.group(1).split(","):
+                    run(command.replace(braces.group(0), choice), **fill)
+                executed.append(command)
+                continue
             run(command, **fill)
     missing = [
         c
         for c in commands
-        if c not in executed and _sub(c) not in ELSEWHERE and _sub(c).split()[0] not in ELSEWHERE
+        if c not in executed and not _elsewhere(c)
     ]
     assert missing == []
-    for sub, where in ELSEWHERE.items():
+    for sub, where in {**ELSEWHERE, **ELSEWHERE_PREFIXES}.items():
         assert (REPO_ROOT / where).exists(), (sub, where)
-    assert {_sub(c) for c in commands} - set(ELSEWHERE) - {"data convert"} <= {
+    assert {_sub(c) for c in commands} - set(ELSEWHERE) - {"data convert", "align"} <= {
         _sub(c) for c in executed
     }
