@@ -50,7 +50,7 @@ def _root() -> None:
 @app.command("version")
 def version() -> None:
     """Print the attune-judge version."""
-    from attune_judge import __version__
+    from attune_judge._version import __version__
 
     print(__version__)
 
