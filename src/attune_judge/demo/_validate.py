@@ -138,12 +138,27 @@ def validation_judge(
     score_mode: str | None = None,
     per_criterion: bool = False,
     model_options: ModelOptions | None = None,
+    jury_lms: Sequence[str] | None = None,
+    jury: str = "mean",
 ) -> Any:
-    """The judge ``validate`` runs (module level: Ray actors and worker processes build it)."""
+    """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
+    one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
     from attune_judge.judges import build_judge
     from attune_judge.lm import configure_cache
     from attune_judge.runner import judge_mode_options
 
+    if jury_lms:
+        from attune_judge.judges import Jury
+
+        if jury not in ("mean", "median", "majority"):
+            raise UserError(f"validate combines several models with a jury, not {jury!r}")
+        members = [
+            validation_judge(
+                rubric, m, api_base, seed, score_mode, per_criterion, model_options
+            )
+            for m in jury_lms
+        ]
+        return Jury(members, method=jury)  # type: ignore[arg-type]
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
     return build_judge(
         rubric,
@@ -178,6 +193,8 @@ def validate_judge(
     score_mode: str | None = None,
     per_criterion: bool = False,
     rubric: str | None = None,
+    jury_lms: Sequence[str] | None = None,
+    jury: str = "mean",
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -204,6 +221,9 @@ def validate_judge(
         ``validation.md`` are always written).
     model_options
         Temperature, max tokens, response format and request timeout of the judge model.
+    jury_lms, jury
+        Several judge models combined by ``jury`` (``mean``, ``median``, ``majority``);
+        ``lm`` is then the judge's label.
     only_items
         Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
     score_mode, per_criterion
@@ -231,7 +251,17 @@ def validate_judge(
     write_jsonl(out / "items.jsonl", items)
     factory = JudgeFactory(
         validation_judge,
-        (rubric or spec.rubric, lm, api_base, seed, score_mode, per_criterion, model_options),
+        (
+            rubric or spec.rubric,
+            lm,
+            api_base,
+            seed,
+            score_mode,
+            per_criterion,
+            model_options,
+            tuple(jury_lms) if jury_lms else None,
+            jury,
+        ),
     )
     if judge is None:
         judge = factory.build()[0]

@@ -20,6 +20,7 @@ from attune_judge.runner._executor import (
     is_retryable,
     judge_with_retries,
 )
+from attune_judge.runner._export import EXPORT_COLUMNS, ExportFormat, RunData, export_run, load_run
 from attune_judge.runner._generate import (
     DraftFn,
     GenerateResult,
@@ -42,9 +43,11 @@ from attune_judge.runner._score import (
     ExecutionSettings,
     ScoreConfig,
     build_score_judge,
+    build_score_judges,
     execution_options,
     judge_mode_options,
     run_score,
+    score_lms,
 )
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
@@ -61,6 +64,7 @@ from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 __all__ = [
     "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
+    "EXPORT_COLUMNS",
     "FINISHED_STATUSES",
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
@@ -70,6 +74,7 @@ __all__ = [
     "ExecutionSettings",
     "Executor",
     "ExecutorName",
+    "ExportFormat",
     "FailureBudget",
     "GenerateResult",
     "JudgeFactory",
@@ -78,6 +83,7 @@ __all__ = [
     "Progress",
     "RayExecutor",
     "RetryPolicy",
+    "RunData",
     "RunDir",
     "RunManifest",
     "RunResult",
@@ -87,10 +93,12 @@ __all__ = [
     "ThreadExecutor",
     "WorkerError",
     "build_score_judge",
+    "build_score_judges",
     "cut_torn_tail",
     "draft_reply",
     "effective_judgments",
     "execution_options",
+    "export_run",
     "fingerprint_inputs",
     "generate_candidates",
     "is_judge_item_jsonl",
@@ -100,6 +108,7 @@ __all__ = [
     "judge_mode_options",
     "judge_with_retries",
     "load_judge_items",
+    "load_run",
     "make_progress",
     "make_responder",
     "pending_tasks",
@@ -112,6 +121,7 @@ __all__ = [
     "run_score",
     "run_tasks",
     "scaled_executor",
+    "score_lms",
     "secret_values",
     "summarize",
     "versions",

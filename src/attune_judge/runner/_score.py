@@ -19,6 +19,7 @@ from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
 from attune_judge.runner._batch import BatchExecutor
 from attune_judge.runner._batch_api import OpenAIBatchClient
+from attune_judge.runner._cost import Pricing
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import (
     fingerprint_inputs,
@@ -34,12 +35,14 @@ __all__ = [
     "ExecutionSettings",
     "ScoreConfig",
     "build_score_judge",
+    "build_score_judges",
     "execution_options",
     "judge_mode_options",
     "rubric_kind",
     "run_score",
     "score_batch_executor",
     "score_items",
+    "score_lms",
 ]
 
 
@@ -54,8 +57,17 @@ class ScoreConfig(BaseModel):
     """The run directory."""
     rubric: str = "attunebench-reference"
     """A built-in rubric name or a rubric YAML file."""
-    lm: str = "local"
-    """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...)."""
+    lm: str | list[str] = "local"
+    """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...), or several: a jury
+    (or, with ``jury="none"``, one judge per model)."""
+    jury: Literal["mean", "median", "majority", "none"] = "mean"
+    """How several models' judgments combine (``none``: each model is its own judge)."""
+    price_in: float | None = Field(default=None, ge=0)
+    """USD per million prompt tokens for every judge model (overrides LiteLLM's table)."""
+    price_out: float | None = Field(default=None, ge=0)
+    """USD per million completion tokens (with ``price_in``)."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """Stop (exit 3) once the run's judgments cost this many US dollars."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server."""
     model_options: ModelOptions = ModelOptions()
@@ -139,19 +151,51 @@ def execution_options(config: ExecutionSettings) -> dict[str, Any]:
     }
 
 
+def score_lms(config: ScoreConfig) -> list[str]:
+    """The judge model strings of ``config`` (one or several, duplicates refused)."""
+    lms = [config.lm] if isinstance(config.lm, str) else list(config.lm)
+    if not lms:
+        return ["local"]
+    twice = sorted({m for m in lms if lms.count(m) > 1})
+    if twice:
+        raise UserError(f"--lm given twice for {', '.join(twice)}; a jury needs distinct models")
+    return lms
+
+
+def build_score_judges(config: ScoreConfig) -> list[Judge]:
+    """The judges of ``config``: one per model with ``jury="none"``, else one (a
+    :class:`~attune_judge.judges.Jury` of the models when there are several)."""
+    lms = score_lms(config)
+    if len(lms) > 1 and config.jury == "none":
+        return [_one_judge(config, lm) for lm in lms]
+    return [build_score_judge(config)]
+
+
 def build_score_judge(config: ScoreConfig) -> Judge:
-    """The judge for ``config.rubric`` on ``config.lm``, DSPy's cache under ATTUNE_CACHE_DIR.
+    """The judge for ``config.rubric`` on ``config.lm`` (a jury for several models), DSPy's
+    cache under ATTUNE_CACHE_DIR.
 
     DSPy's own retries are turned off (``num_retries=0``): the runner retries rate limits and
     timeouts itself, with backoff and jitter, so attempts do not multiply.
     """
+    lms = score_lms(config)
+    if len(lms) == 1:
+        return _one_judge(config, lms[0])
+    if config.jury == "none":
+        raise ValueError("jury='none' gives one judge per model: use build_score_judges")
+    from attune_judge.judges import Jury
+
+    return Jury([_one_judge(config, lm) for lm in lms], method=config.jury)
+
+
+def _one_judge(config: ScoreConfig, lm: str) -> Judge:
     from attune_judge.judges import build_judge
     from attune_judge.lm import configure_cache
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
     return build_judge(
         config.rubric,
-        config.lm,
+        lm,
         api_base=config.api_base,
         seed=config.seed,
         num_retries=0,
@@ -171,10 +215,13 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
         A model that is not ``openai/...`` (the batch API is OpenAI's), or a judge without a
         model (baselines).
     """
-    if not config.lm.startswith("openai/"):
+    lms = score_lms(config)
+    if len(lms) != 1:
+        raise UserError("--batch takes one judge model (one --lm): a jury is not batched")
+    if not lms[0].startswith("openai/"):
         raise UserError(
             f"--batch needs an OpenAI-compatible model (openai/<model>, with --api-base for "
-            f"another server), not {config.lm!r}"
+            f"another server), not {lms[0]!r}"
         )
     formats = []
     for judge in judges:
@@ -339,8 +386,11 @@ def run_score(
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
     paths = [config.data] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
-    judge_list = list(judges) if judges is not None else [build_score_judge(config)]
+    judge_list = list(judges) if judges is not None else build_score_judges(config)
     tasks = plan_tasks(items, judge_list)
+    pricing = Pricing(
+        price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
+    )
     if config.batch and executor is None:
         if config.executor != "thread":
             raise UserError("--batch runs the model calls at the provider: drop --executor")
@@ -356,8 +406,15 @@ def run_score(
                 **execution_options(config),
                 fsync_interval_s=config.fsync_interval_s,
                 bootstrap_B=config.bootstrap_replicates,
+                pricing=pricing,
+                max_cost=config.max_cost,
             )
     kind = config.executor if executor is None else "thread"
+    if kind != "thread" and len(judge_list) > 1 and judges is None:
+        raise UserError(
+            f"--executor {kind} runs one judge per run: use a jury (--jury mean/median/"
+            "majority) or --executor thread for several independent judges"
+        )
     if kind != "thread" and judges is not None:
         raise ValueError(
             f"executor={kind!r} builds the judge from the config in each worker; with your "
@@ -382,4 +439,6 @@ def run_score(
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
+            pricing=pricing,
+            max_cost=config.max_cost,
         )
