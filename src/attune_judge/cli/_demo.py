@@ -14,7 +14,6 @@ from attune_judge.cli._options import (
     ExecutorOption,
     JuryChoice,
     JuryOption,
-    LmOption,
     LmsOption,
     MaxTokensOption,
     PerCriterionOption,
