@@ -41,6 +41,12 @@ ELSEWHERE_PREFIXES = {
     "attune-judge rank runs/duo --human ": "tests/calibration/test_rank_human.py",
     "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
     "attune-judge report judges/duo": "tests/align/test_cli.py",
+    "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --batch": (
+        "tests/cli/test_batch_cli.py"
+    ),
+    "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --executor ray": (
+        "tests/runner/test_ray_executor.py"
+    ),
 }
 """The README's align workflow (align, validate/score with the artifact, rank --human, report):
 run on scripted models by the tests named here."""
