@@ -22,6 +22,7 @@ from attune_judge.cli._options import (
     model_options,
     setup_logging,
 )
+from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -111,7 +112,7 @@ def bench(
     max_conversations: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
     ] = None,
-    bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
+    bootstrap: BootstrapOption = DEFAULT_B,
     max_failure_rate: MaxFailureRateOption = 0.25,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,

@@ -35,6 +35,7 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
 )
+from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 
 if TYPE_CHECKING:
     from attune_judge.runner import RunResult
@@ -113,6 +114,7 @@ def score(
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
+    bootstrap: BootstrapOption = DEFAULT_B,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,
     temperature: TemperatureOption = None,
@@ -150,6 +152,7 @@ def score(
         max_retries=max_retries,
         parse_retries=parse_retries,
         seed=seed,
+        bootstrap_replicates=bootstrap,
         executor=executor.value,
         workers=workers,
         quiet=quiet,

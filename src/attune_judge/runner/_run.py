@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.data import Judgment
 from attune_judge.errors import Interrupted, UserError
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
@@ -184,7 +185,7 @@ def run_tasks(
     quiet: bool = True,
     fsync_interval_s: float | None = 0.2,
     fsync: bool | None = None,
-    bootstrap_B: int = 10_000,
+    bootstrap_B: int = DEFAULT_B,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 

@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
@@ -78,7 +79,7 @@ class ScoreConfig(BaseModel):
     """First backoff (doubles per retry, with jitter, capped at 60 s)."""
     seed: int = 0
     """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
-    bootstrap_replicates: int = Field(default=10_000, ge=100)
+    bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
     """Bootstrap replicates for the summary's intervals."""
     quiet: bool = False
     """No progress bar."""
