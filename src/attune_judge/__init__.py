@@ -1,5 +1,15 @@
 """attune-judge: LLM-judge scoring with calibration against people, grounded in AttuneBench."""
 
-__version__ = "0.1.0"
+from typing import Any
 
-__all__ = ["__version__"]
+from attune_judge._version import __version__
+
+__all__ = ["__version__", "load_run"]
+
+
+def load_run(path: Any) -> Any:
+    """A run directory as data: ``load_run(RUN).to_pandas()`` is its long table (see
+    :func:`attune_judge.runner.load_run`)."""
+    from attune_judge.runner import load_run as _load_run
+
+    return _load_run(path)

@@ -127,6 +127,10 @@ def test_align_then_score_and_judge_with_the_artifact(
     )
     assert code == 0, err
     assert json.loads(out)["judge_id"] == js[0].judge_id
+    # the README's last workflow step: `attune-judge report ARTIFACT`
+    code, out, err = _run(["report", str(art)], capsys)
+    assert code == 0, err
+    assert (art / "report.md").read_text("utf-8").strip()
 
 
 def test_align_bad_input_exits_two(

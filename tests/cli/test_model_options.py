@@ -86,15 +86,10 @@ def test_cli_bare_model_exits_2_with_the_suggestion_before_any_key_question(
 
 
 def _reference_answer(body: dict[str, Any]) -> str:
-    """A valid answer for any rubric: every output field the prompt asks for, scored 3."""
-    system = body["messages"][0]["content"]
-    names = [
-        line.split("`")[1]
-        for line in system.splitlines()
-        if line.strip().startswith(tuple(f"{n}." for n in range(1, 40))) and "`" in line
-    ]
-    outputs = [n for n in names if n not in ("conversation", "candidate_reply", "reference_reply")]
-    return json.dumps({n: 3 for n in outputs})
+    """A valid answer for any rubric: every output field the request asks for, scored 3."""
+    from tests.judging._stub_judges import requested_fields
+
+    return json.dumps({n: "fine" if n == "rationale" else 3 for n in requested_fields(body)})
 
 
 def test_options_and_variables_reach_the_request(

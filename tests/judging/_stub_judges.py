@@ -50,3 +50,14 @@ def behaviour_rule(body: dict[str, Any]) -> str:
     fields = requested_fields(body)
     answers = {f: "yes" if int(f[1:]) % 2 else "no" for f in fields if f.startswith("B")}
     return json.dumps(answers)
+
+
+def family_judge(body: dict[str, Any]) -> str:
+    """Reference judges that know who wrote a reply by its marker: ``gpt-stub`` gives 6 to
+    replies marked ``(g)`` (its own family) and 4 to the rest; any other model gives 4."""
+    fields = [f for f in requested_fields(body) if f != "rationale"]
+    own = body.get("model") == "gpt-stub" and "(g)" in body["messages"][-1]["content"]
+    answer: dict[str, Any] = {f: 6 if own else 4 for f in fields}
+    if "rationale" in requested_fields(body):
+        answer["rationale"] = "fixed"
+    return json.dumps(answer)

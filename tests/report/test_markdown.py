@@ -59,10 +59,12 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
     assert beta[2] == "0.257" and beta[4] == "7"
     assert "the data pin that down" not in md
     # failures of beta: 8 planned, 7 ok, 1 parse_error → 1/8 = 12.5% not ok
-    status_rows = [r for r in _table_rows(md, r"&lt;b>beta\|&lt;/b>") if len(r) == 8]
+    status_rows = [
+        r for r in _table_rows(md, r"&lt;b>beta\|&lt;/b>") if len(r) == 8 and r[-1].endswith("%")
+    ]
     assert status_rows == [[r"&lt;b>beta\|&lt;/b>", "8", "7", "1", "0", "0", "0", "12.5%"]]
     # usage totals: 2 × 800 prompt tokens, 2 × $0.008
-    (total_usage,) = [r for r in _table_rows(md, "all") if len(r) == 7]
+    (total_usage,) = [r for r in _table_rows(md, "all") if len(r) == 8 and r[4].startswith("$")]
     assert total_usage[1:5] == ["16", "1,600", "320", "$0.0160"]
     # manifest: rubric hash and model of the judge
     (judge_row,) = _table_rows(md, JUDGE_ID)

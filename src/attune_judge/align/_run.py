@@ -346,7 +346,7 @@ def _save(
     optimizer_calls: int,
     evaluation_calls: int,
 ) -> tuple[AlignedJudgeManifest, list[str]]:
-    from attune_judge import __version__
+    from attune_judge._version import __version__
     from attune_judge.judges import hash_spec
     from attune_judge.lm import lm_spec
     from attune_judge.report import write_report

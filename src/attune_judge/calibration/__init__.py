@@ -109,6 +109,13 @@ from attune_judge.calibration._means import (
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
+from attune_judge.calibration._panel import (
+    MemberAgreement,
+    PanelAgreement,
+    SelfPreference,
+    model_family,
+    panel_agreement,
+)
 from attune_judge.calibration._ppi import PPIResult, ppi_means
 from attune_judge.calibration._ppi_plus import (
     PPIColumns,
@@ -214,6 +221,7 @@ __all__ = [
     "Leaderboard",
     "LeaderboardRow",
     "LengthEffect",
+    "MemberAgreement",
     "Metric",
     "PPIColumns",
     "PPIDifference",
@@ -224,6 +232,7 @@ __all__ = [
     "PairAgreement",
     "PairedBootstrapResult",
     "PairwiseMatrix",
+    "PanelAgreement",
     "PositionBias",
     "PreferenceAgreement",
     "PreferenceComparison",
@@ -235,6 +244,7 @@ __all__ = [
     "RatingTable",
     "ReliabilityBin",
     "ResultModel",
+    "SelfPreference",
     "StudentizedDraws",
     "aggregate_raters",
     "alpha_with_judge",
@@ -285,10 +295,12 @@ __all__ = [
     "leaderboard_from_sums",
     "leaderboard_markdown",
     "length_effect",
+    "model_family",
     "pair_agreement",
     "pair_both_orders",
     "paired_cluster_bootstrap",
     "pairwise_matrix",
+    "panel_agreement",
     "per_replicate",
     "position_bias",
     "ppi_columns",

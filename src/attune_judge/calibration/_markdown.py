@@ -76,6 +76,13 @@ def _dimension(d: DimensionReport, level: float = 0.95) -> list[str]:
             + _n_alpha(d.human_alpha),
             "",
         ]
+    if d.fleiss_humans is not None:
+        out += [f"Fleiss' κ among humans: {fmt_metric(d.fleiss_humans)}", ""]
+    if d.fleiss_with_judges is not None:
+        out += [
+            f"Fleiss' κ among humans and judge(s): {fmt_metric(d.fleiss_with_judges)}",
+            "",
+        ]
     for j in d.judges:
         out += [
             f"### Judge `{j.judge}` vs humans",

@@ -15,7 +15,7 @@ from attune_judge.calibration._raters import (
     alpha_with_judge,
     human_ceiling,
 )
-from attune_judge.calibration._reliability import AlphaLevel, krippendorff_alpha
+from attune_judge.calibration._reliability import AlphaLevel, fleiss_kappa, krippendorff_alpha
 from attune_judge.calibration._results import JoinReport, Metric, ResultModel
 from attune_judge.calibration._table import RatingTable, Value, join_report, ratings_to_table
 from attune_judge.data import Rating
@@ -59,6 +59,11 @@ class DimensionReport(ResultModel):
     """Item matching between the human and judge labels."""
     human_alpha: Metric | None
     """α among humans alone."""
+    fleiss_humans: Metric | None = None
+    """Fleiss' κ among the humans (values as categories), when there are three or more."""
+    fleiss_with_judges: Metric | None = None
+    """Fleiss' κ among the humans and the judges together, when they are three or more raters
+    and at least two are humans."""
     judges: list[JudgeReport]
     """One entry per judge."""
     flags: list[str]
@@ -218,6 +223,13 @@ def _dimension_report(
         if len(humans) >= 2
         else None
     )
+    fleiss_kw = {"B": kw["B"], "level": kw["level"], "seed": kw["seed"]}
+    fleiss_h = fleiss_kappa(table.subset(humans), **fleiss_kw) if len(humans) >= 3 else None
+    fleiss_all = (
+        fleiss_kappa(table, **fleiss_kw)
+        if len(humans) >= 2 and len(table.raters) >= 3 and len(table.raters) > len(humans)
+        else None
+    )
     return DimensionReport(
         dimension=hdim,
         judge_dimension=jdim,
@@ -227,6 +239,8 @@ def _dimension_report(
         scale=sc,
         join=join,
         human_alpha=h_alpha,
+        fleiss_humans=fleiss_h,
+        fleiss_with_judges=fleiss_all,
         judges=[_judge_report(table, humans, j, lvl, how, sc, epsilon, kw) for j in jt.raters],
         flags=flags,
     )

@@ -373,8 +373,8 @@ def _write_run(
     """Write the run directory: manifest.json, summary.json, report.md/.html, figures."""
     import datetime as dt
 
-    from attune_judge import __version__
     from attune_judge._schema_version import SCHEMA_VERSION
+    from attune_judge._version import __version__
     from attune_judge.report import write_calibration_run, write_report
 
     out.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,9 @@ import typer
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
-    LmOption,
+    JuryChoice,
+    JuryOption,
+    LmsOption,
     MaxTokensOption,
     PerCriterionOption,
     ResponseFormatOption,
@@ -65,7 +67,7 @@ def demo(
 
 
 def validate(
-    lm: LmOption,
+    lm: LmsOption,
     set_name: Annotated[
         str,
         typer.Option(
@@ -88,11 +90,23 @@ def validate(
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 4,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
+    jury: JuryOption = JuryChoice.mean,
     judge_artifact: JudgeArtifactOption = None,
 ) -> None:
-    """Run a judge model on a shipped set and report its agreement with the people."""
+    """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
+    with the people."""
     from attune_judge.demo import validate_judge
+    from attune_judge.errors import UserError
 
+    lms = list(lm or [])
+    if not lms:
+        raise UserError("no judge model: pass --lm (repeat it for a jury) or set ATTUNE_LM")
+    if len(lms) > 1 and jury is JuryChoice.none:
+        raise UserError("validate needs one judge: combine several --lm with --jury mean/median")
+    if len(lms) > 1 and judge_artifact is not None:
+        raise UserError("--judge takes one judge model: pass a single --lm with an aligned judge")
+    label = " + ".join(lms)
+    safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
     options = model_options(
         temperature=temperature,
         max_tokens=max_tokens,
@@ -103,7 +117,6 @@ def validate(
     only: set[str] | None = None
     if judge_artifact is not None:
         from attune_judge.align import held_out_items
-        from attune_judge.errors import UserError
 
         if (score_mode is not None and score_mode.value == "expected") or per_criterion:
             raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
@@ -118,19 +131,20 @@ def validate(
 
         judge = build_judge(
             resolve_judge_artifact(judge_artifact) or "",
-            lm,
+            lms[0],
             api_base=api_base,
             seed=seed,
             num_retries=0,
             **options.as_kwargs(),
         )
 
-    safe = lm.replace("/", "_").replace(":", "_")
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
     res = validate_judge(
         set_name,
-        lm,
+        label,
         run_dir,
+        jury_lms=lms if len(lms) > 1 else None,
+        jury=jury.value,
         limit=limit,
         B=replicates,
         seed=seed,

@@ -14,7 +14,9 @@ import typer
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     ApiBaseOption,
-    LmOption,
+    JuryChoice,
+    JuryOption,
+    LmsOption,
     MaxTokensOption,
     PerCriterionOption,
     ResponseFormatOption,
@@ -66,7 +68,8 @@ def judge_command(
             "--rubric", "-r", help="Built-in rubric name, a rubric .yaml path, or length/lexical."
         ),
     ] = "attunebench-reference",
-    lm: LmOption = "local",
+    lm: LmsOption = None,
+    jury: JuryOption = JuryChoice.mean,
     api_base: ApiBaseOption = None,
     temperature: TemperatureOption = None,
     max_tokens: MaxTokensOption = None,
@@ -85,13 +88,16 @@ def judge_command(
     judge_artifact: JudgeArtifactOption = None,
 ) -> None:
     """Judge one item and print the Judgment as JSON."""
-    from attune_judge.judges import BASELINES, build_judge
+    import json
+
+    from attune_judge.judges import BASELINES, Jury, build_judge
     from attune_judge.lm import LMSettings, configure_cache
 
     rubric = resolve_judge_artifact(judge_artifact) or rubric
     item = read_item(item_path)
+    lms = list(lm or []) or ["local"]
     settings = LMSettings.from_env(
-        lm=lm,
+        lm=lms[0],
         api_base=api_base,
         temperature=temperature,
         max_tokens=max_tokens,
@@ -108,12 +114,18 @@ def judge_command(
             options["score_mode"] = score_mode.value
         if per_criterion:
             options["per_criterion"] = True
-    if rubric not in BASELINES:
-        configure_cache(settings.cache_dir, enabled=settings.cache)
-        judge = build_judge(rubric, settings.lm, **options, **_lm_options(settings))
+    if rubric in BASELINES:
+        print(build_judge(rubric).judge(item).model_dump_json(indent=2))
+        return
+    configure_cache(settings.cache_dir, enabled=settings.cache)
+    judges = [build_judge(rubric, m, **options, **_lm_options(settings)) for m in lms]
+    if len(judges) == 1:
+        print(judges[0].judge(item).model_dump_json(indent=2))
+    elif jury is JuryChoice.none:
+        print(json.dumps([j.judge(item).model_dump(mode="json") for j in judges], indent=2))
     else:
-        judge = build_judge(rubric)
-    print(judge.judge(item).model_dump_json(indent=2))
+        combined = Jury(judges, method=jury.value)  # type: ignore[arg-type]
+        print(combined.judge(item).model_dump_json(indent=2))
 
 
 def _lm_options(settings: object) -> dict[str, object]:

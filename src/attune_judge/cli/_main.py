@@ -21,8 +21,10 @@ from attune_judge.cli import (
     _calibrate,
     _data,
     _demo,
+    _export,
     _judge,
     _report,
+    _rubric,
     _schema,
     _score,
     _sensitivity,
@@ -48,7 +50,7 @@ def _root() -> None:
 @app.command("version")
 def version() -> None:
     """Print the attune-judge version."""
-    from attune_judge import __version__
+    from attune_judge._version import __version__
 
     print(__version__)
 
@@ -62,6 +64,8 @@ _MODULES = (
     _bench,
     _sensitivity,
     _demo,
+    _rubric,
+    _export,
     _schema,
     _align,
 )

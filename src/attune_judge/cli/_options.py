@@ -24,13 +24,19 @@ __all__ = [
     "CandidatesOption",
     "ExecutorKind",
     "ExecutorOption",
+    "JuryChoice",
+    "JuryOption",
     "LmOption",
+    "LmsOption",
+    "MaxCostOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
     "ParseRetriesOption",
     "PerCriterionOption",
+    "PriceInOption",
+    "PriceOutOption",
     "QuietOption",
     "ResponseFormatChoice",
     "ResponseFormatOption",
@@ -93,6 +99,61 @@ LmOption = Annotated[
         "(openai/gpt-4.1-mini, anthropic/..., ollama_chat/...), or openai/<served-name> "
         "with --api-base.",
         envvar="ATTUNE_LM",
+    ),
+]
+
+
+LmsOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--lm",
+        help="Judge model string (repeat for a jury: --lm A --lm B): local (embedded), "
+        "local:<file.gguf>, provider/model (openai/gpt-4.1-mini, anthropic/..., "
+        "ollama_chat/...), or openai/<served-name> with --api-base. Default: local.",
+        envvar="ATTUNE_LM",
+    ),
+]
+
+
+class JuryChoice(StrEnum):
+    """How several judge models combine."""
+
+    mean = "mean"
+    median = "median"
+    majority = "majority"
+    none = "none"
+
+
+JuryOption = Annotated[
+    JuryChoice,
+    typer.Option(
+        "--jury",
+        help="Several --lm: combine per item by mean, median or majority (every member's "
+        "judgment kept), or none (each model its own judge).",
+    ),
+]
+
+
+PriceInOption = Annotated[
+    float | None,
+    typer.Option(
+        "--price-in",
+        min=0.0,
+        help="USD per million prompt tokens, for models LiteLLM's price table does not know "
+        "(or a server of your own); overrides the table. With --price-out.",
+    ),
+]
+PriceOutOption = Annotated[
+    float | None,
+    typer.Option("--price-out", min=0.0, help="USD per million completion tokens."),
+]
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        min=0.0,
+        help="Stop (exit 3) once the run's judgments cost this many USD; no request starts "
+        "after that. Needs a price for every judge model.",
     ),
 ]
 

@@ -112,7 +112,7 @@ def ppi_rank(
 def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) -> None:
     import datetime as dt
 
-    from attune_judge import __version__
+    from attune_judge._version import __version__
     from attune_judge.report import write_report
 
     if out.exists() and not out.is_dir():

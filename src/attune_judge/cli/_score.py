@@ -14,13 +14,19 @@ from attune_judge.cli._options import (
     CandidatesOption,
     ExecutorKind,
     ExecutorOption,
+    JuryChoice,
+    JuryOption,
     LmOption,
+    LmsOption,
+    MaxCostOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     MaxTokensOption,
     ModelsOption,
     ParseRetriesOption,
     PerCriterionOption,
+    PriceInOption,
+    PriceOutOption,
     QuietOption,
     ResponseFormatOption,
     RunDirOption,
@@ -59,6 +65,48 @@ def _print_result(result: RunResult) -> None:
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
         if block.get("pairwise"):
             _print_pairwise(block["pairwise"])
+    for panel in result.summary.get("panels") or []:
+        _print_panel(panel)
+    totals = run.get("totals") or {}
+    if totals:
+        tokens = totals["tokens"]
+        cost = totals.get("cost_usd")
+        known = totals.get("cost_usd_known")
+        money = (
+            f"${cost:.4f}"
+            if cost is not None
+            else "unknown" + (f" (${known:.4f} for the priced part)" if known else "")
+        )
+        print(
+            f"cost {money}; tokens {tokens['prompt']} in, {tokens['completion']} out, "
+            f"{tokens['calls']} calls"
+        )
+
+
+def _metric(m: dict[str, Any] | None) -> str:
+    m = m or {}
+    return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
+
+
+def _print_panel(p: dict[str, Any]) -> None:
+    who = f"jury {p['jury_id']}" if p.get("jury_id") else "judges"
+    if "raters" not in p:
+        print(f"{who}: {p.get('note')}")
+        return
+    print(f"{who}: Krippendorff's alpha among {len(p['raters'])} judges {_metric(p['alpha'])}")
+    for m in p["members"]:
+        metrics = m["vs_consensus"]["metrics"]
+        first = next(iter(metrics), None)
+        cell = f"{first} {_metric(metrics[first])}" if first else "—"
+        print(f"  {m['model'] or m['member']:<28} vs consensus: {cell}")
+    for s in p["self_preference"]:
+        print(
+            f"  self-preference {s['model']} ({s['family']}): own family "
+            f"{_metric(s['own_family'])}, beyond leniency {_metric(s['bias'])} "
+            f"(n own {s['n_own']}, other {s['n_other']})"
+        )
+    for note in p["notes"]:
+        print(f"  note: {note}")
 
 
 def _print_pairwise(p: dict[str, Any]) -> None:
@@ -106,8 +154,12 @@ def score(
     rubric: Annotated[
         str, typer.Option(help="Rubric name or YAML file.")
     ] = "attunebench-reference",
-    lm: LmOption = "local",
+    lm: LmsOption = None,
+    jury: JuryOption = JuryChoice.mean,
     candidates: CandidatesOption = None,
+    price_in: PriceInOption = None,
+    price_out: PriceOutOption = None,
+    max_cost: MaxCostOption = None,
     models: ModelsOption = None,
     max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
     max_failure_rate: MaxFailureRateOption = 0.25,
@@ -135,7 +187,11 @@ def score(
         data=data,
         out=out,
         rubric=resolve_judge_artifact(judge_artifact) or rubric,
-        lm=lm,
+        lm=(lm[0] if len(lm) == 1 else list(lm)) if lm else "local",
+        jury=jury.value,
+        price_in=price_in,
+        price_out=price_out,
+        max_cost=max_cost,
         api_base=api_base,
         model_options=model_options(
             temperature=temperature,

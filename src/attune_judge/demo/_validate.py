@@ -143,6 +143,8 @@ def validate_judge(
     score_mode: str | None = None,
     per_criterion: bool = False,
     rubric: str | None = None,
+    jury_lms: Sequence[str] | None = None,
+    jury: str = "mean",
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -169,6 +171,9 @@ def validate_judge(
         ``validation.md`` are always written).
     model_options
         Temperature, max tokens, response format and request timeout of the judge model.
+    jury_lms, jury
+        Several judge models combined by ``jury`` (``mean``, ``median``, ``majority``);
+        ``lm`` is then the judge's label.
     only_items
         Judge only these item ids (e.g. the held-out split of a judge aligned on this set).
     score_mode, per_criterion
@@ -198,16 +203,26 @@ def validate_judge(
         configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
         from attune_judge.runner import judge_mode_options
 
-        judge = build_judge(
-            rubric or spec.rubric,
-            lm,
-            **judge_mode_options(rubric or spec.rubric, score_mode, per_criterion),
-            use_reference=False,
-            api_base=api_base,
-            seed=seed,
-            num_retries=0,
-            **(model_options.as_kwargs() if model_options is not None else {}),
-        )
+        def one(model: str) -> Any:
+            return build_judge(
+                rubric or spec.rubric,
+                model,
+                **judge_mode_options(rubric or spec.rubric, score_mode, per_criterion),
+                use_reference=False,
+                api_base=api_base,
+                seed=seed,
+                num_retries=0,
+                **(model_options.as_kwargs() if model_options is not None else {}),
+            )
+
+        if jury_lms:
+            from attune_judge.judges import Jury
+
+            if jury not in ("mean", "median", "majority"):
+                raise UserError(f"validate combines several models with a jury, not {jury!r}")
+            judge = Jury([one(m) for m in jury_lms], method=jury)  # type: ignore[arg-type]
+        else:
+            judge = one(lm)
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",

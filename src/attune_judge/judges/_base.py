@@ -21,6 +21,7 @@ from typing import Any
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
+from attune_judge.lm._timing import add_request
 
 __all__ = [
     "CallOutcome",
@@ -194,12 +195,15 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
         dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
         track_usage() as tracker,
     ):
+        started = time.perf_counter()
         try:
             prediction = program(**inputs)
         except UserError:
             raise
         except Exception as exc:
+            add_request(time.perf_counter() - started)
             return _failed_call(exc, tracker, recorder, lm, False)
+        add_request(time.perf_counter() - started)
         return _succeeded(prediction, tracker, recorder, lm, False)
 
 
@@ -215,12 +219,15 @@ async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> C
         dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
         track_usage() as tracker,
     ):
+        started = time.perf_counter()
         try:
             prediction = await program.acall(**inputs)
         except UserError:
             raise
         except Exception as exc:
+            add_request(time.perf_counter() - started)
             return _failed_call(exc, tracker, recorder, lm, True)
+        add_request(time.perf_counter() - started)
         return _succeeded(prediction, tracker, recorder, lm, True)
 
 

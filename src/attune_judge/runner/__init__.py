@@ -20,6 +20,7 @@ from attune_judge.runner._executor import (
     is_retryable,
     judge_with_retries,
 )
+from attune_judge.runner._export import EXPORT_COLUMNS, ExportFormat, RunData, export_run, load_run
 from attune_judge.runner._generate import (
     GenerateResult,
     draft_reply,
@@ -39,9 +40,11 @@ from attune_judge.runner._score import (
     ExecutionSettings,
     ScoreConfig,
     build_score_judge,
+    build_score_judges,
     execution_options,
     judge_mode_options,
     run_score,
+    score_lms,
 )
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
@@ -57,6 +60,7 @@ from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 
 __all__ = [
     "EXIT_FAILURE_BUDGET",
+    "EXPORT_COLUMNS",
     "FINISHED_STATUSES",
     "PSEUDO_MODELS",
     "SUMMARY_STATUSES",
@@ -64,6 +68,7 @@ __all__ = [
     "Candidate",
     "ExecutionSettings",
     "Executor",
+    "ExportFormat",
     "FailureBudget",
     "GenerateResult",
     "JudgeFactory",
@@ -71,6 +76,7 @@ __all__ = [
     "ProcessExecutor",
     "Progress",
     "RetryPolicy",
+    "RunData",
     "RunDir",
     "RunManifest",
     "RunResult",
@@ -80,10 +86,12 @@ __all__ = [
     "ThreadExecutor",
     "WorkerError",
     "build_score_judge",
+    "build_score_judges",
     "cut_torn_tail",
     "draft_reply",
     "effective_judgments",
     "execution_options",
+    "export_run",
     "fingerprint_inputs",
     "generate_candidates",
     "is_judge_item_jsonl",
@@ -93,6 +101,7 @@ __all__ = [
     "judge_mode_options",
     "judge_with_retries",
     "load_judge_items",
+    "load_run",
     "make_progress",
     "make_responder",
     "pending_tasks",
@@ -104,6 +113,7 @@ __all__ = [
     "run_leaderboard",
     "run_score",
     "run_tasks",
+    "score_lms",
     "secret_values",
     "summarize",
     "versions",

@@ -27,7 +27,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from attune_judge.data import Judgment
+from attune_judge.data import Judgment, TokenUsage
 from attune_judge.runner._plan import Task
 
 __all__ = [
@@ -179,15 +179,40 @@ def judge_with_retries(
     """Judge one task, retrying retryable LM failures per ``policy``.
 
     The returned judgment is the last attempt's, with ``details["attempts"]`` (1 + retries)
-    and ``latency_s`` covering all attempts and backoffs. ``conversation_id`` and
+    and ``latency_s`` covering all attempts and backoffs; ``details["request_s"]`` is the time
+    the model calls themselves took (all attempts; waiting for a shared model excluded) and
+    ``details["queue_s"]`` the rest of ``latency_s`` (backoffs, waiting). ``conversation_id`` and
     ``candidate_model`` are filled from the item when the judge left them empty.
     """
+    from attune_judge.lm._timing import request_timer
+
+    with request_timer() as times:
+        judgment = _attempts(task, policy, sleep=sleep, cancelled=cancelled)
+    judgment.details["request_s"] = round(times.request_s, 6)
+    if judgment.latency_s is not None:
+        judgment.details["queue_s"] = round(max(0.0, judgment.latency_s - times.request_s), 6)
+    return judgment
+
+
+def _attempts(
+    task: Task,
+    policy: RetryPolicy,
+    *,
+    sleep: Callable[[float], None],
+    cancelled: CancelFlag | None,
+) -> Judgment:
     start = time.perf_counter()
     attempts = transient = parse_failures = 0
     requests: int | None = None
+    spent = TokenUsage()
     while True:
         attempts += 1
         judgment = task.judge.judge(task.item)
+        spent = TokenUsage(  # every attempt's tokens were paid for
+            prompt_tokens=spent.prompt_tokens + judgment.usage.prompt_tokens,
+            completion_tokens=spent.completion_tokens + judgment.usage.completion_tokens,
+            calls=spent.calls + judgment.usage.calls,
+        )
         sent = _requests_of(judgment)
         if sent is not None:
             requests = (requests or 0) + sent
@@ -209,6 +234,7 @@ def judge_with_retries(
             f"{(judgment.item_id, judgment.judge_id)!r} when asked for {task.key!r}"
         )
     judgment.details["attempts"] = attempts
+    judgment.usage = spent
     if requests is not None:
         judgment.details["requests"] = requests
     judgment.latency_s = time.perf_counter() - start

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.data import Judgment
 from attune_judge.errors import Interrupted, UserError
+from attune_judge.runner._cost import Pricing, judgment_cost
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
@@ -138,16 +140,25 @@ def _execute(
     fsync_interval_s: float | None,
     effective: dict[TaskKey, Judgment],
     counts: Counter[str],
+    pricing: Pricing | None = None,
+    max_cost: float | None = None,
 ) -> str | None:
     stop = threading.Event()
     stopped: str | None = None
     fn = JudgeTaskFn(retry, stop)
+    specs = {t.judge.judge_id: t.judge.spec for t in pending}
+    spent = _spent(effective.values())
     try:
         with (
             run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
             make_progress(len(pending), quiet=quiet) as bar,
         ):
             for judgment in executor.map_unordered(fn, pending, stop=stop):
+                if pricing is not None and judgment.cost is None:
+                    judgment.cost = judgment_cost(
+                        judgment, specs.get(judgment.judge_id, {}), pricing
+                    )
+                spent += judgment.cost or 0.0
                 writer.append(judgment)
                 effective[(judgment.item_id, judgment.judge_id)] = judgment
                 counts[judgment.status] += 1
@@ -158,6 +169,10 @@ def _execute(
                     stop.set()
                     stopped = budget.message(n, failed, counts)
                     log.error("%s", stopped)
+                if stopped is None and max_cost is not None and spent >= max_cost:
+                    stop.set()
+                    stopped = _cost_message(spent, max_cost)
+                    log.error("%s", stopped)
     except BaseException:
         stop.set()  # workers stop retrying and backing off at once
         raise
@@ -167,6 +182,42 @@ def _execute(
         stopped = budget.message(n, failed, counts)
         log.error("%s", stopped)
     return stopped
+
+
+def _spent(judgments: Iterable[Judgment]) -> float:
+    return math.fsum(j.cost for j in judgments if j.cost is not None)
+
+
+def _cost_message(spent: float, max_cost: float) -> str:
+    return (
+        f"cost budget reached: ${spent:.4f} spent of --max-cost ${max_cost:g}; no new request "
+        "was started after that (judgments in flight were kept); raise --max-cost and run the "
+        "same command again to go on"
+    )
+
+
+def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
+    """Every judge model of ``tasks`` must have a price (for ``--max-cost``).
+
+    Raises
+    ------
+    UserError
+        Naming the models without a price and the options that give one.
+    """
+    from attune_judge.runner._cost import token_prices
+
+    unknown: set[str] = set()
+    for spec in {t.judge.judge_id: t.judge.spec for t in tasks}.values():
+        for part in [spec, *(spec.get("members") or [])]:
+            lm = part.get("lm")
+            model = lm.get("lm") if isinstance(lm, Mapping) else lm
+            if isinstance(model, str) and token_prices(model, pricing) is None:
+                unknown.add(model)
+    if unknown:
+        raise UserError(
+            f"--max-cost needs prices, and none is known for {', '.join(sorted(unknown))}: "
+            "give --price-in and --price-out (USD per million tokens)"
+        )
 
 
 def run_tasks(
@@ -186,6 +237,8 @@ def run_tasks(
     fsync_interval_s: float | None = 0.2,
     fsync: bool | None = None,
     bootstrap_B: int = DEFAULT_B,
+    pricing: Pricing | None = None,
+    max_cost: float | None = None,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 
@@ -213,6 +266,11 @@ def run_tasks(
         ``True`` keeps ``fsync_interval_s``.
     bootstrap_B
         Bootstrap replicates for the summary's intervals.
+    pricing
+        How judgments are priced (default: LiteLLM's price table).
+    max_cost
+        Stop (exit 3) once the run directory's judgments cost this many US dollars: no new
+        request starts after that. Needs a price for every judge model.
 
     Returns
     -------
@@ -223,6 +281,9 @@ def run_tasks(
     start = time.perf_counter()
     if fsync is False:
         fsync_interval_s = None
+    pricing = pricing if pricing is not None else Pricing()
+    if max_cost is not None:
+        check_prices(tasks, pricing)
     run_dir = RunDir(out)
     with run_dir.lock():
         return _run_locked(
@@ -240,6 +301,8 @@ def run_tasks(
             quiet=quiet,
             fsync_interval_s=fsync_interval_s,
             bootstrap_B=bootstrap_B,
+            pricing=pricing,
+            max_cost=max_cost,
         )
 
 
@@ -259,6 +322,8 @@ def _run_locked(
     quiet: bool,
     fsync_interval_s: float | None,
     bootstrap_B: int,
+    pricing: Pricing,
+    max_cost: float | None,
 ) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -285,7 +350,11 @@ def _run_locked(
     stopped: str | None = None
     failed = True  # until the invocation ends normally
     try:
-        if pending:
+        already = _spent(effective.values())
+        if pending and max_cost is not None and already >= max_cost:
+            stopped = _cost_message(already, max_cost)
+            log.error("%s", stopped)
+        elif pending:
             stopped = _execute(
                 run_dir,
                 pending,
@@ -296,6 +365,8 @@ def _run_locked(
                 fsync_interval_s=fsync_interval_s,
                 effective=effective,
                 counts=counts,
+                pricing=pricing,
+                max_cost=max_cost,
             )
         failed = False
     except (KeyboardInterrupt, Interrupted):

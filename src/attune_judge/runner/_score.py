@@ -18,6 +18,7 @@ from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
+from attune_judge.runner._cost import Pricing
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import (
     fingerprint_inputs,
@@ -32,11 +33,13 @@ __all__ = [
     "ExecutionSettings",
     "ScoreConfig",
     "build_score_judge",
+    "build_score_judges",
     "execution_options",
     "judge_mode_options",
     "rubric_kind",
     "run_score",
     "score_items",
+    "score_lms",
 ]
 
 
@@ -51,8 +54,17 @@ class ScoreConfig(BaseModel):
     """The run directory."""
     rubric: str = "attunebench-reference"
     """A built-in rubric name or a rubric YAML file."""
-    lm: str = "local"
-    """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...)."""
+    lm: str | list[str] = "local"
+    """The judge model string (``local``, ``openai/gpt-4.1-mini``, ...), or several: a jury
+    (or, with ``jury="none"``, one judge per model)."""
+    jury: Literal["mean", "median", "majority", "none"] = "mean"
+    """How several models' judgments combine (``none``: each model is its own judge)."""
+    price_in: float | None = Field(default=None, ge=0)
+    """USD per million prompt tokens for every judge model (overrides LiteLLM's table)."""
+    price_out: float | None = Field(default=None, ge=0)
+    """USD per million completion tokens (with ``price_in``)."""
+    max_cost: float | None = Field(default=None, gt=0)
+    """Stop (exit 3) once the run's judgments cost this many US dollars."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server."""
     model_options: ModelOptions = ModelOptions()
@@ -128,19 +140,51 @@ def execution_options(config: ExecutionSettings) -> dict[str, Any]:
     }
 
 
+def score_lms(config: ScoreConfig) -> list[str]:
+    """The judge model strings of ``config`` (one or several, duplicates refused)."""
+    lms = [config.lm] if isinstance(config.lm, str) else list(config.lm)
+    if not lms:
+        return ["local"]
+    twice = sorted({m for m in lms if lms.count(m) > 1})
+    if twice:
+        raise UserError(f"--lm given twice for {', '.join(twice)}; a jury needs distinct models")
+    return lms
+
+
+def build_score_judges(config: ScoreConfig) -> list[Judge]:
+    """The judges of ``config``: one per model with ``jury="none"``, else one (a
+    :class:`~attune_judge.judges.Jury` of the models when there are several)."""
+    lms = score_lms(config)
+    if len(lms) > 1 and config.jury == "none":
+        return [_one_judge(config, lm) for lm in lms]
+    return [build_score_judge(config)]
+
+
 def build_score_judge(config: ScoreConfig) -> Judge:
-    """The judge for ``config.rubric`` on ``config.lm``, DSPy's cache under ATTUNE_CACHE_DIR.
+    """The judge for ``config.rubric`` on ``config.lm`` (a jury for several models), DSPy's
+    cache under ATTUNE_CACHE_DIR.
 
     DSPy's own retries are turned off (``num_retries=0``): the runner retries rate limits and
     timeouts itself, with backoff and jitter, so attempts do not multiply.
     """
+    lms = score_lms(config)
+    if len(lms) == 1:
+        return _one_judge(config, lms[0])
+    if config.jury == "none":
+        raise ValueError("jury='none' gives one judge per model: use build_score_judges")
+    from attune_judge.judges import Jury
+
+    return Jury([_one_judge(config, lm) for lm in lms], method=config.jury)
+
+
+def _one_judge(config: ScoreConfig, lm: str) -> Judge:
     from attune_judge.judges import build_judge
     from attune_judge.lm import configure_cache
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
     return build_judge(
         config.rubric,
-        config.lm,
+        lm,
         api_base=config.api_base,
         seed=config.seed,
         num_retries=0,
@@ -278,10 +322,15 @@ def run_score(
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
     paths = [config.data] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
-    judge_list = list(judges) if judges is not None else [build_score_judge(config)]
+    judge_list = list(judges) if judges is not None else build_score_judges(config)
     tasks = plan_tasks(items, judge_list)
     own: ProcessExecutor | None = None
     if executor is None and config.executor == "process":
+        if len(judge_list) > 1 and judges is None:
+            raise UserError(
+                "--executor process runs one judge per run: use a jury (--jury mean/median/"
+                "majority) or --executor thread for several independent judges"
+            )
         if judges is not None:
             raise ValueError(
                 "executor='process' builds the judge from the config in each worker; with your "
@@ -304,6 +353,10 @@ def run_score(
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
+            pricing=Pricing(
+                price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
+            ),
+            max_cost=config.max_cost,
         )
     finally:
         if own is not None:

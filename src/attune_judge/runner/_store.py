@@ -164,7 +164,7 @@ def redact(text: str, secrets: Iterable[str]) -> str:
 
 def versions() -> dict[str, str]:
     """Versions of attune-judge, dspy and Python, and the platform."""
-    from attune_judge import __version__
+    from attune_judge._version import __version__
 
     try:
         from importlib.metadata import version

@@ -17,6 +17,7 @@ from typing import Any
 
 from attune_judge.data import Judgment
 from attune_judge.runner._pairwise_summary import pairwise_block
+from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
 
 __all__ = ["SUMMARY_STATUSES", "summarize"]
@@ -93,6 +94,16 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
             criteria[name].append(value)
     costs = [j.cost for j in judgments if j.cost is not None]
     latencies = [j.latency_s for j in judgments if j.latency_s is not None]
+    requests = [
+        float(j.details["request_s"])
+        for j in judgments
+        if isinstance(j.details.get("request_s"), int | float)
+    ]
+    queues = [
+        float(j.details["queue_s"])
+        for j in judgments
+        if isinstance(j.details.get("queue_s"), int | float)
+    ]
     return {
         "n_planned": planned,
         "n_judged": len(judgments),
@@ -106,9 +117,12 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
             "completion": sum(j.usage.completion_tokens for j in judgments),
             "calls": sum(j.usage.calls for j in judgments),
         },
-        "cost_usd": math.fsum(costs) if costs else None,
+        "cost_usd": math.fsum(costs) if costs and len(costs) == len(judgments) else None,
+        "cost_usd_known": math.fsum(costs) if costs else None,
         "n_cost_known": len(costs),
         "latency_s_mean": _mean(latencies),
+        "request_s_mean": _mean(requests),
+        "queue_s_mean": _mean(queues),
         "retries": sum(max(0, int(j.details.get("attempts", 1)) - 1) for j in judgments),
     }
 
@@ -145,6 +159,8 @@ def summarize(
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, str] = {}
+    specs: dict[str, Any] = {}
+    candidate_models: dict[str, str | None] = {}
     options: dict[str, tuple[str, str]] = {}
     n_tasks = 0
     for task in tasks:
@@ -158,6 +174,8 @@ def summarize(
                 str(meta.get("option_b", "B")),
             )
         labels.setdefault(jid, _judge_label(task.judge.spec))
+        specs.setdefault(jid, task.judge.spec)
+        candidate_models[task.item.item_id] = task.item.candidate_model
         j = judgments.get(task.key)
         if j is not None:
             found[jid][model].append(j)
@@ -175,7 +193,7 @@ def summarize(
         for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
             if model in models:
                 models[model]["score"] = interval
-        judges_out[jid] = {"label": labels[jid], "models": models}
+        judges_out[jid] = {"label": labels[jid], "models": models, "totals": _totals(models)}
         board = _leaderboard(ok_all, seed=seed, B=B, level=level)
         if board is not None:
             judges_out[jid]["leaderboard"] = board
@@ -185,8 +203,34 @@ def summarize(
     # complete: every planned judgment is there, and the run scored something
     complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
+    run["totals"] = _totals(
+        {f"{jid}/{m}": b for jid, block in judges_out.items() for m, b in block["models"].items()}
+    )
     run.update(run_info or {})
-    return {"run": run, "judges": judges_out}
+    out: dict[str, Any] = {"run": run, "judges": judges_out}
+    ok_by_judge = {
+        jid: [j for per in found[jid].values() for j in per if j.status == "ok"] for jid in found
+    }
+    panels = panel_blocks(specs, ok_by_judge, candidate_models, seed=seed, B=B, level=level)
+    if panels:
+        out["panels"] = panels
+    return out
+
+
+def _totals(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Tokens, calls and cost summed over model blocks; cost ``None`` when any is unknown."""
+    blocks = list(models.values())
+    known = [b["cost_usd_known"] for b in blocks if b.get("cost_usd_known") is not None]
+    complete = all(b.get("n_cost_known") == b.get("n_judged") for b in blocks)
+    return {
+        "tokens": {
+            k: sum(int(b["tokens"][k]) for b in blocks) for k in ("prompt", "completion", "calls")
+        },
+        "cost_usd": math.fsum(known) if complete and blocks else None,
+        "cost_usd_known": math.fsum(known) if known else None,
+        "n_cost_known": sum(int(b.get("n_cost_known") or 0) for b in blocks),
+        "n_judged": sum(int(b.get("n_judged") or 0) for b in blocks),
+    }
 
 
 def _judge_label(spec: Mapping[str, Any]) -> str:

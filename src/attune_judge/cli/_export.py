@@ -1,0 +1,39 @@
+"""``attune-judge export RUN --format csv|parquet|jsonl -o FILE`` (thin: ``export_run``)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+
+class FormatChoice(StrEnum):
+    """Table formats."""
+
+    csv = "csv"
+    parquet = "parquet"
+    jsonl = "jsonl"
+
+
+def export(
+    run: Annotated[Path, typer.Argument(help="A run directory (score, bench, sensitivity).")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="The table file to write.")],
+    fmt: Annotated[FormatChoice, typer.Option("--format", help="csv, parquet or jsonl.")] = (
+        FormatChoice.csv
+    ),
+) -> None:
+    """Write a run's judgments as one long table: one row per item x criterion x judge, with
+    model, conversation, turn, status, tokens and cost. Python: load_run(RUN).to_pandas()."""
+    from attune_judge.runner import export_run
+
+    n = export_run(run, out, fmt.value)
+    print(f"{out}: {n} rows ({fmt.value})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``export`` to ``app``."""
+    app.command("export")(export)

@@ -1,0 +1,109 @@
+"""What a judgment cost: its tokens at the model's price.
+
+Prices per token come from LiteLLM's price table (the local copy shipped with LiteLLM; no
+download), or from ``--price-in`` / ``--price-out`` (US dollars per million tokens), which
+override the table for every judge model of the run. The embedded model costs nothing. A model
+behind ``--api-base`` (a server of your own) has no table price: give prices to count its cost.
+Cost is ``None`` ("unknown") only when no price is known; never a guessed 0.
+
+A jury's cost is the sum of its members' costs (each member at its own model's price).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.data import Judgment
+
+__all__ = ["Pricing", "judgment_cost", "token_prices"]
+
+
+class Pricing(BaseModel):
+    """How judgments are priced (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    price_in: float | None = Field(default=None, ge=0)
+    """USD per million prompt tokens (with ``price_out``: overrides the table)."""
+    price_out: float | None = Field(default=None, ge=0)
+    """USD per million completion tokens."""
+    api_base: str | None = None
+    """The run's OpenAI-compatible server, whose models have no table price."""
+
+    def model_post_init(self, __context: Any) -> None:
+        """Both prices or neither."""
+        if (self.price_in is None) != (self.price_out is None):
+            from attune_judge.errors import UserError
+
+            raise UserError("give both --price-in and --price-out (USD per million tokens)")
+
+
+def token_prices(model: str | None, pricing: Pricing) -> tuple[float, float] | None:
+    """``(USD per prompt token, USD per completion token)`` of ``model``, or ``None``."""
+    if pricing.price_in is not None and pricing.price_out is not None:
+        return pricing.price_in / 1e6, pricing.price_out / 1e6
+    if not model:
+        return None
+    if model == "local" or model.startswith(("local:", "local/")):
+        return 0.0, 0.0
+    if pricing.api_base is not None and model.startswith("openai/"):
+        return None
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError:  # pragma: no cover - a dependency of dspy
+        return None
+    names = [model]
+    if "/" in model:
+        names.append(model.split("/", 1)[1])
+    for name in names:
+        info = litellm.model_cost.get(name)
+        if isinstance(info, dict):
+            p_in, p_out = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+            if isinstance(p_in, int | float) and isinstance(p_out, int | float):
+                return float(p_in), float(p_out)
+    return None
+
+
+def _model(spec: Mapping[str, Any]) -> str | None:
+    lm = spec.get("lm")
+    if isinstance(lm, Mapping):
+        return str(lm["lm"]) if lm.get("lm") else None
+    return lm if isinstance(lm, str) else None
+
+
+def _priced(model: str | None, prompt: int, completion: int, pricing: Pricing) -> float | None:
+    if prompt == 0 and completion == 0:
+        return 0.0
+    prices = token_prices(model, pricing)
+    if prices is None:
+        return None
+    return prompt * prices[0] + completion * prices[1]
+
+
+def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing) -> float | None:
+    """The cost of ``judgment`` by the judge of ``spec`` (``None``: a price is unknown)."""
+    members = judgment.details.get("members")
+    if spec.get("program") == "jury" and isinstance(members, list):
+        from attune_judge.judges import hash_spec
+
+        models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
+        total = 0.0
+        for member in members:
+            usage = member.get("usage") or {}
+            cost = _priced(
+                models.get(str(member.get("judge_id"))),
+                int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0),
+                pricing,
+            )
+            if cost is None:
+                return None
+            total += cost
+        return total
+    usage = judgment.usage
+    return _priced(_model(spec), usage.prompt_tokens, usage.completion_tokens, pricing)
