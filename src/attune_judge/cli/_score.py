@@ -41,7 +41,7 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
 )
-from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
+from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 
 if TYPE_CHECKING:
     from attune_judge.runner import RunResult
@@ -167,6 +167,7 @@ def score(
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
     bootstrap: BootstrapOption = DEFAULT_B,
+    ci: CiOption = DEFAULT_LEVEL,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,
     temperature: TemperatureOption = None,
@@ -209,6 +210,7 @@ def score(
         parse_retries=parse_retries,
         seed=seed,
         bootstrap_replicates=bootstrap,
+        ci_level=ci,
         executor=executor.value,
         workers=workers,
         quiet=quiet,

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
@@ -93,6 +93,8 @@ class ScoreConfig(BaseModel):
     """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
     bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
     """Bootstrap replicates for the summary's intervals."""
+    ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
+    """Confidence level of the summary's intervals and rank sets."""
     quiet: bool = False
     """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
@@ -353,6 +355,7 @@ def run_score(
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
+            level=config.ci_level,
             pricing=Pricing(
                 price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
             ),
