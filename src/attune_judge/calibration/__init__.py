@@ -35,7 +35,6 @@ Adapters
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
-from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, BootstrapSettings
 from attune_judge.calibration._alt_test import (
     AltTestHuman,
     AltTestResult,
@@ -193,8 +192,6 @@ from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
-    "DEFAULT_B",
-    "DEFAULT_LEVEL",
     "ICC_FORMS",
     "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
@@ -205,7 +202,6 @@ __all__ = [
     "BaselineAgreement",
     "BehaviourAgreement",
     "BehaviourGroup",
-    "BootstrapSettings",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
