@@ -18,6 +18,7 @@ from attune_judge.cli._options import (
     TimeoutOption,
     model_options,
 )
+from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
 
 __all__ = ["JudgeArtifactOption", "register", "resolve_judge_artifact"]
@@ -129,7 +130,7 @@ def align(
         int, typer.Option(min=1, help="Judgments in flight (held-out evaluation).")
     ] = 4,
     score_map: Annotated[bool, typer.Option(help="Fit and save the monotone score map.")] = True,
-    replicates: Annotated[int, typer.Option("--B", min=100, help="Bootstrap replicates.")] = 2000,
+    replicates: BootstrapOption = DEFAULT_B,
 ) -> None:
     """Align a judge to people: optimise its DSPy program on their labels, prove it on held-out
     conversations, and save it as a judge usable with --judge."""

@@ -26,6 +26,7 @@ from attune_judge.cli._options import (
     model_options,
     setup_logging,
 )
+from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -115,7 +116,7 @@ def bench(
     max_conversations: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
     ] = None,
-    bootstrap: Annotated[int, typer.Option(min=100, help="Bootstrap replicates.")] = 2000,
+    bootstrap: BootstrapOption = DEFAULT_B,
     max_failure_rate: MaxFailureRateOption = 0.25,
     api_base: ApiBaseOption = None,
     executor: ExecutorOption = ExecutorKind.thread,

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from attune_judge.cli._options import split_csv
+from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -224,9 +225,9 @@ def calibrate(
     output: Annotated[
         Path | None, typer.Option("--output", help="Also write the Markdown (or JSON) here.")
     ] = None,
-    B: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 2000,
+    B: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Seed of the cluster bootstrap.")] = 0,
-    ci: Annotated[float, typer.Option(help="Confidence level of the intervals.")] = 0.95,
+    ci: CiOption = DEFAULT_LEVEL,
     epsilon: Annotated[float, typer.Option(help="ε of the alternative annotator test.")] = 0.2,
     tie_policy: Annotated[
         str, typer.Option(help="Preferences: strict, half or exclude.")
@@ -455,9 +456,9 @@ def rank(
         str, typer.Option(help="Judgment score: normalized or overall.")
     ] = "normalized",
     judge_id: Annotated[str | None, typer.Option(help="Judge to rank by (run dirs).")] = None,
-    B: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 10_000,
+    B: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
-    ci: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
+    ci: CiOption = DEFAULT_LEVEL,
     human: Annotated[
         Path | None,
         typer.Option(

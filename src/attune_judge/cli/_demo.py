@@ -26,6 +26,7 @@ from attune_judge.cli._options import (
     WorkersOption,
     model_options,
 )
+from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 
 __all__ = ["register"]
 
@@ -47,7 +48,7 @@ def demo(
         int,
         typer.Option(min=2, help="Part d: synthetic sample conversations (one turn each)."),
     ] = 2,
-    replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
+    replicates: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
     """Validate judges on real shipped data, offline: recorded LLM judges vs experts, DUO
@@ -83,7 +84,7 @@ def validate(
     limit: Annotated[
         int | None, typer.Option(min=2, help="Judge only the first N items of the set.")
     ] = None,
-    replicates: Annotated[int, typer.Option("--B", min=50, help="Bootstrap replicates.")] = 1000,
+    replicates: BootstrapOption = DEFAULT_B,
     seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,

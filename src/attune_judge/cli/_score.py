@@ -42,6 +42,7 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
 )
+from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 
 if TYPE_CHECKING:
     from attune_judge.runner import RunResult
@@ -166,6 +167,8 @@ def score(
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
+    bootstrap: BootstrapOption = DEFAULT_B,
+    ci: CiOption = DEFAULT_LEVEL,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,
     temperature: TemperatureOption = None,
@@ -224,6 +227,8 @@ def score(
         max_retries=max_retries,
         parse_retries=parse_retries,
         seed=seed,
+        bootstrap_replicates=bootstrap,
+        ci_level=ci,
         executor=executor.value,
         workers=workers,
         ray_address=ray_address,

@@ -30,6 +30,7 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
 )
+from attune_judge.cli._stats import FileBootstrapOption
 
 if TYPE_CHECKING:
     from attune_judge.sensitivity import SensitivityAnalysis, SensitivityResult
@@ -106,9 +107,7 @@ def sensitivity(
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
-    bootstrap_replicates: Annotated[
-        int | None, typer.Option(min=100, help="Bootstrap replicates (default: the file's).")
-    ] = None,
+    bootstrap_replicates: FileBootstrapOption = None,
     seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
     response_format: ResponseFormatOption = None,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibration_markdown
 from attune_judge.demo._duo import DuoResult, duo_analysis
@@ -92,7 +93,7 @@ def _summary_b(duo: DuoResult) -> list[str]:
 def run_demo(
     out_dir: Path,
     *,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     parts: Sequence[str] = ("a", "b", "c", "d"),
     calibration_root: Path | None = None,

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
@@ -178,7 +179,7 @@ def validate_judge(
     out_dir: Path,
     *,
     limit: int | None = None,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     api_base: str | None = None,
     max_concurrency: int = 4,

@@ -31,6 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment
 from attune_judge.errors import Interrupted, UserError
 from attune_judge.runner._cost import Pricing, judgment_cost
@@ -235,7 +236,8 @@ def run_tasks(
     quiet: bool = True,
     fsync_interval_s: float | None = 0.2,
     fsync: bool | None = None,
-    bootstrap_B: int = 10_000,
+    bootstrap_B: int = DEFAULT_B,
+    level: float = DEFAULT_LEVEL,
     pricing: Pricing | None = None,
     max_cost: float | None = None,
 ) -> RunResult:
@@ -263,8 +265,8 @@ def run_tasks(
     fsync
         Older switch kept for callers: ``False`` means ``fsync_interval_s=None`` (flush only),
         ``True`` keeps ``fsync_interval_s``.
-    bootstrap_B
-        Bootstrap replicates for the summary's intervals.
+    bootstrap_B, level
+        Bootstrap replicates and confidence level of the summary's intervals and rank sets.
     pricing
         How judgments are priced (default: LiteLLM's price table).
     max_cost
@@ -300,6 +302,7 @@ def run_tasks(
             quiet=quiet,
             fsync_interval_s=fsync_interval_s,
             bootstrap_B=bootstrap_B,
+            level=level,
             pricing=pricing,
             max_cost=max_cost,
         )
@@ -321,6 +324,7 @@ def _run_locked(
     quiet: bool,
     fsync_interval_s: float | None,
     bootstrap_B: int,
+    level: float,
     pricing: Pricing,
     max_cost: float | None,
 ) -> RunResult:
@@ -385,6 +389,7 @@ def _run_locked(
             effective,
             seed=seed,
             B=bootstrap_B,
+            level=level,
             run_info={
                 "wall_time_s": wall,
                 "wall_time_total_s": previous_wall + wall,

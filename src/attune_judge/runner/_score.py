@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
@@ -94,8 +95,10 @@ class ScoreConfig(BaseModel):
     """First backoff (doubles per retry, with jitter, capped at 60 s)."""
     seed: int = 0
     """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
-    bootstrap_replicates: int = Field(default=10_000, ge=100)
+    bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
     """Bootstrap replicates for the summary's intervals."""
+    ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
+    """Confidence level of the summary's intervals and rank sets."""
     quiet: bool = False
     """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
@@ -406,6 +409,7 @@ def run_score(
                 **execution_options(config),
                 fsync_interval_s=config.fsync_interval_s,
                 bootstrap_B=config.bootstrap_replicates,
+                level=config.ci_level,
                 pricing=pricing,
                 max_cost=config.max_cost,
             )
@@ -439,6 +443,7 @@ def run_score(
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
+            level=config.ci_level,
             pricing=pricing,
             max_cost=config.max_cost,
         )
