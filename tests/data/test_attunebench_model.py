@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -10,6 +14,7 @@ from attune_judge.data import (
     ConversationWide,
     Panas,
     attunebench_problems,
+    load_attunebench,
 )
 from tests.data._factory import conversation
 
@@ -198,7 +203,6 @@ def test_wrong_types_are_all_reported_with_their_paths() -> None:
     data["turns"][0]["turnNumber"] = "one"
     data["turns"][0]["userMessage"] = 42
     data["turns"][0]["annotations"]["pairwiseComparisons"][0]["winner"] = "tie"
-    data["unexpected"] = 1
     lines = _problems(data)
     assert "f.json: $.turns[0].turnNumber: Input should be a valid integer" in lines[0]
     assert lines[1] == "f.json: $.turns[0].userMessage: Input should be a valid string (got 42)"
@@ -206,8 +210,32 @@ def test_wrong_types_are_all_reported_with_their_paths() -> None:
         "f.json: $.turns[0].annotations.pairwiseComparisons[0].winner: winner must be 'A', 'B' "
         "or null, got 'tie'"
     )
-    assert lines[3] == "f.json: $.unexpected: Extra inputs are not permitted"
-    assert len(lines) == 4
+    assert len(lines) == 3
+
+
+def test_unknown_keys_are_kept_listed_and_written_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A release with undocumented keys loads; each key is named once, by file and JSON path."""
+    data = conversation()
+    data["studyArm"] = "B"
+    data["turns"][0]["latencyMs"] = 3
+    data["turns"][0]["annotations"]["pairwiseComparisons"][0]["rationale"] = "why"
+    data["metadata"]["anything"] = 1  # free keys are part of the format here: not reported
+    path = tmp_path / "conversation_1.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="attune_judge.data"):
+        (conv,) = load_attunebench(path)
+    assert [r.getMessage() for r in caplog.records][1:] == [
+        f"  {path}: $.studyArm",
+        f"  {path}: $.turns[0].latencyMs",
+        f"  {path}: $.turns[0].annotations.pairwiseComparisons[0].rationale",
+    ]
+    assert caplog.records[0].getMessage().startswith("3 key(s) that the AttuneBench format")
+    written = conv.to_official_json()
+    assert written["studyArm"] == "B"
+    assert written["turns"][0]["latencyMs"] == 3
+    assert written["metadata"]["anything"] == 1
 
 
 def test_unknown_pairwise_question_and_behaviour_id() -> None:

@@ -7,7 +7,7 @@ error location, so a message can point below the model that detected it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
@@ -29,6 +29,7 @@ __all__ = [
     "alias_field",
     "int_in",
     "problem",
+    "unknown_keys",
 ]
 
 ERROR_TYPE = "attunebench"
@@ -40,9 +41,34 @@ def problem(message: str, subpath: str = "") -> PydanticCustomError:
 
 
 class OfficialModel(BaseModel):
-    """Base of the AttuneBench models: official (camelCase) keys and Python names both accepted."""
+    """Base of the AttuneBench models: official (camelCase) keys and Python names both accepted.
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True)
+    Keys the format does not define are kept (and written back) rather than refused, so that a
+    release with more fields than documented still loads; :func:`unknown_keys` lists them, and
+    :func:`~attune_judge.data.load_attunebench` reports them as a warning (a misspelt optional
+    key would otherwise go unnoticed).
+    """
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
+    extras_expected: ClassVar[bool] = False
+    """True where the format itself allows free keys (metadata, participant profile)."""
+
+
+def unknown_keys(model: BaseModel, path: str = "$") -> list[str]:
+    """JSON paths of every key the AttuneBench format does not define, in document order."""
+    found: list[str] = []
+    if isinstance(model, OfficialModel) and not model.extras_expected:
+        found.extend(f"{path}.{key}" for key in (model.model_extra or {}))
+    for name, field in type(model).model_fields.items():
+        value = getattr(model, name)
+        alias = field.serialization_alias or name
+        if isinstance(value, BaseModel):
+            found.extend(unknown_keys(value, f"{path}.{alias}"))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    found.extend(unknown_keys(item, f"{path}.{alias}[{i}]"))
+    return found
 
 
 def alias_field(*aliases: str, default: Any = ..., **kwargs: Any) -> Any:

@@ -8,6 +8,7 @@ returned unless everything loaded.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from attune_judge.data._attunebench import Conversation
-from attune_judge.data._attunebench_fields import ERROR_TYPE
+from attune_judge.data._attunebench_fields import ERROR_TYPE, unknown_keys
 from attune_judge.data._text import not_utf8_error
 from attune_judge.errors import UserError
 
@@ -48,14 +49,40 @@ def _natural_key(path: Path) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", path.name)]
 
 
-def _validate(obj: object, where: str, out: list[Conversation], problems: list[str]) -> None:
+_log = logging.getLogger("attune_judge.data")
+_UNKNOWN_SHOWN = 10
+"""How many unknown keys a load names one by one (the rest are counted)."""
+
+
+def _validate(
+    obj: object, where: str, out: list[Conversation], problems: list[str], unknown: list[str]
+) -> None:
     try:
-        out.append(Conversation.model_validate(obj))
+        conv = Conversation.model_validate(obj)
     except ValidationError as exc:
         problems.extend(attunebench_problems(exc, where))
+        return
+    out.append(conv)
+    unknown.extend(f"{where}: {key}" for key in unknown_keys(conv))
 
 
-def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
+def _report_unknown(unknown: list[str]) -> None:
+    if not unknown:
+        return
+    _log.warning(
+        "%d key(s) that the AttuneBench format does not define were kept but not used "
+        "(a misspelt key is read as absent):",
+        len(unknown),
+    )
+    for line in unknown[:_UNKNOWN_SHOWN]:
+        _log.warning("  %s", line)
+    if len(unknown) > _UNKNOWN_SHOWN:
+        _log.warning("  ... and %d more", len(unknown) - _UNKNOWN_SHOWN)
+
+
+def _read_json_file(
+    path: Path, out: list[Conversation], problems: list[str], unknown: list[str]
+) -> None:
     try:
         obj = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
@@ -69,12 +96,14 @@ def _read_json_file(path: Path, out: list[Conversation], problems: list[str]) ->
         return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
-            _validate(item, f"{path}: [{i}]", out, problems)
+            _validate(item, f"{path}: [{i}]", out, problems, unknown)
     else:
-        _validate(obj, str(path), out, problems)
+        _validate(obj, str(path), out, problems, unknown)
 
 
-def _read_jsonl_file(path: Path, out: list[Conversation], problems: list[str]) -> None:
+def _read_jsonl_file(
+    path: Path, out: list[Conversation], problems: list[str], unknown: list[str]
+) -> None:
     try:
         lines = path.read_text(encoding="utf-8-sig").split("\n")
     except UnicodeDecodeError:
@@ -91,7 +120,7 @@ def _read_jsonl_file(path: Path, out: list[Conversation], problems: list[str]) -
         except json.JSONDecodeError as exc:
             problems.append(f"{path}:{i}: column {exc.colno}: not valid JSON: {exc.msg}")
             continue
-        _validate(obj, f"{path}:{i}", out, problems)
+        _validate(obj, f"{path}:{i}", out, problems, unknown)
 
 
 def _files(path: Path) -> list[Path]:
@@ -134,21 +163,24 @@ def load_attunebench(path: str | Path) -> list[Conversation]:
         When the path is missing or holds no conversation file, or when any file has any
         problem: malformed JSON (file, line and column), a field of the wrong type or out of
         range, a pairwise label that resolves to no response, duplicate turn numbers, or a
-        conversation id used twice. Every problem of every file is listed in ``problems`` as
-        ``file: json.path: message``; no conversation is returned in that case.
+        conversation id used twice. Keys the format does not define are not a problem: they
+        are kept and logged as a warning on ``attune_judge.data``. Every problem of every file
+        is listed in ``problems`` as ``file: json.path: message``; no conversation is returned
+        in that case.
     """
     path = Path(path)
     files = _files(path)
     conversations: list[Conversation] = []
     problems: list[str] = []
+    unknown: list[str] = []
     first_seen: dict[str, Path] = {}
     bad_files = 0
     for file in files:
         before, problems_before = len(conversations), len(problems)
         if file.suffix.lower() == ".jsonl":
-            _read_jsonl_file(file, conversations, problems)
+            _read_jsonl_file(file, conversations, problems, unknown)
         else:
-            _read_json_file(file, conversations, problems)
+            _read_json_file(file, conversations, problems, unknown)
         for conv in conversations[before:]:
             cid = conv.conversation_id
             if cid in first_seen:
@@ -168,6 +200,7 @@ def load_attunebench(path: str | Path) -> list[Conversation]:
     if not conversations:
         names = ", ".join(str(f) for f in files[:3]) + (", ..." if len(files) > 3 else "")
         raise UserError(f"{path}: no conversations in {names} (empty file?)")
+    _report_unknown(unknown)
     return conversations
 
 

@@ -24,6 +24,7 @@ class Metadata(OfficialModel):
     """Conversation metadata. Keys beyond the documented ones are kept as they are."""
 
     model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
+    extras_expected = True
 
     model: str | None = None
     """The original model (OM) the participant talked to (anonymised in the release)."""
@@ -43,6 +44,7 @@ class ParticipantProfile(OfficialModel):
     """Who the participant is. Keys beyond the documented ones are kept as they are."""
 
     model_config = ConfigDict(extra="allow", validate_by_name=True, validate_by_alias=True)
+    extras_expected = True
 
     participant_id: str | int | None = None
     """Anonymous participant id."""
