@@ -105,6 +105,70 @@ def validation_judge(
     )
 
 
+def _run_judge(
+    out: Path,
+    rubric: str,
+    lm: str,
+    judge: Any,
+    *,
+    api_base: str | None,
+    seed: int,
+    B: int,
+    max_concurrency: int,
+    quiet: bool,
+    executor: str,
+    workers: int,
+    ray_address: str | None,
+    model_options: ModelOptions | None,
+    score_mode: str | None,
+    per_criterion: bool,
+    jury_lms: Sequence[str] | None,
+    jury: str,
+) -> Any:
+    """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
+    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
+
+    factory = JudgeFactory(
+        validation_judge,
+        (
+            rubric,
+            lm,
+            api_base,
+            seed,
+            score_mode,
+            per_criterion,
+            model_options,
+            tuple(jury_lms) if jury_lms else None,
+            jury,
+        ),
+    )
+    if judge is None:
+        judge = factory.build()[0]
+    elif executor != "thread":
+        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
+    config = ScoreConfig(
+        data=out / "items.jsonl",
+        out=out / "run",
+        rubric=rubric,
+        lm=lm,
+        api_base=api_base,
+        max_concurrency=max_concurrency,
+        max_failure_rate=1.0,
+        seed=seed,
+        quiet=quiet,
+        bootstrap_replicates=max(B, 100),
+    )
+    with scaled_executor(
+        executor,
+        factory,
+        workers=workers,
+        max_concurrency=max_concurrency,
+        ray_address=ray_address,
+    ) as scaled:
+        run_score(config, judges=[judge], executor=scaled)
+    return judge
+
+
 def validate_judge(
     set_name: str,
     lm: str,
@@ -167,8 +231,6 @@ def validate_judge(
         Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
         processes or actors, each building the judge; see :func:`scaled_executor`).
     """
-    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
-
     start = time.monotonic()
     if set_name not in VALIDATION_SETS:
         raise UserError(f"unknown set {set_name!r}; choose from {sorted(VALIDATION_SETS)}")
@@ -182,44 +244,25 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
-    factory = JudgeFactory(
-        validation_judge,
-        (
-            rubric or spec.rubric,
-            lm,
-            api_base,
-            seed,
-            score_mode,
-            per_criterion,
-            model_options,
-            tuple(jury_lms) if jury_lms else None,
-            jury,
-        ),
-    )
-    if judge is None:
-        judge = factory.build()[0]
-    elif executor != "thread":
-        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
-    config = ScoreConfig(
-        data=out / "items.jsonl",
-        out=out / "run",
-        rubric=rubric or spec.rubric,
-        lm=lm,
+    judge = _run_judge(
+        out,
+        rubric or spec.rubric,
+        lm,
+        judge,
         api_base=api_base,
-        max_concurrency=max_concurrency,
-        max_failure_rate=1.0,
         seed=seed,
-        quiet=quiet,
-        bootstrap_replicates=max(B, 100),
-    )
-    with scaled_executor(
-        executor,
-        factory,
-        workers=workers,
+        B=B,
         max_concurrency=max_concurrency,
+        quiet=quiet,
+        executor=executor,
+        workers=workers,
         ray_address=ray_address,
-    ) as scaled:
-        run_score(config, judges=[judge], executor=scaled)
+        model_options=model_options,
+        score_mode=score_mode,
+        per_criterion=per_criterion,
+        jury_lms=jury_lms,
+        jury=jury,
+    )
     judgments = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
     ids = {i.item_id for i in items}
     name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"
