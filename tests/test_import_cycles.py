@@ -153,3 +153,12 @@ def test_calibration_is_a_bottom_layer() -> None:
     # the statistics import no other attune_judge package except data records and errors
     graph = package_graph(import_graph())
     assert graph["attune_judge.calibration"] <= {"attune_judge.data", "attune_judge.errors"}
+
+
+def test_validate_sits_below_demo_and_cli() -> None:
+    # validating a judge is a library the demo and the commands use, never the other way round
+    graph = package_graph(import_graph())
+    assert "attune_judge.validate" in graph["attune_judge.demo"]
+    assert "attune_judge.validate" in graph["attune_judge.cli"]
+    above = {"attune_judge.demo", "attune_judge.cli", "attune_judge.align"}
+    assert graph["attune_judge.validate"].isdisjoint(above)

@@ -1,13 +1,14 @@
 """``attune-judge judge ITEM.json``: judge one item and print the Judgment as JSON.
 
-Thin: read the item, build the judge with :func:`attune_judge.judges.build_judge`, judge,
-print. Model settings come from ``ATTUNE_*`` variables, overridden by the options.
+Thin: parse, :func:`attune_judge.judges.read_judge_item` and
+:func:`attune_judge.judges.judge_item`, print. Model settings come from ``ATTUNE_*``
+variables, overridden by the options.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -25,39 +26,7 @@ from attune_judge.cli._options import (
     TimeoutOption,
 )
 
-if TYPE_CHECKING:
-    from attune_judge.data import JudgeItem
-
 __all__ = ["register"]
-
-
-def read_item(path: Path) -> JudgeItem:
-    """One ``JudgeItem`` from a JSON file; problems name the file and the field."""
-    import json
-
-    from pydantic import ValidationError
-
-    from attune_judge.data import JudgeItem, format_validation_error, read_utf8
-    from attune_judge.errors import UserError
-
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder; expected a JSON file holding one judge item")
-    if not path.is_file():
-        raise UserError(f"{path}: file not found")
-    try:
-        data = json.loads(read_utf8(path))
-    except json.JSONDecodeError as exc:
-        hint = (
-            " (one item per file: `judge` takes a .json holding one JudgeItem, not a JSONL)"
-            if exc.msg == "Extra data"
-            else ""
-        )
-        raise UserError(f"{path}: not valid JSON: {exc}{hint}") from None
-    try:
-        return JudgeItem.model_validate(data)
-    except ValidationError as exc:
-        problems = format_validation_error(exc, str(path))
-        raise UserError(f"{path}: not a judge item", problems=problems) from None
 
 
 def judge_command(
@@ -90,11 +59,11 @@ def judge_command(
     """Judge one item and print the Judgment as JSON."""
     import json
 
-    from attune_judge.judges import BASELINES, Jury, build_judge
-    from attune_judge.lm import LMSettings, configure_cache
+    from attune_judge.judges import judge_item, read_judge_item
+    from attune_judge.lm import LMSettings
 
     rubric = resolve_judge_artifact(judge_artifact) or rubric
-    item = read_item(item_path)
+    item = read_judge_item(item_path)
     lms = list(lm or []) or ["local"]
     settings = LMSettings.from_env(
         lm=lms[0],
@@ -106,33 +75,21 @@ def judge_command(
         timeout=timeout,
         cache=False if no_cache else None,
     )
-    options: dict[str, object] = {"reasoning": reasoning} if rubric not in BASELINES else {}
-    if no_reference:
-        options["use_reference"] = False
-    if rubric not in BASELINES:
-        if score_mode is not None:
-            options["score_mode"] = score_mode.value
-        if per_criterion:
-            options["per_criterion"] = True
-    if rubric in BASELINES:
-        print(build_judge(rubric).judge(item).model_dump_json(indent=2))
-        return
-    configure_cache(settings.cache_dir, enabled=settings.cache)
-    judges = [build_judge(rubric, m, **options, **_lm_options(settings)) for m in lms]
-    if len(judges) == 1:
-        print(judges[0].judge(item).model_dump_json(indent=2))
-    elif jury is JuryChoice.none:
-        print(json.dumps([j.judge(item).model_dump(mode="json") for j in judges], indent=2))
+    result = judge_item(
+        item,
+        rubric,
+        lms,
+        jury=jury.value,
+        settings=settings,
+        use_reference=not no_reference,
+        reasoning=reasoning,
+        score_mode=score_mode.value if score_mode is not None else None,
+        per_criterion=per_criterion,
+    )
+    if isinstance(result, list):
+        print(json.dumps([j.model_dump(mode="json") for j in result], indent=2))
     else:
-        combined = Jury(judges, method=jury.value)  # type: ignore[arg-type]
-        print(combined.judge(item).model_dump_json(indent=2))
-
-
-def _lm_options(settings: object) -> dict[str, object]:
-    from attune_judge.lm import LMSettings
-
-    assert isinstance(settings, LMSettings)
-    return settings.model_dump(exclude={"lm", "cache_dir"})
+        print(result.model_dump_json(indent=2))
 
 
 def register(app: typer.Typer) -> None:

@@ -21,15 +21,15 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibration_markdown
 from attune_judge.demo._duo import DuoResult, duo_analysis
-from attune_judge.demo._recorded import (
-    JudgeRow,
-    RecordedJudges,
-    recorded_judges_vs_experts,
-)
 from attune_judge.demo._report import demo_report
-from attune_judge.demo._sets import load_calibration_set
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
+from attune_judge.validate import (
+    JudgeRow,
+    RecordedJudges,
+    load_calibration_set,
+    recorded_judges_vs_experts,
+)
 
 __all__ = ["DemoRun", "load_calibration_set", "run_demo"]
 
@@ -153,7 +153,7 @@ def run_demo(
         summary_json["duo"] = duo.model_dump(mode="json")
         lines += _summary_b(duo)
     if "c" in parts:
-        from attune_judge.demo._validate import validate_judge
+        from attune_judge.validate import validate_judge
 
         val = validate_judge(
             "empathic-communication-epitome",

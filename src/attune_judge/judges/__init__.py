@@ -1,7 +1,9 @@
 """DSPy judge programs, baseline judges and juries.
 
 Every judge follows :class:`Judge`: ``judge_id``, ``spec`` and ``judge(item) -> Judgment``
-(plus ``ajudge`` for async use). Build one with :func:`build_judge`.
+(plus ``ajudge`` for async use). Build one with :func:`build_judge`: a baseline from
+:data:`BASELINES`, or the judge of the rubric's kind from the registry :data:`JUDGE_KINDS`.
+:func:`judge_item` judges one item (``attune-judge judge``).
 """
 
 from attune_judge.judges._base import (
@@ -42,8 +44,17 @@ from attune_judge.judges._distribution import (
     position_logprobs,
     read_distribution,
 )
-from attune_judge.judges._factory import BASELINES, build_judge, build_jury, resolve_judge_lm
+from attune_judge.judges._factory import (
+    BASELINES,
+    JUDGE_KINDS,
+    JudgeBuilder,
+    JudgeOptions,
+    build_judge,
+    build_jury,
+    resolve_judge_lm,
+)
 from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
+from attune_judge.judges._judge_item import judge_item, read_judge_item
 from attune_judge.judges._jury import Jury, JuryMethod, combine
 from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge, lexicon_count
 from attune_judge.judges._pairwise import (
@@ -59,6 +70,7 @@ __all__ = [
     "BASELINES",
     "DEFAULT_MAX_OUT_OF_SCALE",
     "EMPATHY_LEXICON",
+    "JUDGE_KINDS",
     "SCORE_MODES",
     "AsyncJudge",
     "BehaviourJudge",
@@ -66,6 +78,8 @@ __all__ = [
     "CriterionDemo",
     "CriterionJudge",
     "Judge",
+    "JudgeBuilder",
+    "JudgeOptions",
     "Jury",
     "JuryMethod",
     "LengthJudge",
@@ -91,6 +105,7 @@ __all__ = [
     "hash_spec",
     "is_retryable",
     "item_judgment",
+    "judge_item",
     "judge_spec",
     "lcs_length",
     "level_probabilities",
@@ -100,6 +115,7 @@ __all__ = [
     "pairwise_signature",
     "position_logprobs",
     "read_distribution",
+    "read_judge_item",
     "reconcile",
     "reference_signature",
     "render_criteria",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,116 @@ from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
 from attune_judge.rubrics import Rubric, load_rubric
 
-__all__ = ["BASELINES", "build_judge", "build_jury", "load_aligned_judge", "resolve_judge_lm"]
+__all__ = [
+    "BASELINES",
+    "JUDGE_KINDS",
+    "JudgeBuilder",
+    "JudgeOptions",
+    "build_judge",
+    "build_jury",
+    "load_aligned_judge",
+    "resolve_judge_lm",
+]
 
-BASELINES = ("length", "lexical", "lexicon")
-"""Judges that need no model."""
+BASELINES: dict[str, Callable[[], Judge]] = {
+    "length": LengthJudge,
+    "lexical": LexicalJudge,
+    "lexicon": LexiconJudge,
+}
+"""Judges that need no model: name → constructor."""
 
 _JUDGE_OPTIONS = ("use_reference", "reasoning", "score_mode", "per_criterion", "demos")
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """The judge options of :func:`build_judge` (model settings are separate)."""
+
+    use_reference: bool | None = None
+    """Show the reference (``None``: the kind's default)."""
+    reasoning: bool = False
+    """Chain of thought before the answer (one sampled call)."""
+    score_mode: str | None = None
+    """``sampled`` / ``expected`` (``None``: by model, for the criterion judges)."""
+    per_criterion: bool | None = None
+    """One call per criterion (``None``: implied by the mode and the rubric)."""
+    demos: tuple[Any, ...] = ()
+    """Labelled examples for per-criterion calls."""
+
+
+JudgeBuilder = Callable[[Rubric, Any, JudgeOptions], Judge]
+"""Builds the judge of one rubric kind from the rubric, the model and the options."""
+
+
+def _criterion_judge(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge | None:
+    """A :class:`CriterionJudge` where the options ask for one call per criterion (reference
+    and checklist rubrics without reasoning); an error where they ask it of another judge."""
+    mode = o.score_mode
+    if rubric.kind in ("reference", "checklist") and not o.reasoning:
+        mode = mode or default_score_mode(model)
+        if mode == "expected" and o.per_criterion is False:
+            raise ValueError("score_mode 'expected' asks one criterion per call (per_criterion)")
+        if rubric.kind == "checklist" or mode == "expected" or o.per_criterion or o.demos:
+            return CriterionJudge(
+                rubric,
+                model,
+                score_mode=mode,  # type: ignore[arg-type]
+                use_reference=bool(
+                    o.use_reference if o.use_reference is not None else rubric.kind == "reference"
+                )
+                and rubric.kind == "reference",
+                demos=o.demos,
+            )
+    if mode == "expected" or o.per_criterion or o.demos:
+        raise ValueError(
+            "score_mode 'expected', per_criterion and demos apply to reference and checklist "
+            f"rubrics without reasoning, not to a {rubric.kind!r} rubric"
+            + (" with reasoning" if o.reasoning else "")
+        )
+    return None
+
+
+def _no_reference_option(rubric: Rubric, o: JudgeOptions) -> None:
+    if o.use_reference is not None:
+        raise ValueError(f"use_reference only applies to reference rubrics, not {rubric.kind!r}")
+
+
+def _reference(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+    return _criterion_judge(rubric, model, o) or ReferenceJudge(
+        rubric,
+        model,
+        use_reference=bool(o.use_reference if o.use_reference is not None else True),
+        reasoning=o.reasoning,
+    )
+
+
+def _checklist(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+    judge = _criterion_judge(rubric, model, o)
+    if judge is not None:
+        return judge
+    _no_reference_option(rubric, o)
+    raise ValueError("checklist rubrics are scored one question per call, without reasoning")
+
+
+def _pairwise(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+    _criterion_judge(rubric, model, o)
+    _no_reference_option(rubric, o)
+    return PairwiseJudge(rubric, model, reasoning=o.reasoning)
+
+
+def _behaviour(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+    _criterion_judge(rubric, model, o)
+    _no_reference_option(rubric, o)
+    return BehaviourJudge(rubric, model, reasoning=o.reasoning)
+
+
+JUDGE_KINDS: dict[str, JudgeBuilder] = {
+    "reference": _reference,
+    "checklist": _checklist,
+    "pairwise": _pairwise,
+    "behaviour": _behaviour,
+}
+"""Rubric kind → the builder of its judge. A new judge kind is one entry here."""
 
 
 def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
@@ -77,53 +182,26 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
         Unknown rubric, invalid rubric file, missing key, unreachable server.
     """
     if isinstance(kind_or_rubric, str) and kind_or_rubric in BASELINES:
-        if kind_or_rubric == "lexicon":
-            return LexiconJudge()
-        return LengthJudge() if kind_or_rubric == "length" else LexicalJudge()
+        return BASELINES[kind_or_rubric]()
     if is_aligned_judge(kind_or_rubric):
         return load_aligned_judge(kind_or_rubric, lm, **settings)  # type: ignore[arg-type]
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
     options = {k: settings.pop(k) for k in _JUDGE_OPTIONS if k in settings}
     model = resolve_judge_lm(lm, **settings)
-    reasoning = bool(options.get("reasoning", False))
     mode = options.get("score_mode")
     if mode is not None and mode not in SCORE_MODES:
         raise ValueError(f"score_mode must be one of {SCORE_MODES}, not {mode!r}")
-    per_criterion = options.get("per_criterion")
-    demos = options.get("demos") or ()
-    if rubric.kind in ("reference", "checklist") and not reasoning:
-        mode = mode or default_score_mode(model)
-        if mode == "expected" and per_criterion is False:
-            raise ValueError("score_mode 'expected' asks one criterion per call (per_criterion)")
-        if rubric.kind == "checklist" or mode == "expected" or per_criterion or demos:
-            return CriterionJudge(
-                rubric,
-                model,
-                score_mode=mode,
-                use_reference=bool(options.get("use_reference", rubric.kind == "reference"))
-                and rubric.kind == "reference",
-                demos=demos,
-            )
-    if mode == "expected" or per_criterion or demos:
-        raise ValueError(
-            "score_mode 'expected', per_criterion and demos apply to reference and checklist "
-            f"rubrics without reasoning, not to a {rubric.kind!r} rubric"
-            + (" with reasoning" if reasoning else "")
-        )
-    if rubric.kind == "reference":
-        return ReferenceJudge(
-            rubric,
-            model,
-            use_reference=bool(options.get("use_reference", True)),
-            reasoning=reasoning,
-        )
-    if "use_reference" in options:
-        raise ValueError(f"use_reference only applies to reference rubrics, not {rubric.kind!r}")
-    if rubric.kind == "checklist":
-        raise ValueError("checklist rubrics are scored one question per call, without reasoning")
-    if rubric.kind == "pairwise":
-        return PairwiseJudge(rubric, model, reasoning=reasoning)
-    return BehaviourJudge(rubric, model, reasoning=reasoning)
+    opts = JudgeOptions(
+        use_reference=options.get("use_reference"),
+        reasoning=bool(options.get("reasoning", False)),
+        score_mode=mode,
+        per_criterion=options.get("per_criterion"),
+        demos=tuple(options.get("demos") or ()),
+    )
+    builder = JUDGE_KINDS.get(rubric.kind)
+    if builder is None:
+        raise ValueError(f"no judge for rubric kind {rubric.kind!r}; kinds: {sorted(JUDGE_KINDS)}")
+    return builder(rubric, model, opts)
 
 
 def build_jury(

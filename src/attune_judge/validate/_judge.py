@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,85 +18,20 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
-from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
-from attune_judge.demo._baselines import baseline_comparison
-from attune_judge.demo._recorded import JudgeRow, judge_rows, judge_rows_markdown
-from attune_judge.demo._report import write_validation_report
-from attune_judge.demo._sets import load_calibration_set
+from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
+from attune_judge.validate._baselines import baseline_comparison
+from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
+from attune_judge.validate._report import write_validation_report
+from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
 
 __all__ = [
-    "VALIDATION_SETS",
     "ValidationResult",
-    "ValidationSet",
     "validate_judge",
     "validation_judge",
 ]
-
-
-@dataclass(frozen=True)
-class ValidationSet:
-    """A shipped set a judge can be validated on."""
-
-    name: str
-    calibration: str
-    """Folder under ``calibration/`` (ratings) and ``data/`` (items)."""
-    rubric: str
-    """The rubric matching the human dimensions and scales."""
-    humans: Callable[[Rating], bool]
-    """Which ratings are the reference people."""
-    recorded: Callable[[Rating], bool]
-    """Which ratings are shown beside the new judge (recorded judges, other people)."""
-    items: Callable[[JudgeItem], bool]
-    """Which items belong to the set."""
-    description: str
-
-
-def _ec(source: str) -> ValidationSet:
-    return ValidationSet(
-        name=f"empathic-communication-{source}",
-        calibration="empathic-communication",
-        rubric=f"empathic-communication-{source}",
-        humans=lambda r: r.rater_group == "experts" and r.metadata.get("source") == source,
-        recorded=lambda r: (
-            r.rater in ("gpt", "claude", "gemini", "crowd") and r.metadata.get("source") == source
-        ),
-        items=lambda i: i.metadata.get("source") == source,
-        description=f"{source} (Kumar et al. 2025): 3 experts; GPT-4o, Claude 3.7 Sonnet, Gemini "
-        "2.5 Pro and the crowd shown beside",
-    )
-
-
-VALIDATION_SETS: dict[str, ValidationSet] = {
-    s.name: s
-    for s in (
-        _ec("empatheticdialogues"),
-        _ec("epitome"),
-        _ec("lend_an_ear"),
-        ValidationSet(
-            name="duo",
-            calibration="duo",
-            rubric="duo-dialogue",
-            humans=lambda r: r.rater_group == "observers" and r.metadata.get("language") == "en",
-            recorded=lambda r: r.rater == "participant" and r.metadata.get("language") == "en",
-            items=lambda i: i.metadata.get("language") == "en",
-            description="DUO English dialogues with outside raters: 3 observers; the "
-            "participant's own rating shown beside",
-        ),
-        ValidationSet(
-            name="esconv",
-            calibration="esconv",
-            rubric="esconv-survey",
-            humans=lambda r: r.rater == "seeker" and r.dimension in ("empathy", "relevance"),
-            recorded=lambda r: False,
-            items=lambda i: i.metadata.get("scope") == "conversation",
-            description="FailedESConv: the seeker's end-of-chat empathy and relevance (one "
-            "person per conversation: no ceiling, no alt-test)",
-        ),
-    )
-}
 
 
 class ValidationResult(BaseModel):
@@ -154,9 +88,7 @@ def validation_judge(
         if jury not in ("mean", "median", "majority"):
             raise UserError(f"validate combines several models with a jury, not {jury!r}")
         members = [
-            validation_judge(
-                rubric, m, api_base, seed, score_mode, per_criterion, model_options
-            )
+            validation_judge(rubric, m, api_base, seed, score_mode, per_criterion, model_options)
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
@@ -171,6 +103,70 @@ def validation_judge(
         num_retries=0,
         **(model_options.as_kwargs() if model_options is not None else {}),
     )
+
+
+def _run_judge(
+    out: Path,
+    rubric: str,
+    lm: str,
+    judge: Any,
+    *,
+    api_base: str | None,
+    seed: int,
+    B: int,
+    max_concurrency: int,
+    quiet: bool,
+    executor: str,
+    workers: int,
+    ray_address: str | None,
+    model_options: ModelOptions | None,
+    score_mode: str | None,
+    per_criterion: bool,
+    jury_lms: Sequence[str] | None,
+    jury: str,
+) -> Any:
+    """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
+    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
+
+    factory = JudgeFactory(
+        validation_judge,
+        (
+            rubric,
+            lm,
+            api_base,
+            seed,
+            score_mode,
+            per_criterion,
+            model_options,
+            tuple(jury_lms) if jury_lms else None,
+            jury,
+        ),
+    )
+    if judge is None:
+        judge = factory.build()[0]
+    elif executor != "thread":
+        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
+    config = ScoreConfig(
+        data=out / "items.jsonl",
+        out=out / "run",
+        rubric=rubric,
+        lm=lm,
+        api_base=api_base,
+        max_concurrency=max_concurrency,
+        max_failure_rate=1.0,
+        seed=seed,
+        quiet=quiet,
+        bootstrap_replicates=max(B, 100),
+    )
+    with scaled_executor(
+        executor,
+        factory,
+        workers=workers,
+        max_concurrency=max_concurrency,
+        ray_address=ray_address,
+    ) as scaled:
+        run_score(config, judges=[judge], executor=scaled)
+    return judge
 
 
 def validate_judge(
@@ -235,8 +231,6 @@ def validate_judge(
         Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
         processes or actors, each building the judge; see :func:`scaled_executor`).
     """
-    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
-
     start = time.monotonic()
     if set_name not in VALIDATION_SETS:
         raise UserError(f"unknown set {set_name!r}; choose from {sorted(VALIDATION_SETS)}")
@@ -250,44 +244,25 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
-    factory = JudgeFactory(
-        validation_judge,
-        (
-            rubric or spec.rubric,
-            lm,
-            api_base,
-            seed,
-            score_mode,
-            per_criterion,
-            model_options,
-            tuple(jury_lms) if jury_lms else None,
-            jury,
-        ),
-    )
-    if judge is None:
-        judge = factory.build()[0]
-    elif executor != "thread":
-        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
-    config = ScoreConfig(
-        data=out / "items.jsonl",
-        out=out / "run",
-        rubric=rubric or spec.rubric,
-        lm=lm,
+    judge = _run_judge(
+        out,
+        rubric or spec.rubric,
+        lm,
+        judge,
         api_base=api_base,
-        max_concurrency=max_concurrency,
-        max_failure_rate=1.0,
         seed=seed,
-        quiet=quiet,
-        bootstrap_replicates=max(B, 100),
-    )
-    with scaled_executor(
-        executor,
-        factory,
-        workers=workers,
+        B=B,
         max_concurrency=max_concurrency,
+        quiet=quiet,
+        executor=executor,
+        workers=workers,
         ray_address=ray_address,
-    ) as scaled:
-        run_score(config, judges=[judge], executor=scaled)
+        model_options=model_options,
+        score_mode=score_mode,
+        per_criterion=per_criterion,
+        jury_lms=jury_lms,
+        jury=jury,
+    )
     judgments = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
     ids = {i.item_id for i in items}
     name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"

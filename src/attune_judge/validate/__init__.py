@@ -1,0 +1,84 @@
+"""Validate a judge (job 2): how far its labels agree with people's, and what people's labels
+let you say about the models it ranks.
+
+- :func:`validate_judge` (``attune-judge validate``): run a judge model on a shipped set's
+  conversations and compare it with the set's people, beside the recorded judges, the
+  human-to-human ceiling and the no-model baselines.
+- :func:`calibrate_files` (``attune-judge calibrate``): a judge's ratings, judgments or
+  preferences against human labels, from files, with the run directory and report.
+- :func:`rank_scores` and :func:`ppi_rank` (``attune-judge rank``, ``rank --human``): a
+  leaderboard with rank sets, and the judge's leaderboard corrected with human labels.
+- :func:`recorded_judges_vs_experts`: the recorded LLM judges of the empathic-communication
+  set against its experts (the demo's part a).
+
+This layer reads files and writes run directories; the statistics themselves are
+:mod:`attune_judge.calibration` (no I/O, no DSPy).
+"""
+
+from attune_judge.validate._baselines import baseline_comparison
+from attune_judge.validate._calibrate import (
+    LEVELS,
+    TIE_POLICIES,
+    CalibrationOutcome,
+    calibrate_files,
+)
+from attune_judge.validate._files import (
+    RecordKind,
+    check_human_labels,
+    check_level,
+    jsonl_path,
+    record_kind,
+)
+from attune_judge.validate._judge import ValidationResult, validate_judge, validation_judge
+from attune_judge.validate._preferences import calibrate_preferences, preference_block
+from attune_judge.validate._rank import PPIRank, ppi_rank, rank_scores, read_scores
+from attune_judge.validate._recorded import (
+    JudgeRow,
+    RecordedJudges,
+    judge_rows,
+    judge_rows_markdown,
+    recorded_judges_vs_experts,
+)
+from attune_judge.validate._report import (
+    judge_rows_table,
+    validation_sections,
+    write_validation_report,
+)
+from attune_judge.validate._rundir import CALIBRATE_MANIFEST, check_out_dir, write_run_dir
+from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
+
+__all__ = [
+    "CALIBRATE_MANIFEST",
+    "LEVELS",
+    "TIE_POLICIES",
+    "VALIDATION_SETS",
+    "CalibrationOutcome",
+    "JudgeRow",
+    "PPIRank",
+    "RecordKind",
+    "RecordedJudges",
+    "ValidationResult",
+    "ValidationSet",
+    "baseline_comparison",
+    "calibrate_files",
+    "calibrate_preferences",
+    "check_human_labels",
+    "check_level",
+    "check_out_dir",
+    "jsonl_path",
+    "judge_rows",
+    "judge_rows_markdown",
+    "judge_rows_table",
+    "load_calibration_set",
+    "ppi_rank",
+    "preference_block",
+    "rank_scores",
+    "read_scores",
+    "record_kind",
+    "recorded_judges_vs_experts",
+    "validate_judge",
+    "validation_judge",
+    "validation_sections",
+    "write_run_dir",
+    "write_validation_report",
+]

@@ -1,0 +1,197 @@
+"""``calibrate`` as a library call: a judge's labels against people's, from files.
+
+:func:`calibrate_files` reads the human and judge files (ratings, preferences, judgments or a
+run directory), picks the analysis from what they hold (rating agreement, behaviour
+agreement, pairwise preference agreement), optionally adds the no-model baselines, and with
+``out`` writes the run directory (``manifest.json``, ``summary.json``, ``report.md`` /
+``report.html`` with figures). The statistics come from :mod:`attune_judge.calibration`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attune_judge import calibration as cal
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
+from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
+from attune_judge.errors import UserError
+from attune_judge.validate._baselines import baseline_comparison
+from attune_judge.validate._files import check_human_labels, check_level, jsonl_path, record_kind
+from attune_judge.validate._preferences import calibrate_preferences
+from attune_judge.validate._rundir import check_out_dir, write_run_dir
+
+__all__ = ["LEVELS", "TIE_POLICIES", "CalibrationOutcome", "calibrate_files"]
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+"""Levels of measurement of Krippendorff's α."""
+TIE_POLICIES = ("strict", "half", "exclude")
+"""How a tie of the judge or the people counts in preference agreement."""
+
+
+@dataclass
+class CalibrationOutcome:
+    """What :func:`calibrate_files` computed."""
+
+    markdown: str
+    """The report as Markdown (what ``calibrate`` prints)."""
+    data: dict[str, Any]
+    """The result as JSON-ready data (what ``calibrate --json`` prints)."""
+    report_files: tuple[Path, Path] | None = None
+    """``report.md`` and ``report.html`` of the run directory, when ``out`` was given."""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    """The settings, as recorded in the run directory's manifest."""
+
+
+def _check_options(level: str, tie_policy: str, ci: float) -> None:
+    check_level(ci)
+    if level not in LEVELS:
+        raise UserError(f"--level must be nominal, ordinal, interval or ratio, not {level!r}")
+    if tie_policy not in TIE_POLICIES:
+        raise UserError(f"--tie-policy must be strict, half or exclude, not {tie_policy!r}")
+
+
+def calibrate_files(
+    human: Path,
+    judge: Path,
+    *,
+    level: str = "ordinal",
+    dimensions: Sequence[str] | None = None,
+    scale: Sequence[float] | None = None,
+    B: int = DEFAULT_B,
+    seed: int = 0,
+    ci: float = DEFAULT_LEVEL,
+    epsilon: float = 0.2,
+    tie_policy: str = "strict",
+    margin: float = 0.0,
+    items: Path | None = None,
+    out: Path | None = None,
+) -> CalibrationOutcome:
+    """Agreement of a judge with people, from their files (``attune-judge calibrate``).
+
+    Parameters
+    ----------
+    human
+        Human Rating or Preference JSONL. Rating values must be finite numbers or text
+        (categories), not both unless ``level="nominal"``; booleans are refused.
+    judge
+        The judge's Rating / Preference / Judgment JSONL, or a run directory.
+    level, dimensions, scale, epsilon
+        Level of measurement for α, only these dimensions, the declared rating scale
+        (weighted κ uses its index), ε of the alternative annotator test.
+    B, seed, ci
+        Bootstrap replicates, seed and confidence level of every interval.
+    tie_policy, margin
+        Preferences: how ties count; with judge scores, ``|Δscore| <= margin`` is a tie.
+    items
+        JudgeItem JSONL of the judged items: adds the length-only and lexicon baselines
+        (needs the judge's Judgment records).
+    out
+        Run directory to write (refused if it holds another command's run).
+
+    Raises
+    ------
+    UserError
+        Bad option, missing file, unreadable or unusable record (file and line named).
+    """
+    _check_options(level, tie_policy, ci)
+    hpath, jpath = jsonl_path(human), jsonl_path(judge)
+    if out is not None:
+        check_out_dir(out)
+    arguments: dict[str, Any] = {
+        "human": str(hpath),
+        "judge": str(jpath),
+        "level": level,
+        "dimension": list(dimensions) if dimensions else None,
+        "scale": ",".join(f"{v:g}" for v in scale) if scale else None,
+        "B": B,
+        "seed": seed,
+        "ci": ci,
+        "epsilon": epsilon,
+        "tie_policy": tie_policy,
+        "margin": margin,
+        "items": str(items) if items is not None else None,
+    }
+    hkind = record_kind(hpath)
+    if hkind == "preference":
+        text, data, block = calibrate_preferences(
+            hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level=ci
+        )
+        outcome = CalibrationOutcome(text, data, arguments=arguments)
+        if out is not None:
+            summary = {"kind": "calibration", "calibration": block}
+            outcome.report_files = write_run_dir(out, arguments, summary=summary)
+        return outcome
+    if hkind != "rating":
+        raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
+    check_human_labels(hpath, level)
+    return _calibrate_ratings(
+        read_jsonl(hpath, Rating),
+        jpath,
+        arguments,
+        level=level,
+        dimensions=dimensions,
+        scale=scale,
+        epsilon=epsilon,
+        items=items,
+        out=out,
+    )
+
+
+def _calibrate_ratings(
+    hum: list[Rating],
+    jpath: Path,
+    arguments: dict[str, Any],
+    *,
+    level: str,
+    dimensions: Sequence[str] | None,
+    scale: Sequence[float] | None,
+    epsilon: float,
+    items: Path | None,
+    out: Path | None,
+) -> CalibrationOutcome:
+    """Ratings against the judge's ratings, judgments or behaviour judgments."""
+    B, seed, ci = arguments["B"], arguments["seed"], arguments["ci"]
+    jkind = record_kind(jpath)
+    judgments: list[Judgment] | None = None
+    if jkind == "judgment":
+        judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
+        behaviour = cal.judgments_to_behaviour_ratings(judgments)
+        if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
+            res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)
+            outcome = CalibrationOutcome(
+                cal.behaviour_markdown(res), res.model_dump(), arguments=arguments
+            )
+            if out is not None:
+                summary = {"kind": "calibration", "calibration": cal.behaviour_block(res)}
+                outcome.report_files = write_run_dir(out, arguments, summary=summary)
+            return outcome
+        jud = cal.judgments_to_ratings(judgments)
+    elif jkind == "rating":
+        jud = read_jsonl(jpath, Rating)
+    else:
+        raise UserError(f"{jpath}: expected Rating or Judgment records, found {jkind}")
+    rep = cal.calibrate(
+        hum,
+        jud,
+        level=level,  # type: ignore[arg-type]
+        dimensions=list(dimensions) if dimensions else None,
+        scale=list(scale) if scale else None,
+        B=B,
+        conf_level=ci,
+        seed=seed,
+        epsilon=epsilon,
+    )
+    text, data = cal.calibration_markdown(rep), rep.model_dump()
+    if items is not None:
+        if judgments is None:
+            raise UserError("--items needs the judge's Judgment records (or its run directory)")
+        judged = read_jsonl(jsonl_path(items), JudgeItem)
+        _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
+        text, data = text + "\n".join(md) + "\n", {**data, "baselines": base}
+    outcome = CalibrationOutcome(text, data, arguments=arguments)
+    if out is not None:
+        outcome.report_files = write_run_dir(out, arguments, report=rep, human=hum, judge=jud)
+    return outcome

@@ -1,0 +1,122 @@
+"""The files ``calibrate`` and ``rank`` read: where the records are, what kind they are, and
+whether human labels are usable numbers or categories.
+
+Every problem is a :class:`~attune_judge.errors.UserError` naming the file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Literal
+
+from attune_judge.data import reading_utf8
+from attune_judge.errors import UserError
+
+__all__ = ["RecordKind", "check_human_labels", "check_level", "jsonl_path", "record_kind"]
+
+RecordKind = Literal["rating", "preference", "judgment", "scores"]
+"""What a JSONL file holds: Rating, Preference or Judgment records, or {model, score} rows."""
+
+
+def jsonl_path(path: Path) -> Path:
+    """The JSONL to read: ``path`` itself, or a run directory's ``judgments.jsonl``."""
+    path = Path(path)
+    if path.is_dir():
+        cand = path / "judgments.jsonl"
+        if not cand.exists():
+            raise UserError(f"{path}: a run directory must contain judgments.jsonl")
+        return cand
+    if not path.exists():
+        raise UserError(f"{path}: file not found")
+    return path
+
+
+def check_level(ci: float, name: str = "--ci") -> None:
+    """A confidence level strictly between 0 and 1."""
+    if not 0.0 < ci < 1.0:
+        raise UserError(f"{name} is a confidence level between 0 and 1 (e.g. 0.95), not {ci!r}")
+
+
+def _objects(path: Path) -> list[tuple[int, object]]:
+    """(line number, parsed JSON) of every non-empty line."""
+    out: list[tuple[int, object]] = []
+    with reading_utf8(path), path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append((n, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
+    return out
+
+
+def record_kind(path: Path) -> RecordKind:
+    """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
+    with reading_utf8(path), path.open(encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise UserError(f"{path}:{n}: expected a JSON object per line")
+            if "judge_id" in obj:
+                return "judgment"
+            if "winner" in obj:
+                return "preference"
+            if "value" in obj and "rater" in obj:
+                return "rating"
+            if {"model", "score"} <= set(obj):
+                return "scores"
+            raise UserError(
+                f"{path}:{n}: cannot tell the record type (expected Rating, Preference, "
+                "Judgment or {model, cluster, score} rows)"
+            )
+    raise UserError(f"{path}: empty file")
+
+
+def check_human_labels(path: Path, level: str) -> None:
+    """Refuse human Rating values that are not a usable label, naming file and line.
+
+    A value is a finite number, a category (text) or ``null`` (missing). ``NaN`` and
+    ``±Infinity`` (which JSON parsers accept), booleans (which would silently count as 1 and
+    0), and a file mixing text and numbers are errors, except that text and numbers may mix at
+    ``level="nominal"``, where every value is only a category.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
+    >>> _ = p.write_text('{"value": 3}\\n{"value": true}\\n')
+    >>> check_human_labels(p, "ordinal")
+    Traceback (most recent call last):
+    ...
+    attune_judge.errors.UserError: ...h.jsonl:2: field value: true is a boolean, not a rating ...
+    """
+    first_text: int | None = None
+    first_number: int | None = None
+    for n, obj in _objects(path):
+        if not isinstance(obj, dict) or "value" not in obj:
+            continue
+        value = obj["value"]
+        where = f"{path}:{n}: field value"
+        if isinstance(value, bool):
+            raise UserError(
+                f"{where}: {json.dumps(value)} is a boolean, not a rating (write 1/0, or a "
+                "category in quotes)"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(f"{where}: {value!r} is not a rating (use null for a missing one)")
+        if isinstance(value, str):
+            first_text = n if first_text is None else first_text
+        elif isinstance(value, int | float):
+            first_number = n if first_number is None else first_number
+        if first_text is not None and first_number is not None and level != "nominal":
+            raise UserError(
+                f"{path}:{max(first_text, first_number)}: field value: text and numbers mixed "
+                f"(line {first_number} is a number, line {first_text} text); use one kind, or "
+                "--level nominal to treat every value as a category"
+            )

@@ -1,0 +1,215 @@
+"""``rank`` as library calls: a leaderboard with rank sets from a run directory or a scores
+file (:func:`rank_scores`), and the judge's leaderboard corrected with human labels by
+prediction-powered inference (:func:`ppi_rank`).
+
+The statistics are :func:`attune_judge.calibration.leaderboard` and
+:func:`attune_judge.calibration.ppi_leaderboard`; a scoring run's stored leaderboard is read
+back through :func:`attune_judge.runner.run_leaderboard` (computed once, by the runner).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attune_judge import calibration as cal
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
+from attune_judge.data import Judgment, Rating, read_jsonl, read_utf8, reading_utf8
+from attune_judge.errors import UserError
+from attune_judge.validate._files import (
+    check_human_labels,
+    check_level,
+    jsonl_path,
+    record_kind,
+)
+from attune_judge.validate._rundir import write_run_dir
+
+__all__ = ["PPIRank", "ppi_rank", "rank_scores", "read_scores"]
+
+FIELDS = ("normalized", "overall")
+
+
+def rank_scores(
+    source: Path,
+    *,
+    field: str = "normalized",
+    judge_id: str | None = None,
+    B: int = DEFAULT_B,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> cal.Leaderboard:
+    """The leaderboard (paired cluster-bootstrap intervals, rank sets) of ``source``.
+
+    ``source`` is a scoring run directory (its stored leaderboard when the settings match,
+    else computed from its judgments), a Judgment JSONL, or {model, cluster, score} rows in
+    JSONL or CSV.
+    """
+    check_level(level)
+    if field not in FIELDS:
+        raise UserError(f"--field must be normalized or overall, not {field!r}")
+    if Path(source).is_dir():
+        from attune_judge.runner import run_leaderboard
+
+        return run_leaderboard(
+            source,
+            judge_id,
+            field=field,  # type: ignore[arg-type]
+            B=B,
+            seed=seed,
+            level=level,
+        )
+    models, clusters, scores = read_scores(jsonl_path(source), field, judge_id)
+    if not scores:
+        raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
+    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+
+
+def read_scores(
+    path: Path, field: str = "normalized", judge_id: str | None = None
+) -> tuple[list[str], list[str], list[float]]:
+    """(models, clusters, scores) of a Judgment JSONL (one judge) or of {model, cluster,
+    score} rows in JSONL or CSV."""
+    if path.suffix.lower() == ".csv":
+        with reading_utf8(path), path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    elif (kind := record_kind(path)) in ("rating", "preference"):
+        raise UserError(
+            f"{path}: expected Judgment records or {{model, cluster, score}} rows, found {kind} "
+            "records (rank ranks models; use calibrate for human labels)"
+        )
+    elif kind == "judgment":
+        js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
+        ids = sorted({j.judge_id for j in js})
+        if judge_id is None and len(ids) > 1:
+            raise UserError(f"{path}: several judges {ids[:5]}; choose one with --judge-id")
+        if judge_id is not None and judge_id not in ids:
+            raise UserError(f"{path}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
+        js = [j for j in js if judge_id is None or j.judge_id == judge_id]
+        return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+    else:
+        rows = [json.loads(x) for x in read_utf8(path).splitlines() if x.strip()]
+    models, clusters, scores, bad = [], [], [], []
+    for n, r in enumerate(rows, 1):
+        try:
+            models.append(str(r["model"]))
+            clusters.append(str(r.get("cluster") or r.get("conversation_id") or n))
+            scores.append(float(r["score"]))
+        except KeyError as exc:
+            bad.append(f"{path}: row {n}: missing field {exc}")
+        except (TypeError, ValueError) as exc:
+            bad.append(f"{path}: row {n}: {type(exc).__name__}: {exc}")
+    if bad:
+        raise UserError(f"{path}: rows need model, cluster and a numeric score", bad[:5])
+    return models, clusters, scores
+
+
+@dataclass
+class PPIRank:
+    """What :func:`ppi_rank` computed."""
+
+    markdown: str
+    """The leaderboard and the join of the human labels, as Markdown."""
+    data: dict[str, Any]
+    """The leaderboard (``PPILeaderboard`` fields) and the join, JSON-ready."""
+    report_files: tuple[Path, Path] | None = None
+    """``report.md`` and ``report.html`` when ``report_dir`` was given."""
+
+
+def ppi_rank(
+    source: Path,
+    human: Path,
+    *,
+    judge_id: str | None = None,
+    field: str = "normalized",
+    dimension: str | None = None,
+    raters: Sequence[str] | None = None,
+    human_scale: tuple[float, float] | None = None,
+    level: float = DEFAULT_LEVEL,
+    clip: bool = False,
+    report_dir: Path | None = None,
+) -> PPIRank:
+    """The PPI++ leaderboard of a run's judgments against human ratings on some items.
+
+    ``source`` is a run directory or its Judgment JSONL; ``human`` a Rating JSONL; the
+    ratings of ``dimension`` (default overall) by ``raters`` (default all, averaged) are
+    mapped from ``human_scale`` (LOW, HIGH) to 0-1. ``clip`` clips the power-tuning λ to
+    [0, 1]. With ``report_dir`` the run directory (summary kind ``ppi``) is written.
+    """
+    check_level(level)
+    if field not in FIELDS:
+        raise UserError(f"--field must be normalized or overall, not {field!r}")
+    judgments_path, human_path = jsonl_path(source), jsonl_path(human)
+    check_human_labels(human_path, "interval")
+    try:
+        js = read_jsonl(judgments_path, Judgment, tolerate_torn_tail=True)
+    except UserError as exc:
+        raise UserError(
+            f"{judgments_path}: --human needs Judgment records (a run directory): {exc}"
+        ) from None
+    ids = sorted({j.judge_id for j in js})
+    if judge_id is None and len(ids) > 1:
+        raise UserError(f"{judgments_path}: several judges {ids[:5]}; choose one with --judge-id")
+    js = [j for j in js if judge_id is None or j.judge_id == judge_id]
+    if not js:
+        raise UserError(f"{judgments_path}: no judgments of judge {judge_id!r}")
+    ratings = read_jsonl(human_path, Rating)
+    if raters:
+        ratings = [r for r in ratings if r.rater in raters]
+        if not ratings:
+            raise UserError(f"{human_path}: no rating by {', '.join(raters)} (--human-raters)")
+    cols = cal.ppi_columns(
+        js,
+        ratings,
+        field=field,  # type: ignore[arg-type]
+        dimension=dimension,
+        human_scale=human_scale,
+    )
+    if cols.n_matched == 0:
+        raise UserError(
+            f"{human_path}: no human-labelled item was scored by the judge "
+            f"(human item ids such as {cols.unmatched_examples[:3]})"
+        )
+    board = cal.ppi_leaderboard(
+        cols.models,
+        cols.clusters,
+        cols.judge,
+        cols.human,
+        level=level,
+        clip=(0.0, 1.0) if clip else None,
+    )
+    text = cal.ppi_leaderboard_markdown(board)
+    text += (
+        f"\nHuman dimension `{cols.dimension}`: {cols.n_matched} of {cols.n_human_items} "
+        "human-labelled items were scored by the judge"
+        + (
+            f" (not scored: {', '.join(cols.unmatched_examples)} ...)"
+            if cols.unmatched_examples
+            else ""
+        )
+        + ".\n"
+    )
+    data: dict[str, Any] = {
+        **board.model_dump(mode="json"),
+        "dimension": cols.dimension,
+        "n_human_items": cols.n_human_items,
+        "n_matched": cols.n_matched,
+        "human_scale": list(human_scale) if human_scale else None,
+        "field": field,
+    }
+    files = None
+    if report_dir is not None:
+        files = _write_report(report_dir, data, judgments_path, human_path)
+    return PPIRank(text, data, files)
+
+
+def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) -> tuple[Path, Path]:
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: --report must be a directory")
+    if (out / "judgments.jsonl").exists():
+        raise UserError(f"{out}: holds a scoring run; choose a new directory for --report")
+    arguments = {"source": str(source), "human": str(human)}
+    return write_run_dir(out, arguments, summary={"kind": "ppi", "ppi": data}, command="rank")

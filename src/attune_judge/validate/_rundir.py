@@ -1,0 +1,81 @@
+"""Run directories of the commands that run no judge (``calibrate``, ``rank --human``):
+``manifest.json`` (what was asked), ``summary.json`` (the numbers, with ``schema_version``)
+and the report through :func:`attune_judge.report.write_report`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge._version import __version__
+from attune_judge.errors import UserError
+
+__all__ = ["CALIBRATE_MANIFEST", "check_out_dir", "write_manifest", "write_run_dir"]
+
+CALIBRATE_MANIFEST = "calibrate"
+"""``command`` of the manifest of a ``calibrate`` run directory."""
+
+
+def check_out_dir(out: Path, command: str = CALIBRATE_MANIFEST, option: str = "--out") -> None:
+    """Refuse to write into a file, or into a run directory of another command."""
+    if (out.exists() and not out.is_dir()) or out.suffix.lower() in (".md", ".json", ".txt"):
+        raise UserError(f"{out}: {option} must be a directory (use --output for a single file)")
+    manifest = out / "manifest.json"
+    other = (out / "judgments.jsonl").exists()
+    if manifest.exists() and not other:
+        try:
+            other = json.loads(manifest.read_text(encoding="utf-8")).get("command") not in (
+                command,
+                None,
+            )
+        except (json.JSONDecodeError, AttributeError):
+            other = True
+    if other:
+        raise UserError(
+            f"{out}: holds another command's run (judgments.jsonl or manifest.json); "
+            f"choose a new directory for {option}"
+        )
+
+
+def write_manifest(out: Path, command: str, arguments: dict[str, Any]) -> None:
+    """``manifest.json``: the command, when, its (non-``None``) arguments, the version."""
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "command": command,
+        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "arguments": {k: v for k, v in arguments.items() if v is not None},
+        "versions": {"attune-judge": __version__},
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+def write_run_dir(
+    out: Path,
+    arguments: dict[str, Any],
+    *,
+    summary: dict[str, Any] | None = None,
+    command: str = CALIBRATE_MANIFEST,
+    **calibration: Any,
+) -> tuple[Path, Path]:
+    """Write ``out``: manifest.json, summary.json, report.md/.html and figures.
+
+    ``summary`` is the summary's kind and blocks (``schema_version`` is added); without it,
+    ``calibration`` holds ``report``, ``human`` and ``judge`` of a rating calibration, which
+    :func:`attune_judge.report.write_calibration_run` stores and renders.
+    """
+    from attune_judge.report import write_calibration_run, write_report
+
+    write_manifest(out, command, arguments)
+    if summary is None:
+        return write_calibration_run(
+            out, calibration["report"], human=calibration["human"], judge=calibration["judge"]
+        )
+    body = {"schema_version": SCHEMA_VERSION, **summary}
+    (out / "summary.json").write_text(
+        json.dumps(body, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )
+    return write_report(out)
