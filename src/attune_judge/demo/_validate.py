@@ -154,9 +154,7 @@ def validation_judge(
         if jury not in ("mean", "median", "majority"):
             raise UserError(f"validate combines several models with a jury, not {jury!r}")
         members = [
-            validation_judge(
-                rubric, m, api_base, seed, score_mode, per_criterion, model_options
-            )
+            validation_judge(rubric, m, api_base, seed, score_mode, per_criterion, model_options)
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
