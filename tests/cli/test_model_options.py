@@ -16,7 +16,7 @@ from attune_judge.lm import resolve_lm, suggest_model
 from tests._openai_stub import openai_stub
 from tests.judges.sample_items import sample_items
 
-MODEL_COMMANDS = ("score", "generate", "judge", "validate", "sensitivity", "bench")
+MODEL_COMMANDS = ("score", "generate", "judge", "validate", "sensitivity", "bench", "align")
 OPTIONS = {
     "--lm": "ATTUNE_LM",
     "--api-base": "ATTUNE_API_BASE",

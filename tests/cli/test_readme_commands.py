@@ -28,8 +28,6 @@ README = REPO_ROOT / "README.md"
 ELSEWHERE = {
     "demo": "tests/adapters/test_demo_cli.py",
     "bench": "tests/tasks/test_bench_cli.py",
-    "sensitivity": "tests/sensitivity",
-    "validate": "tests/adapters/test_demo_cli.py",
     "data convert": "tests/adapters/test_convert_cli.py",
 }
 """Commands run by other (slower or data-specific) tests, by subcommand."""
@@ -67,6 +65,20 @@ def readme_commands() -> list[str]:
         f"attune-judge {c}" for c in re.findall(r"`((?:score|rubric) [A-Z a-z-]+[^`]*)`", text)
     ]
     return sorted({c.strip() for c in found if not c.startswith("attune-judge is ")})
+
+
+VARIANTS = "attunebench-reference-variants.yaml"
+
+
+def _two_conversations(tmp_path: Path) -> Path:
+    import shutil
+
+    folder = tmp_path / "two"
+    if not folder.exists():
+        folder.mkdir()
+        for name in ("conversation_5.json", "conversation_12.json"):
+            shutil.copy(SAMPLES / name, folder / name)
+    return folder
 
 
 def _sub(command: str) -> str:
@@ -168,6 +180,12 @@ def test_every_readme_command_is_run_here_or_elsewhere(
                 fill["RUN_OR_JSONL"] = str(runs["attunebench-behaviours"])
             if "prefs.jsonl" in command and "data preferences" in command:
                 fill["prefs.jsonl"] = "prefs.jsonl"
+            if sub == "validate":  # a shipped set on a 1-5 scale (the stub answers 3)
+                fill["NAME"] = "empathic-communication-empatheticdialogues"
+            if sub == "sensitivity":  # the shipped variants file, on two conversations
+                fill["V.yaml"] = str(REPO_ROOT / "rubrics" / "variants" / VARIANTS)
+                fill["DATA"] = str(_two_conversations(tmp_path))
+                fill["RUN"] = str(tmp_path / "sensitivity-run")
             braces = re.search(r"\{([a-z,-]+)\}", command)
             if braces:  # `schema {manifest,score,...}`: every choice
                 for choice in braces.group(1).split(","):
@@ -175,14 +193,13 @@ def test_every_readme_command_is_run_here_or_elsewhere(
                 executed.append(command)
                 continue
             run(command, **fill)
-    missing = [
-        c
-        for c in commands
-        if c not in executed and not _elsewhere(c)
-    ]
+    missing = [c for c in commands if c not in executed and not _elsewhere(c)]
     assert missing == []
     for sub, where in {**ELSEWHERE, **ELSEWHERE_PREFIXES}.items():
         assert (REPO_ROOT / where).exists(), (sub, where)
     assert {_sub(c) for c in commands} - set(ELSEWHERE) - {"data convert", "align"} <= {
         _sub(c) for c in executed
     }
+    # the model-calling commands of the README really ran here (not only their names)
+    assert {"validate", "sensitivity", "generate", "judge"} <= {_sub(c) for c in executed}
+    assert (tmp_path / "sensitivity-run" / "report.md").exists()

@@ -91,6 +91,19 @@ def test_jury_keeps_members_and_measures_self_preference(
     mae = by_member["openai/gpt-stub"]["vs_consensus"]["metrics"]["mae"]["estimate"]
     assert mae == pytest.approx(1 / 12)
     assert "self-preference openai/gpt-stub (gpt): own family 0.333" in out
+    # α by hand (interval metric, 2 coders x 16 items): 8 items rated (1/2, 5/6), 8 rated
+    # (1/2, 1/2); D_o = 8 * 2 * (1/3)^2 / 32 = 1/18, D_e = 2 * 24 * 8 * (1/3)^2 / (32 * 31)
+    # = 4/93, so alpha = 1 - 93/72 = -21/72
+    assert panel["alpha"]["estimate"] == pytest.approx(-21 / 72)
+    report = (run / "report.md").read_text("utf-8")
+    section = report.split("## Agreement among judges", 1)[1]
+    assert "Krippendorff's α among them (interval): -0.292" in section
+    # each member against the jury, and the self-preference table
+    assert "| openai/gpt-stub | 16 | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | 0.083" in section
+    assert (
+        "| openai/gpt-stub | gpt | 8 | 0.333 [0.333, 0.333] | 8 | 0.000 [0.000, 0.000] |" in section
+    )
+    assert "Agreement among judges" in (run / "report.html").read_text("utf-8")
 
     table = tmp_path / "t.csv"
     assert _cli(["export", str(run), "-o", str(table)]) == 0
@@ -115,3 +128,6 @@ def test_jury_none_gives_one_judge_per_model(tmp_path: Path) -> None:
     assert panel["jury_id"] is None
     gpt = next(s for s in panel["self_preference"] if s["family"] == "gpt")
     assert gpt["own_family"]["estimate"] == pytest.approx(1 / 3)
+    report = (run / "report.md").read_text("utf-8")
+    assert "### Independent judges on the same items" in report
+    assert "| openai/gpt-stub | gpt | 8 | 0.333 [0.333, 0.333] |" in report

@@ -78,6 +78,24 @@ def test_every_participant_comparison_is_judged_in_both_orders(
     assert pair["n"] == expected
     assert "position bias: first-position win rate 0.500" in out
     assert "complete: yes" in out
+    # the report shows the verdicts and the position bias with intervals, not a leaderboard
+    # of "which reply happened to be listed first"
+    report = (run / "report.md").read_text("utf-8")
+    assert "### Pairwise verdicts" in report and "### Leaderboard" not in report
+    n_ho = pair["n"]
+    wins_h = sum(
+        (p["option_a"], p["option_b"])
+        in {("human_edited", "original"), ("original", "human_edited")}
+        and (p["text_a"] if p["option_a"] == "human_edited" else p["text_b"])
+        == max(p["text_a"], p["text_b"], key=len)
+        for p in prefs
+    )
+    assert (
+        f"| human_edited vs original | {n_ho} | human_edited {wins_h}, original {n_ho - wins_h} |"
+        in report
+    )
+    assert "| first-position win rate (0.5 = no bias) | 0.500 [0.500, 0.500] | 60 |" in report
+    assert "| flip rate (winner changes with the order) | 0.000 [0.000, 0.000] | 30 |" in report
 
 
 def test_a_judge_that_always_says_a_is_inconsistent_and_fully_position_biased(
@@ -91,6 +109,9 @@ def test_a_judge_that_always_says_a_is_inconsistent_and_fully_position_biased(
     assert bias["flip_rate"]["estimate"] == 1.0
     assert bias["first_position_win_rate"]["estimate"] == 1.0
     assert bias["flip_rate"]["n_clusters"] == 8  # the eight sample conversations
+    report = (run / "report.md").read_text("utf-8")
+    assert "inconsistent 30 (opposite winners in the two orders)" in report
+    assert "| first-position win rate (0.5 = no bias) | 1.000 [1.000, 1.000] | 60 |" in report
 
 
 def test_candidate_pairs_and_candidate_vs_reference(tmp_path: Path) -> None:

@@ -160,3 +160,17 @@ def test_adapter_sends_the_schema_through_the_engine() -> None:
     local = llama_response_format(seen[0])
     assert local is not None and local["schema"]["properties"]["score"]["enum"] == [1, 2, 3]
     assert local["schema"]["properties"]["why"]["maxLength"] > 0
+
+
+def test_attune_cache_variable_is_read_by_configure_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    from attune_judge.errors import UserError
+    from attune_judge.lm._resolve import cache_enabled_from_env
+
+    for raw, on in (("", True), ("1", True), ("true", True), ("0", False), ("off", False)):
+        monkeypatch.setenv("ATTUNE_CACHE", raw)
+        assert cache_enabled_from_env() is on
+    monkeypatch.delenv("ATTUNE_CACHE")
+    assert cache_enabled_from_env() is True
+    monkeypatch.setenv("ATTUNE_CACHE", "maybe")
+    with pytest.raises(UserError, match="ATTUNE_CACHE: expected 0 or 1"):
+        cache_enabled_from_env()

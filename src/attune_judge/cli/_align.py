@@ -110,7 +110,9 @@ def align(
     split: Annotated[
         str, typer.Option(help="Shares of conversations: TRAIN,DEV,TEST.")
     ] = "0.4,0.2,0.4",
-    seed: Annotated[int, typer.Option(help="Seed of the split, optimizer and bootstrap.")] = 0,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the split, optimizer and bootstrap.", envvar="ATTUNE_SEED")
+    ] = 0,
     limit: Annotated[
         int | None, typer.Option(min=3, help="Use only the first N conversations (trials).")
     ] = None,

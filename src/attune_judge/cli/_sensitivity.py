@@ -12,6 +12,8 @@ from attune_judge.cli._options import (
     CandidatesOption,
     ExecutorKind,
     ExecutorOption,
+    JuryChoice,
+    JuryOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     MaxTokensOption,
@@ -95,9 +97,15 @@ def sensitivity(
         typer.Option(help="Base rubric name or YAML file (default: the file's base.rubric)."),
     ] = None,
     lm: Annotated[
-        str | None,
-        typer.Option("--lm", help="Base judge model string (default: the file's, else ATTUNE_LM)."),
+        list[str] | None,
+        typer.Option(
+            "--lm",
+            help="Base judge model string (default: the file's, else ATTUNE_LM); repeat for a "
+            "jury (--lm A --lm B): the base judge and every variant on the base model become "
+            "juries of these models.",
+        ),
     ] = None,
+    jury: JuryOption = JuryChoice.mean,
     candidates: CandidatesOption = None,
     models: ModelsOption = None,
     only: Annotated[
@@ -123,15 +131,24 @@ def sensitivity(
     quiet: QuietOption = False,
 ) -> None:
     """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
+    from attune_judge.errors import UserError
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
     setup_logging(quiet)
+    if jury is JuryChoice.none and lm and len(lm) > 1:
+        raise UserError(
+            "--jury none: sensitivity compares variants of one judge; to compare judge models, "
+            "give each its own variant in the variants file (lm: MODEL), or combine them with "
+            "--jury mean|median|majority"
+        )
     config = SensitivityConfig(
         data=data,
         variants=variants,
         out=out,
         rubric=rubric,
-        lm=lm,
+        lm=lm[0] if lm else None,
+        jury_lms=list(lm) if lm and len(lm) > 1 else None,
+        jury="mean" if jury is JuryChoice.none else jury.value,
         api_base=api_base,
         model_options=model_options(
             temperature=temperature,

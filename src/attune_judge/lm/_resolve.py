@@ -49,13 +49,27 @@ KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
 _NO_KEY_PLACEHOLDER = "no-key-needed"
 
 
-def configure_cache(directory: str | Path | None, *, enabled: bool = True) -> None:
+def cache_enabled_from_env() -> bool:
+    """``ATTUNE_CACHE`` as a bool (unset or empty: on; ``0``/``false``/``no``/``off``: off)."""
+    raw = os.environ.get("ATTUNE_CACHE", "").strip().lower()
+    if raw in ("", "1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise UserError(f"ATTUNE_CACHE: expected 0 or 1 (or true/false), got {raw!r}")
+
+
+def configure_cache(directory: str | Path | None, *, enabled: bool | None = None) -> None:
     """Point DSPy's request cache (memory + disk) at ``directory``.
 
-    ``None`` keeps DSPy's default location; ``enabled=False`` turns both caches off.
+    ``None`` keeps DSPy's default location; ``enabled=False`` turns both caches off;
+    ``enabled=None`` (default) reads ``ATTUNE_CACHE`` (``0`` turns them off), so every command
+    honours the variable.
     """
     import dspy
 
+    if enabled is None:
+        enabled = cache_enabled_from_env()
     if not enabled:
         dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
         return

@@ -16,6 +16,7 @@ from attune_judge.errors import UserError
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
 from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
+from attune_judge.report._panel_sections import pairwise_section, panels_section
 from attune_judge.report._run_sections import failures_section
 from attune_judge.report._rundata import RunData
 
@@ -90,6 +91,11 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     level = float(first.get("level") or 0.95)
     section = Section(title, anchor=f"judge-{jid}")
     section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
+    if block.get("pairwise"):
+        # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
+        section.subsections.append(pairwise_section(block["pairwise"]))
+        section.subsections.append(failures_section(models, key=f"{jid}-failures"))
+        return section
     board: Any = block.get("leaderboard")
     note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
         f"cluster bootstrap over conversations (B = {B}, seed = {seed})."
@@ -131,4 +137,7 @@ def score_sections(run: RunData) -> list[Section]:
                 "and their scores are never pooled."
             ),
         )
+    panels = panels_section(run.summary.get("panels") or [])
+    if panels is not None:
+        out.append(panels)
     return out

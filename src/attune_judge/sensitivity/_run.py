@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges import Judge
+from attune_judge.judges import Judge, JuryMethod
 from attune_judge.lm import ModelOptions
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._analysis import analyze_sensitivity
@@ -71,8 +71,13 @@ class SensitivityConfig(BaseModel):
     """Base rubric (name or YAML path); overrides the file's ``base.rubric``."""
     lm: str | None = None
     """Base judge model; overrides the file's ``base.judge.lm`` (default ``ATTUNE_LM``)."""
+    jury_lms: list[str] | None = None
+    """Several models (``--lm A --lm B``): the base judge, and every variant that keeps the
+    base model, is a jury of these (``lm`` is the first); each member's judgment is kept."""
+    jury: Literal["mean", "median", "majority"] = "mean"
+    """How the jury combines its members per item."""
     api_base: str | None = None
-    """Base URL of an OpenAI-compatible server (for the base model only)."""
+    """Base URL of an OpenAI-compatible server (for the base model(s) only)."""
     model_options: ModelOptions = ModelOptions()
     """Temperature, max tokens, response format, timeout of every judge model (a variant's
     own decoding settings override them)."""
@@ -154,7 +159,21 @@ def _base_rubric(config: SensitivityConfig, spec: VariantsFile) -> Rubric:
     return load_rubric(ref)
 
 
+def _jury_lms(config: SensitivityConfig) -> list[str]:
+    """The base judge's jury models (empty: one model), duplicates refused."""
+    lms = list(config.jury_lms or [])
+    if len(lms) < 2:
+        return []
+    twice = sorted({m for m in lms if lms.count(m) > 1})
+    if twice:
+        raise UserError(f"--lm given twice for {', '.join(twice)}; a jury needs distinct models")
+    if config.lm is not None and config.lm != lms[0]:
+        raise ValueError("SensitivityConfig.lm must be the first of jury_lms")
+    return lms
+
+
 def _variants(config: SensitivityConfig) -> tuple[VariantsFile, list[Variant]]:
+    _jury_lms(config)
     spec = load_variants(config.variants)
     rubric = _base_rubric(config, spec)
     variants = resolve_variants(
@@ -179,7 +198,13 @@ def sensitivity_judges(config: SensitivityConfig) -> list[Judge]:
     """The distinct judges of a sensitivity run, built from its config (module level: worker
     processes and Ray actors build them with this)."""
     _, variants = _variants(config)
-    return list(_unique(_build_judges(variants, _default_lm_factory(config))).values())
+    judges = _build_judges(variants, _default_lm_factory(config), **_jury_options(config))
+    return list(_unique(judges).values())
+
+
+def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
+    lms = _jury_lms(config)
+    return {"jury_lms": lms, "jury": config.jury} if lms else {}
 
 
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
@@ -191,7 +216,8 @@ def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
 
     def make(lm: str | None) -> Any:
         model = lm or default_lm()
-        api_base = config.api_base if model == (config.lm or default_lm()) else None
+        base = _jury_lms(config) or [config.lm or default_lm()]
+        api_base = config.api_base if model in base else None
         return resolve_lm(
             model, api_base=api_base, seed=config.seed, **config.model_options.as_kwargs()
         )
@@ -204,14 +230,24 @@ def default_lm() -> str:
     return os.environ.get("ATTUNE_LM") or "local"
 
 
-def _build_judges(variants: Sequence[Variant], lm_factory: LMFactory) -> dict[str, Judge]:
-    from attune_judge.judges import build_judge
+def _build_judges(
+    variants: Sequence[Variant],
+    lm_factory: LMFactory,
+    *,
+    jury_lms: Sequence[str] = (),
+    jury: JuryMethod = "mean",
+) -> dict[str, Judge]:
+    """One judge per variant; with ``jury_lms``, a variant on the base model (the first of
+    them) is a jury of the same rubric and settings on every one of those models."""
+    from attune_judge.judges import Jury, build_judge
 
     lms: dict[str | None, Any] = {}
     judges: dict[str, Judge] = {}
     for v in variants:
-        if v.lm not in lms:
-            lms[v.lm] = lm_factory(v.lm)
+        members = list(jury_lms) if jury_lms and v.lm == jury_lms[0] else [v.lm]
+        for m in members:
+            if m not in lms:
+                lms[m] = lm_factory(m)
         options: dict[str, Any] = {"reasoning": v.reasoning}
         if v.rubric.kind == "reference":
             options["use_reference"] = v.use_reference
@@ -220,7 +256,13 @@ def _build_judges(variants: Sequence[Variant], lm_factory: LMFactory) -> dict[st
                 f"variant {v.name!r}: withholding the reference needs a reference rubric, "
                 f"not {v.rubric.kind!r}"
             )
-        judges[v.name] = build_judge(v.rubric, lms[v.lm], **options)
+        if len(members) > 1:
+            judges[v.name] = Jury(
+                [build_judge(v.rubric, lms[m], **options) for m in members],
+                method=jury,
+            )
+        else:
+            judges[v.name] = build_judge(v.rubric, lms[v.lm], **options)
     return judges
 
 
@@ -379,7 +421,9 @@ def run_sensitivity(
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
-    judges = _build_judges(variants, lm_factory or _default_lm_factory(config))
+    judges = _build_judges(
+        variants, lm_factory or _default_lm_factory(config), **_jury_options(config)
+    )
     judge_ids = {name: j.judge_id for name, j in judges.items()}
     unique = _unique(judges)
     paths = [config.data, config.variants] + ([config.candidates] if config.candidates else [])
