@@ -62,9 +62,7 @@ def test_labeled_fewshot_aligns_a_pairwise_judge_and_the_proof_is_exact(tmp_path
     # the truth (p1's choice); A-always-wins agrees where the choice is A; the ceiling is p1=p2
     people = _people(Path(config.labels))
     target = {i: a if a == b else "tie" for i, (a, b) in people.items()}
-    assert proof.after.estimate == pytest.approx(
-        sum(target[i] == people[i][0] for i in test) / n
-    )
+    assert proof.after.estimate == pytest.approx(sum(target[i] == people[i][0] for i in test) / n)
     assert proof.position_baseline is not None
     assert proof.position_baseline.estimate == pytest.approx(
         sum(target[i] == "A" for i in test) / n
