@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from attune_judge.data import ChatMessage, JudgeItem, Preference, write_jsonl
+from attune_judge.data import ChatMessage, Preference, write_jsonl
 from attune_judge.judges import pairwise_item
 
 PREFER = {("warm", "curious"): "A", ("warm", "flat"): "A", ("curious", "flat"): "tie"}
@@ -108,7 +108,7 @@ def write_pairs(root: Path, conversations: int = 24, per_conv: int = 2) -> tuple
                         option_b="y",
                         text_a=text_a,
                         text_b=text_b,
-                        winner=winner,  # type: ignore[arg-type]
+                        winner=winner,
                         rater=rater,
                         cluster=f"c{c}",
                         metadata={"conversation_id": f"c{c}", "turn": t},

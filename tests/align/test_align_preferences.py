@@ -21,7 +21,7 @@ RUBRIC = "attunebench-pairwise"
 
 def _config(tmp_path: Path, name: str = "labeled-fewshot", **kw: object) -> AlignConfig:
     pairs, prefs = write_pairs(tmp_path)
-    opt = OptimizerSettings(name=name, max_labeled_demos=40, num_candidates=1)  # type: ignore[arg-type]
+    opt = OptimizerSettings(name=name, max_labeled_demos=40, num_candidates=1)
     return AlignConfig(
         labels=str(prefs),
         items=pairs,
@@ -30,7 +30,7 @@ def _config(tmp_path: Path, name: str = "labeled-fewshot", **kw: object) -> Alig
         optimizer=opt,
         B=400,
         lm="scripted/judge",
-        **kw,  # type: ignore[arg-type]
+        **kw,
     )
 
 

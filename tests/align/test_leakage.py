@@ -105,7 +105,7 @@ def test_no_test_pair_reaches_the_optimizer(seed: int, optimizer: str, test_shar
                 labels=str(prefs),
                 items=pairs,
                 out=root / "a",
-                optimizer=OptimizerSettings(name=optimizer, max_labeled_demos=6, num_candidates=1),  # type: ignore[arg-type]
+                optimizer=OptimizerSettings(name=optimizer, max_labeled_demos=6, num_candidates=1),
                 split=(0.6 - test_share / 2, 0.4 - test_share / 2, test_share),
                 seed=seed,
                 B=200,

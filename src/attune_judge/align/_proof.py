@@ -173,7 +173,6 @@ def held_out_proof(
     )
 
 
-
 def proof_from_values(
     rows: Sequence[Row],
     ceiling: Sequence[tuple[str, float]],
