@@ -3,28 +3,58 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge.data import JudgeItem, Rating, read_jsonl
+from attune_judge.data import JudgeItem, Preference, Rating, read_jsonl
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
 
-__all__ = ["AlignData", "LabelledItem", "load_align_data"]
+__all__ = [
+    "AlignData",
+    "LabelledItem",
+    "is_preference_file",
+    "load_align_data",
+    "load_preference_data",
+    "majority",
+]
+
+
+def is_preference_file(path: Path) -> bool:
+    """Whether the first record of a JSONL file is a Preference (has ``winner``, ``option_a``)."""
+    import json
+
+    try:
+        with path.open("r", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    return isinstance(obj, dict) and "winner" in obj and "option_a" in obj
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return False
 
 
 class LabelledItem(BaseModel):
-    """One item with the people's ratings on the rubric's criteria."""
+    """One item with the people's ratings on the rubric's criteria, or (a pair item) their
+    pairwise choice."""
 
     model_config = ConfigDict(extra="forbid")
 
     item: JudgeItem
-    """What the judge sees."""
-    human: dict[str, float]
-    """Criterion → mean over raters (the target)."""
+    """What the judge sees (a pair item for preferences: ``metadata["other"]`` = reply B)."""
+    human: dict[str, float] = Field(default_factory=dict)
+    """Criterion → mean over raters (the target of ratings)."""
     raters: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Rater → criterion → value (for the human ceiling)."""
+    verdict: Literal["A", "B", "tie"] | None = None
+    """Preferences: the people's choice (the majority over raters; A and B equally often:
+    ``tie``)."""
+    choices: dict[str, Literal["A", "B", "tie"]] = Field(default_factory=dict)
+    """Preferences: rater → choice (for the human ceiling)."""
 
     @property
     def cluster(self) -> str:
@@ -39,6 +69,8 @@ class AlignData(BaseModel):
 
     source: str
     """Set name or label file."""
+    kind: Literal["ratings", "preferences"] = "ratings"
+    """Rating labels (scores per criterion) or Preference labels (A / B / tie per pair)."""
     rubric: str
     """Rubric name or path to judge with."""
     use_reference: bool
@@ -92,14 +124,16 @@ def load_align_data(
 ) -> tuple[AlignData, Rubric]:
     """Labelled items from a shipped set name (see ``attune-judge validate --set``) or from a
     Rating JSONL plus a JudgeItem JSONL (``items``) with a rubric whose criterion ids are the
-    rating dimensions.
+    rating dimensions, or from a Preference JSONL with its pairs (see
+    :func:`load_preference_data`; rubric of kind pairwise).
 
     Parameters
     ----------
     labels
-        Shipped set name, or path of a Rating JSONL.
+        Shipped set name, or path of a Rating or Preference JSONL.
     items
-        JudgeItem JSONL holding the rated items (required with a file of labels).
+        JudgeItem JSONL holding the rated items (required with a file of labels); for
+        preferences also AttuneBench data.
     rubric
         Rubric name or YAML (default: the set's rubric; ``attunebench-reference`` for files).
     use_reference
@@ -112,6 +146,8 @@ def load_align_data(
     from attune_judge.rubrics import load_rubric
 
     name = str(labels)
+    if Path(name).is_file() and is_preference_file(Path(name)):
+        return load_preference_data(Path(name), items=items, rubric=rubric, raters=raters)
     if name in VALIDATION_SETS and not Path(name).exists():
         spec = VALIDATION_SETS[name]
         from attune_judge._resources import shipped_dir
@@ -139,8 +175,8 @@ def load_align_data(
     rub = load_rubric(rubric_ref)
     if rub.kind != "reference":
         raise UserError(
-            f"rubric {rub.id!r} is {rub.kind!r}: align supports rating rubrics (kind reference) "
-            "for now"
+            f"rubric {rub.id!r} is {rub.kind!r}: align takes ratings with a reference rubric, "
+            "or a Preference JSONL with a pairwise rubric"
         )
     labelled, used, n = _build(item_list, all_ratings, rub)
     if not used:
@@ -159,5 +195,111 @@ def load_align_data(
         items=labelled,
         criteria=used,
         n_ratings=n,
+    )
+    return data, rub
+
+
+def majority(choices: Sequence[str]) -> str:
+    """The most frequent choice; A and B equally frequent (and ahead of tie): ``tie``.
+
+    >>> majority(["A"]), majority(["A", "B"]), majority(["A", "A", "tie"]), majority(["B", "tie"])
+    ('A', 'tie', 'A', 'tie')
+    """
+    counts = {v: list(choices).count(v) for v in ("A", "B", "tie")}
+    top = max(counts.values())
+    winners = [v for v, n in counts.items() if n == top]
+    return winners[0] if len(winners) == 1 else "tie"
+
+
+def _pair_items(prefs: list[Preference], items: Path) -> list[JudgeItem]:
+    """Pair items joined to the preferences: a JudgeItem JSONL of pairs (``metadata.other``)
+    taken as it is; a JudgeItem JSONL of turns gives each preference's context (its texts from
+    the preference); anything else is read as AttuneBench data (its comparisons' pairs)."""
+    from attune_judge.judges import pairwise_items_from_preferences
+    from attune_judge.runner._inputs import is_judge_item_jsonl
+    from attune_judge.runner._pairs import load_pairwise_items
+
+    if is_judge_item_jsonl(items):
+        given = read_jsonl(items, JudgeItem)
+        if given and all(isinstance(i.metadata.get("other"), str) for i in given):
+            return given
+        return pairwise_items_from_preferences(prefs, given)
+    return load_pairwise_items(items)
+
+
+def load_preference_data(
+    labels: Path,
+    *,
+    items: Path | None = None,
+    rubric: str | None = None,
+    raters: list[str] | None = None,
+) -> tuple[AlignData, Rubric]:
+    """Pairs with the people's choices, from a Preference JSONL (``attune-judge data
+    preferences``) and ``items``: a JudgeItem JSONL of pairs (item id = the preference's id,
+    ``metadata["other"]`` = reply B), a JudgeItem JSONL of turns (context per conversation and
+    turn; texts from the preferences), or the AttuneBench data the preferences came from.
+
+    Unanswered comparisons (``winner`` null) are left out; several raters of one comparison
+    are combined by :func:`majority`. The rubric must be ``pairwise`` (default
+    ``attunebench-pairwise``) and know every comparison's question.
+    """
+    from attune_judge.rubrics import load_rubric
+
+    prefs = [p for p in read_jsonl(labels, Preference) if p.winner is not None]
+    if raters:
+        prefs = [p for p in prefs if p.rater in raters]
+    if not prefs:
+        raise UserError(f"{labels}: no answered comparison (winner A, B or tie) to align on")
+    if items is None:
+        raise UserError(
+            f"{labels}: --items is needed: the pairs (JudgeItem JSONL), the turns giving their "
+            "context, or the AttuneBench data the preferences came from"
+        )
+    rubric_ref = rubric or "attunebench-pairwise"
+    rub = load_rubric(rubric_ref)
+    if rub.kind != "pairwise":
+        raise UserError(
+            f"rubric {rub.id!r} is {rub.kind!r}: preferences are aligned with a pairwise "
+            "rubric (e.g. attunebench-pairwise)"
+        )
+    known = {c.id for c in rub.criteria} | {"general"}
+    for k, p in enumerate(prefs):
+        if p.question not in known and not p.question.startswith("custom:"):
+            raise UserError(
+                f"{labels}: record {k + 1} ({p.item_id}): field question: {p.question!r} is "
+                f"not a question of rubric {rub.id!r} ({', '.join(sorted(known))[:120]} or "
+                "custom:<text>)"
+            )
+    by_item: dict[str, dict[str, str]] = defaultdict(dict)
+    for p in prefs:
+        by_item[p.item_id][p.rater] = str(p.winner)
+    pairs = {i.item_id: i for i in _pair_items(prefs, Path(items))}
+    out = []
+    for iid in sorted(by_item):
+        pair = pairs.get(iid)
+        if pair is None:
+            continue
+        meta = {k: v for k, v in pair.metadata.items() if k != "human_winner"}
+        choices = by_item[iid]
+        out.append(
+            LabelledItem(
+                item=pair.model_copy(update={"metadata": meta}),
+                verdict=majority(list(choices.values())),
+                choices=choices,
+            )
+        )
+    if not out:
+        raise UserError(
+            f"{labels}: no comparison joined a pair of {items} by item id "
+            f"(first ids: {sorted(by_item)[:3]}; pairs: {sorted(pairs)[:3]})"
+        )
+    data = AlignData(
+        source=str(labels),
+        kind="preferences",
+        rubric=rubric_ref,
+        use_reference=False,
+        items=out,
+        criteria=[],
+        n_ratings=sum(len(li.choices) for li in out),
     )
     return data, rub

@@ -9,12 +9,43 @@ from typing import Any, Literal
 
 from attune_judge.rubrics import Rubric
 
-__all__ = ["MetricKind", "MetricLog", "item_agreement", "make_dspy_metric"]
+__all__ = [
+    "PREFERENCE_METRICS",
+    "RATING_METRICS",
+    "MetricKind",
+    "MetricLog",
+    "item_agreement",
+    "make_dspy_metric",
+    "make_verdict_metric",
+    "verdict_agreement",
+]
 
-MetricKind = Literal["ordinal", "quadratic", "exact"]
-"""``ordinal``: 1 − |judge − human| / (max − min), averaged over criteria; ``quadratic``:
-1 − ((judge − human) / (max − min))²; ``exact``: share of criteria where the judge gives the
-human mean rounded to the scale."""
+MetricKind = Literal["ordinal", "quadratic", "exact", "half"]
+"""Ratings: ``ordinal``: 1 − |judge − human| / (max − min), averaged over criteria;
+``quadratic``: 1 − ((judge − human) / (max − min))²; ``exact``: share of criteria where the
+judge gives the human mean rounded to the scale. Preferences: ``exact``: 1 when the judge's
+verdict (A / B / tie) is the people's, else 0; ``half``: the same, but a tie against a winner
+counts ½. A pair judged ``inconsistent`` (opposite winners in the two orders) counts 0."""
+
+PREFERENCE_METRICS = ("exact", "half")
+RATING_METRICS = ("ordinal", "quadratic", "exact")
+
+
+def verdict_agreement(judge: str, human: str, kind: MetricKind = "exact") -> float:
+    """Agreement of one pairwise verdict with the people's choice.
+
+    >>> verdict_agreement("A", "A"), verdict_agreement("tie", "B")
+    (1.0, 0.0)
+    >>> verdict_agreement("tie", "B", "half"), verdict_agreement("B", "tie", "half")
+    (0.5, 0.5)
+    >>> verdict_agreement("inconsistent", "tie", "half"), verdict_agreement("A", "B", "half")
+    (0.0, 0.0)
+    """
+    if judge == human:
+        return 1.0
+    if kind == "half" and judge in ("A", "B", "tie") and "tie" in (judge, human):
+        return 0.5
+    return 0.0
 
 
 def item_agreement(
@@ -107,6 +138,45 @@ def make_dspy_metric(
                 "Scores match the people."
                 if not wrong
                 else "Off from the people: " + "; ".join(wrong)
+            )
+            return dspy.Prediction(score=value, feedback=feedback)
+        if trace is not None:
+            return value >= threshold
+        return value
+
+    return metric
+
+
+def make_verdict_metric(
+    kind: MetricKind = "exact",
+    *,
+    threshold: float = 0.9,
+    log: MetricLog | None = None,
+) -> Callable[..., Any]:
+    """The DSPy metric of a pairwise judge's one-order program: its ``verdict`` against the
+    example's ``verdict`` (the people's choice in that order), by :func:`verdict_agreement`.
+    Same calling conventions as :func:`make_dspy_metric` (bootstrapping, GEPA feedback)."""
+
+    def metric(
+        example: Any,
+        prediction: Any,
+        trace: Any = None,
+        pred_name: Any = None,
+        pred_trace: Any = None,
+    ) -> Any:
+        if log is not None:
+            log.add(str(example.get("item_id")))
+        human = str(example.get("verdict"))
+        got = prediction.get("verdict") if hasattr(prediction, "get") else None
+        got = str(got if got is not None else getattr(prediction, "verdict", ""))
+        value = verdict_agreement(got, human, kind)
+        if pred_name is not None:
+            import dspy
+
+            feedback = (
+                "The verdict matches the people's choice."
+                if value == 1.0
+                else f"The people chose {human}; the judge said {got}."
             )
             return dspy.Prediction(score=value, feedback=feedback)
         if trace is not None:

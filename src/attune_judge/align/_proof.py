@@ -15,7 +15,17 @@ from attune_judge.align._metric import MetricKind, item_agreement
 from attune_judge.calibration import Metric, bootstrap_means
 from attune_judge.rubrics import Rubric
 
-__all__ = ["HeldOutProof", "held_out_proof", "human_ceiling_values", "length_baseline"]
+__all__ = [
+    "HeldOutProof",
+    "held_out_proof",
+    "human_ceiling_values",
+    "length_baseline",
+    "proof_from_values",
+]
+
+
+Row = tuple[str, float, float, float, float | None, float | None]
+"""(conversation, before, after, length baseline, after mapped, position baseline)."""
 
 
 class HeldOutProof(BaseModel):
@@ -40,7 +50,15 @@ class HeldOutProof(BaseModel):
     after_mapped: Metric | None = None
     """Aligned judge with the score map, cross-fitted by conversation."""
     length_baseline: Metric
-    """Scores predicted from the reply's length alone (fitted on the train split)."""
+    """A judge that sees only length: ratings, a line of score on log(length) fitted on the
+    train split; preferences, the longer reply wins."""
+    length_rule: str = "fitted on train"
+    """How the length baseline decides (for the report)."""
+    position_baseline: Metric | None = None
+    """Preferences: reply A (shown first) always wins."""
+    inconsistent: dict[str, int] | None = None
+    """Preferences: test pairs whose two orders gave opposite winners (``before``, ``after``);
+    they count as disagreeing with the people."""
     human_ceiling: Metric | None = None
     """Each person against the mean of the others (items with ≥ 2 people)."""
     improvement: Metric
@@ -129,7 +147,7 @@ def held_out_proof(
     calibration layer chooses); the improvement is the mean of per-item differences, so the
     draw is paired.
     """
-    rows = []
+    rows: list[Row] = []
     for k, li in enumerate(test):
         b, a = before[k], after[k]
         if b is None or a is None:
@@ -141,7 +159,35 @@ def held_out_proof(
         vm = item_agreement(m, li.human, rubric, kind) if m is not None else None
         if vb is None or va is None or vl is None:
             continue
-        rows.append((li.cluster, vb, va, vl, vm))
+        rows.append((li.cluster, vb, va, vl, vm, None))
+    ceiling = human_ceiling_values(test, rubric, kind)
+    return proof_from_values(
+        rows,
+        ceiling,
+        kind=kind,
+        failed=(sum(b is None for b in before), sum(a is None for a in after)),
+        with_mapped=after_mapped is not None,
+        B=B,
+        seed=seed,
+        level=level,
+    )
+
+
+def proof_from_values(
+    rows: Sequence[Row],
+    ceiling: Sequence[tuple[str, float]],
+    *,
+    kind: str,
+    failed: tuple[int, int],
+    with_mapped: bool = False,
+    length_rule: str = "fitted on train",
+    inconsistent: dict[str, int] | None = None,
+    B: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> HeldOutProof:
+    """The proof from per-item agreements (ratings and preferences alike): every interval a
+    cluster bootstrap over the test conversations, the improvement paired per item."""
     if len(rows) < 2:
         from attune_judge.errors import UserError
 
@@ -161,11 +207,16 @@ def held_out_proof(
     diff = boot([r[2] - r[1] for r in rows])
     mapped = [r for r in rows if r[4] is not None]
     after_mapped_m = diff_mapped = None
-    if after_mapped is not None and len(mapped) >= 2:
+    if with_mapped and len(mapped) >= 2:
         mc = [r[0] for r in mapped]
         after_mapped_m = boot([float(r[4]) for r in mapped], mc)  # type: ignore[arg-type]
         diff_mapped = boot([float(r[4]) - r[1] for r in mapped], mc)  # type: ignore[arg-type]
-    ceiling = human_ceiling_values(test, rubric, kind)
+    position = [r for r in rows if r[5] is not None]
+    position_m = (
+        boot([float(r[5]) for r in position], [r[0] for r in position])  # type: ignore[arg-type]
+        if len(position) >= 2
+        else None
+    )
     ceiling_m = (
         boot([v for _, v in ceiling], [c for c, _ in ceiling]) if len(ceiling) >= 2 else None
     )
@@ -196,12 +247,15 @@ def held_out_proof(
         metric=kind,
         n_items=len(rows),
         n_clusters=n_conv,
-        n_failed_before=sum(b is None for b in before),
-        n_failed_after=sum(a is None for a in after),
+        n_failed_before=failed[0],
+        n_failed_after=failed[1],
         before=before_m,
         after=after_m,
         after_mapped=after_mapped_m,
         length_baseline=length_m,
+        length_rule=length_rule,
+        position_baseline=position_m,
+        inconsistent=inconsistent,
         human_ceiling=ceiling_m,
         improvement=diff,
         improvement_mapped=diff_mapped,

@@ -3,9 +3,7 @@ after, fit the score map, prove on the held-out items, and save the aligned judg
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
-import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -15,14 +13,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge.align._artifact import (
-    ARTIFACT_FILE,
-    AlignedJudgeManifest,
-    artifact_hash,
-)
+from attune_judge.align._artifact import AlignedJudgeManifest
 from attune_judge.align._data import AlignData, LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
-from attune_judge.align._metric import MetricKind, MetricLog, make_dspy_metric
+from attune_judge.align._metric import (
+    PREFERENCE_METRICS,
+    RATING_METRICS,
+    MetricKind,
+    MetricLog,
+    make_dspy_metric,
+    make_verdict_metric,
+)
 from attune_judge.align._optimize import (
     BudgetEstimate,
     CallCounter,
@@ -31,9 +32,11 @@ from attune_judge.align._optimize import (
     run_optimizer,
     to_examples,
 )
+from attune_judge.align._preferences import pair_examples, pair_inputs, preference_proof
 from attune_judge.align._proof import HeldOutProof, held_out_proof, length_baseline
+from attune_judge.align._save import save_artifact
 from attune_judge.align._split import Split, cluster_split
-from attune_judge.data import JudgeItem, Judgment, write_jsonl
+from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
@@ -45,13 +48,15 @@ class AlignConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     labels: str
-    """A shipped set name or a Rating JSONL."""
+    """A shipped set name, a Rating JSONL or a Preference JSONL."""
     out: Path
     """Artifact directory (must not exist or be empty)."""
     items: Path | None = None
-    """JudgeItem JSONL of the rated items (with a label file)."""
+    """JudgeItem JSONL of the rated items (with a label file); for preferences also the pairs
+    or the AttuneBench data they came from."""
     rubric: str | None = None
-    """Rubric (default: the set's; attunebench-reference for files)."""
+    """Rubric (default: the set's; attunebench-reference for ratings, attunebench-pairwise for
+    preferences)."""
     lm: str = "local"
     api_base: str | None = None
     lm_options: dict[str, Any] = Field(default_factory=dict)
@@ -60,7 +65,8 @@ class AlignConfig(BaseModel):
     reasoning: bool = False
     raters: list[str] | None = None
     optimizer: OptimizerSettings = Field(default_factory=OptimizerSettings)
-    metric: MetricKind = "ordinal"
+    metric: MetricKind | None = None
+    """Default: ``ordinal`` for ratings, ``exact`` for preferences."""
     split: tuple[float, float, float] = (0.4, 0.2, 0.4)
     seed: int = 0
     limit: int | None = None
@@ -129,19 +135,19 @@ def _check_out(out: Path) -> None:
         raise UserError(f"{out}: already exists and is not an empty folder; choose a new --out")
 
 
-def _prompt_tokens(judge: Any, item: JudgeItem) -> int:
-    text = " ".join(str(v) for v in judge._inputs(item).values())
+def _prompt_tokens(judge: Any, li: LabelledItem, pairs: bool) -> int:
+    inputs = pair_inputs(judge, li)[0] if pairs else judge._inputs(li.item)
+    text = " ".join(str(v) for v in inputs.values())
     return len(text) // 4 + 250
 
 
-def _demo_ids(program: Any) -> list[str]:
-    ids = []
-    for _, pred in program.named_predictors():
-        for d in pred.demos:
-            get = d.get if hasattr(d, "get") else (lambda k, _d=d: getattr(_d, k, None))
-            if get("item_id") is not None:
-                ids.append(str(get("item_id")))
-    return ids
+def _metric_kind(config: AlignConfig, pairs: bool) -> MetricKind:
+    allowed = PREFERENCE_METRICS if pairs else RATING_METRICS
+    kind = config.metric or ("exact" if pairs else "ordinal")
+    if kind not in allowed:
+        labels = "preferences" if pairs else "ratings"
+        raise UserError(f"--metric {kind} does not apply to {labels}; choose {', '.join(allowed)}")
+    return kind
 
 
 def _limit(data: AlignData, limit: int | None) -> list[LabelledItem]:
@@ -157,7 +163,8 @@ def align_judge(
     lm: Any = None,
     echo: Callable[[str], None] = _echo,
 ) -> AlignResult:
-    """Align a rubric judge to people's ratings and save it as an artifact (see module doc).
+    """Align a judge to people's ratings (a rubric judge) or their pairwise choices (a pairwise
+    judge) and save it as an artifact (see module doc).
 
     Parameters
     ----------
@@ -187,6 +194,8 @@ def align_judge(
         use_reference=config.use_reference,
         raters=config.raters,
     )
+    pairs = data.kind == "preferences"
+    kind = _metric_kind(config, pairs)
     items = _limit(data, config.limit)
     split = cluster_split(
         [li.item.item_id for li in items],
@@ -198,36 +207,41 @@ def align_judge(
     train = [li for li in items if part[li.item.item_id] == "train"]
     dev = [li for li in items if part[li.item.item_id] == "dev"]
     test = [li for li in items if part[li.item.item_id] == "test"]
+    what = "pairs" if pairs else "items"
     echo(
-        f"labels: {data.source}: {len(items)} items in {len({li.cluster for li in items})} "
+        f"labels: {data.source}: {len(items)} {what} in {len({li.cluster for li in items})} "
         f"conversations; split (seed {config.seed}) train {len(train)} / dev {len(dev)} / "
-        f"test {len(test)} items (test held out from the optimizer)"
+        f"test {len(test)} {what} (test held out from the optimizer)"
     )
-    configure_cache(None)
+    # the request cache: a re-run of a killed align pays nothing for the calls already made
+    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
     # the one-call program is what DSPy optimises: sampled scores, all criteria in one answer
-    options: dict[str, Any] = {
-        "use_reference": data.use_reference,
-        "reasoning": config.reasoning,
-        "score_mode": "sampled",
-        "per_criterion": False,
-    }
+    options: dict[str, Any] = {"reasoning": config.reasoning}
+    if not pairs:
+        options.update(use_reference=data.use_reference, score_mode="sampled", per_criterion=False)
     model = lm if lm is not None else config.lm
     settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
     if config.api_base:
         settings["api_base"] = config.api_base
     base: Any = build_judge(rubric, model, **options, **settings)
+    # a pair gives two examples (both orders) and two calls per judgment
+    per = 2 if pairs else 1
+    evaluation_estimate = 2 * per * len(test)
     opt = config.optimizer.model_copy()
     if opt.name == "gepa" and not opt.gepa_metric_calls:
-        spare = (config.max_calls or 0) - 2 * len(test)
+        spare = (config.max_calls or 0) - evaluation_estimate
         if spare <= 0:
-            raise UserError("--optimizer gepa needs --max-calls above twice the test items")
+            raise UserError(
+                f"--optimizer gepa needs --max-calls above the {evaluation_estimate} calls of "
+                "the held-out evaluation"
+            )
         opt.gepa_metric_calls = max(1, (spare * 3) // 4)
     budget = estimate_budget(
         opt,
-        n_train=len(train),
-        n_dev=len(dev),
-        n_test=len(test),
-        zero_shot_prompt_tokens=_prompt_tokens(base, items[0].item),
+        n_train=per * len(train),
+        n_dev=per * len(dev),
+        n_test=per * len(test),
+        zero_shot_prompt_tokens=_prompt_tokens(base, items[0], pairs),
         lm=base.lm,
     )
     cost = "unknown price" if budget.cost_usd is None else f"≈ ${budget.cost_usd:.2f}"
@@ -256,10 +270,13 @@ def align_judge(
     echo("judging the held-out test items with the unaligned judge ...")
     before = _judge_all(base, [li.item for li in test], config.max_concurrency, "before", echo)
     log = MetricLog()
-    metric = make_dspy_metric(rubric, config.metric, threshold=opt.metric_threshold, log=log)
-    trainset = to_examples(base, train, rubric)
-    devset = to_examples(base, dev, rubric)
-    echo(f"optimising with {opt.name} on {len(trainset)} train / {len(devset)} dev items ...")
+    if pairs:
+        metric = make_verdict_metric(kind, threshold=opt.metric_threshold, log=log)
+        trainset, devset = pair_examples(base, train), pair_examples(base, dev)
+    else:
+        metric = make_dspy_metric(rubric, kind, threshold=opt.metric_threshold, log=log)
+        trainset, devset = to_examples(base, train, rubric), to_examples(base, dev, rubric)
+    echo(f"optimising with {opt.name} on {len(trainset)} train / {len(devset)} dev examples ...")
     counter = CallCounter(echo)
     with dspy.context(callbacks=[counter.callback]):
         program = run_optimizer(base, trainset, devset, opt, metric)
@@ -269,6 +286,55 @@ def align_judge(
     echo("judging the held-out test items with the aligned judge ...")
     after = _judge_all(tuned, [li.item for li in test], config.max_concurrency, "after", echo)
     evaluation_calls = sum(j.usage.calls for j in [*before, *after])
+    smap: ScoreMap | None = None
+    if pairs:
+        proof = preference_proof(test, before, after, kind=kind, B=config.B, seed=config.seed)
+    else:
+        proof, smap = _rating_proof(config, data, rubric, train, test, before, after, kind)
+    manifest, demo_ids = save_artifact(
+        out,
+        config,
+        data,
+        rubric,
+        split,
+        program,
+        opt,
+        proof,
+        smap,
+        before,
+        after,
+        base,
+        counter.calls,
+        evaluation_calls,
+        kind,
+    )
+    echo(proof.verdict)
+    return AlignResult(
+        out=str(out),
+        budget=budget,
+        split=split,
+        proof=proof,
+        manifest=manifest,
+        optimizer_calls=counter.calls,
+        evaluation_calls=evaluation_calls,
+        metric_item_ids=log.item_ids,
+        demo_item_ids=demo_ids,
+        seconds=time.monotonic() - start,
+    )
+
+
+def _rating_proof(
+    config: AlignConfig,
+    data: AlignData,
+    rubric: Any,
+    train: list[LabelledItem],
+    test: list[LabelledItem],
+    before: list[Judgment],
+    after: list[Judgment],
+    kind: MetricKind,
+) -> tuple[HeldOutProof, ScoreMap | None]:
+    """The held-out proof on scores, with the score map fitted and cross-fitted on the test
+    items' aligned scores."""
     b_scores = [_scores(j) for j in before]
     a_scores = [_scores(j) for j in after]
     criteria = data.criteria
@@ -293,134 +359,9 @@ def align_judge(
         a_scores,
         length_baseline(train, test, rubric, criteria),
         rubric,
-        kind=config.metric,
+        kind=kind,
         after_mapped=mapped,
         B=config.B,
         seed=config.seed,
     )
-    result = _save(
-        out,
-        config,
-        data,
-        rubric,
-        split,
-        program,
-        opt,
-        proof,
-        smap,
-        before,
-        after,
-        base,
-        counter.calls,
-        evaluation_calls,
-    )
-    manifest, demo_ids = result
-    echo(proof.verdict)
-    return AlignResult(
-        out=str(out),
-        budget=budget,
-        split=split,
-        proof=proof,
-        manifest=manifest,
-        optimizer_calls=counter.calls,
-        evaluation_calls=evaluation_calls,
-        metric_item_ids=log.item_ids,
-        demo_item_ids=demo_ids,
-        seconds=time.monotonic() - start,
-    )
-
-
-def _save(
-    out: Path,
-    config: AlignConfig,
-    data: AlignData,
-    rubric: Any,
-    split: Split,
-    program: Any,
-    opt: OptimizerSettings,
-    proof: HeldOutProof,
-    smap: ScoreMap | None,
-    before: list[Judgment],
-    after: list[Judgment],
-    base: Any,
-    optimizer_calls: int,
-    evaluation_calls: int,
-) -> tuple[AlignedJudgeManifest, list[str]]:
-    from attune_judge._version import __version__
-    from attune_judge.judges import hash_spec
-    from attune_judge.lm import lm_spec
-    from attune_judge.report import write_report
-
-    out.mkdir(parents=True, exist_ok=True)
-    program_file = out / "program.json"
-    program.save(str(program_file))
-    digest = hashlib.sha256(program_file.read_bytes()).hexdigest()
-    (out / "rubric.json").write_text(rubric.model_dump_json(indent=1), encoding="utf-8")
-    (out / "split.json").write_text(split.model_dump_json(indent=1), encoding="utf-8")
-    options = {"use_reference": data.use_reference, "reasoning": config.reasoning}
-    a_hash = artifact_hash(digest, rubric.content_hash, options, smap)
-    # the aligned judgments carry the id of the aligned judge's raw scores (no score map)
-    raw_id = hash_spec({**base.spec, "aligned": {"artifact_hash": a_hash, "score_map": False}})
-    write_jsonl(out / "test-before.jsonl", before)
-    write_jsonl(
-        out / "test-after.jsonl", [j.model_copy(update={"judge_id": raw_id}) for j in after]
-    )
-    held = {
-        "metric": proof.metric,
-        "n_items": proof.n_items,
-        "before": proof.before.estimate,
-        "after": proof.after.estimate,
-        "after_mapped": proof.after_mapped.estimate if proof.after_mapped else None,
-        "improvement": proof.improvement.estimate,
-        "improvement_lower": proof.improvement.lower,
-        "improvement_upper": proof.improvement.upper,
-        "distinguishable": proof.distinguishable,
-        "verdict": proof.verdict,
-    }
-    manifest = AlignedJudgeManifest(
-        rubric=rubric.spec(),
-        judge_program=base.program_name,
-        judge_options=options,
-        lm=config.lm,
-        lm_spec=lm_spec(base.lm),
-        optimizer=opt.model_dump(mode="json"),
-        metric=config.metric,
-        split={
-            "seed": split.seed,
-            "fractions": list(split.fractions),
-            "conversations": {k: len(getattr(split, k)) for k in ("train", "dev", "test")},
-            "items": {k: len(v) for k, v in split.items.items()},
-            "file": "split.json",
-        },
-        source=data.source,
-        held_out=held,
-        score_map=smap,
-        program_sha256=digest,
-        artifact_hash=a_hash,
-        calls={"optimizer": optimizer_calls, "evaluation": evaluation_calls},
-        created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        versions={"attune-judge": __version__},
-    )
-    (out / ARTIFACT_FILE).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
-    summary = {
-        "kind": "align",
-        "align": {
-            "manifest": manifest.model_dump(mode="json"),
-            "proof": proof.model_dump(mode="json"),
-        },
-    }
-    (out / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    run_manifest = {
-        "command": "align",
-        "created_at": manifest.created_at,
-        "arguments": json.loads(config.model_dump_json(exclude_none=True)),
-        "versions": manifest.versions,
-    }
-    (out / "manifest.json").write_text(json.dumps(run_manifest, indent=1) + "\n", encoding="utf-8")
-    try:
-        write_report(out)
-    except Exception as exc:  # a report bug must not lose a finished (possibly paid) alignment
-        _echo(f"warning: report not written: {exc}")
-    return manifest, _demo_ids(program)
+    return proof, smap

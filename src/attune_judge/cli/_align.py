@@ -1,4 +1,4 @@
-"""``attune-judge align``: align a rubric judge to people's ratings (thin: parse, call
+"""``attune-judge align``: align a judge to people's ratings or pairwise choices (thin: parse, call
 :func:`attune_judge.align.align_judge`, print)."""
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class MetricChoice(StrEnum):
     ordinal = "ordinal"
     quadratic = "quadratic"
     exact = "exact"
+    half = "half"
 
 
 def _fractions(text: str) -> tuple[float, float, float]:
@@ -77,15 +78,23 @@ def align(
         str,
         typer.Argument(
             help="Human labels: a shipped set (empathic-communication-epitome, duo, ...; see "
-            "`validate --set`) or a Rating JSONL (with --items)."
+            "`validate --set`), a Rating JSONL or a Preference JSONL (with --items)."
         ),
     ],
     out: Annotated[Path, typer.Option("-o", "--out", help="Aligned-judge directory (new).")],
     items: Annotated[
-        Path | None, typer.Option(help="JudgeItem JSONL of the rated items (label files).")
+        Path | None,
+        typer.Option(
+            help="JudgeItem JSONL of the rated items (label files); for preferences the pairs, "
+            "the turns, or the AttuneBench data they came from."
+        ),
     ] = None,
     rubric: Annotated[
-        str | None, typer.Option(help="Rubric (default: the set's; attunebench-reference).")
+        str | None,
+        typer.Option(
+            help="Rubric (default: the set's; attunebench-reference for ratings, "
+            "attunebench-pairwise for preferences)."
+        ),
     ] = None,
     lm: LmOption = "local",
     api_base: ApiBaseOption = None,
@@ -97,9 +106,12 @@ def align(
         OptimizerChoice, typer.Option(help="DSPy optimizer.")
     ] = OptimizerChoice.bootstrap_fewshot,
     metric: Annotated[
-        MetricChoice,
-        typer.Option(help="Agreement per item: ordinal (1 − |Δ|/range), quadratic, exact."),
-    ] = MetricChoice.ordinal,
+        MetricChoice | None,
+        typer.Option(
+            help="Agreement per item. Ratings: ordinal (1 − |Δ|/range; default), quadratic, "
+            "exact. Preferences: exact (same verdict; default), half (a tie vs a winner ½)."
+        ),
+    ] = None,
     max_demos: Annotated[int, typer.Option(min=0, help="Labelled demonstrations.")] = 4,
     max_bootstrapped_demos: Annotated[
         int, typer.Option(min=0, help="Bootstrapped demonstrations (bootstrap-fewshot, mipro).")
@@ -134,8 +146,9 @@ def align(
     score_map: Annotated[bool, typer.Option(help="Fit and save the monotone score map.")] = True,
     replicates: BootstrapOption = DEFAULT_B,
 ) -> None:
-    """Align a judge to people: optimise its DSPy program on their labels, prove it on held-out
-    conversations, and save it as a judge usable with --judge."""
+    """Align a judge to people: optimise its DSPy program on their ratings (rubric judge) or
+    pairwise choices (pairwise judge), prove it on held-out conversations, and save it as a
+    judge usable with --judge."""
     from attune_judge.align import AlignConfig, OptimizerSettings, align_judge
 
     config = AlignConfig(
@@ -161,7 +174,7 @@ def align(
             num_threads=threads,
             seed=seed,
         ),
-        metric=metric.value,
+        metric=metric.value if metric is not None else None,
         split=_fractions(split),
         seed=seed,
         limit=limit,
@@ -184,9 +197,15 @@ def align(
     line("unaligned judge", p.before)
     line("aligned judge", p.after)
     line("aligned + score map (cross-fitted)", p.after_mapped)
-    line("length only", p.length_baseline)
+    line(f"length only ({p.length_rule})", p.length_baseline)
+    line("position only (A always wins)", p.position_baseline)
     line("human ceiling", p.human_ceiling)
     line("improvement", p.improvement)
+    if p.inconsistent is not None:
+        print(
+            f"  pairs with opposite winners in the two orders: before {p.inconsistent['before']}"
+            f", after {p.inconsistent['after']} (count as disagreeing)"
+        )
     print(p.verdict)
     print(
         f"aligned judge: {res.out} (model calls: optimizer {res.optimizer_calls}, evaluation "

@@ -16,7 +16,8 @@ _ROWS = (
     ("before", "unaligned judge"),
     ("after", "aligned judge"),
     ("after_mapped", "aligned judge + score map (cross-fitted)"),
-    ("length_baseline", "length only (fitted on train)"),
+    ("length_baseline", "length only"),
+    ("position_baseline", "position only (A always wins)"),
     ("human_ceiling", "one person vs the others"),
 )
 
@@ -53,10 +54,14 @@ def align_sections(run: RunData) -> list[Section]:
         )
     )
     rows, labels, est, lo, hi = [], [], [], [], []
+    pairs = proof.get("inconsistent") is not None
+    target = "the people's choice" if pairs else "the people's scores exactly"
     for key, label in _ROWS:
         m = proof.get(key)
         if not m:
             continue
+        if key == "length_baseline":
+            label = f"length only ({proof.get('length_rule') or 'fitted on train'})"
         rows.append(
             [label, fmt_num(m.get("estimate")), fmt_interval(m.get("lower"), m.get("upper"))]
         )
@@ -80,7 +85,7 @@ def align_sections(run: RunData) -> list[Section]:
             "lrr",
             caption=(
                 f"Mean per-item agreement with the people ({proof.get('metric', 'ordinal')}: 1 = "
-                f"the people's scores exactly) on {proof.get('n_items', '—')} held-out items in "
+                f"{target}) on {proof.get('n_items', '—')} held-out items in "
                 f"{proof.get('n_clusters', '—')} conversations never shown to the optimizer; "
                 "cluster-bootstrap intervals, the improvement paired per item. Failed "
                 f"judgments (not scores): before {proof.get('n_failed_before', 0)}, after "
@@ -88,6 +93,15 @@ def align_sections(run: RunData) -> list[Section]:
             ),
         )
     )
+    if pairs:
+        inc = proof["inconsistent"]
+        section.blocks.append(
+            Note(
+                f"Pairs whose two orders gave opposite winners (position bias; counted as "
+                f"disagreeing): before {inc.get('before')}, after {inc.get('after')}.",
+                "info",
+            )
+        )
     if labels:
         section.blocks.append(
             Figure(
