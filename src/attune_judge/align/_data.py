@@ -141,8 +141,7 @@ def load_align_data(
     raters
         Keep only these raters (default: all; for shipped sets, the set's reference people).
     """
-    from attune_judge.demo import VALIDATION_SETS
-    from attune_judge.demo._run import load_calibration_set
+    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
     from attune_judge.rubrics import load_rubric
 
     name = str(labels)
