@@ -30,6 +30,19 @@ DESIGN = FIXTURES / "design"
 SAMPLES = REPO_ROOT / "data" / "samples" / "attunebench"
 
 
+@pytest.fixture(autouse=True)
+def _request_cache_restored() -> Iterator[None]:
+    """DSPy's request cache is process-wide: a test that turns it off (``ATTUNE_CACHE=0``)
+    must not leave it off for the next one. After each test it points at the test cache again."""
+    yield
+    import sys
+
+    if "dspy" in sys.modules:
+        from attune_judge.lm import configure_cache
+
+        configure_cache(os.environ["ATTUNE_CACHE_DIR"], enabled=True)
+
+
 @pytest.fixture(scope="session")
 def ray_cluster() -> Iterator[Any]:
     """One real local Ray cluster (2 CPUs, loopback) for the whole session, stopped at the end.
