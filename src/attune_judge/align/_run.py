@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._secrets import redact
 from attune_judge.align._artifact import (
     ARTIFACT_FILE,
     AlignedJudgeManifest,
@@ -410,7 +411,7 @@ def _save(
         },
     }
     (out / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        redact(json.dumps(summary, indent=1, ensure_ascii=False) + "\n"), encoding="utf-8"
     )
     run_manifest = {
         "command": "align",
@@ -418,7 +419,9 @@ def _save(
         "arguments": json.loads(config.model_dump_json(exclude_none=True)),
         "versions": manifest.versions,
     }
-    (out / "manifest.json").write_text(json.dumps(run_manifest, indent=1) + "\n", encoding="utf-8")
+    (out / "manifest.json").write_text(
+        redact(json.dumps(run_manifest, indent=1) + "\n"), encoding="utf-8"
+    )
     try:
         write_report(out)
     except Exception as exc:  # a report bug must not lose a finished (possibly paid) alignment

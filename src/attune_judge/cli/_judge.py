@@ -90,6 +90,7 @@ def judge_command(
     """Judge one item and print the Judgment as JSON."""
     import json
 
+    from attune_judge._secrets import redact  # a key echoed by the model is never printed
     from attune_judge.judges import BASELINES, Jury, build_judge
     from attune_judge.lm import LMSettings, configure_cache
 
@@ -115,17 +116,18 @@ def judge_command(
         if per_criterion:
             options["per_criterion"] = True
     if rubric in BASELINES:
-        print(build_judge(rubric).judge(item).model_dump_json(indent=2))
+        print(redact(build_judge(rubric).judge(item).model_dump_json(indent=2)))
         return
     configure_cache(settings.cache_dir, enabled=settings.cache)
     judges = [build_judge(rubric, m, **options, **_lm_options(settings)) for m in lms]
     if len(judges) == 1:
-        print(judges[0].judge(item).model_dump_json(indent=2))
+        print(redact(judges[0].judge(item).model_dump_json(indent=2)))
     elif jury is JuryChoice.none:
-        print(json.dumps([j.judge(item).model_dump(mode="json") for j in judges], indent=2))
+        rows = [j.judge(item).model_dump(mode="json") for j in judges]
+        print(redact(json.dumps(rows, indent=2)))
     else:
         combined = Jury(judges, method=jury.value)  # type: ignore[arg-type]
-        print(combined.judge(item).model_dump_json(indent=2))
+        print(redact(combined.judge(item).model_dump_json(indent=2)))
 
 
 def _lm_options(settings: object) -> dict[str, object]:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge._secrets import redact
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo._baselines import baseline_comparison
@@ -154,9 +155,7 @@ def validation_judge(
         if jury not in ("mean", "median", "majority"):
             raise UserError(f"validate combines several models with a jury, not {jury!r}")
         members = [
-            validation_judge(
-                rubric, m, api_base, seed, score_mode, per_criterion, model_options
-            )
+            validation_judge(rubric, m, api_base, seed, score_mode, per_criterion, model_options)
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
@@ -359,7 +358,8 @@ def validate_judge(
         "notes": notes,
     }
     (out / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        redact(json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n"),
+        encoding="utf-8",
     )
     # the hand-written summary stays beside the full report (which replaces report.md)
     (out / "validation.md").write_text("\n".join(md) + "\n", encoding="utf-8")

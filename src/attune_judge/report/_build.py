@@ -235,6 +235,8 @@ def _remove_stale_figures(path: Path, md_path: Path, keep: set[str]) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    from attune_judge._secrets import redact
+
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redact(text), encoding="utf-8")
     tmp.replace(path)
