@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
@@ -347,6 +348,14 @@ def interval_cell(value: float | None, lower: float | None, upper: float | None)
     if lower is None or upper is None:
         return f"{value:.3f}"
     return f"{value:.3f} [{lower:.3f}, {upper:.3f}]"
+
+
+def warn_degenerate(judges: Mapping[str, Any] | None) -> None:
+    """Print a warning for every degenerate judge of summary judge blocks (stderr)."""
+    from attune_judge.runner import degenerate_warnings
+
+    for line in degenerate_warnings(judges or {}):
+        print(line, file=sys.stderr)
 
 
 def exit_if_stopped(result: _Stoppable) -> None:

@@ -90,6 +90,11 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     level = float(first.get("level") or 0.95)
     section = Section(title, anchor=f"judge-{jid}")
     section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
+    for finding in block.get("degenerate") or []:
+        text = f"Degenerate judge: it {finding.get('message')}; read its scores as noise."
+        if finding.get("reason") == "criterion_order":
+            text = f"Degenerate judge: {finding.get('message')}; read its scores as noise."
+        section.blocks.append(Note(text, "warning"))
     board: Any = block.get("leaderboard")
     note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
         f"cluster bootstrap over conversations (B = {B}, seed = {seed})."
