@@ -32,6 +32,12 @@ PROVIDER_KEY = "sk-CANARY-2c6f4a9e1b"
 CANARIES = (PASSWORD, QUERY_KEY, PROVIDER_KEY)
 
 
+@pytest.fixture(autouse=True)
+def _no_request_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command really asks this test's server (no answer cached by another test)."""
+    monkeypatch.setenv("ATTUNE_CACHE", "0")
+
+
 def _cli(argv: list[str]) -> int:
     with pytest.raises(SystemExit) as stop:
         main(argv)

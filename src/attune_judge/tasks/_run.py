@@ -125,11 +125,12 @@ class BenchResult(BaseModel):
 
 
 def _resolve(spec: str, api_base: str | None, options: ModelOptions | None = None) -> Any:
-    from attune_judge.lm import resolve_lm
+    from attune_judge.lm import LMSettings, resolve_lm
 
     name, settings = parse_model_spec(spec)
     settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
-    return resolve_lm(name, **{**(options.as_kwargs() if options else {}), **settings})
+    cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
+    return resolve_lm(name, cache=cache, **{**(options.as_kwargs() if options else {}), **settings})
 
 
 def _evaluators(
