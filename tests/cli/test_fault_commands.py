@@ -151,3 +151,41 @@ def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text("utf-8"))
     assert summary["run"]["stopped"].startswith("interrupted")
     assert not list(out.glob("*.tmp"))
+
+
+def _first_fails(n: int, text: str, repeat: int) -> str:
+    return "server_error" if repeat == 0 else "ok"
+
+
+@pytest.mark.parametrize("command", ["sensitivity", "validate"])
+def test_study_commands_send_exactly_the_attempts_they_record(tmp_path: Path, command: str) -> None:
+    """Every first request fails (HTTP 500), its retry succeeds: each judgment is exactly 2
+    requests, and the server saw exactly what the run directory records."""
+    out = tmp_path / "run"
+    with FaultServer(choose=_first_fails, retry_after_s=0) as server:
+        argv = ["--lm", "openai/fake", "--api-base", server.url, "--response-format", "json_object"]
+        if command == "sensitivity":
+            variants = tmp_path / "variants.yaml"
+            variants.write_text(
+                "name: t\nbase:\n  rubric: attunebench-reference\nperturbations:\n"
+                "  - name: shuffled\n    kind: shuffle_criteria\n    seed: 1\n",
+                "utf-8",
+            )
+            argv = [
+                "sensitivity",
+                str(SAMPLES / "conversation_5.json"),
+                "--variants",
+                str(variants),
+                *argv,
+                "-q",
+            ]
+            run = out
+        else:
+            argv = ["validate", "--set", "duo", "--limit", "6", *argv]
+            run = out / "run"
+        code = _cli([*argv, "-B", "100", "-o", str(out)])
+        sent = server.requests
+    judgments = read_jsonl(run / "judgments.jsonl", Judgment)
+    assert code == 0 and judgments and all(j.status == "ok" for j in judgments)
+    assert all(j.details["attempts"] == 2 and j.details["requests"] == 2 for j in judgments)
+    assert sent == 2 * len(judgments)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from attune_judge._secrets import redact
 from attune_judge.align._artifact import ARTIFACT_FILE, AlignedJudgeManifest, artifact_hash
 from attune_judge.align._data import AlignData
 from attune_judge.align._isotonic import ScoreMap
@@ -117,7 +118,7 @@ def save_artifact(
         },
     }
     (out / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        redact(json.dumps(summary, indent=1, ensure_ascii=False) + "\n"), encoding="utf-8"
     )
     run_manifest = {
         "command": "align",
@@ -125,7 +126,9 @@ def save_artifact(
         "arguments": json.loads(config.model_dump_json(exclude_none=True)),
         "versions": manifest.versions,
     }
-    (out / "manifest.json").write_text(json.dumps(run_manifest, indent=1) + "\n", encoding="utf-8")
+    (out / "manifest.json").write_text(
+        redact(json.dumps(run_manifest, indent=1) + "\n"), encoding="utf-8"
+    )
     try:
         write_report(out)
     except Exception as exc:  # a report bug must not lose a finished (possibly paid) alignment

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -73,6 +74,10 @@ def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
         print(f"tau({bench['against']}, {row['label']}) = {_cell(row['tau'])}")
     if bench.get("kendall_w"):
         print(f"Kendall's W = {_cell(bench.get('kendall_w_interval'))}")
+    for f in summary.get("degenerate") or []:
+        print(
+            f"warning: degenerate drafting judge {f['judge_id']}: {f['message']}", file=sys.stderr
+        )
 
 
 def _write_bench_report(run_dir: Path) -> None:

@@ -59,6 +59,7 @@ def judge_command(
     """Judge one item and print the Judgment as JSON."""
     import json
 
+    from attune_judge._secrets import redact  # a key echoed by the model is never printed
     from attune_judge.judges import judge_item, read_judge_item
     from attune_judge.lm import LMSettings
 
@@ -87,9 +88,9 @@ def judge_command(
         per_criterion=per_criterion,
     )
     if isinstance(result, list):
-        print(json.dumps([j.model_dump(mode="json") for j in result], indent=2))
+        print(redact(json.dumps([j.model_dump(mode="json") for j in result], indent=2)))
     else:
-        print(result.model_dump_json(indent=2))
+        print(redact(result.model_dump_json(indent=2)))
 
 
 def register(app: typer.Typer) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from attune_judge._secrets import redact
 from attune_judge.cli import (
     _align,
     _bench,
@@ -138,13 +139,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv)
     except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
     except OSError as exc:
         message = path_error_message(exc)
         if message is None:
             raise
-        print(f"error: {message}", file=sys.stderr)
+        print(f"error: {redact(message)}", file=sys.stderr)
         raise SystemExit(2) from None
     except UnicodeDecodeError as exc:
         print(f"error: {_decode_error_message(exc)}", file=sys.stderr)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
@@ -84,12 +85,22 @@ ParseRetriesOption = Annotated[
         envvar="ATTUNE_PARSE_RETRIES",
     ),
 ]
+
+
+def _register_url(value: str | None) -> str | None:
+    """``--api-base``: credentials inside the URL become secrets (redacted everywhere)."""
+    from attune_judge._secrets import register_url
+
+    return register_url(value)
+
+
 ApiBaseOption = Annotated[
     str | None,
     typer.Option(
         "--api-base",
         help="OpenAI-compatible server URL (http://host:port/v1); use with --lm openai/<name>.",
         envvar="ATTUNE_API_BASE",
+        callback=_register_url,
     ),
 ]
 LmOption = Annotated[
@@ -304,6 +315,22 @@ def setup_logging(quiet: bool) -> None:
         format="%(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactSecrets) for f in handler.filters):
+            handler.addFilter(_RedactSecrets())
+
+
+class _RedactSecrets(logging.Filter):
+    """Log lines never carry a credential (an SDK quoting a key or a URL with a password)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from attune_judge._secrets import redact
+
+        message = record.getMessage()
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        return True
 
 
 def split_csv(value: str | None) -> list[str] | None:
@@ -323,8 +350,18 @@ def interval_cell(value: float | None, lower: float | None, upper: float | None)
     return f"{value:.3f} [{lower:.3f}, {upper:.3f}]"
 
 
+def warn_degenerate(judges: Mapping[str, Any] | None) -> None:
+    """Print a warning for every degenerate judge of summary judge blocks (stderr)."""
+    from attune_judge.runner import degenerate_warnings
+
+    for line in degenerate_warnings(judges or {}):
+        print(line, file=sys.stderr)
+
+
 def exit_if_stopped(result: _Stoppable) -> None:
     """A run that stopped early (failure budget, ...) prints why and exits with its code."""
     if result.stopped:
-        print(f"error: run stopped: {result.stopped}", file=sys.stderr)
+        from attune_judge._secrets import redact
+
+        print(f"error: run stopped: {redact(str(result.stopped))}", file=sys.stderr)
         raise typer.Exit(result.exit_code)

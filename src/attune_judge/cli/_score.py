@@ -41,6 +41,7 @@ from attune_judge.cli._options import (
     model_options,
     setup_logging,
     split_csv,
+    warn_degenerate,
 )
 from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 
@@ -238,6 +239,7 @@ def score(
     )
     result = run_score(config)
     _print_result(result)
+    warn_degenerate(result.summary.get("judges"))
     _write_full_report(result.run_dir)
     exit_if_stopped(result)
 

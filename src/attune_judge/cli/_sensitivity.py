@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -31,6 +31,7 @@ from attune_judge.cli._options import (
     model_options,
     setup_logging,
     split_csv,
+    warn_degenerate,
 )
 from attune_judge.cli._stats import FileBootstrapOption
 
@@ -174,7 +175,19 @@ def sensitivity(
     if report:
         _write_sensitivity_report(result.run_dir, result.analysis)
     _print(result)
+    warn_degenerate(_summary_judges(result.run_dir))
     exit_if_stopped(result)
+
+
+def _summary_judges(run_dir: Path) -> dict[str, Any] | None:
+    """The judge blocks of the run's summary.json (``None`` when there is none)."""
+    import json
+
+    try:
+        judges = json.loads((run_dir / "summary.json").read_text("utf-8")).get("judges")
+    except (OSError, ValueError):
+        return None
+    return judges if isinstance(judges, dict) else None
 
 
 def register(app: typer.Typer) -> None:

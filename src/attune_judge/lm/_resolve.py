@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat
@@ -89,17 +90,16 @@ def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
         Malformed URL, or nothing answers at the host and port.
     """
     parsed = urlparse(api_base)
+    shown = redact_url(api_base)  # an error message never shows a credential
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise UserError(
-            f"api_base {api_base!r} is not an http(s) URL like http://127.0.0.1:8000/v1"
-        )
+        raise UserError(f"api_base {shown!r} is not an http(s) URL like http://127.0.0.1:8000/v1")
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         with socket.create_connection((parsed.hostname, port), timeout=timeout_s):
             pass
     except OSError as exc:
         raise UserError(
-            f"cannot reach the model server at {api_base} ({parsed.hostname}:{port}): {exc}; "
+            f"cannot reach the model server at {shown} ({parsed.hostname}:{port}): {exc}; "
             "is the server running and is the address right?"
         ) from None
 
@@ -233,6 +233,7 @@ def resolve_lm(
         _check_provider(model)
         api_key = _check_key(model, api_base)
         if api_base is not None:
+            register_url(api_base)
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base

@@ -92,7 +92,21 @@ def _overview(run: RunData, kinds: Sequence[str]) -> Section:
             "command again to resume."
         )
         section.blocks.append(Note(text, "warning"))
+    for line in degenerate_notes(run.summary):
+        section.blocks.append(Note(line, "warning"))
     return section
+
+
+def degenerate_notes(summary: Mapping[str, Any]) -> list[str]:
+    """One sentence per degenerate judge finding of a summary (judge blocks, or the top-level
+    ``degenerate`` list of validate and bench)."""
+    found: list[tuple[str, Mapping[str, Any]]] = []
+    for jid, block in (summary.get("judges") or {}).items():
+        label = block.get("label") or jid
+        found += [(f"{label} ({jid})", f) for f in block.get("degenerate") or []]
+    for f in summary.get("degenerate") or []:
+        found.append((str(f.get("judge_id") or "the judge"), f))
+    return [f"Degenerate judge {who}: {f.get('message')}." for who, f in found]
 
 
 def build_report(run_dir: Path | str) -> Report:
@@ -235,6 +249,8 @@ def _remove_stale_figures(path: Path, md_path: Path, keep: set[str]) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    from attune_judge._secrets import redact
+
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redact(text), encoding="utf-8")
     tmp.replace(path)

@@ -91,6 +91,11 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     level = float(first.get("level") or 0.95)
     section = Section(title, anchor=f"judge-{jid}")
     section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
+    for finding in block.get("degenerate") or []:
+        text = f"Degenerate judge: it {finding.get('message')}; read its scores as noise."
+        if finding.get("reason") == "criterion_order":
+            text = f"Degenerate judge: {finding.get('message')}; read its scores as noise."
+        section.blocks.append(Note(text, "warning"))
     if block.get("pairwise"):
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
         section.subsections.append(pairwise_section(block["pairwise"]))

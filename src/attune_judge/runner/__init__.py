@@ -11,6 +11,11 @@ from attune_judge.runner._candidates import (
     items_for_candidates,
     read_candidates,
 )
+from attune_judge.runner._degenerate import (
+    degenerate_findings,
+    degenerate_judgments,
+    degenerate_warnings,
+)
 from attune_judge.runner._executor import (
     CancelFlag,
     Executor,
@@ -95,6 +100,9 @@ __all__ = [
     "build_score_judge",
     "build_score_judges",
     "cut_torn_tail",
+    "degenerate_findings",
+    "degenerate_judgments",
+    "degenerate_warnings",
     "draft_reply",
     "effective_judgments",
     "execution_options",

@@ -28,6 +28,8 @@ def _score_cell(score: Mapping[str, Any] | None) -> str:
 def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
     models: Mapping[str, Any] = block["models"]
     lines = [f"## Judge `{jid}`", "", f"{block.get('label', '')}", ""]
+    for finding in block.get("degenerate") or []:
+        lines += [f"**Warning: degenerate judge** — {finding.get('message')}.", ""]
     lines += [
         "| model | score (0–1) [95% CI] | n ok | parse_error | lm_error | refused | missing |",
         "|---|---|---:|---:|---:|---:|---:|",

@@ -27,7 +27,6 @@ import json
 import logging
 import os
 import platform
-import re
 import time
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -37,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge._secrets import redact, secret_values
 from attune_judge.data import JsonlAppender, Judgment, read_jsonl, write_error
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import TaskKey
@@ -137,29 +137,6 @@ def lock_path(path: Path, what: str) -> Iterator[None]:
         with contextlib.suppress(OSError):
             path.unlink()
         os.close(fd)
-
-
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
-_MIN_SECRET_LEN = 8
-
-
-def secret_values(environ: dict[str, str] | None = None) -> list[str]:
-    """Values of environment variables whose name looks like a credential (``*_API_KEY`` ...).
-
-    Only values of at least 8 characters count, so that ``FOO_KEY=1`` does not redact every
-    ``1`` in a run directory.
-    """
-    env = os.environ if environ is None else environ
-    vals = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
-    return sorted(vals, key=len, reverse=True)
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret value replaced by ``***``."""
-    for s in secrets:
-        if s in text:
-            text = text.replace(s, "***")
-    return text
 
 
 def versions() -> dict[str, str]:
@@ -271,7 +248,11 @@ class RunDir:
         self.summary_path = self.path / "summary.json"
         self.report_path = self.path / "report.md"
         self.lock_path = self.path / LOCK_NAME
-        self._secrets = secret_values()
+
+    @property
+    def _secrets(self) -> list[str]:
+        # read at each write: credentials registered after this object was made count too
+        return secret_values()
 
     def lock(self) -> contextlib.AbstractContextManager[None]:
         """The exclusive lock of this directory for one invocation (see the module docstring)."""
@@ -407,11 +388,10 @@ class JudgmentWriter:
 
     def append(self, judgment: Judgment) -> None:
         """Append one judgment (flushed when this returns)."""
-        if self._secrets:
-            text = judgment.model_dump_json()
-            clean = redact(text, self._secrets)
-            if clean != text:
-                judgment = Judgment.model_validate_json(clean)
+        text = judgment.model_dump_json()
+        clean = redact(text, self._secrets)
+        if clean != text:
+            judgment = Judgment.model_validate_json(clean)
         self._out.append(judgment)
         if self._sync_fd is not None and self._interval is not None:
             now = time.monotonic()

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attune_judge.data import Judgment
+from attune_judge.runner._degenerate import degenerate_judgments
 from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
@@ -193,7 +194,16 @@ def summarize(
         for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
             if model in models:
                 models[model]["score"] = interval
-        judges_out[jid] = {"label": labels[jid], "models": models, "totals": _totals(models)}
+        judges_out[jid] = {
+            "label": labels[jid],
+            "models": models,
+            "totals": _totals(models),
+            # a bench evaluator's "scores" are task metrics (0/1 correct, ...), not a judge's
+            # answers: a constant metric is a result, bench checks its drafting judge itself
+            "degenerate": []
+            if str(specs[jid].get("program", "")).startswith("bench-")
+            else degenerate_judgments(ok_all),
+        }
         board = _leaderboard(ok_all, seed=seed, B=B, level=level)
         if board is not None:
             judges_out[jid]["leaderboard"] = board

@@ -21,6 +21,7 @@ __all__ = [
     "SUMMARY_MODELS",
     "BenchSummary",
     "CalibrateSummary",
+    "DegenerateFinding",
     "DemoSummary",
     "JudgeBlock",
     "ModelBlock",
@@ -90,6 +91,27 @@ class ModelBlock(BaseModel):
     retries: int = 0
 
 
+class DegenerateFinding(BaseModel):
+    """A judge whose scores carry no information (``attune_judge.runner._degenerate``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    criterion: str | None
+    """The criterion (or ``verdict``, a behaviour item, ``judge_scores.<criterion>``);
+    ``None`` for the judge as a whole."""
+    reason: Literal["constant", "criterion_order"]
+    """``constant``: one value for every item; ``criterion_order``: every answer scores the
+    criteria 1, 2, 3, ... (or 0, 1, 2, ...) in their order."""
+    value: float | str | bool | None
+    """The one value given (``constant``)."""
+    n: int
+    """The ok answers it was seen on."""
+    message: str
+    """The sentence the warning and the report show."""
+    judge_id: str | None = None
+    """The judge, where the list is not inside its judge block (validate, bench)."""
+
+
 class JudgeBlock(BaseModel):
     """Per judge (``judge_id``): a label and a :class:`ModelBlock` per candidate model."""
 
@@ -99,6 +121,9 @@ class JudgeBlock(BaseModel):
     models: dict[str, ModelBlock]
     pairwise: dict[str, Any] | None = None
     """A pairwise judge's verdict counts, position bias and per-pair results."""
+    degenerate: list[DegenerateFinding] = Field(default_factory=list)
+    """Criteria on which the judge gave one value to every item, or the judge as a whole when
+    its scores only follow the criterion order (empty: informative)."""
 
 
 class RunFacts(BaseModel):
@@ -135,6 +160,8 @@ class BenchSummary(RunSummary):
     kind: Literal["bench"]
     run: dict[str, Any] = Field(default_factory=dict)
     bench: dict[str, Any]
+    degenerate: list[DegenerateFinding] = Field(default_factory=list)
+    """The drafting task's judges (per evaluated model) that gave one value to every draft."""
 
 
 class CalibrateSummary(RunSummary):
@@ -149,6 +176,9 @@ class ValidateSummary(RunSummary):
     """``validate``: a judge's agreement with a shipped set's people."""
 
     kind: Literal["validate"]
+    degenerate: list[DegenerateFinding] = Field(default_factory=list)
+    """Criteria on which the validated judge gave one value to every item (see
+    :class:`DegenerateFinding`)."""
 
 
 class DemoSummary(RunSummary):

@@ -210,16 +210,21 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    from attune_judge.lm import configure_cache, resolve_lm
+    from attune_judge.lm import LMSettings, configure_cache, resolve_lm
 
     configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
 
     def make(lm: str | None) -> Any:
         model = lm or default_lm()
         base = _jury_lms(config) or [config.lm or default_lm()]
         api_base = config.api_base if model in base else None
         return resolve_lm(
-            model, api_base=api_base, seed=config.seed, **config.model_options.as_kwargs()
+            model,
+            api_base=api_base,
+            seed=config.seed,
+            cache=cache,
+            **config.model_options.as_kwargs(),
         )
 
     return make

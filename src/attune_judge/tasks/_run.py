@@ -125,11 +125,12 @@ class BenchResult(BaseModel):
 
 
 def _resolve(spec: str, api_base: str | None, options: ModelOptions | None = None) -> Any:
-    from attune_judge.lm import resolve_lm
+    from attune_judge.lm import LMSettings, resolve_lm
 
     name, settings = parse_model_spec(spec)
     settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
-    return resolve_lm(name, **{**(options.as_kwargs() if options else {}), **settings})
+    cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
+    return resolve_lm(name, cache=cache, **{**(options.as_kwargs() if options else {}), **settings})
 
 
 def _evaluators(
@@ -279,7 +280,12 @@ def run_bench(
         B=config.bootstrap_B,
         seed=config.seed,
     )
-    summary = {"kind": "bench", "run": result.summary.get("run", {}), "bench": analysis}
+    summary = {
+        "kind": "bench",
+        "run": result.summary.get("run", {}),
+        "bench": analysis,
+        "degenerate": _degenerate_draft_judges(run_dir, plan),
+    }
     run_dir.write_json(run_dir.summary_path, summary)
     return BenchResult(
         run_dir=run_dir.path,
@@ -309,3 +315,32 @@ def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
         )
         for task in plan
     ]
+
+
+def _degenerate_draft_judges(run_dir: Any, plan: Sequence[Any]) -> list[dict[str, Any]]:
+    """Degenerate-judge findings of the drafting task's judges, pooled over the evaluated
+    models they judged (the draft judge's criterion scores, the behaviour judge's answers)."""
+    from attune_judge.runner import degenerate_findings, effective_judgments
+
+    effective = effective_judgments(run_dir.read_judgments())
+    answers: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for task in plan:
+        evaluator = task.judge
+        j = effective.get(task.key)
+        if getattr(evaluator, "task", None) != "drafting" or j is None or j.status != "ok":
+            continue
+        pred = j.details.get("prediction") or {}
+        for kind, judge in (
+            ("judge_scores", evaluator.draft_judge),
+            ("behaviour_answers", evaluator.behaviour_judge),
+        ):
+            values = pred.get(kind)
+            if isinstance(values, dict) and values and judge is not None:
+                answers.setdefault((kind, judge.judge_id), []).append(values)
+    out = []
+    for (kind, jid), rows in answers.items():
+        for finding in degenerate_findings(rows):
+            criterion = finding["criterion"]
+            name = f"{kind}.{criterion}" if criterion is not None else None
+            out.append({**finding, "criterion": name, "judge_id": jid})
+    return out

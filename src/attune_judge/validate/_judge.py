@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge._secrets import redact
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
@@ -289,7 +290,14 @@ def validate_judge(
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
-    summary: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "kind": "validate"}
+    degenerate = _degenerate([j for j in judgments if j.item_id in ids])
+    summary: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "validate",
+        "degenerate": degenerate,
+    }
+    for finding in degenerate:
+        md.append(f"\n**Warning: degenerate judge** — {name} {finding['message']}.")
     notes: list[str] = []
     if not new:
         md.append("\nNo usable judgment: nothing to compare.")
@@ -301,6 +309,7 @@ def validate_judge(
         md += ["", judge_rows_markdown(result.rows)]
         (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
         result.summary = _summary(set_name, name, result.rows)
+        result.summary += [f"warning: degenerate judge {name}: {f['message']}" for f in degenerate]
         if result.distinct_score_vectors == 1 and result.n_ok > 1:
             note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
             result.summary.append("   note: " + note)
@@ -334,7 +343,8 @@ def validate_judge(
         "notes": notes,
     }
     (out / "summary.json").write_text(
-        json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        redact(json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n"),
+        encoding="utf-8",
     )
     # the hand-written summary stays beside the full report (which replaces report.md)
     (out / "validation.md").write_text("\n".join(md) + "\n", encoding="utf-8")
@@ -356,3 +366,17 @@ def _summary(set_name: str, name: str, rows: Sequence[JudgeRow]) -> list[str]:
         mean_c = f"; human ceiling ρ {sum(ceil) / len(ceil):.2f}" if ceil else ""
         lines.append(f"   {judge:12s} mean ρ {mean_sp}; mean κ_qw {mean_kq}{mean_c}")
     return lines
+
+
+def _degenerate(judgments: list[Judgment]) -> list[dict[str, Any]]:
+    """Degenerate-judge findings per judge_id (:func:`attune_judge.runner.degenerate_judgments`)."""
+    from attune_judge.runner import degenerate_judgments
+
+    by_judge: dict[str, list[Judgment]] = {}
+    for j in judgments:
+        by_judge.setdefault(j.judge_id, []).append(j)
+    return [
+        {**finding, "judge_id": jid}
+        for jid, group in by_judge.items()
+        for finding in degenerate_judgments(group)
+    ]

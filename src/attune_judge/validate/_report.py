@@ -113,6 +113,9 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
     )
     for note in info.get("notes") or []:
         top.blocks.append(Note(str(note), "warning"))
+    for finding in summary.get("degenerate") or []:
+        text = f"Degenerate judge {lm}: {finding.get('message')}; read its agreement as noise."
+        top.blocks.append(Note(text, "warning"))
     rows = summary.get("recorded_judges") or []
     if not rows:
         top.blocks.append(Note("No usable judgment: nothing to compare.", "warning"))

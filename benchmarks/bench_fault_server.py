@@ -1,0 +1,183 @@
+"""Runner benchmark over HTTP: 2,000 judgments against the fault server (no faults), 50 ms
+per request, concurrency 32 — the whole client path a user's run takes.
+
+Run ``.venv/bin/python benchmarks/bench_fault_server.py`` (options: ``--n``, ``--latency``,
+``--concurrency``, ``--fault-mix`` e.g. ``rate_limit=0.1,server_error=0.05``). It starts
+:class:`attune_judge.testing.FaultServer` in a separate process (loopback, keep-alive
+connections, a fixed latency per request) and runs ``run_score`` as ``attune-judge score``
+would: the reference-graded judge, ``--lm openai/fake --api-base URL --response-format
+json_object``, LiteLLM and the OpenAI SDK over real sockets, DSPy's disk cache in a temporary
+``ATTUNE_CACHE_DIR``, the run directory with its lock, append-only log and summary. It prints
+one JSON object with
+
+* ``judgments_per_s`` and ``ratio_to_ideal`` = wall ÷ (n × latency / concurrency) of the fresh
+  run (1.0 would be a client with no overhead at all),
+* the requests the server counted against the attempts the runs recorded (equal, or a run
+  hides requests), the run's counts per status,
+* the wall time of an untimed warm-up run of ``--warmup`` judgments (default 32) into another
+  directory, made first so that one-off costs (HTTP clients, lazy imports) stay out of the ratio,
+* the same command again on the finished directory: its wall time and the requests it sent
+  (0: every judgment is skipped),
+* the machine's cores and load average before and after (a busy machine inflates the ratio).
+
+Against the in-process ``ScriptedEngine`` of ``bench_runner.py`` this adds the HTTP client
+stack (LiteLLM, the OpenAI SDK, httpx, JSON over sockets), which is what limits a run against
+a real server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _serve(conn: Any, latency_s: float, mix: dict[str, float], seed: int) -> None:
+    """Child process: serve until told to stop, then send the request counts back."""
+    from attune_judge.testing import FaultServer
+
+    with FaultServer(mix, latency_s=latency_s, keep_alive=True, seed=seed, retry_after_s=0) as s:
+        conn.send(s.url)
+        conn.recv()  # "stop"
+        conn.send({"requests": s.requests, "faults": dict(s.faults())})
+
+
+def _items(path: Path, n: int, *, tag: str = "") -> None:
+    from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
+
+    turns, items = 5, []
+    for k in range(n):
+        conv, rest = divmod(k, 2 * turns)
+        model, turn = divmod(rest, turns)
+        items.append(
+            JudgeItem(
+                item_id=f"c{conv}:{turn + 1}:m{model}",
+                conversation_id=f"c{conv}",
+                turn=turn + 1,
+                context=[
+                    ChatMessage(role="user", content=f"I had a rough week at work ({conv})."),
+                    ChatMessage(role="assistant", content="That sounds hard. What happened?"),
+                    ChatMessage(role="user", content=f"My manager criticised me again ({turn})."),
+                ],
+                candidate=f"Reply {tag}{k}: I'm sorry you're dealing with that.",
+                candidate_model=f"m{model}",
+                reference="That sounds exhausting. Do you want to talk it through?",
+            )
+        )
+    write_jsonl(path, items)
+
+
+def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[float, Any]:
+    from attune_judge.lm import ModelOptions
+    from attune_judge.runner import ScoreConfig, run_score
+
+    config = ScoreConfig(
+        data=items,
+        out=out,
+        lm="openai/fake",
+        api_base=url,
+        model_options=ModelOptions(response_format="json_object"),
+        max_concurrency=args.concurrency,
+        retry_base_delay_s=0.0,
+        max_failure_rate=1.0,
+        bootstrap_replicates=200,
+        quiet=True,
+    )
+    start = time.perf_counter()
+    result = run_score(config)
+    return time.perf_counter() - start, result
+
+
+def _attempts(run_dir: Path) -> int:
+    from attune_judge.data import Judgment, read_jsonl
+
+    return sum(int(j.details.get("attempts", 1)) for j in read_jsonl(run_dir, Judgment))
+
+
+def _mix(text: str) -> dict[str, float]:
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, p = part.partition("=")
+        out[name.strip()] = float(p)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--fault-mix", default="", help="e.g. rate_limit=0.1 (default: none)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--warmup", type=int, default=32, help="judgments of an untimed run first (0: none)"
+    )
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-fault-server-"))
+    os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import dspy  # noqa: F401
+    import litellm  # noqa: F401
+
+    import attune_judge.runner  # noqa: F401  (import cost outside the timed region)
+
+    _items(tmp / "items.jsonl", args.n)
+    _items(tmp / "warmup.jsonl", args.warmup, tag="warm-up ")
+    parent, child = mp.Pipe()
+    server = mp.get_context("spawn").Process(
+        target=_serve, args=(child, args.latency, _mix(args.fault_mix), args.seed), daemon=True
+    )
+    server.start()
+    url = parent.recv()
+    load_before = os.getloadavg()[0]
+    try:
+        # first requests pay one-off costs (LiteLLM's and the SDK's clients, lazy imports):
+        # a short run into another directory first, so the timed run measures the steady state
+        warmup_wall = (
+            _score(tmp / "warmup.jsonl", tmp / "warmup", url, args)[0] if args.warmup else 0.0
+        )
+        wall, first = _score(tmp / "items.jsonl", tmp / "run", url, args)
+        attempts = _attempts(tmp / "run" / "judgments.jsonl") + (
+            _attempts(tmp / "warmup" / "judgments.jsonl") if args.warmup else 0
+        )
+        rerun_wall, rerun = _score(tmp / "items.jsonl", tmp / "run", url, args)
+    finally:
+        parent.send("stop")
+        served = parent.recv()
+        server.join(timeout=10)
+    ideal = args.n * args.latency / args.concurrency
+    figures = {
+        "n": args.n,
+        "latency_s": args.latency,
+        "concurrency": args.concurrency,
+        "fault_mix": _mix(args.fault_mix),
+        "cores": os.cpu_count(),
+        "loadavg_1min_before": round(load_before, 2),
+        "warmup_judgments": args.warmup,
+        "warmup_s": round(warmup_wall, 3),
+        "ideal_s": round(ideal, 3),
+        "wall_s": round(wall, 3),
+        "judgments_per_s": round(args.n / wall, 1),
+        "ratio_to_ideal": round(wall / ideal, 3) if ideal else None,
+        "n_by_status": first.summary["run"]["n_by_status"],
+        "server_requests": served["requests"],
+        "attempts_recorded": attempts,
+        "requests_equal_attempts": served["requests"] == attempts,
+        "server_faults": served["faults"],
+        "rerun_s": round(rerun_wall, 3),
+        "rerun_n_run": rerun.n_run,
+        "loadavg_1min_after": round(os.getloadavg()[0], 2),
+        "parent_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

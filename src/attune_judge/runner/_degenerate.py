@@ -1,0 +1,127 @@
+"""Degenerate judges: scores that carry no information about the items.
+
+A judge is degenerate on a criterion when it gives **one value to every item** it judged ok
+(``constant``), and as a whole when every answer just **counts the criteria off in order** —
+the first criterion 1, the second 2, ... (or 0, 1, ...) — whatever the item
+(``criterion_order``). Its means, intervals and agreement figures are then artefacts: the
+commands print a warning and the summary (``degenerate`` of a judge block,
+:class:`attune_judge.runs.DegenerateFinding`) and the report mark it.
+
+Fewer than :data:`MIN_ITEMS` ok answers are too few to tell a constant judge from chance.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from attune_judge.data import Judgment
+
+__all__ = ["MIN_ITEMS", "degenerate_findings", "degenerate_judgments", "degenerate_warnings"]
+
+MIN_ITEMS = 5
+"""Fewest ok answers on which a constant criterion is called degenerate."""
+
+Answer = Mapping[str, float | int | str | bool | None]
+
+
+def _same(value: Any) -> Any:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _counts_off(answer: Answer) -> int | None:
+    """The start (0 or 1) when ``answer``'s values are start, start+1, ... in criterion order."""
+    values = list(answer.values())
+    if len(values) < 2 or not all(isinstance(v, int | float) for v in values):
+        return None
+    for start in (1, 0):
+        if all(math.isclose(float(v), start + i) for i, v in enumerate(values)):  # type: ignore[arg-type]
+            return start
+    return None
+
+
+def degenerate_findings(
+    answers: Sequence[Answer], *, min_items: int = MIN_ITEMS
+) -> list[dict[str, Any]]:
+    """Findings for one judge's ok answers (criterion → value, in the rubric's order).
+
+    >>> degenerate_findings([{"empathy": 3, "clarity": 3 + i % 2} for i in range(6)])[0]["reason"]
+    'constant'
+    >>> degenerate_findings([{"a": 1, "b": 2, "c": 3}] * 5)[0]["reason"]
+    'criterion_order'
+    >>> degenerate_findings([{"a": 3}] * 4)  # too few to tell
+    []
+    """
+    answers = [a for a in answers if a]
+    if len(answers) < min_items:
+        return []
+    starts = {_counts_off(a) for a in answers}
+    start = next(iter(starts)) if len(starts) == 1 else None
+    if start is not None:
+        names = list(answers[0])
+        return [
+            {
+                "criterion": None,
+                "reason": "criterion_order",
+                "value": None,
+                "n": len(answers),
+                "message": (
+                    f"every answer scores the criteria in their order ({', '.join(names)} = "
+                    f"{', '.join(str(start + i) for i in range(len(names)))}), "
+                    f"on all {len(answers)} items: the scores carry no information"
+                ),
+            }
+        ]
+    values: dict[str, list[Any]] = defaultdict(list)
+    for answer in answers:
+        for name, value in answer.items():
+            if value is not None:
+                values[name].append(_same(value))
+    out = []
+    for name, seen in values.items():
+        distinct = set(seen)
+        if len(seen) >= min_items and len(distinct) == 1:
+            (value,) = distinct
+            shown = int(value) if isinstance(value, float) and value.is_integer() else value
+            out.append(
+                {
+                    "criterion": name,
+                    "reason": "constant",
+                    "value": shown,
+                    "n": len(seen),
+                    "message": (
+                        f"gives {shown!r} on {name!r} to every one of {len(seen)} items: "
+                        "this criterion carries no information"
+                    ),
+                }
+            )
+    return out
+
+
+def _answer(j: Judgment) -> dict[str, Any]:
+    """A judgment's answer: its criterion scores, else its verdict (pairwise) or overall."""
+    if j.scores:
+        return dict(j.scores)
+    if j.verdict is not None:
+        return {"verdict": j.verdict}
+    return {"overall": j.overall} if j.overall is not None else {}
+
+
+def degenerate_judgments(
+    judgments: Iterable[Judgment], *, min_items: int = MIN_ITEMS
+) -> list[dict[str, Any]]:
+    """:func:`degenerate_findings` of one judge's ``ok`` judgments."""
+    answers = [_answer(j) for j in judgments if j.status == "ok"]
+    return degenerate_findings(answers, min_items=min_items)
+
+
+def degenerate_warnings(judges: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """``warning: ...`` lines for the ``degenerate`` findings of summary judge blocks."""
+    lines = []
+    for jid, block in judges.items():
+        for f in block.get("degenerate") or []:
+            label = block.get("label") or jid
+            lines.append(f"warning: degenerate judge {label} ({jid}): {f['message']}")
+    return lines
