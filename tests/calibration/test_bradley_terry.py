@@ -246,6 +246,7 @@ def test_strength_intervals_and_rank_sets_are_studentized() -> None:
     )
     for m, st in enumerate(res.strengths):
         assert st.method == "studentized"
+        assert st.estimate is not None and st.lower is not None and st.upper is not None
         se = np.sqrt(res.covariance[m][m])
         assert (st.upper - st.estimate) == pytest.approx(st.estimate - st.lower)  # symmetric
         assert 1.5 < (st.upper - st.estimate) / se < 4  # a t-like multiplier, not a percentile
