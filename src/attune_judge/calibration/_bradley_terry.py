@@ -246,12 +246,11 @@ def bradley_terry(
         )
     # each usable replicate's own sandwich covariance (capped in number for many models)
     used = np.flatnonzero(ok)[: max(1_000, int(4e7 // (p * p)))]
-    cov_star = bt_sandwich_covariance(T, Wt[used], reps[used], l2=l2)
+    pair_t, se_star = _studentized_statistics(T, Wt[used], reps[used], beta_hat, l2)
     tstar = np.full((B, p), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         dev = reps[used] - beta_hat[None, :]
-        tstar[used] = dev / np.sqrt(np.clip(np.diagonal(cov_star, axis1=1, axis2=2), 0, None))
-        tstar[used] = np.where(dev == 0, 0.0, tstar[used])
+        tstar[used] = np.where(dev == 0, 0.0, dev / se_star)
     jack = None
     if method == "bca" and C >= 3:
         jack_wins = ((1 - np.eye(C)) @ flat).reshape(C, p, p)
@@ -291,8 +290,12 @@ def bradley_terry(
         )
     claims = C >= MIN_CLUSTERS
     if claims:
-        sim, mar = _studentized_rank_sets(
-            beta_hat, cov_hat, cov_star, reps[used], models, level, seed
+        draws = StudentizedDraws.from_statistics(pair_t)
+        sim, mar = (
+            rank_confidence_sets(
+                beta_hat, cov_hat, models, kind=kind, level=level, seed=seed, draws=draws
+            )
+            for kind in ("simultaneous", "marginal")
         )
     else:
         sim, mar = (
@@ -308,6 +311,7 @@ def bradley_terry(
             )
             for kind in ("simultaneous", "marginal")
         )
+    del pair_t
     dropped = B - int(ok.sum())
     notes = []
     if dropped:
@@ -346,32 +350,35 @@ def bradley_terry(
     return out
 
 
-def _studentized_rank_sets(
-    beta_hat: FloatArray,
-    cov_hat: FloatArray,
-    cov_star: FloatArray,
+def _studentized_statistics(
+    T: FloatArray,
+    weights: FloatArray,
     reps: FloatArray,
-    models: list[str],
-    level: float,
-    seed: int,
-) -> tuple[RankSets, RankSets]:
-    """Rank sets with critical values from the bootstrap of the max-t statistic.
+    beta_hat: FloatArray,
+    l2: float,
+    chunk_cells: int = 2_000_000,
+) -> tuple[FloatArray, FloatArray]:
+    """Per replicate: the studentized pair differences and the strengths' standard errors.
 
     ``t*_bjk = ((β*_j − β*_k) − (β̂_j − β̂_k)) / σ*_jk`` with σ*_jk from replicate b's own
-    sandwich covariance; the test statistic uses σ̂_jk from ``cov_hat`` (the same estimator
-    on the full data).
+    sandwich covariance (``bt_sandwich_covariance``), as float32 of shape (n, p, p) (the
+    rank-set critical values; the test statistic uses σ̂_jk from the same estimator on the
+    full data), and ``SE*_bm = √Σ*_b,mm`` (n, p). Computed in blocks of replicates so that
+    only the float32 result is held whole.
     """
-    d = np.diagonal(cov_star, axis1=1, axis2=2)
-    var = d[:, :, None] + d[:, None, :] - 2 * cov_star
-    diff = (reps[:, :, None] - reps[:, None, :]) - (beta_hat[:, None] - beta_hat[None, :])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = diff / np.sqrt(np.clip(var, 0, None))
-    t[diff == 0] = 0.0
-    draws = StudentizedDraws.from_statistics(t)
-    del t, var, diff
-    return (
-        rank_confidence_sets(beta_hat, cov_hat, models, level=level, seed=seed, draws=draws),
-        rank_confidence_sets(
-            beta_hat, cov_hat, models, kind="marginal", level=level, seed=seed, draws=draws
-        ),
-    )
+    n, p = reps.shape
+    C = len(T)
+    out = np.empty((n, p, p), dtype=np.float32)
+    se = np.empty((n, p))
+    step = max(1, chunk_cells // max(1, p * p + C * p))
+    for a in range(0, n, step):
+        cov = bt_sandwich_covariance(T, weights[a : a + step], reps[a : a + step], l2=l2)
+        d = np.clip(np.diagonal(cov, axis1=1, axis2=2), 0, None)
+        r = reps[a : a + step]
+        diff = (r[:, :, None] - r[:, None, :]) - (beta_hat[:, None] - beta_hat[None, :])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = diff / np.sqrt(np.clip(d[:, :, None] + d[:, None, :] - 2 * cov, 0, None))
+        t[diff == 0] = 0.0  # no deviation, whatever the spread
+        out[a : a + step] = t
+        se[a : a + step] = np.sqrt(d)
+    return out, se

@@ -164,8 +164,11 @@ class StudentizedDraws:
     @classmethod
     def from_statistics(cls, tstar: FloatArray) -> StudentizedDraws:
         """Draws from precomputed statistics ``t*_bjk`` of shape (n, p, p) (e.g. Bradley–Terry's,
-        studentized by each replicate's sandwich covariance); NaN counts as undefined."""
-        T = np.asarray(tstar, dtype=np.float32).copy()
+        studentized by each replicate's sandwich covariance); NaN counts as undefined.
+
+        A float32 array is used as it is, not copied (its NaN and diagonal entries are set to
+        −inf in place)."""
+        T = np.asarray(tstar, dtype=np.float32)
         n, p, _ = T.shape
         T[np.isnan(T)] = -np.inf
         T[:, np.arange(p), np.arange(p)] = -np.inf
