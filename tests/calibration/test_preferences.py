@@ -31,7 +31,7 @@ def _p(
         option_a=a,
         option_b=b,
         winner=winner,
-        rater=rater,  # type: ignore[arg-type]
+        rater=rater,
         question=q,
         cluster=cluster,
         metadata={"conversation_id": cluster, "turn": 1},

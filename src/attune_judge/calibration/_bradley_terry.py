@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import Field, PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
@@ -357,7 +358,7 @@ def _studentized_statistics(
     beta_hat: FloatArray,
     l2: float,
     chunk_cells: int = 2_000_000,
-) -> tuple[FloatArray, FloatArray]:
+) -> tuple[NDArray[np.float32], FloatArray]:
     """Per replicate: the studentized pair differences and the strengths' standard errors.
 
     ``t*_bjk = ((β*_j − β*_k) − (β̂_j − β̂_k)) / σ*_jk`` with σ*_jk from replicate b's own

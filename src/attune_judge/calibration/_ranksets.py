@@ -23,7 +23,7 @@ time is O(draws × pairs) per step — 200 models fit in well under 500 MB.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -162,7 +162,7 @@ class StudentizedDraws:
             self.T[a : a + b] = t
 
     @classmethod
-    def from_statistics(cls, tstar: FloatArray) -> StudentizedDraws:
+    def from_statistics(cls, tstar: NDArray[np.floating[Any]]) -> StudentizedDraws:
         """Draws from precomputed statistics ``t*_bjk`` of shape (n, p, p) (e.g. Bradley–Terry's,
         studentized by each replicate's sandwich covariance); NaN counts as undefined.
 
