@@ -173,16 +173,17 @@ def test_separated_and_unconverged_replicates_are_dropped_and_counted() -> None:
     assert np.isnan(res.replicates).any(axis=1).sum() == 400 - res.n_used
 
 
-def _numerical_sandwich(T: np.ndarray, beta: np.ndarray) -> np.ndarray:
+def _numerical_sandwich(T: np.ndarray, beta: np.ndarray, l2: float = 0.0) -> np.ndarray:
     """Independent sandwich: central-difference per-cluster scores and Hessian, pseudo-inverse.
 
-    Log-likelihood of cluster c: Σ_ij T_c,ij log σ(β_i − β_j).
+    Objective of cluster c: Σ_ij T_c,ij log σ(β_i − β_j) − l2/(2C)·||β||² (the ridge shared
+    equally by the clusters, so the per-cluster terms sum to the penalised log-likelihood).
     """
     C, p, _ = T.shape
 
-    def ll(Tc: np.ndarray, b: np.ndarray) -> float:
+    def ll(Tc: np.ndarray, b: np.ndarray, share: float = 1 / C) -> float:
         d = b[:, None] - b[None, :]
-        return float(-np.sum(Tc * np.logaddexp(0, -d)))
+        return float(-np.sum(Tc * np.logaddexp(0, -d)) - share * l2 / 2 * np.sum(b * b))
 
     h = 1e-5
     eye = np.eye(p)
@@ -199,14 +200,17 @@ def _numerical_sandwich(T: np.ndarray, beta: np.ndarray) -> np.ndarray:
 
     def grad(b: np.ndarray) -> np.ndarray:
         return np.array(
-            [(ll(total, b + h * eye[i]) - ll(total, b - h * eye[i])) / (2 * h) for i in range(p)]
+            [
+                (ll(total, b + h * eye[i], 1.0) - ll(total, b - h * eye[i], 1.0)) / (2 * h)
+                for i in range(p)
+            ]
         )
 
     H = -np.array(
         [(grad(beta + 1e-4 * eye[i]) - grad(beta - 1e-4 * eye[i])) / 2e-4 for i in range(p)]
     )
     # the likelihood is flat along 1 (only differences matter): project that direction out
-    proj = np.eye(p) - 1 / p
+    proj = np.eye(p) - 1 / p if l2 == 0 else np.eye(p)
     Hp = np.linalg.pinv(proj @ ((H + H.T) / 2) @ proj, rcond=1e-6)
     meat = C / (C - 1) * scores.T @ scores
     return np.asarray(Hp @ meat @ Hp)
@@ -225,6 +229,10 @@ def test_sandwich_covariance_matches_numerical_derivatives() -> None:
     b_w = _independent_fit(expanded.sum(0), 0.0)
     ours_w = bt_sandwich_covariance(T, w[None], b_w[None])[0]
     assert np.allclose(ours_w, _numerical_sandwich(expanded, b_w), atol=1e-6)
+    # a ridge: the penalised estimating equation's sandwich (Hessian + l2·I)
+    b_r = _independent_fit(T.sum(0), 0.5)
+    ours_r = bt_sandwich_covariance(T, np.ones((1, 12)), b_r[None], l2=0.5)[0]
+    assert np.allclose(ours_r, _numerical_sandwich(T, b_r, l2=0.5), atol=1e-6)
 
 
 def test_strength_intervals_and_rank_sets_are_studentized() -> None:
