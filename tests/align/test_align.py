@@ -46,6 +46,8 @@ def test_labeled_fewshot_truly_improves_and_the_artifact_judges(tmp_path: Path) 
     # zero-shot answers 1 everywhere; with same-kind demonstrations it copies the truth
     assert proof.after.estimate > proof.before.estimate + 0.2
     assert proof.distinguishable and "better" in proof.verdict
+    # the test split has 9 conversations, below MIN_CLUSTERS: the verdict says so
+    assert proof.n_clusters == 9 and "Caution: only 9 held-out conversations" in proof.verdict
     assert proof.human_ceiling is not None and proof.length_baseline.estimate is not None
     assert any(line.startswith("budget estimate") for line in lines)
     assert res.budget.optimizer_calls == 0 and res.optimizer_calls == 0

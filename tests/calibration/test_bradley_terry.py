@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from attune_judge.calibration import bradley_terry, bt_identifiable, fit_bradley_terry_batch
+from attune_judge.calibration import (
+    bradley_terry,
+    bt_identifiable,
+    bt_sandwich_covariance,
+    fit_bradley_terry_batch,
+    win_tables,
+)
 from attune_judge.errors import UserError
 
 
@@ -165,3 +171,104 @@ def test_separated_and_unconverged_replicates_are_dropped_and_counted() -> None:
     assert all(m.n_undefined_replicates == 400 - res.n_used for m in res.strengths)
     assert res.note is not None and "dropped" in res.note
     assert np.isnan(res.replicates).any(axis=1).sum() == 400 - res.n_used
+
+
+def _numerical_sandwich(T: np.ndarray, beta: np.ndarray, l2: float = 0.0) -> np.ndarray:
+    """Independent sandwich: central-difference per-cluster scores and Hessian, pseudo-inverse.
+
+    Objective of cluster c: Σ_ij T_c,ij log σ(β_i − β_j) − l2/(2C)·||β||² (the ridge shared
+    equally by the clusters, so the per-cluster terms sum to the penalised log-likelihood).
+    """
+    C, p, _ = T.shape
+
+    def ll(Tc: np.ndarray, b: np.ndarray, share: float = 1 / C) -> float:
+        d = b[:, None] - b[None, :]
+        return float(-np.sum(Tc * np.logaddexp(0, -d)) - share * l2 / 2 * np.sum(b * b))
+
+    h = 1e-5
+    eye = np.eye(p)
+    scores = np.array(
+        [
+            [
+                (ll(T[c], beta + h * eye[i]) - ll(T[c], beta - h * eye[i])) / (2 * h)
+                for i in range(p)
+            ]
+            for c in range(C)
+        ]
+    )
+    total = T.sum(0)
+
+    def grad(b: np.ndarray) -> np.ndarray:
+        return np.array(
+            [
+                (ll(total, b + h * eye[i], 1.0) - ll(total, b - h * eye[i], 1.0)) / (2 * h)
+                for i in range(p)
+            ]
+        )
+
+    H = -np.array(
+        [(grad(beta + 1e-4 * eye[i]) - grad(beta - 1e-4 * eye[i])) / 2e-4 for i in range(p)]
+    )
+    # the likelihood is flat along 1 (only differences matter): project that direction out
+    proj = np.eye(p) - 1 / p if l2 == 0 else np.eye(p)
+    Hp = np.linalg.pinv(proj @ ((H + H.T) / 2) @ proj, rcond=1e-6)
+    meat = C / (C - 1) * scores.T @ scores
+    return np.asarray(Hp @ meat @ Hp)
+
+
+def test_sandwich_covariance_matches_numerical_derivatives() -> None:
+    rng = np.random.default_rng(31)
+    T = _random_wins(rng, 12, 4, high=4)
+    beta = _independent_fit(T.sum(0), 0.0)
+    ours = bt_sandwich_covariance(T, np.ones((1, 12)), beta[None])[0]
+    assert np.allclose(ours, _numerical_sandwich(T, beta), atol=1e-6)
+    assert np.allclose(ours.sum(1), 0, atol=1e-10)  # covariance of strengths centred to 0
+    # a bootstrap row of weights is the data with each drawn copy of a cluster as a cluster
+    w = rng.multinomial(12, np.full(12, 1 / 12)).astype(float)
+    expanded = np.repeat(T, w.astype(int), axis=0)
+    b_w = _independent_fit(expanded.sum(0), 0.0)
+    ours_w = bt_sandwich_covariance(T, w[None], b_w[None])[0]
+    assert np.allclose(ours_w, _numerical_sandwich(expanded, b_w), atol=1e-6)
+    # a ridge: the penalised estimating equation's sandwich (Hessian + l2·I)
+    b_r = _independent_fit(T.sum(0), 0.5)
+    ours_r = bt_sandwich_covariance(T, np.ones((1, 12)), b_r[None], l2=0.5)[0]
+    assert np.allclose(ours_r, _numerical_sandwich(T, b_r, l2=0.5), atol=1e-6)
+
+
+def test_strength_intervals_and_rank_sets_are_studentized() -> None:
+    # 3 models, 12 conversations; the studentized interval is β̂ ± q·SE with SE from the
+    # sandwich covariance, and rank sets take their critical values from the bootstrap
+    rng = np.random.default_rng(9)
+    a, b, w, c = [], [], [], []
+    for conv in range(12):
+        for _ in range(6):
+            i, j = rng.choice(3, 2, replace=False)
+            a.append(f"m{i}")
+            b.append(f"m{j}")
+            w.append("A" if rng.random() < 1 / (1 + np.exp(-(j - i))) else "B")
+            c.append(conv)
+    res = bradley_terry(a, b, w, c, B=300)
+    T = win_tables(a, b, w, c)[2]
+    assert np.allclose(
+        res.covariance, _numerical_sandwich(T, _independent_fit(T.sum(0), 0.0)), atol=1e-6
+    )
+    for m, st in enumerate(res.strengths):
+        assert st.method == "studentized"
+        assert st.estimate is not None and st.lower is not None and st.upper is not None
+        se = np.sqrt(res.covariance[m][m])
+        assert (st.upper - st.estimate) == pytest.approx(st.estimate - st.lower)  # symmetric
+        assert 1.5 < (st.upper - st.estimate) / se < 4  # a t-like multiplier, not a percentile
+    assert res.rank_claims and not res.warnings
+    assert res.rank_sets_simultaneous.critical_values_from == "studentized_bootstrap"
+
+
+def test_no_rank_claims_below_the_minimum_number_of_conversations() -> None:
+    a = ["x", "y", "z"] * 6
+    b = ["y", "z", "x"] * 6
+    w = ["A", "A", "A", "B", "B", "B"] * 3
+    c = [i % 6 for i in range(18)]
+    res = bradley_terry(a, b, w, c, B=200)
+    assert not res.rank_claims
+    assert res.rank_sets_simultaneous.lower == [1, 1, 1]
+    assert res.rank_sets_simultaneous.upper == [3, 3, 3]
+    assert res.warnings and "only 6 conversations" in res.warnings[0]

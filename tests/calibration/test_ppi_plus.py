@@ -12,7 +12,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from attune_judge.calibration import ppi_columns, ppi_leaderboard, ppi_plus_mean
+from attune_judge.calibration import (
+    ppi_columns,
+    ppi_leaderboard,
+    ppi_leaderboard_markdown,
+    ppi_plus_mean,
+)
 from attune_judge.data import Judgment, Rating
 from attune_judge.errors import UserError
 
@@ -203,3 +208,30 @@ def test_ppi_columns_joins_and_rescales_humans() -> None:
     assert cols.unmatched_examples == ["i9"]
     with pytest.raises(UserError, match="no human label"):
         ppi_columns(js, rs, dimension="empathy")
+
+
+def _two_models(labelled: set[int]) -> tuple[list[str], list[str], list[float], list[float | None]]:
+    """30 conversations; human means 4 and 1, labelled in the given conversations."""
+    models, clusters, judge, human = [], [], [], []
+    for c in range(30):
+        for m, mu, k in (("good", 4.0, 7), ("poor", 1.0, 3)):
+            models.append(m)
+            clusters.append(f"c{c}")
+            judge.append(mu + 0.1 * (c % 3))
+            human.append(mu + 0.3 * float(np.sin(c * k)) if c in labelled else None)
+    return models, clusters, judge, human
+
+
+def test_few_labelled_conversations_warn_and_make_no_pairwise_claim() -> None:
+    # labelled in 6 conversations the interval of the difference excludes 0, but below
+    # MIN_CLUSTERS no pair is called distinguishable, and the table says why
+    few = ppi_leaderboard(*_two_models({0, 5, 10, 15, 20, 25}))
+    assert few.n_labelled_clusters == 6 and not few.rank_claims
+    assert few.warnings and "only 6 human-labelled conversations" in few.warnings[0]
+    (d,) = few.differences
+    assert d.ppi.lower is not None and d.ppi.lower > 0 and not d.distinguishable
+    assert "> **Warning:** only 6 human-labelled conversations" in ppi_leaderboard_markdown(few)
+    # labelled in 10 conversations the same gap is a claim, without a warning
+    ten = ppi_leaderboard(*_two_models(set(range(0, 30, 3))))
+    assert ten.n_labelled_clusters == 10 and ten.rank_claims and ten.warnings == []
+    assert ten.differences[0].distinguishable

@@ -11,6 +11,7 @@ from attune_judge.calibration import (
     pair_both_orders,
     position_bias,
     preference_agreement,
+    preference_markdown,
     scores_to_verdict,
 )
 from attune_judge.data import Preference
@@ -30,7 +31,7 @@ def _p(
         option_a=a,
         option_b=b,
         winner=winner,
-        rater=rater,  # type: ignore[arg-type]
+        rater=rater,
         question=q,
         cluster=cluster,
         metadata={"conversation_id": cluster, "turn": 1},
@@ -65,6 +66,20 @@ def test_tie_policies_by_hand() -> None:
     ex = preference_agreement(human, judge, tie_policy="exclude", B=50)
     assert ex.overall.estimate == pytest.approx(0.5)
     assert ex.n_excluded_ties == 2 and ex.n_compared == 2
+
+
+def test_few_conversations_are_warned_about_and_ten_are_not() -> None:
+    def pair(n: int) -> tuple[list[Preference], list[Preference]]:
+        h = [_p(f"i{k}", "A", cluster=f"c{k}") for k in range(n)]
+        return h, [_p(f"i{k}", "AB"[k % 2], "j", cluster=f"c{k}") for k in range(n)]
+
+    few = preference_agreement(*pair(4), B=50)
+    assert few.n_clusters == 4
+    assert len(few.warnings) == 1 and "only 4 conversations" in few.warnings[0]
+    assert "> **Warning:** only 4 conversations" in preference_markdown(few)
+    ten = preference_agreement(*pair(10), B=50)
+    assert ten.n_clusters == 10 and ten.warnings == []
+    assert "Warning" not in preference_markdown(ten)
 
 
 def test_swapped_option_order_is_mapped_and_per_question_reported() -> None:

@@ -114,3 +114,24 @@ def test_rank_human_markdown_and_bad_input(
     write_jsonl(other, [Rating(item_id="zzz", rater="p", value=1.0)])
     code, _, err = _run(["rank", str(run_dir), "--human", str(other)], capsys)
     assert code == 2 and "no human-labelled item" in err
+
+
+def test_few_labelled_conversations_warn_in_markdown_json_and_report(
+    run: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir, human = run
+    few = tmp_path / "few.jsonl"
+    lines = human.read_text("utf-8").splitlines()
+    keep = [ln for ln in lines if json.loads(ln)["cluster"] in {f"c{c}" for c in range(5)}]
+    few.write_text("\n".join(keep) + "\n", "utf-8")
+    code, out, err = _run(["rank", str(run_dir), "--human", str(few)], capsys)
+    assert code == 0, err
+    assert "> **Warning:** only 5 human-labelled conversations" in out
+    code, out, err = _run(
+        ["rank", str(run_dir), "--human", str(few), "--json", "--report", str(tmp_path / "r")],
+        capsys,
+    )
+    data = json.loads(out)
+    assert code == 0 and not data["rank_claims"] and data["n_labelled_clusters"] == 5
+    assert not any(d["distinguishable"] for d in data["differences"])
+    assert "only 5 human-labelled conversations" in (tmp_path / "r" / "report.md").read_text()

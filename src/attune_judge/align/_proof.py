@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._metric import MetricKind, item_agreement
-from attune_judge.calibration import Metric, bootstrap_means
+from attune_judge.calibration import Metric, bootstrap_means, few_clusters_warning
 from attune_judge.rubrics import Rubric
 
 __all__ = [
@@ -243,6 +243,9 @@ def proof_from_values(
             f"The change in agreement on {len(rows)} held-out items ({n_conv} conversations) is "
             f"{ci}: not distinguishable from zero; the alignment is not shown to help."
         )
+    few = few_clusters_warning(n_conv, "held-out conversations")
+    if few:  # issue 17: the interval's coverage was validated from MIN_CLUSTERS up
+        verdict += f" Caution: {few}."
     return HeldOutProof(
         metric=kind,
         n_items=len(rows),

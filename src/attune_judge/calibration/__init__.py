@@ -79,6 +79,7 @@ from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
     bt_identifiable,
+    bt_sandwich_covariance,
     fit_bradley_terry_batch,
     win_tables,
 )
@@ -258,6 +259,7 @@ __all__ = [
     "bradley_terry",
     "brier_score",
     "bt_identifiable",
+    "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
     "cluster_robust_covariance",

@@ -142,6 +142,7 @@ def preference_markdown(p: PreferenceAgreement) -> str:
     lines = [
         "# Judge verdicts vs participants' choices",
         "",
+        *[f"> **Warning:** {w}\n" for w in p.warnings],
         f"Compared: {p.n_compared} (matched items {p.join.matched}; unanswered {p.n_unanswered}; "
         f"ties excluded {p.n_excluded_ties}). Tie policy: {p.tie_policy}.",
         "",

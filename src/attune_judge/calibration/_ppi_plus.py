@@ -35,9 +35,11 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
+from pydantic import Field
 from scipy import stats
 
-from attune_judge.calibration._bootstrap import FloatArray
+from attune_judge.calibration._bootstrap import MIN_CLUSTERS, FloatArray, few_clusters_warning
 from attune_judge.calibration._results import ResultModel
 from attune_judge.errors import UserError
 
@@ -135,6 +137,13 @@ class PPILeaderboard(ResultModel):
     method: str = "PPI++ (power-tuned λ), cluster-robust Wald intervals"
     small_sample: bool = True
     """Whether the small-sample correction was applied."""
+    n_labelled_clusters: int = 0
+    """Clusters with at least one human label (the intervals rest on these)."""
+    rank_claims: bool = True
+    """``False`` below ``MIN_CLUSTERS`` labelled clusters: no pair is then called
+    distinguishable, whatever its interval."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats: too few human-labelled conversations."""
     note: str = (
         "PPI++ corrects the judge's per-model means with the human-labelled subset: unbiased for "
         "the mean human value, narrower than the human-only mean when the judge tracks people. "
@@ -209,9 +218,9 @@ class _ModelParts:
 
 
 def ppi_plus_mean(
-    judge: Sequence[float],
+    judge: Sequence[float] | FloatArray,
     human: Sequence[float | None],
-    clusters: Sequence[object] | None = None,
+    clusters: Sequence[object] | NDArray[Any] | None = None,
     *,
     lam: float | None = None,
     clip: tuple[float, float] | None = None,
@@ -250,7 +259,10 @@ def ppi_plus_mean(
 
 
 def _check(
-    models: Sequence[str], clusters: Sequence[object], judge: Sequence[float], human: Sequence[Any]
+    models: Sequence[str],
+    clusters: Sequence[object],
+    judge: Sequence[float] | FloatArray,
+    human: Sequence[Any],
 ) -> tuple[FloatArray, FloatArray]:
     if not len(models) == len(clusters) == len(judge) == len(human):
         raise UserError("models, clusters, judge and human columns must have the same length")
@@ -268,7 +280,7 @@ def _check(
 def ppi_leaderboard(
     models: Sequence[str],
     clusters: Sequence[object],
-    judge: Sequence[float],
+    judge: Sequence[float] | FloatArray,
     human: Sequence[float | None],
     *,
     level: float = 0.95,
@@ -358,6 +370,8 @@ def ppi_leaderboard(
                 rank=1 + sum(ests[k] > ests[m] for k in parts),
             )
         )
+    n_lab_cl = int(np.unique(cl[~np.isnan(y)]).size)
+    claims = n_lab_cl >= MIN_CLUSTERS
     diffs = []
     for ma, mb in combinations(order, 2):
         pa, pb = parts[ma], parts[mb]
@@ -379,7 +393,8 @@ def ppi_leaderboard(
                 human_only=d_h,
                 ess_gain=var_h / var_p if var_p > 0 else None,
                 distinguishable=bool(
-                    d_ppi.lower is not None
+                    claims
+                    and d_ppi.lower is not None
                     and d_ppi.upper is not None
                     and (d_ppi.lower > 0 or d_ppi.upper < 0)
                 ),
@@ -392,6 +407,9 @@ def ppi_leaderboard(
         n_clusters=C,
         clip=clip,
         small_sample=small_sample,
+        n_labelled_clusters=n_lab_cl,
+        rank_claims=claims,
+        warnings=[w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w],
     )
 
 
@@ -409,6 +427,7 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
     lines = [
         f"## Prediction-powered leaderboard ({pct} intervals)",
         "",
+        *[f"> **Warning:** {w}\n" for w in board.warnings],
         "| rank | model | PPI++ | judge only | human only | λ | labelled / unlabelled | ESS gain |",
         "|---:|---|---|---|---|---:|---|---:|",
     ]

@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
-from attune_judge.calibration._bootstrap import ClusterSums
+from pydantic import Field
+
+from attune_judge.calibration._bootstrap import ClusterSums, few_clusters_warning
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._pairwise import pair_agreement
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
@@ -108,6 +110,10 @@ class PreferenceAgreement(ResultModel):
     """Matched comparisons without an answer on either side."""
     join: JoinReport
     """How the human and judge comparisons matched on item id."""
+    n_clusters: int = 0
+    """Clusters (conversations) the comparisons come from (the bootstrap's resampling units)."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats: fewer than ``MIN_CLUSTERS`` conversations (intervals unreliable)."""
 
 
 def _score(h: str, j: str, policy: TiePolicy) -> float:
@@ -191,4 +197,6 @@ def preference_agreement(
         n_excluded_ties=excluded,
         n_unanswered=unanswered,
         join=join,
+        n_clusters=len(set(clusters)),
+        warnings=[w for w in [few_clusters_warning(len(set(clusters)))] if w],
     )

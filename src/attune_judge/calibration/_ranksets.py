@@ -23,7 +23,7 @@ time is O(draws × pairs) per step — 200 models fit in well under 500 MB.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -74,7 +74,8 @@ class RankSets(ResultModel):
     normal critical values."""
     critical_values_from: Literal["normal", "t", "studentized_bootstrap"] = "normal"
     """Where the critical values come from: ``N(0, Σ̂)`` draws, those moved to the t scale, or
-    the bootstrap of the max-t statistic (:class:`StudentizedDraws`; the leaderboard's)."""
+    the bootstrap of the max-t statistic (:class:`StudentizedDraws`; the leaderboard's and
+    Bradley–Terry's)."""
 
 
 def ranks_of(theta: FloatArray) -> FloatArray:
@@ -159,6 +160,21 @@ class StudentizedDraws:
             idx = np.arange(p)
             t[:, idx, idx] = -np.inf
             self.T[a : a + b] = t
+
+    @classmethod
+    def from_statistics(cls, tstar: NDArray[np.floating[Any]]) -> StudentizedDraws:
+        """Draws from precomputed statistics ``t*_bjk`` of shape (n, p, p) (e.g. Bradley–Terry's,
+        studentized by each replicate's sandwich covariance); NaN counts as undefined.
+
+        A float32 array is used as it is, not copied (its NaN and diagonal entries are set to
+        −inf in place)."""
+        T = np.asarray(tstar, dtype=np.float32)
+        n, p, _ = T.shape
+        T[np.isnan(T)] = -np.inf
+        T[:, np.arange(p), np.arange(p)] = -np.inf
+        self = cls.__new__(cls)
+        self.n, self.T = n, T
+        return self
 
     def maxima(self, J: NDArray[np.intp], K: NDArray[np.intp]) -> FloatArray:
         """``max_{(j,k)} t*_jk`` over the given pairs, one value per replicate."""

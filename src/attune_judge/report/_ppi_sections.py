@@ -41,6 +41,8 @@ def ppi_sections(run: RunData) -> list[Section]:
     rows = list(board.get("rows") or [])
     level = float(board.get("level", 0.95))
     section = Section("Prediction-powered leaderboard", anchor="ppi")
+    for w in board.get("warnings") or []:
+        section.blocks.append(Note(str(w), "warning"))
     section.blocks.append(
         KeyValues(
             [
