@@ -107,7 +107,7 @@ def test_sigkill_lock_and_cache_on_ray(
         assert not (out / ".attune.lock").exists()
         # the actors' request cache: a new run directory, same cache, no call to the server
         calls = server.chat_calls
-        fresh = ["score", str(data), "-o", str(tmp_path / "again")] + argv[4:]
+        fresh = ["score", str(data), "-o", str(tmp_path / "again"), *argv[4:]]
         code, err = _cli(fresh, capsys)
         assert code == 0, err
         assert server.chat_calls == calls
