@@ -1,9 +1,16 @@
-"""Scale-out benchmark: the Ray executor with 2 actors vs 1, and the batch path end to end.
+"""Scale-out benchmark: threads vs ideal, the Ray executor with 2 actors vs 1, the batch path.
 
 Run ``.venv/bin/python benchmarks/bench_scale.py`` (options: ``--n``, ``--latency``,
-``--concurrency``, ``--batch-n``, ``--skip-ray``, ``--skip-batch``). Both parts use the real
-reference-graded judge (``attunebench-reference``, DSPy Signature + JSON adapter).
+``--concurrency``, ``--batch-n``, ``--skip-thread``, ``--skip-ray``, ``--skip-batch``). Every
+part uses the real reference-graded judge (``attunebench-reference``, DSPy Signature + JSON
+adapter), and the three sets of ratios come from one run of this script.
 
+0. **Threads.** ``run_score`` on the thread executor, ``--n`` judgments on a
+   :class:`~attune_judge.testing.ScriptedEngine` with ``--latency`` per call and
+   ``--concurrency`` in flight, DSPy's cache off (a warm-up run of 40 judgments first).
+   Reported: wall against the ideal ``n * latency / concurrency`` (target <= 1.5 with 2,000
+   judgments on 2 cores) and the process's CPU per judgment (less sensitive to other load
+   than the wall).
 1. **Ray.** A local Ray cluster (2 CPUs) is started; ``run_score`` runs ``--n`` judgments on a
    :class:`~attune_judge.testing.ScriptedEngine` with ``--latency`` per call (built inside each
    actor from the same module-level recipe), ``--concurrency`` in flight, DSPy's cache off,
@@ -36,6 +43,46 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_runner import _answer, _items, bench_judge  # noqa: E402
+
+
+def _cpu() -> float:
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _thread_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    from attune_judge.runner import ScoreConfig, ThreadExecutor, run_score
+
+    def once(data: Path, out: Path) -> tuple[float, float, object]:
+        config = ScoreConfig(
+            data=data,
+            out=out,
+            lm="scripted/judge",
+            max_concurrency=args.concurrency,
+            quiet=True,
+        )
+        judge = bench_judge(args.latency, False)
+        t0, c0 = time.perf_counter(), _cpu()
+        res = run_score(config, judges=[judge], executor=ThreadExecutor(args.concurrency))  # type: ignore[list-item]
+        return time.perf_counter() - t0, _cpu() - c0, res
+
+    _items(tmp / "thread-warm.jsonl", 40)
+    once(tmp / "thread-warm.jsonl", tmp / "thread-warm")  # imports, first prompt built
+    ideal = args.n * args.latency / args.concurrency
+    load = os.getloadavg()[0]
+    wall, cpu, res = once(tmp / "items.jsonl", tmp / "thread")
+    return {
+        "wall_s": round(wall, 3),
+        "ideal_s": round(ideal, 3),
+        "ratio_to_ideal": round(wall / ideal, 3),
+        "target_ratio": 1.5,
+        "cpu_s": round(cpu, 3),
+        "cpu_ms_per_judgment": round(1000 * cpu / args.n, 3),
+        "n_by_status": res.n_by_status,  # type: ignore[attr-defined]
+        "loadavg_1min_before": round(load, 2),
+    }
 
 
 def _ray_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
@@ -144,6 +191,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--batch-n", type=int, default=500)
+    parser.add_argument("--skip-thread", action="store_true")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--skip-batch", action="store_true")
     args = parser.parse_args()
@@ -157,6 +205,8 @@ def main() -> None:
         "concurrency": args.concurrency,
         "cores": os.cpu_count(),
     }
+    if not args.skip_thread:
+        figures["thread"] = _thread_part(tmp, args)
     if not args.skip_ray:
         figures["ray"] = _ray_part(tmp, args)
     if not args.skip_batch:

@@ -119,3 +119,29 @@ def test_batch_needs_an_openai_compatible_model(tmp_path: Path) -> None:
     config = ScoreConfig(data=data, out=tmp_path / "x", rubric="lexical", batch=True)
     with pytest.raises(UserError, match="OpenAI-compatible"):
         run_score(config)
+
+
+def test_a_cancelled_batch_fails_its_items_and_the_next_run_submits_them_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = judge_items(tmp_path / "items.jsonl", N)
+    real_status = OpenAIBatchClient.status
+    with FakeBatchServer(answer, polls_to_complete=5) as server:
+
+        def cancelled(self: OpenAIBatchClient, batch_id: str) -> dict[str, Any]:
+            self.cancel(batch_id)  # someone cancels the batch in the provider's console
+            return real_status(self, batch_id)
+
+        monkeypatch.setattr(OpenAIBatchClient, "status", cancelled)
+        first = run_score(_config(data, tmp_path / "c", server))
+        assert first.n_by_status == {"lm_error": N}  # a failure per item, never a score
+        (batch_id,) = server.batches
+        errors = {j.error or "" for j in _lines(tmp_path / "c")}
+        assert len(errors) == 1  # the provider's message, wrapped in the model error's name
+        assert errors.pop().endswith(f"batch {batch_id} cancelled: the batch was cancelled")
+        monkeypatch.setattr(OpenAIBatchClient, "status", real_status)
+        again = run_score(_config(data, tmp_path / "c", server))
+        close_http_clients()
+    assert again.n_by_status == {"ok": N}
+    assert [b["status"] for b in server.batches.values()] == ["cancelled", "completed"]
+    assert server.chat_calls == 0
