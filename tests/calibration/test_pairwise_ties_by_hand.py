@@ -116,5 +116,9 @@ def test_pairwise_calibrate_with_ties_matches_the_hand_computation(
             assert m["lower"] <= m["estimate"] <= m["upper"]
             assert m["n_clusters"] == n
     report = (tmp_path / "cal" / "report.md").read_text(encoding="utf-8")
-    assert "1 inconsistent verdicts" in report
     assert f"{11 / 43:.3f}" in report
+    # both orders: only item 5 flips → 1/8; decisive calls (own labels) A,B | B,A | B,A | A,A |
+    # A,B | A,B on items 1, 2, 3, 5, 6, 7: first position (A) wins 7 of 12
+    bias = data["position_bias"]
+    assert bias["flip_rate"]["estimate"] == pytest.approx(1 / 8)
+    assert bias["first_position_win_rate"]["estimate"] == pytest.approx(7 / 12)
