@@ -185,16 +185,22 @@ def members_section(members: Mapping[str, Mapping[str, Any]]) -> Section | None:
     rows = []
     for name, b in members.items():
         p, c, calls = _tokens(b)
+        cost = fmt_cost(to_float(b.get("cost_usd")))
         rows.append(
-            [name, fmt_int(b.get("n_judged")), fmt_int(calls), fmt_int(p), fmt_int(c)]
-            + [fmt_cost(to_float(b.get("cost_usd")))]
+            [name, fmt_int(b.get("n_judged")), fmt_int(calls), fmt_int(p), fmt_int(c), cost]
         )
     return Section(
         "Jury members: tokens and cost",
         [
             Table(
-                ["member model", "judgments", "LM calls", "prompt tokens", "completion tokens"]
-                + ["cost"],
+                [
+                    "member model",
+                    "judgments",
+                    "LM calls",
+                    "prompt tokens",
+                    "completion tokens",
+                    "cost",
+                ],
                 rows,
                 "lrrrrr",
                 caption=(

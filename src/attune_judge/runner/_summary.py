@@ -82,6 +82,23 @@ def _leaderboard(
     return board.model_dump(mode="json")
 
 
+def _add_ranking(
+    block: dict[str, Any], ok: Sequence[Judgment], *, seed: int, B: int, level: float
+) -> None:
+    """The Bradley–Terry rankings of the compared options (``rankings``: one per group of
+    options compared with each other), or why there is none (``ranking_note``)."""
+    from attune_judge.errors import UserError
+    from attune_judge.runner._pairwise_rank import pairwise_ranking
+
+    try:
+        rankings = pairwise_ranking(ok, B=B, seed=seed, level=level)
+    except UserError as exc:
+        block["ranking_note"] = str(exc)
+    else:
+        block["rankings"] = [r.as_json() for r in rankings]
+        block["ranking_settings"] = {"B": B, "seed": seed, "level": level}
+
+
 def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
     counts = dict.fromkeys(SUMMARY_STATUSES, 0)
     for j in judgments:
@@ -190,19 +207,23 @@ def summarize(
                 totals[status] += block["n_by_status"][status]
             models[model] = block
             ok_all.extend(j for j in found[jid][model] if j.status == "ok")
-        for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
-            if model in models:
-                models[model]["score"] = interval
         judges_out[jid] = {"label": labels[jid], "models": models, "totals": _totals(models)}
+        pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
+        if pairwise is not None:
+            # a pairwise judge's score is whether the first-listed reply won: no per-model
+            # means and no leaderboard; its verdicts rank the options (Bradley–Terry) instead
+            judges_out[jid]["pairwise"] = pairwise
+            _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
+        else:
+            for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+                if model in models:
+                    models[model]["score"] = interval
+            board = _leaderboard(ok_all, seed=seed, B=B, level=level)
+            if board is not None:
+                judges_out[jid]["leaderboard"] = board
         members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])
         if members:
             judges_out[jid]["members"] = members
-        board = _leaderboard(ok_all, seed=seed, B=B, level=level)
-        if board is not None:
-            judges_out[jid]["leaderboard"] = board
-        pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
-        if pairwise is not None:
-            judges_out[jid]["pairwise"] = pairwise
     # complete: every planned judgment is there, and the run scored something
     complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
