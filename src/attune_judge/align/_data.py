@@ -141,8 +141,8 @@ def load_align_data(
     raters
         Keep only these raters (default: all; for shipped sets, the set's reference people).
     """
-    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
     from attune_judge.rubrics import load_rubric
+    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
 
     name = str(labels)
     if Path(name).is_file() and is_preference_file(Path(name)):
