@@ -33,12 +33,13 @@ ELSEWHERE = {
 """Commands run by other (slower or data-specific) tests, by subcommand."""
 
 ELSEWHERE_PREFIXES = {
+    "attune-judge align duo ": "tests/align/test_readme_workflow.py",
     "attune-judge align ": "tests/align/test_cli.py",
-    "attune-judge validate --set duo --judge ": "tests/align/test_cli.py",
-    "attune-judge score data/duo/items.jsonl --judge ": "tests/align/test_cli.py",
-    "attune-judge rank runs/duo --human ": "tests/calibration/test_rank_human.py",
+    "attune-judge validate --set duo --judge ": "tests/align/test_readme_workflow.py",
+    "attune-judge score data/duo/items.jsonl --judge ": "tests/align/test_readme_workflow.py",
+    "attune-judge rank runs/duo --human ": "tests/align/test_readme_workflow.py",
     "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
-    "attune-judge report judges/duo": "tests/align/test_cli.py",
+    "attune-judge report judges/duo": "tests/align/test_readme_workflow.py",
     "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --batch": (
         "tests/cli/test_batch_cli.py"
     ),
@@ -46,8 +47,8 @@ ELSEWHERE_PREFIXES = {
         "tests/runner/test_ray_executor.py"
     ),
 }
-"""The README's align workflow (align, validate/score with the artifact, rank --human, report):
-run on scripted models by the tests named here."""
+"""The README's align workflow (its five lines run literally, against a loopback stub, by
+tests/align/test_readme_workflow.py) and other long runs, by the tests named here."""
 
 
 def _elsewhere(command: str) -> bool:

@@ -12,6 +12,8 @@ from attune_judge.cli._options import (
     ApiBaseOption,
     ExecutorKind,
     ExecutorOption,
+    JuryChoice,
+    JuryOption,
     MaxFailureRateOption,
     MaxTokensOption,
     QuietOption,
@@ -46,6 +48,12 @@ def _tasks(value: str) -> list[str]:
     return list(dict.fromkeys(tasks))
 
 
+def _jury(choice: JuryChoice) -> Any:
+    if choice is JuryChoice.none:
+        raise UserError("bench: --jury none is not supported; use mean, median or majority")
+    return choice.value
+
+
 def _cell(metric: dict[str, Any] | None) -> str:
     m = metric or {}
     return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
@@ -70,6 +78,9 @@ def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
             rank_set = row.get("rank_set_simultaneous") if claims else None
             rs = f" rank set {rank_set[0]}-{rank_set[1]}" if rank_set else ""
             print(f"  {row['rank']}. {row['model']:<28} {_cell(row['score'])}{rs}")
+    for p in summary.get("panels") or []:
+        if p.get("alpha"):
+            print(f"jury of draft judges: Krippendorff's alpha = {_cell(p['alpha'])}")
     for row in bench.get("taus") or []:
         print(f"tau({bench['against']}, {row['label']}) = {_cell(row['tau'])}")
     if bench.get("kendall_w"):
@@ -108,11 +119,15 @@ def bench(
     ],
     out: RunDirOption,
     judge_lm: Annotated[
-        str,
+        list[str] | None,
         typer.Option(
-            "--judge-lm", "--lm", help="Model of the drafting judges.", envvar="ATTUNE_LM"
+            "--judge-lm",
+            "--lm",
+            help="Model of the drafting judges (repeat for a jury: --judge-lm A --judge-lm B).",
+            envvar="ATTUNE_LM",
         ),
-    ] = "local",
+    ] = None,
+    jury: JuryOption = JuryChoice.mean,
     tasks: Annotated[
         str, typer.Option(help="Comma-separated tasks.")
     ] = "drafting,emotion,behaviour,preference,conversation",
@@ -140,7 +155,8 @@ def bench(
     config = BenchConfig(
         data=data,
         models=list(model),
-        judge_lm=judge_lm,
+        judge_lm=judge_lm[0] if judge_lm and len(judge_lm) == 1 else (judge_lm or "local"),
+        jury=_jury(jury),
         out=out,
         tasks=_tasks(tasks),
         seed=seed,

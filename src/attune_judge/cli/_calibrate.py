@@ -177,7 +177,12 @@ def rank(
     corrected means and differences side by side, with the effective-sample-size gain.
     """
     from attune_judge import calibration as cal
-    from attune_judge.validate import ppi_rank, rank_scores
+    from attune_judge.validate import (
+        pairwise_ranking_markdown,
+        ppi_rank,
+        rank_pairwise,
+        rank_scores,
+    )
 
     if human is not None:
         res = ppi_rank(
@@ -196,6 +201,11 @@ def rank(
             md, html = res.report_files
             print(f"report: {md} and {html.name}", file=sys.stderr)
         _emit(res.markdown, res.data, as_json, output)
+        return
+    pair = rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=ci)
+    if pair is not None:  # a pairwise judge: its verdicts rank the compared replies
+        data = {"rankings": [r.as_json() for r in pair]}
+        _emit(pairwise_ranking_markdown(pair), data, as_json, output)
         return
     lb = rank_scores(source, field=field, judge_id=judge_id, B=B, seed=seed, level=ci)
     _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)

@@ -134,6 +134,10 @@ class Jury:
         ok = [r for r in results if r.status == "ok"]
         failed = [r for r in results if r.status != "ok"]
         details: dict[str, Any] = {"method": self.method, "members": members, "failed": len(failed)}
+        if "other" in item.metadata:  # a pair: what A and B are, as a pairwise judge keeps them
+            from attune_judge.judges._pairwise import pair_options
+
+            details.update(pair_options(item))
         retryable = [r for r in failed if r.status == "lm_error" and r.details.get("retryable")]
         if retryable or not ok:
             first = (retryable or failed)[0]

@@ -171,6 +171,7 @@ class PairwiseJudge:
             "raw_ba": two.raw,
             "question": item.metadata.get("question", "general"),
             "requests": one.requests + two.requests,
+            **pair_options(item),
         }
         failed = [o for o in (one, two) if o.status != "ok"]
         if failed:
@@ -225,6 +226,13 @@ class PairwiseJudge:
             acall_program(self.program, self.lm, self.adapter, **checked[1]),
         )
         return self._finish(item, one, two, started)
+
+
+def pair_options(item: JudgeItem) -> dict[str, str]:
+    """``{"option_a": .., "option_b": ..}`` of a pair item (what A and B are: response labels
+    or candidate models; kept in the judgment so verdicts can be ranked), or ``{}``."""
+    a, b = item.metadata.get("option_a"), item.metadata.get("option_b")
+    return {"option_a": a, "option_b": b} if isinstance(a, str) and isinstance(b, str) else {}
 
 
 def _verdict(outcome: CallOutcome) -> str | None:

@@ -10,7 +10,13 @@ from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Sect
 from attune_judge.report._fig_scores import status_plot
 from attune_judge.report._format import fmt_cost, fmt_int, fmt_num, fmt_pct, to_float
 
-__all__ = ["STATUSES", "failures_section", "judges_failures_section", "manifest_section"]
+__all__ = [
+    "STATUSES",
+    "failures_section",
+    "judges_failures_section",
+    "manifest_section",
+    "members_section",
+]
 
 STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
 """Judgment statuses in display order (``missing`` = planned, never judged)."""
@@ -170,6 +176,40 @@ def failures_section(
     if unknown and len(unknown) < len(names):
         section.blocks.append(Note("Cost is unknown for: " + ", ".join(unknown) + "."))
     return section
+
+
+def members_section(members: Mapping[str, Mapping[str, Any]]) -> Section | None:
+    """A jury's tokens and cost per member model (``summary["judges"][id]["members"]``)."""
+    if not members:
+        return None
+    rows = []
+    for name, b in members.items():
+        p, c, calls = _tokens(b)
+        cost = fmt_cost(to_float(b.get("cost_usd")))
+        rows.append(
+            [name, fmt_int(b.get("n_judged")), fmt_int(calls), fmt_int(p), fmt_int(c), cost]
+        )
+    return Section(
+        "Jury members: tokens and cost",
+        [
+            Table(
+                [
+                    "member model",
+                    "judgments",
+                    "LM calls",
+                    "prompt tokens",
+                    "completion tokens",
+                    "cost",
+                ],
+                rows,
+                "lrrrrr",
+                caption=(
+                    "Each member's own calls, summed over the jury's judgments (failed ones "
+                    "too), at its own model's price; the jury's cost above is their sum."
+                ),
+            )
+        ],
+    )
 
 
 def _short(value: Any, limit: int = 160) -> str:

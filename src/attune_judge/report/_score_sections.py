@@ -17,7 +17,7 @@ from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
 from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
 from attune_judge.report._panel_sections import pairwise_section, panels_section
-from attune_judge.report._run_sections import failures_section
+from attune_judge.report._run_sections import failures_section, members_section
 from attune_judge.report._rundata import RunData
 
 __all__ = ["compute_leaderboard", "score_sections"]
@@ -100,6 +100,7 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
         section.subsections.append(pairwise_section(block["pairwise"]))
         section.subsections.append(failures_section(models, key=f"{jid}-failures"))
+        _add_members(section, block)
         return section
     board: Any = block.get("leaderboard")
     note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
@@ -122,7 +123,14 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     if crit is not None:
         section.subsections.append(Section("Criterion scores", [crit]))
     section.subsections.append(failures_section(models, key=f"{jid}-failures", order=order))
+    _add_members(section, block)
     return section
+
+
+def _add_members(section: Section, block: Mapping[str, Any]) -> None:
+    members = members_section(block.get("members") or {})
+    if members is not None:
+        section.subsections.append(members)
 
 
 def score_sections(run: RunData) -> list[Section]:

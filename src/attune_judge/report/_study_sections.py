@@ -79,6 +79,11 @@ def bench_sections(run: RunData) -> list[Section]:
             )
         )
     out = [boards] if boards.subsections else []
+    from attune_judge.report._panel_sections import panels_section
+
+    panels = panels_section(run.summary.get("panels") or [])
+    if panels is not None:  # a jury of draft judges (drafting task)
+        out.append(panels)
     tm = bench.get("tau_matrix") or {}
     w = bench.get("kendall_w") or {}
     extra = []

@@ -37,6 +37,12 @@ from attune_judge.runner._generate import (
 )
 from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl, load_judge_items
 from attune_judge.runner._leaderboard import run_leaderboard
+from attune_judge.runner._pairwise_rank import (
+    PairwiseRanking,
+    pairwise_outcomes,
+    pairwise_ranking,
+    run_pairwise_ranking,
+)
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
 from attune_judge.runner._progress import Progress, make_progress
@@ -84,6 +90,7 @@ __all__ = [
     "GenerateResult",
     "JudgeFactory",
     "JudgeTaskFn",
+    "PairwiseRanking",
     "ProcessExecutor",
     "Progress",
     "RayExecutor",
@@ -119,6 +126,8 @@ __all__ = [
     "load_run",
     "make_progress",
     "make_responder",
+    "pairwise_outcomes",
+    "pairwise_ranking",
     "pending_tasks",
     "plan_tasks",
     "read_candidates",
@@ -126,6 +135,7 @@ __all__ = [
     "render_report_md",
     "run_generate",
     "run_leaderboard",
+    "run_pairwise_ranking",
     "run_score",
     "run_tasks",
     "scaled_executor",

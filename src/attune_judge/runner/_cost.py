@@ -6,7 +6,9 @@ override the table for every judge model of the run. The embedded model costs no
 behind ``--api-base`` (a server of your own) has no table price: give prices to count its cost.
 Cost is ``None`` ("unknown") only when no price is known; never a guessed 0.
 
-A jury's cost is the sum of its members' costs (each member at its own model's price).
+A jury's cost is the sum of its members' costs (each member at its own model's price); each
+member entry of the jury judgment (``details["members"]``) gets its own ``cost`` too, so the
+summary can sum tokens and cost per member model.
 """
 
 from __future__ import annotations
@@ -86,13 +88,16 @@ def _priced(model: str | None, prompt: int, completion: int, pricing: Pricing) -
 
 
 def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing) -> float | None:
-    """The cost of ``judgment`` by the judge of ``spec`` (``None``: a price is unknown)."""
+    """The cost of ``judgment`` by the judge of ``spec`` (``None``: a price is unknown).
+
+    For a jury, every member entry of ``judgment.details["members"]`` also gets its ``cost``
+    (``None`` when its model has no price) — in place."""
     members = judgment.details.get("members")
     if spec.get("program") == "jury" and isinstance(members, list):
         from attune_judge.judges import hash_spec
 
         models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
-        total = 0.0
+        total: float | None = 0.0
         for member in members:
             usage = member.get("usage") or {}
             cost = _priced(
@@ -101,9 +106,8 @@ def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing)
                 int(usage.get("completion_tokens") or 0),
                 pricing,
             )
-            if cost is None:
-                return None
-            total += cost
+            member["cost"] = cost
+            total = None if cost is None or total is None else total + cost
         return total
     usage = judgment.usage
     return _priced(_model(spec), usage.prompt_tokens, usage.completion_tokens, pricing)

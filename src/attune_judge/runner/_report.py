@@ -65,6 +65,15 @@ def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
         f"Tokens: {tokens['prompt']} prompt, {tokens['completion']} completion. Cost: {cost}.",
         "",
     ]
+    for name, member in (block.get("members") or {}).items():
+        known = member.get("cost_usd")
+        lines.append(
+            f"- jury member {name}: {member['tokens']['prompt']} prompt, "
+            f"{member['tokens']['completion']} completion tokens, cost "
+            + (f"${known:.4f}" if known is not None else "unknown")
+        )
+    if block.get("members"):
+        lines.append("")
     return lines
 
 

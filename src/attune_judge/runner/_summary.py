@@ -83,6 +83,23 @@ def _leaderboard(
     return board.model_dump(mode="json")
 
 
+def _add_ranking(
+    block: dict[str, Any], ok: Sequence[Judgment], *, seed: int, B: int, level: float
+) -> None:
+    """The Bradley–Terry rankings of the compared options (``rankings``: one per group of
+    options compared with each other), or why there is none (``ranking_note``)."""
+    from attune_judge.errors import UserError
+    from attune_judge.runner._pairwise_rank import pairwise_ranking
+
+    try:
+        rankings = pairwise_ranking(ok, B=B, seed=seed, level=level)
+    except UserError as exc:
+        block["ranking_note"] = str(exc)
+    else:
+        block["rankings"] = [r.as_json() for r in rankings]
+        block["ranking_settings"] = {"B": B, "seed": seed, "level": level}
+
+
 def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
     counts = dict.fromkeys(SUMMARY_STATUSES, 0)
     for j in judgments:
@@ -191,9 +208,6 @@ def summarize(
                 totals[status] += block["n_by_status"][status]
             models[model] = block
             ok_all.extend(j for j in found[jid][model] if j.status == "ok")
-        for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
-            if model in models:
-                models[model]["score"] = interval
         judges_out[jid] = {
             "label": labels[jid],
             "models": models,
@@ -204,12 +218,22 @@ def summarize(
             if str(specs[jid].get("program", "")).startswith("bench-")
             else degenerate_judgments(ok_all),
         }
-        board = _leaderboard(ok_all, seed=seed, B=B, level=level)
-        if board is not None:
-            judges_out[jid]["leaderboard"] = board
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
         if pairwise is not None:
+            # a pairwise judge's score is whether the first-listed reply won: no per-model
+            # means and no leaderboard; its verdicts rank the options (Bradley–Terry) instead
             judges_out[jid]["pairwise"] = pairwise
+            _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
+        else:
+            for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+                if model in models:
+                    models[model]["score"] = interval
+            board = _leaderboard(ok_all, seed=seed, B=B, level=level)
+            if board is not None:
+                judges_out[jid]["leaderboard"] = board
+        members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])
+        if members:
+            judges_out[jid]["members"] = members
     # complete: every planned judgment is there, and the run scored something
     complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
     run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
@@ -224,6 +248,54 @@ def summarize(
     panels = panel_blocks(specs, ok_by_judge, candidate_models, seed=seed, B=B, level=level)
     if panels:
         out["panels"] = panels
+    return out
+
+
+def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> dict[str, Any]:
+    """A jury's tokens and cost summed per member model (over all its judgments, every
+    status: a failed member's calls were made too); ``{}`` for a judge that is not a jury.
+
+    A member's cost is the one the runner priced into its entry of ``details["members"]``;
+    ``cost_usd`` is ``None`` ("unknown") unless every one of its entries has a cost."""
+    if spec.get("program") != "jury":
+        return {}
+    from attune_judge.judges import hash_spec
+
+    names: dict[str, str] = {}
+    for member in spec.get("members") or []:
+        lm = member.get("lm")
+        model = lm.get("lm") if isinstance(lm, Mapping) else lm
+        names[hash_spec(member)] = str(model or hash_spec(member))
+    out: dict[str, dict[str, Any]] = {
+        name: {
+            "judge_id": jid,
+            "tokens": {"prompt": 0, "completion": 0, "calls": 0},
+            "n_judged": 0,
+            "n_cost_known": 0,
+            "costs": [],
+        }
+        for jid, name in names.items()
+    }
+    for j in judgments:
+        for entry in j.details.get("members") or []:
+            name = names.get(str(entry.get("judge_id")))
+            if name is None:
+                continue
+            block = out[name]
+            usage = entry.get("usage") or {}
+            block["tokens"]["prompt"] += int(usage.get("prompt_tokens") or 0)
+            block["tokens"]["completion"] += int(usage.get("completion_tokens") or 0)
+            block["tokens"]["calls"] += int(usage.get("calls") or 0)
+            block["n_judged"] += 1
+            if isinstance(entry.get("cost"), int | float):
+                block["n_cost_known"] += 1
+                block["costs"].append(float(entry["cost"]))
+    for block in out.values():
+        costs = block.pop("costs")
+        block["cost_usd"] = (
+            math.fsum(costs) if block["n_judged"] and len(costs) == block["n_judged"] else None
+        )
+        block["cost_usd_known"] = math.fsum(costs) if costs else None
     return out
 
 

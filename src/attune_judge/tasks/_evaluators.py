@@ -65,6 +65,16 @@ def _add(a: TokenUsage, b: TokenUsage) -> TokenUsage:
     )
 
 
+def _jury_answers(verdict: Judgment) -> dict[str, str]:
+    """A behaviour jury's answers from its majority scores (``B1:observed`` 1 = yes, 0 = no;
+    a tied vote, 0.5, is no answer)."""
+    out = {}
+    for name, value in verdict.scores.items():
+        if value != 0.5:
+            out[name.split(":", 1)[0]] = "yes" if value > 0.5 else "no"
+    return out
+
+
 def _call_info(outcome: Any) -> dict[str, Any]:
     return {"requests": outcome.requests, "raw": outcome.raw}
 
@@ -313,12 +323,14 @@ class TaskEvaluator:
                 )
                 failed.details.update(task=self.task, stage="behaviour_judge", draft=draft)
                 return failed
-            answers = dict(verdict.details.get("answers") or {})
+            answers = dict(verdict.details.get("answers") or _jury_answers(verdict))
         metrics = score_draft(quality.normalized, item.metadata["truth"]["preferred"], answers)
         if behaviour_status not in ("ok", "no_items"):
             metrics["alignment"] = None  # the judge gave no usable answers: not a mismatch
         pred = {"draft": draft, "judge_scores": quality.scores, "behaviour_answers": answers}
-        extra = {"behaviour_judge_status": behaviour_status}
+        extra: dict[str, Any] = {"behaviour_judge_status": behaviour_status}
+        if quality.details.get("members"):  # a jury of draft judges: every member kept
+            extra["draft_judge_members"] = quality.details["members"]
         return self._judgment(
             item,
             started,

@@ -69,8 +69,11 @@ class BenchConfig(BaseModel):
     """AttuneBench data (folder of conversation files, one .json, or a .jsonl)."""
     models: list[str] = Field(min_length=1)
     """Evaluated models (``MODEL[@temperature=..,seed=..,max_tokens=..,api_base=..]``)."""
-    judge_lm: str = "local"
-    """Model of the drafting judges (reference + behaviour)."""
+    judge_lm: str | list[str] = "local"
+    """Model of the drafting judges (reference + behaviour), or several: a jury (every
+    member's judgment kept; the behaviour answers combine by majority)."""
+    jury: Literal["mean", "median", "majority"] = "mean"
+    """How several judge models' draft scores combine."""
     out: Path
     """The run directory."""
     tasks: list[TaskName] = Field(default_factory=lambda: list(TASKS))
@@ -141,13 +144,27 @@ def _evaluators(
 
     draft_judge = behaviour_judge = None
     if "drafting" in config.tasks:
-        jlm = (
-            judge_lm
+        names = [config.judge_lm] if isinstance(config.judge_lm, str) else config.judge_lm
+        if len(set(names)) != len(names) or not names:
+            raise UserError("each --judge-lm must be given once; a jury needs distinct models")
+        jlms = (
+            list(judge_lm)
+            if isinstance(judge_lm, list | tuple)
+            else [judge_lm]
             if judge_lm is not None
-            else _resolve(config.judge_lm, config.api_base, config.model_options)
+            else [_resolve(n, config.api_base, config.model_options) for n in names]
         )
-        draft_judge = build_judge("attunebench-reference", lm=jlm)
-        behaviour_judge = build_judge("attunebench-behaviours", lm=jlm)
+        draft_judge = build_judge("attunebench-reference", lm=jlms[0])
+        behaviour_judge = build_judge("attunebench-behaviours", lm=jlms[0])
+        if len(jlms) > 1:
+            from attune_judge.judges import Jury
+
+            draft_judge = Jury(
+                [build_judge("attunebench-reference", lm=lm) for lm in jlms], config.jury
+            )
+            behaviour_judge = Jury(
+                [build_judge("attunebench-behaviours", lm=lm) for lm in jlms], "majority"
+            )
     out: dict[tuple[str, str], Any] = {}
     for model in config.models:
         lm = (
@@ -286,6 +303,9 @@ def run_bench(
         "bench": analysis,
         "degenerate": _degenerate_draft_judges(run_dir, plan),
     }
+    panels = _draft_panels(RunDir(config.out), plan, seed=config.seed, B=config.bootstrap_B)
+    if panels:
+        summary["panels"] = panels
     run_dir.write_json(run_dir.summary_path, summary)
     return BenchResult(
         run_dir=run_dir.path,
@@ -344,3 +364,38 @@ def _degenerate_draft_judges(run_dir: Any, plan: Sequence[Any]) -> list[dict[str
             name = f"{kind}.{criterion}" if criterion is not None else None
             out.append({**finding, "criterion": name, "judge_id": jid})
     return out
+
+
+def _draft_panels(run_dir: Any, plan: Sequence[Any], *, seed: int, B: int) -> list[Any]:
+    """The ``panels`` block (as for ``score``) of a jury of draft judges: its members' scores
+    of the drafts (kept in each drafting judgment) against each other and the jury, and
+    self-preference (a judge model of the family that wrote the draft)."""
+    from attune_judge.data import Judgment
+    from attune_judge.runner import effective_judgments
+    from attune_judge.runner._panel_summary import panel_blocks
+
+    drafting = [t for t in plan if t.judge.task == "drafting"]
+    jury = drafting[0].judge.draft_judge if drafting else None
+    if jury is None or jury.spec.get("program") != "jury":
+        return []
+    effective = effective_judgments(run_dir.read_judgments())
+    ok = []
+    for task in drafting:
+        j = effective.get(task.key)
+        members = (j.details.get("draft_judge_members") if j is not None else None) or []
+        if j is None or j.status != "ok" or not members:
+            continue
+        ok.append(
+            Judgment(
+                item_id=f"{task.item.candidate_model}:{j.item_id}",  # one per model's draft
+                judge_id=jury.judge_id,
+                conversation_id=j.conversation_id,
+                candidate_model=task.item.candidate_model,
+                normalized=j.details.get("metrics", {}).get("judge_score"),
+                details={"members": members},
+            )
+        )
+    candidates = {
+        f"{t.item.candidate_model}:{t.item.item_id}": t.item.candidate_model for t in drafting
+    }
+    return panel_blocks({jury.judge_id: jury.spec}, {jury.judge_id: ok}, candidates, seed=seed, B=B)

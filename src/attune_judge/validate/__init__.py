@@ -31,7 +31,14 @@ from attune_judge.validate._files import (
 )
 from attune_judge.validate._judge import ValidationResult, validate_judge, validation_judge
 from attune_judge.validate._preferences import calibrate_preferences, preference_block
-from attune_judge.validate._rank import PPIRank, ppi_rank, rank_scores, read_scores
+from attune_judge.validate._rank import (
+    PPIRank,
+    pairwise_ranking_markdown,
+    ppi_rank,
+    rank_pairwise,
+    rank_scores,
+    read_scores,
+)
 from attune_judge.validate._recorded import (
     JudgeRow,
     RecordedJudges,
@@ -70,8 +77,10 @@ __all__ = [
     "judge_rows_markdown",
     "judge_rows_table",
     "load_calibration_set",
+    "pairwise_ranking_markdown",
     "ppi_rank",
     "preference_block",
+    "rank_pairwise",
     "rank_scores",
     "read_scores",
     "record_kind",

@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
@@ -28,7 +28,17 @@ from attune_judge.validate._files import (
 )
 from attune_judge.validate._rundir import write_run_dir
 
-__all__ = ["PPIRank", "ppi_rank", "rank_scores", "read_scores"]
+if TYPE_CHECKING:
+    from attune_judge.runner import PairwiseRanking
+
+__all__ = [
+    "PPIRank",
+    "pairwise_ranking_markdown",
+    "ppi_rank",
+    "rank_pairwise",
+    "rank_scores",
+    "read_scores",
+]
 
 FIELDS = ("normalized", "overall")
 
@@ -51,6 +61,12 @@ def rank_scores(
     check_level(level)
     if field not in FIELDS:
         raise UserError(f"--field must be normalized or overall, not {field!r}")
+    if _pairwise_judgments(Path(source), judge_id) is not None:
+        raise UserError(
+            f"{source}: a pairwise judge's score only says whether the first-listed reply "
+            "won, so it ranks no models by mean: rank the compared replies by their verdicts "
+            "(rank_pairwise; `attune-judge rank RUN` does)"
+        )
     if Path(source).is_dir():
         from attune_judge.runner import run_leaderboard
 
@@ -66,6 +82,113 @@ def rank_scores(
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
     return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+
+
+def _pairwise_judgments(source: Path, judge_id: str | None) -> tuple[str, list[Judgment]] | None:
+    """``(judge id, its judgments)`` when ``source`` (a run directory or Judgment JSONL) holds
+    one pairwise judge's verdicts; ``None`` otherwise (scores, other records, several judges
+    and none chosen: the score path explains those)."""
+    path = Path(source) / "judgments.jsonl" if Path(source).is_dir() else Path(source)
+    if not path.is_file() or path.suffix.lower() == ".csv" or record_kind(path) != "judgment":
+        return None
+    js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
+    ids = sorted({j.judge_id for j in js})
+    if judge_id is None and len(ids) == 1:
+        judge_id = ids[0]
+    mine = [j for j in js if j.judge_id == judge_id]
+    if not any(j.verdict is not None for j in mine):
+        return None
+    return str(judge_id), mine
+
+
+def rank_pairwise(
+    source: Path,
+    *,
+    judge_id: str | None = None,
+    B: int = DEFAULT_B,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> list[PairwiseRanking] | None:
+    """The Bradley–Terry rankings of the options a pairwise judge compared in ``source`` (a
+    run directory: those stored in its summary when the settings match), one per group of
+    options compared with each other; ``None`` when ``source`` is not one pairwise judge's
+    judgments.
+
+    Ties are half a win for each side, ``inconsistent`` verdicts count as ties; intervals
+    from a cluster bootstrap over conversations (see
+    :func:`attune_judge.runner.pairwise_ranking`).
+
+    Raises
+    ------
+    UserError
+        No group of options has a Bradley–Terry estimate (the reasons are named).
+    """
+    check_level(level)
+    found = _pairwise_judgments(source, judge_id)
+    if found is None:
+        return None
+    from attune_judge.runner import pairwise_ranking, run_pairwise_ranking
+
+    jid, js = found
+    rankings = (
+        run_pairwise_ranking(source, js, jid, B=B, seed=seed, level=level)
+        if Path(source).is_dir()
+        else pairwise_ranking(js, B=B, seed=seed, level=level)
+    )
+    if all(r.result is None for r in rankings):
+        raise UserError(
+            f"{source}: the pairwise verdicts rank no replies: "
+            + "; ".join(f"{', '.join(r.options)}: {r.note}" for r in rankings)
+        )
+    return rankings
+
+
+def _ranking_table(res: cal.BradleyTerryResult) -> list[str]:
+    pct = f"{res.strengths[0].level * 100:g}%"
+
+    def strength(i: int) -> float:
+        est = res.strengths[i].estimate
+        return est if est is not None else float("-inf")
+
+    order = sorted(range(len(res.labels)), key=lambda i: -strength(i))
+    sim, mar = res.rank_sets_simultaneous, res.rank_sets_marginal
+    p1 = res.rank_probabilities.p_rank_1
+    lines = [
+        f"| rank | option | strength β [{pct} CI] | Elo-like | rank set (simultaneous) "
+        "| rank set (marginal) | P(rank 1) | n |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for rank, i in enumerate(order, 1):
+        m, elo = res.strengths[i], res.elo[i]
+        lines.append(
+            f"| {rank} | {res.labels[i]} | {cal.fmt_metric(m)} | "
+            f"{'—' if elo is None else f'{elo:.0f}'} | {sim.lower[i]}–{sim.upper[i]} | "
+            f"{mar.lower[i]}–{mar.upper[i]} | {p1[i]:.3f} | {m.n} |"
+        )
+    if res.note:
+        lines += ["", f"Note: {res.note}."]
+    return lines
+
+
+def pairwise_ranking_markdown(rankings: Sequence[PairwiseRanking]) -> str:
+    """The Bradley–Terry rankings as Markdown (strengths, Elo-like ratings, rank sets)."""
+    lines = [
+        "# Ranking of the compared replies (Bradley–Terry)",
+        "",
+        "A pairwise judge's verdicts, reconciled over both orders, as comparisons of the two "
+        "options of each pair (a tie is half a win each; an inconsistent verdict counts as a "
+        "tie). Strength β on the logit scale (mean 0 within a group), cluster-bootstrap "
+        "intervals over conversations. Options never compared with each other are ranked "
+        "in separate groups.",
+    ]
+    for r in rankings:
+        lines += ["", f"## {', '.join(r.options)}", ""]
+        if r.result is None:
+            lines.append(f"No ranking: {r.note}")
+        else:
+            lines.append(f"{r.result.n_comparisons:g} comparisons.")
+            lines += ["", *_ranking_table(r.result)]
+    return "\n".join(lines) + "\n"
 
 
 def read_scores(
@@ -156,6 +279,12 @@ def ppi_rank(
     js = [j for j in js if judge_id is None or j.judge_id == judge_id]
     if not js:
         raise UserError(f"{judgments_path}: no judgments of judge {judge_id!r}")
+    if any(j.verdict is not None for j in js):
+        raise UserError(
+            f"{judgments_path}: a pairwise judge's verdicts have no score means for PPI to "
+            "correct: compare them with people's choices (calibrate --human PREFS.jsonl "
+            "--judge RUN), or rank the compared replies with rank RUN (no --human)"
+        )
     ratings = read_jsonl(human_path, Rating)
     if raters:
         ratings = [r for r in ratings if r.rater in raters]
