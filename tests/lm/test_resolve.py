@@ -12,10 +12,13 @@ import pytest
 from attune_judge.errors import UserError
 from attune_judge.lm import (
     LMSettings,
+    ModelHandle,
     configure_cache,
     lm_spec,
     make_adapter,
+    model_handle,
     output_schema,
+    register_model,
     resolve_lm,
     response_format_for,
 )
@@ -44,6 +47,27 @@ def test_key_present_gives_a_configured_lm(monkeypatch: pytest.MonkeyPatch) -> N
         "seed": 7,
         "response_format": "auto",
     }
+
+
+def test_resolved_lm_has_a_typed_handle_not_extra_attributes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    lm = resolve_lm("openai/gpt-4.1-mini ", timeout=7.5, response_format="json_schema")
+    assert model_handle(lm) == ModelHandle(
+        model="openai/gpt-4.1-mini", response_format="json_schema", timeout_s=7.5, prefill=False
+    )
+    assert not [name for name in vars(lm) if name.startswith("attune")]
+    # an LM attune-judge did not build: the defaults, from its own model string
+    other = dspy.LM("openai/other", api_key="sk-test")
+    assert model_handle(other) == ModelHandle(model="openai/other")
+    assert model_handle(object()).model == "unknown"
+    # a change keeps the other fields; handles are per LM object
+    register_model(other, prefill=True)
+    assert model_handle(other) == ModelHandle(model="openai/other", prefill=True)
+    assert model_handle(lm).prefill is False
+    with pytest.raises(AttributeError):
+        model_handle(lm).prefill = True  # type: ignore[misc]
 
 
 def _free_port() -> int:

@@ -46,6 +46,7 @@ from attune_judge.judges._distribution import (
     position_logprobs,
     read_distribution,
 )
+from attune_judge.lm import model_handle
 from attune_judge.rubrics import Criterion, Rubric
 
 __all__ = ["SCORE_MODES", "CriterionJudge", "ScoreMode", "default_score_mode"]
@@ -62,7 +63,7 @@ _ANSWER_TOKENS = {"sampled": 8, "expected": 4}
 
 def default_score_mode(lm: Any) -> ScoreMode:
     """``expected`` for the embedded model (it reports logprobs in-process), else ``sampled``."""
-    return "expected" if getattr(lm, "attune_prefill", False) else "sampled"
+    return "expected" if model_handle(lm).prefill else "sampled"
 
 
 class _Answer:
@@ -132,7 +133,7 @@ class CriterionJudge:
         self.score_mode: ScoreMode = mode
         self.use_reference = use_reference
         self.max_out_of_scale = max_out_of_scale
-        self.prefill = bool(getattr(lm, "attune_prefill", False) if prefill is None else prefill)
+        self.prefill = model_handle(lm).prefill if prefill is None else bool(prefill)
         self.labels = {c.id: criterion_labels(rubric, c) for c in rubric.criteria}
         known = {c.id for c in rubric.criteria}
         unknown = sorted({d.criterion for d in demos} - known)

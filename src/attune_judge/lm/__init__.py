@@ -7,6 +7,7 @@ any other DSPy model string works with its provider's key variable set.
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
 from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
+from attune_judge.lm._handle import ModelHandle, model_handle, register_model
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import check_provider_prefix, suggest_model
@@ -44,6 +45,7 @@ __all__ = [
     "CallRecorder",
     "LMSettings",
     "LocalEngine",
+    "ModelHandle",
     "ModelOptions",
     "RecordedCall",
     "ResponseFormat",
@@ -60,6 +62,7 @@ __all__ = [
     "local_lm",
     "make_adapter",
     "make_response",
+    "model_handle",
     "neutralize",
     "neutralize_markers",
     "neutralize_speakers",
@@ -67,6 +70,7 @@ __all__ = [
     "output_schema",
     "parse_failure",
     "prompt_size",
+    "register_model",
     "request_key",
     "request_messages",
     "resolve_lm",

@@ -291,6 +291,7 @@ def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
 
     engine = LocalEngine(model_path)
     lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
+    from attune_judge.lm._handle import register_model
+
     # the engine continues a trailing assistant message (prefill) and reports logprobs
-    lm.attune_prefill = True
-    return lm
+    return register_model(lm, prefill=True)

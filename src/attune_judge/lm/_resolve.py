@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from attune_judge.errors import UserError
+from attune_judge.lm._handle import model_handle, register_model
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat
 
@@ -181,7 +182,8 @@ def resolve_lm(
     Returns
     -------
     dspy.LM
-        With attributes ``attune_model`` (the string given) and ``attune_response_format``.
+        With its :class:`~attune_judge.lm.ModelHandle` recorded (the model string given, the
+        response format, the timeout): read it with :func:`attune_judge.lm.model_handle`.
 
     Raises
     ------
@@ -233,10 +235,7 @@ def resolve_lm(
             # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
             lm_kwargs.setdefault("max_retries", 0)
         lm = dspy.LM(model, **lm_kwargs)
-    lm.attune_model = model
-    lm.attune_response_format = mode
-    lm.attune_timeout = request_timeout
-    return lm
+    return register_model(lm, model=model, response_format=mode, timeout_s=request_timeout)
 
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -294,13 +293,12 @@ def resolve_lm_from_settings(
 
 def lm_model_string(lm: Any) -> str:
     """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
-    return str(getattr(lm, "attune_model", None) or getattr(lm, "model", "unknown"))
+    return model_handle(lm).model
 
 
 def lm_response_format(lm: Any) -> ResponseFormat:
-    """The JSON policy recorded on ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
-    value = getattr(lm, "attune_response_format", None)
-    return value if value in ("auto", "json_schema", "json_object", "none") else "auto"
+    """The JSON policy recorded for ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
+    return model_handle(lm).response_format
 
 
 def lm_spec(lm: Any) -> dict[str, Any]:
