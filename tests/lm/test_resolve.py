@@ -14,6 +14,8 @@ from attune_judge.lm import (
     LMSettings,
     ModelHandle,
     configure_cache,
+    configure_cache_from_env,
+    env_int,
     lm_spec,
     make_adapter,
     model_handle,
@@ -140,6 +142,24 @@ def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
         assert any((tmp_path / "cache").iterdir())
     finally:
         configure_cache(None, enabled=True)
+
+
+def test_cache_dir_and_engine_knobs_come_from_the_environment(tmp_path: Path) -> None:
+    import os
+
+    before = os.environ["ATTUNE_CACHE_DIR"]  # set by conftest for the whole session
+    try:
+        configure_cache_from_env({"ATTUNE_CACHE_DIR": str(tmp_path / "from-env")})
+        assert (tmp_path / "from-env").is_dir()
+        assert Path(dspy.cache.disk_cache.directory) == tmp_path / "from-env"
+    finally:
+        configure_cache_from_env()
+    assert Path(dspy.cache.disk_cache.directory) == Path(before)
+    assert env_int("ATTUNE_LOCAL_THREADS", 0, {}) == 0
+    assert env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": " 3 "}) == 3
+    for bad in ("three", "-1", "2.5"):
+        with pytest.raises(UserError, match="ATTUNE_LOCAL_THREADS.*non-negative integer"):
+            env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": bad})
 
 
 class Scored(dspy.Signature):

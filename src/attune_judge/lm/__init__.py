@@ -16,6 +16,7 @@ from attune_judge.lm._resolve import (
     KEY_ENV_VARS,
     check_api_base,
     configure_cache,
+    configure_cache_from_env,
     default_response_format,
     lm_model_string,
     lm_response_format,
@@ -24,7 +25,15 @@ from attune_judge.lm._resolve import (
     resolve_lm_from_settings,
     resolve_timeout,
 )
-from attune_judge.lm._settings import ENV_VARS, LMSettings, ModelOptions, ResponseFormat
+from attune_judge.lm._settings import (
+    ENV_VARS,
+    LMSettings,
+    ModelOptions,
+    ResponseFormat,
+    env_int,
+    env_setting,
+    read_env,
+)
 from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
 from attune_judge.lm._untrusted import (
     QUOTED_PREFIX,
@@ -53,8 +62,11 @@ __all__ = [
     "check_provider_prefix",
     "check_value",
     "configure_cache",
+    "configure_cache_from_env",
     "default_gguf_path",
     "default_response_format",
+    "env_int",
+    "env_setting",
     "evict",
     "lm_model_string",
     "lm_response_format",
@@ -70,6 +82,7 @@ __all__ = [
     "output_schema",
     "parse_failure",
     "prompt_size",
+    "read_env",
     "register_model",
     "request_key",
     "request_messages",

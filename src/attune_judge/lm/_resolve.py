@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -11,7 +12,7 @@ from urllib.parse import urlparse
 from attune_judge.errors import UserError
 from attune_judge.lm._handle import model_handle, register_model
 from attune_judge.lm._prefix import check_provider_prefix
-from attune_judge.lm._settings import LMSettings, ResponseFormat
+from attune_judge.lm._settings import LMSettings, ResponseFormat, env_setting
 
 if TYPE_CHECKING:
     import dspy
@@ -21,6 +22,7 @@ __all__ = [
     "KEY_ENV_VARS",
     "check_api_base",
     "configure_cache",
+    "configure_cache_from_env",
     "default_response_format",
     "lm_model_string",
     "lm_response_format",
@@ -65,6 +67,15 @@ def configure_cache(directory: str | Path | None, *, enabled: bool = True) -> No
     path = Path(directory).expanduser()
     path.mkdir(parents=True, exist_ok=True)
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path))
+
+
+def configure_cache_from_env(env: Mapping[str, str] | None = None) -> None:
+    """DSPy's request cache under ``ATTUNE_CACHE_DIR`` (DSPy's default location when unset).
+
+    The one place a run that builds its own models (score, bench, sensitivity, validate,
+    drafting, and their worker processes) configures the cache from the environment.
+    """
+    configure_cache(env_setting("cache_dir", env))
 
 
 def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
@@ -252,8 +263,8 @@ def resolve_timeout(timeout: float | str | None = None) -> float:
     """
     origin = "option --timeout"
     if timeout is None:
-        raw = os.environ.get("ATTUNE_TIMEOUT", "").strip()
-        if not raw:
+        raw = env_setting("timeout")
+        if raw is None:
             return DEFAULT_TIMEOUT_S
         timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
     try:

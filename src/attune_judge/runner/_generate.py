@@ -233,16 +233,14 @@ def _worker_state(
     key = (lm, api_base, seed, options)
     with _WORKER_LOCK:
         if key not in _WORKER_STATE:
-            import os
-
             from attune_judge.lm import (
-                configure_cache,
+                configure_cache_from_env,
                 lm_response_format,
                 make_adapter,
                 resolve_lm,
             )
 
-            configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+            configure_cache_from_env()
             model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **dict(options))
             _WORKER_STATE[key] = (
                 model_lm,
@@ -387,13 +385,11 @@ def run_generate(
     ``workers`` processes or Ray actors (each resolving the model itself) unless ``executor``
     is given.
     """
-    import os
-
-    from attune_judge.lm import configure_cache, resolve_lm
+    from attune_judge.lm import configure_cache_from_env, resolve_lm
     from attune_judge.runner._inputs import attunebench_items
 
     items = attunebench_items(Path(data), "original")
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     options = model_options.as_kwargs() if model_options is not None else {}
     model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **options)  # early errors
     kind = executor_kind if executor is None else "thread"

@@ -193,9 +193,9 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 
 def _one_judge(config: ScoreConfig, lm: str) -> Judge:
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return build_judge(
         config.rubric,
         lm,

@@ -20,7 +20,6 @@ writes it afterwards with the report package's ``write_sensitivity_report``
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -185,9 +184,9 @@ def sensitivity_judges(config: SensitivityConfig) -> list[Judge]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    from attune_judge.lm import configure_cache, resolve_lm
+    from attune_judge.lm import configure_cache_from_env, resolve_lm
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
 
     def make(lm: str | None) -> Any:
         model = lm or default_lm()
@@ -201,7 +200,9 @@ def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
 
 def default_lm() -> str:
     """The model of a judge that names none: ``ATTUNE_LM``, else ``local``."""
-    return os.environ.get("ATTUNE_LM") or "local"
+    from attune_judge.lm import env_setting
+
+    return env_setting("lm") or "local"
 
 
 def _build_judges(variants: Sequence[Variant], lm_factory: LMFactory) -> dict[str, Judge]:

@@ -16,7 +16,6 @@ the bench sections) is not written here, as ``tasks`` sits below the report pack
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -169,9 +168,9 @@ def _evaluators(
 def bench_evaluators(config: BenchConfig) -> list[Any]:
     """The evaluators (judges) of a bench run, built from its config (module level: worker
     processes and Ray actors build them with this)."""
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return list(_evaluators(config, None, None).values())
 
 
@@ -209,7 +208,7 @@ def run_bench(
     want it.
     """
     from attune_judge.data import load_attunebench, write_jsonl
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import (
         EXECUTOR_FIELDS,
         FailureBudget,
@@ -224,7 +223,7 @@ def run_bench(
 
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     conversations = load_attunebench(config.data)
     if config.max_conversations is not None:
         conversations = conversations[: config.max_conversations]

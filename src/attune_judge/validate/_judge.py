@@ -6,7 +6,6 @@ next to the recorded judges and the human-to-human ceiling, with cluster-bootstr
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -79,7 +78,7 @@ def validation_judge(
     """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
     one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import judge_mode_options
 
     if jury_lms:
@@ -92,7 +91,7 @@ def validation_judge(
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return build_judge(
         rubric,
         lm,
