@@ -158,7 +158,7 @@ def test_cache_dir_and_engine_knobs_come_from_the_environment(tmp_path: Path) ->
     assert env_int("ATTUNE_LOCAL_THREADS", 0, {}) == 0
     assert env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": " 3 "}) == 3
     for bad in ("three", "-1", "2.5"):
-        with pytest.raises(UserError, match="ATTUNE_LOCAL_THREADS.*non-negative integer"):
+        with pytest.raises(UserError, match=r"ATTUNE_LOCAL_THREADS.*non-negative integer"):
             env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": bad})
 
 

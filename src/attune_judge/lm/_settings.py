@@ -84,9 +84,7 @@ def env_int(var: str, default: int, env: Mapping[str, str] | None = None) -> int
     except ValueError:
         value = -1
     if value < 0:
-        raise UserError(
-            f"environment variable {var}: expected a non-negative integer, got {raw!r}"
-        )
+        raise UserError(f"environment variable {var}: expected a non-negative integer, got {raw!r}")
     return value
 
 
