@@ -7,6 +7,7 @@ any other DSPy model string works with its provider's key variable set.
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
 from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
+from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._handle import ModelHandle, model_handle, register_model
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
@@ -68,6 +69,7 @@ __all__ = [
     "env_int",
     "env_setting",
     "evict",
+    "is_transient_error",
     "lm_model_string",
     "lm_response_format",
     "lm_spec",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
+from attune_judge.lm._errors import is_transient_error
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._progress import make_progress
@@ -71,14 +72,8 @@ def make_responder() -> dspy.Module:
     return dspy.Predict(_signature())
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Rate limits, timeouts and connection errors: worth retrying after a pause."""
-    status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
-    if isinstance(status, int) and (status == 429 or status >= 500):
-        return True
-    names = " ".join(c.__name__ for c in type(exc).__mro__)
-    markers = ("RateLimit", "Timeout", "Connection", "ServiceUnavailable", "Overloaded")
-    return any(m in names for m in markers)
+is_transient = is_transient_error
+"""Whether an LM exception is transient (:func:`attune_judge.lm.is_transient_error`)."""
 
 
 class DraftError(RuntimeError):
