@@ -175,11 +175,7 @@ def test_every_readme_command_is_run_here_or_elsewhere(
                 executed.append(command)
                 continue
             run(command, **fill)
-    missing = [
-        c
-        for c in commands
-        if c not in executed and not _elsewhere(c)
-    ]
+    missing = [c for c in commands if c not in executed and not _elsewhere(c)]
     assert missing == []
     for sub, where in {**ELSEWHERE, **ELSEWHERE_PREFIXES}.items():
         assert (REPO_ROOT / where).exists(), (sub, where)

@@ -11,6 +11,11 @@ from attune_judge.runner._candidates import (
     items_for_candidates,
     read_candidates,
 )
+from attune_judge.runner._execution import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_WORKERS,
+    ExecutionOptions,
+)
 from attune_judge.runner._executor import (
     CancelFlag,
     Executor,
@@ -62,6 +67,8 @@ from attune_judge.runner._store import (
 from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 
 __all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_WORKERS",
     "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "EXPORT_COLUMNS",
@@ -71,6 +78,7 @@ __all__ = [
     "CancelFlag",
     "Candidate",
     "DraftFn",
+    "ExecutionOptions",
     "ExecutionSettings",
     "Executor",
     "ExecutorName",

@@ -33,6 +33,7 @@ from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
 from attune_judge.rubrics import Rubric, load_rubric
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
 from attune_judge.sensitivity._results import SensitivityAnalysis, VarianceDecomposition
@@ -81,7 +82,7 @@ class SensitivityConfig(BaseModel):
     """Candidate models to judge (default: all)."""
     only: list[str] | None = None
     """Run only these variants (and the base)."""
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Judgments in flight at once."""
     max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
     """Stop when more than this share of judgments fail."""
@@ -103,7 +104,7 @@ class SensitivityConfig(BaseModel):
     """fsync each judgment record."""
     executor: Literal["thread", "process", "ray"] = "thread"
     """Where judgments run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=2, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes or Ray actors."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""

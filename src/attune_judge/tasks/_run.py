@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
@@ -76,7 +77,7 @@ class BenchConfig(BaseModel):
     """Tasks to run."""
     seed: int = 0
     """Seed of the A/B presentation order and of the bootstrap."""
-    max_concurrency: int = 4
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Units in flight at once."""
     api_base: str | None = None
     """Server of the judge model (and of models without their own ``api_base``)."""
@@ -93,7 +94,7 @@ class BenchConfig(BaseModel):
     """No progress bar."""
     executor: Literal["thread", "process", "ray"] = "thread"
     """Where units run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=2, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes or Ray actors."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""

@@ -21,6 +21,7 @@ from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
@@ -177,12 +178,12 @@ def validate_judge(
     B: int = DEFAULT_B,
     seed: int = 0,
     api_base: str | None = None,
-    max_concurrency: int = 4,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     judge: Any = None,
     quiet: bool = True,
     report_files: bool = True,
     executor: str = "thread",
-    workers: int = 2,
+    workers: int = DEFAULT_WORKERS,
     ray_address: str | None = None,
     model_options: ModelOptions | None = None,
     only_items: set[str] | None = None,
