@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attune_judge.judges import Jury, build_judge
-from attune_judge.lm import resolve_lm
+from attune_judge.lm import register_model, resolve_lm
 from attune_judge.testing import ReplayEngine
 from tests.judges.sample_items import RECORDING_MODEL, sample_items
 
@@ -22,7 +22,7 @@ def main() -> None:
     local = resolve_lm("local", cache=False, max_tokens=400)
     engine = ReplayEngine(OUT, mode="record_missing", source=local)
     lm = engine.lm(RECORDING_MODEL)
-    lm.attune_response_format = "json_schema"  # type: ignore[attr-defined]
+    register_model(lm, response_format="json_schema")
     reference, pairs, behaviour = sample_items()
     for item in reference:
         print(build_judge("attunebench-reference", lm).judge(item).status, flush=True)

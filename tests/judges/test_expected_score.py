@@ -21,6 +21,7 @@ from attune_judge.judges import (
     build_judge,
     read_distribution,
 )
+from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric
 from attune_judge.runner import FailureBudget, RetryPolicy, plan_tasks, run_tasks
 from attune_judge.testing import ScriptedEngine, TokenReply, rate_limit_error
@@ -246,7 +247,7 @@ def test_factory_defaults_and_refusals() -> None:
     assert isinstance(build_judge(RUBRIC, lm, per_criterion=True), CriterionJudge)
     expected = build_judge(RUBRIC, lm, score_mode="expected", use_reference=False)
     assert isinstance(expected, CriterionJudge) and expected.score_mode == "expected"
-    lm.attune_prefill = True  # what the embedded model's LM carries
+    register_model(lm, prefill=True)  # what the embedded model's LM carries
     local = build_judge(RUBRIC, lm)
     assert isinstance(local, CriterionJudge) and local.score_mode == "expected"
     assert isinstance(build_judge(RUBRIC, lm, reasoning=True), ReferenceJudge)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from attune_judge.judges import Jury, build_judge
+from attune_judge.lm import register_model
 from attune_judge.testing import Messages, ReplayEngine, ScriptedEngine
 from tests.judges.sample_items import RECORDING_MODEL, sample_items
 
@@ -67,7 +68,7 @@ def test_every_kind_runs_on_the_samples_with_a_scripted_model() -> None:
 def test_local_model_recordings_replay_for_every_kind() -> None:
     engine = ReplayEngine(RECORDINGS)  # replay only: a missing recording is an error
     lm = engine.lm(RECORDING_MODEL)
-    lm.attune_response_format = "json_schema"  # type: ignore[attr-defined]
+    register_model(lm, response_format="json_schema")
     reference, pairs, behaviour = sample_items()
     results = [build_judge("attunebench-reference", lm).judge(i) for i in reference]
     results += [build_judge("attunebench-pairwise", lm).judge(i) for i in pairs]

@@ -12,10 +12,15 @@ import pytest
 from attune_judge.errors import UserError
 from attune_judge.lm import (
     LMSettings,
+    ModelHandle,
     configure_cache,
+    configure_cache_from_env,
+    env_int,
     lm_spec,
     make_adapter,
+    model_handle,
     output_schema,
+    register_model,
     resolve_lm,
     response_format_for,
 )
@@ -44,6 +49,27 @@ def test_key_present_gives_a_configured_lm(monkeypatch: pytest.MonkeyPatch) -> N
         "seed": 7,
         "response_format": "auto",
     }
+
+
+def test_resolved_lm_has_a_typed_handle_not_extra_attributes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    lm = resolve_lm("openai/gpt-4.1-mini ", timeout=7.5, response_format="json_schema")
+    assert model_handle(lm) == ModelHandle(
+        model="openai/gpt-4.1-mini", response_format="json_schema", timeout_s=7.5, prefill=False
+    )
+    assert not [name for name in vars(lm) if name.startswith("attune")]
+    # an LM attune-judge did not build: the defaults, from its own model string
+    other = dspy.LM("openai/other", api_key="sk-test")
+    assert model_handle(other) == ModelHandle(model="openai/other")
+    assert model_handle(object()).model == "unknown"
+    # a change keeps the other fields; handles are per LM object
+    register_model(other, prefill=True)
+    assert model_handle(other) == ModelHandle(model="openai/other", prefill=True)
+    assert model_handle(lm).prefill is False
+    with pytest.raises(AttributeError):
+        model_handle(lm).prefill = True  # type: ignore[misc]
 
 
 def _free_port() -> int:
@@ -116,6 +142,24 @@ def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
         assert any((tmp_path / "cache").iterdir())
     finally:
         configure_cache(None, enabled=True)
+
+
+def test_cache_dir_and_engine_knobs_come_from_the_environment(tmp_path: Path) -> None:
+    import os
+
+    before = os.environ["ATTUNE_CACHE_DIR"]  # set by conftest for the whole session
+    try:
+        configure_cache_from_env({"ATTUNE_CACHE_DIR": str(tmp_path / "from-env")})
+        assert (tmp_path / "from-env").is_dir()
+        assert Path(dspy.cache.disk_cache.directory) == tmp_path / "from-env"
+    finally:
+        configure_cache_from_env()
+    assert Path(dspy.cache.disk_cache.directory) == Path(before)
+    assert env_int("ATTUNE_LOCAL_THREADS", 0, {}) == 0
+    assert env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": " 3 "}) == 3
+    for bad in ("three", "-1", "2.5"):
+        with pytest.raises(UserError, match=r"ATTUNE_LOCAL_THREADS.*non-negative integer"):
+            env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": bad})
 
 
 class Scored(dspy.Signature):

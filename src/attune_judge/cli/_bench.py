@@ -9,11 +9,14 @@ from typing import Annotated, Any
 import typer
 
 from attune_judge.cli._options import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_WORKERS,
     ApiBaseOption,
     ExecutorKind,
     ExecutorOption,
     JuryChoice,
     JuryOption,
+    MaxConcurrencyOption,
     MaxFailureRateOption,
     MaxTokensOption,
     QuietOption,
@@ -24,10 +27,12 @@ from attune_judge.cli._options import (
     TemperatureOption,
     TimeoutOption,
     WorkersOption,
+    execution_options,
     exit_if_stopped,
     interval_cell,
     model_options,
     setup_logging,
+    write_report_safely,
 )
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
@@ -92,19 +97,10 @@ def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
 
 
 def _write_bench_report(run_dir: Path) -> None:
-    """``report.md`` / ``report.html`` of the finished run (the report package).
-
-    A report problem never fails a finished (possibly paid) run: it is logged and the run
-    directory keeps its data; ``attune-judge report RUN`` can redraw it later.
-    """
-    import logging
-
+    """``report.md`` / ``report.html`` of the finished run (a report problem is logged)."""
     from attune_judge.report import write_bench_report
 
-    try:
-        write_bench_report(run_dir)
-    except Exception as exc:  # a report bug must not lose a run; the data are on disk
-        logging.getLogger(__name__).warning("report not written: %s", exc)
+    write_report_safely(write_bench_report, run_dir)
 
 
 def bench(
@@ -132,7 +128,7 @@ def bench(
         str, typer.Option(help="Comma-separated tasks.")
     ] = "drafting,emotion,behaviour,preference,conversation",
     seed: SeedOption = 0,
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Units in flight.")] = 4,
+    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_conversations: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
     ] = None,
@@ -140,7 +136,7 @@ def bench(
     max_failure_rate: MaxFailureRateOption = 0.25,
     api_base: ApiBaseOption = None,
     executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = 2,
+    workers: WorkersOption = DEFAULT_WORKERS,
     ray_address: RayAddressOption = None,
     response_format: ResponseFormatOption = None,
     temperature: TemperatureOption = None,
@@ -160,7 +156,6 @@ def bench(
         out=out,
         tasks=_tasks(tasks),
         seed=seed,
-        max_concurrency=max_concurrency,
         api_base=api_base,
         max_conversations=max_conversations,
         bootstrap_B=bootstrap,
@@ -172,9 +167,12 @@ def bench(
             timeout=timeout,
         ),
         quiet=quiet,
-        executor=executor.value,
-        workers=workers,
-        ray_address=ray_address,
+        **execution_options(
+            executor=executor,
+            workers=workers,
+            ray_address=ray_address,
+            max_concurrency=max_concurrency,
+        ).as_kwargs(),
     )
     result = run_bench(config)
     _write_bench_report(result.run_dir)

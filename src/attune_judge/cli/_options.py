@@ -3,6 +3,10 @@
 Each ``Annotated`` alias is one typer option with its help text, so a command declares
 ``quiet: QuietOption = False`` instead of repeating the block. Nothing heavy is imported here.
 
+The execution options (``--executor``, ``--workers``, ``--ray-address``, ``--max-concurrency``)
+are the same, with the same defaults, on every command that runs work concurrently;
+:func:`execution_options` turns them into an :class:`attune_judge.runner.ExecutionOptions`.
+
 The model options (``--lm``, ``--api-base``, ``--response-format``, ``--temperature``,
 ``--max-tokens``, ``--timeout``, ``--seed``) are the same on every command that calls a model,
 each with its ``ATTUNE_*`` environment variable; :func:`model_options` turns the decoding ones
@@ -29,6 +33,7 @@ __all__ = [
     "JuryOption",
     "LmOption",
     "LmsOption",
+    "MaxConcurrencyOption",
     "MaxCostOption",
     "MaxFailureRateOption",
     "MaxRetriesOption",
@@ -49,11 +54,13 @@ __all__ = [
     "TemperatureOption",
     "TimeoutOption",
     "WorkersOption",
+    "execution_options",
     "exit_if_stopped",
     "interval_cell",
     "model_options",
     "setup_logging",
     "split_csv",
+    "write_report_safely",
 ]
 
 RunDirOption = Annotated[
@@ -272,6 +279,14 @@ ExecutorOption = Annotated[
 WorkersOption = Annotated[
     int, typer.Option(min=1, help="Worker processes / Ray actors of --executor process|ray.")
 ]
+MaxConcurrencyOption = Annotated[
+    int,
+    typer.Option(min=1, help="Work in flight at once (judgments; bench: units), over all workers."),
+]
+DEFAULT_MAX_CONCURRENCY = 8
+"""``--max-concurrency`` default (= :data:`attune_judge.runner.DEFAULT_MAX_CONCURRENCY`)."""
+DEFAULT_WORKERS = 2
+"""``--workers`` default (= :data:`attune_judge.runner.DEFAULT_WORKERS`)."""
 RayAddressOption = Annotated[
     str | None,
     typer.Option(
@@ -306,6 +321,38 @@ def model_options(
         response_format=response_format.value if response_format is not None else None,
         timeout=timeout,
     )
+
+
+def execution_options(
+    *,
+    executor: ExecutorKind = ExecutorKind.thread,
+    workers: int = DEFAULT_WORKERS,
+    ray_address: str | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> Any:
+    """The execution options as an :class:`attune_judge.runner.ExecutionOptions`."""
+    from attune_judge.runner import ExecutionOptions
+
+    return ExecutionOptions(
+        executor=executor.value,
+        workers=workers,
+        ray_address=ray_address,
+        max_concurrency=max_concurrency,
+    )
+
+
+def write_report_safely(write: Any, *args: Any) -> Any:
+    """``write(*args)`` (a report writer), logging instead of raising on any failure.
+
+    A report problem never fails a finished (possibly paid) run: the run directory keeps its
+    data and ``attune-judge report RUN`` can draw the report later. Returns what ``write``
+    returned, ``None`` on failure.
+    """
+    try:
+        return write(*args)
+    except Exception as exc:  # a report bug must not lose a run; the data are on disk
+        logging.getLogger(__name__).warning("report not written: %s", exc)
+        return None
 
 
 def setup_logging(quiet: bool) -> None:

@@ -10,6 +10,8 @@ import typer
 
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_WORKERS,
     ApiBaseOption,
     CandidatesOption,
     ExecutorKind,
@@ -18,6 +20,7 @@ from attune_judge.cli._options import (
     JuryOption,
     LmOption,
     LmsOption,
+    MaxConcurrencyOption,
     MaxCostOption,
     MaxFailureRateOption,
     MaxRetriesOption,
@@ -36,12 +39,14 @@ from attune_judge.cli._options import (
     TemperatureOption,
     TimeoutOption,
     WorkersOption,
+    execution_options,
     exit_if_stopped,
     interval_cell,
     model_options,
     setup_logging,
     split_csv,
     warn_degenerate,
+    write_report_safely,
 )
 from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 
@@ -138,16 +143,12 @@ def _write_full_report(run_dir: Path) -> None:
     A report problem never fails a finished (possibly paid) run: it is logged and the plain
     report.md the runner wrote stays.
     """
-    import logging
-
     from attune_judge.report import write_report
 
-    try:
-        md, html = write_report(run_dir)
-    except Exception as exc:  # a report bug must not lose a run; the data are on disk
-        logging.getLogger(__name__).warning("report not written: %s", exc)
-        return
-    print(f"report: {md}  {html}")
+    written = write_report_safely(write_report, run_dir)
+    if written is not None:
+        md, html = written
+        print(f"report: {md}  {html}")
 
 
 def score(
@@ -165,7 +166,7 @@ def score(
     price_out: PriceOutOption = None,
     max_cost: MaxCostOption = None,
     models: ModelsOption = None,
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
+    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
@@ -180,7 +181,7 @@ def score(
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
     executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = 2,
+    workers: WorkersOption = DEFAULT_WORKERS,
     ray_address: RayAddressOption = None,
     batch: Annotated[
         bool,
@@ -225,16 +226,18 @@ def score(
         per_criterion=per_criterion,
         candidates=candidates,
         models=split_csv(models),
-        max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
         parse_retries=parse_retries,
         seed=seed,
         bootstrap_replicates=bootstrap,
         ci_level=ci,
-        executor=executor.value,
-        workers=workers,
-        ray_address=ray_address,
+        **execution_options(
+            executor=executor,
+            workers=workers,
+            ray_address=ray_address,
+            max_concurrency=max_concurrency,
+        ).as_kwargs(),
         batch=batch,
         batch_poll_s=batch_poll,
         quiet=quiet,
@@ -255,13 +258,13 @@ def generate(
     name: Annotated[
         str | None, typer.Option(help="Model name written into the candidates (default: --lm).")
     ] = None,
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Replies in flight.")] = 8,
+    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
     api_base: ApiBaseOption = None,
     executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = 2,
+    workers: WorkersOption = DEFAULT_WORKERS,
     ray_address: RayAddressOption = None,
     response_format: ResponseFormatOption = None,
     temperature: TemperatureOption = None,
@@ -286,12 +289,9 @@ def generate(
             response_format=response_format,
             timeout=timeout,
         ),
-        max_concurrency=max_concurrency,
         retry=RetryPolicy(max_retries=max_retries, seed=seed, parse_retries=parse_retries),
         quiet=quiet,
-        executor_kind=executor.value,
-        workers=workers,
-        ray_address=ray_address,
+        **_generate_execution(executor, workers, ray_address, max_concurrency),
     )
     print(
         f"{result.out}: {result.n_written} replies written by {result.model!r}, "
@@ -307,6 +307,20 @@ def generate(
             file=sys.stderr,
         )
         raise typer.Exit(3)
+
+
+def _generate_execution(
+    executor: ExecutorKind, workers: int, ray_address: str | None, max_concurrency: int
+) -> dict[str, Any]:
+    """``run_generate``'s execution keywords (its executor keyword is ``executor_kind``)."""
+    kwargs = execution_options(
+        executor=executor,
+        workers=workers,
+        ray_address=ray_address,
+        max_concurrency=max_concurrency,
+    ).as_kwargs()
+    kwargs["executor_kind"] = kwargs.pop("executor")
+    return dict(kwargs)
 
 
 def register(app: typer.Typer) -> None:

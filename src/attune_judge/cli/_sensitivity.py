@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from attune_judge.cli._options import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_WORKERS,
     ApiBaseOption,
     CandidatesOption,
     ExecutorKind,
     ExecutorOption,
     JuryChoice,
     JuryOption,
+    MaxConcurrencyOption,
     MaxFailureRateOption,
     MaxRetriesOption,
     MaxTokensOption,
@@ -27,11 +30,13 @@ from attune_judge.cli._options import (
     TemperatureOption,
     TimeoutOption,
     WorkersOption,
+    execution_options,
     exit_if_stopped,
     model_options,
     setup_logging,
     split_csv,
     warn_degenerate,
+    write_report_safely,
 )
 from attune_judge.cli._stats import FileBootstrapOption
 
@@ -72,19 +77,10 @@ def _print(result: SensitivityResult) -> None:
 
 
 def _write_sensitivity_report(run_dir: Path, analysis: SensitivityAnalysis | None) -> None:
-    """``report.md`` / ``report.html`` of the finished run (the report package).
-
-    A report problem never fails a finished (possibly paid) run: it is logged and the run
-    directory keeps its data; ``attune-judge report RUN`` can redraw it later.
-    """
-    import logging
-
+    """``report.md`` / ``report.html`` of the finished run (a report problem is logged)."""
     from attune_judge.report import write_sensitivity_report
 
-    try:
-        write_sensitivity_report(run_dir, analysis)
-    except Exception as exc:  # a report bug must not lose a run; the data are on disk
-        logging.getLogger(__name__).warning("report not written: %s", exc)
+    write_report_safely(write_sensitivity_report, run_dir, analysis)
 
 
 def sensitivity(
@@ -112,7 +108,7 @@ def sensitivity(
     only: Annotated[
         str | None, typer.Option(help="Comma-separated variant names to run (plus the base).")
     ] = None,
-    max_concurrency: Annotated[int, typer.Option(min=1, help="Judgments in flight.")] = 8,
+    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
@@ -127,7 +123,7 @@ def sensitivity(
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
     executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = 2,
+    workers: WorkersOption = DEFAULT_WORKERS,
     ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -160,16 +156,18 @@ def sensitivity(
         candidates=candidates,
         models=split_csv(models),
         only=split_csv(only),
-        max_concurrency=max_concurrency,
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
         parse_retries=parse_retries,
         bootstrap_replicates=bootstrap_replicates,
         seed=seed,
         quiet=quiet,
-        executor=executor.value,
-        workers=workers,
-        ray_address=ray_address,
+        **execution_options(
+            executor=executor,
+            workers=workers,
+            ray_address=ray_address,
+            max_concurrency=max_concurrency,
+        ).as_kwargs(),
     )
     result = run_sensitivity(config)
     if report:

@@ -15,7 +15,6 @@ judgments) took about 1.5 minutes on a busy shared 2-core machine, answers cappe
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,9 +37,9 @@ until the cap, and at the library default (1024) one such judgment takes minutes
 
 def _capped_lm_factory(seed: int) -> Callable[[str | None], Any]:
     def make(lm: str | None) -> Any:
-        from attune_judge.lm import configure_cache, resolve_lm
+        from attune_judge.lm import configure_cache_from_env, resolve_lm
 
-        configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+        configure_cache_from_env()
         return resolve_lm(lm or "local", seed=seed, max_tokens=MAX_TOKENS)
 
     return make

@@ -21,6 +21,7 @@ from typing import Any
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
+from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._timing import add_request
 
 __all__ = [
@@ -58,23 +59,8 @@ def format_conversation(context: list[ChatMessage]) -> str:
     return "\n\n".join(f"{_ROLE_LABEL[m.role]}: {untrusted(m.content)}" for m in context)
 
 
-def is_retryable(exc: BaseException) -> bool:
-    """Rate limits, timeouts, server and connection errors are worth retrying later."""
-    from dspy.utils.exceptions import is_retryable_lm_error
-
-    if isinstance(exc, Exception) and is_retryable_lm_error(exc):
-        return True
-    if isinstance(exc, TimeoutError | ConnectionError):
-        return True
-    name = type(exc).__name__
-    return name in {
-        "RateLimitError",
-        "Timeout",
-        "APITimeoutError",
-        "APIConnectionError",
-        "ServiceUnavailableError",
-        "InternalServerError",
-    }
+is_retryable = is_transient_error
+"""Whether an LM exception is transient (:func:`attune_judge.lm.is_transient_error`)."""
 
 
 @dataclass
@@ -133,7 +119,7 @@ def _failure(exc: Exception, recorder: Any) -> CallOutcome:
     return CallOutcome(
         status="lm_error",
         error=f"{type(exc).__name__}: {_short(str(exc))}",
-        retryable=is_retryable(exc),
+        retryable=is_transient_error(exc),
         retry_after_s=retry_after_seconds(exc),
     )
 

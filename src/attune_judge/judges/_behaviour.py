@@ -16,21 +16,18 @@ in ``details["answers"]`` (item id → yes / no).
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import (
     CallOutcome,
-    acall_program,
-    call_program,
     failure_judgment,
     format_conversation,
-    hash_spec,
     item_judgment,
-    judge_spec,
     refusal_judgment,
 )
+from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.rubrics import Rubric
 
 __all__ = ["BehaviourJudge", "behaviour_score", "behaviour_signature"]
@@ -82,24 +79,16 @@ def behaviour_signature(rubric: Rubric, item_ids: tuple[str, ...]) -> Any:
     return dspy.make_signature(fields, rubric.instructions, "BehaviourJudgeSignature")
 
 
-class BehaviourJudge:
+class BehaviourJudge(JudgeBase):
     """Answers the applicable behaviour items (yes/no) about a candidate reply."""
 
     program_name = "behaviour"
+    program_version = PROGRAM_VERSION
+    rubric_kinds = ("behaviour",)
 
     def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
-        from attune_judge.lm import lm_response_format, make_adapter
-
-        if rubric.kind != "behaviour":
-            raise ValueError(f"BehaviourJudge needs a behaviour rubric, got {rubric.kind!r}")
-        self.rubric = rubric
-        self.lm = lm
+        super().__init__(rubric, lm, {"reasoning": reasoning})
         self.reasoning = reasoning
-        self.adapter = make_adapter(lm_response_format(lm))
-        self.spec = judge_spec(
-            self.program_name, PROGRAM_VERSION, rubric, lm, {"reasoning": reasoning}
-        )
-        self.judge_id = hash_spec(self.spec)
         self._programs: dict[tuple[str, ...], Any] = {}
         self._lock = threading.Lock()
 
@@ -114,28 +103,30 @@ class BehaviourJudge:
                 self._programs[item_ids] = module(signature)
             return self._programs[item_ids]
 
-    def _plan(self, item: JudgeItem) -> tuple[tuple[str, ...], list[str]] | Judgment:
+    def _plan(self, item: JudgeItem) -> Plan | Judgment:
+        """One call asking the applicable items; ``state``: (items asked, unknown ids)."""
         known = [c.id for c in self.rubric.criteria]
         asked = item.metadata.get("behaviour_items")
         if asked is None:
-            return tuple(known), []
-        ids = [str(i) for i in asked]
-        unknown = [i for i in ids if i not in known]
-        applicable = tuple(i for i in known if i in ids)
-        if not applicable:
-            return refusal_judgment(
-                item, self.judge_id, "no_items", f"{item.item_id}: no applicable behaviour items"
-            )
-        return applicable, unknown
+            ids, unknown = tuple(known), []
+        else:
+            given = [str(i) for i in asked]
+            unknown = [i for i in given if i not in known]
+            ids = tuple(i for i in known if i in given)
+            if not ids:
+                return refusal_judgment(
+                    item,
+                    self.judge_id,
+                    "no_items",
+                    f"{item.item_id}: no applicable behaviour items",
+                )
+        return Plan([ProgramCall(self.program_for(ids), self._inputs(item))], (ids, unknown))
 
     def _finish(
-        self,
-        item: JudgeItem,
-        item_ids: tuple[str, ...],
-        unknown: list[str],
-        outcome: CallOutcome,
-        started: float,
+        self, item: JudgeItem, plan: Plan, outcomes: Sequence[CallOutcome], started: float
     ) -> Judgment:
+        item_ids, unknown = plan.state
+        (outcome,) = outcomes
         details: dict[str, Any] = {"items": list(item_ids)}
         if unknown:
             details["unknown_items"] = unknown
@@ -171,24 +162,3 @@ class BehaviourJudge:
             "conversation": format_conversation(item.context),
             "reply": untrusted(item.candidate),
         }
-
-    def judge(self, item: JudgeItem) -> Judgment:
-        """Judge one item (never raises for model-side failures)."""
-        started = time.perf_counter()
-        plan = self._plan(item)
-        if isinstance(plan, Judgment):
-            return plan
-        ids, unknown = plan
-        outcome = call_program(self.program_for(ids), self.lm, self.adapter, **self._inputs(item))
-        return self._finish(item, ids, unknown, outcome, started)
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Async :meth:`judge`."""
-        started = time.perf_counter()
-        plan = self._plan(item)
-        if isinstance(plan, Judgment):
-            return plan
-        ids, unknown = plan
-        program = self.program_for(ids)
-        outcome = await acall_program(program, self.lm, self.adapter, **self._inputs(item))
-        return self._finish(item, ids, unknown, outcome, started)

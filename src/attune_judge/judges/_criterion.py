@@ -18,42 +18,33 @@ costs nothing, and the runner resumes judgments like any other judge's.
 
 from __future__ import annotations
 
-import logging
-import re
-import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
-from attune_judge.judges._base import (
-    _failure,
-    _usage,
-    add_usage,
-    hash_spec,
-    item_judgment,
-    judge_spec,
-    refusal_judgment,
+from attune_judge.judges._base import _usage, add_usage, item_judgment
+from attune_judge.judges._criterion_answer import (
+    CriterionAnswer,
+    ScoreMode,
+    evict_request,
+    failed_answer,
+    raw_text,
+    read_answer,
 )
 from attune_judge.judges._criterion_prompt import (
     CriterionDemo,
     criterion_labels,
     criterion_messages,
 )
-from attune_judge.judges._distribution import (
-    DEFAULT_MAX_OUT_OF_SCALE,
-    ScoreDistribution,
-    position_logprobs,
-    read_distribution,
-)
+from attune_judge.judges._distribution import DEFAULT_MAX_OUT_OF_SCALE
+from attune_judge.judges._judge_base import JudgeBase, Plan
+from attune_judge.lm import model_handle
 from attune_judge.rubrics import Criterion, Rubric
 
 __all__ = ["SCORE_MODES", "CriterionJudge", "ScoreMode", "default_score_mode"]
 
-log = logging.getLogger(__name__)
-
 PROGRAM_VERSION = "1"
-ScoreMode = Literal["sampled", "expected"]
 SCORE_MODES: tuple[ScoreMode, ...] = ("sampled", "expected")
 TOP_LOGPROBS = 20
 """Alternatives requested per position (the OpenAI API's maximum)."""
@@ -62,26 +53,10 @@ _ANSWER_TOKENS = {"sampled": 8, "expected": 4}
 
 def default_score_mode(lm: Any) -> ScoreMode:
     """``expected`` for the embedded model (it reports logprobs in-process), else ``sampled``."""
-    return "expected" if getattr(lm, "attune_prefill", False) else "sampled"
+    return "expected" if model_handle(lm).prefill else "sampled"
 
 
-class _Answer:
-    """One criterion's outcome: a score (and distribution), or a failure."""
-
-    def __init__(self) -> None:
-        self.score: float | None = None
-        self.distribution: ScoreDistribution | None = None
-        self.text: str = ""
-        self.status = "ok"
-        self.error: str | None = None
-        self.reason: str | None = None
-        self.retryable = False
-        self.retry_after_s: float | None = None
-        self.usage = TokenUsage()
-        self.requests = 1
-
-
-class CriterionJudge:
+class CriterionJudge(JudgeBase):
     """Scores a ``reference`` or ``checklist`` rubric with one call per criterion.
 
     Parameters
@@ -104,6 +79,9 @@ class CriterionJudge:
     """
 
     program_name = "criterion"
+    program_version = PROGRAM_VERSION
+    rubric_kinds = ("reference", "checklist")
+    stop_after_lm_error = True  # the other criteria would fail alike, and cost requests
 
     def __init__(
         self,
@@ -116,10 +94,7 @@ class CriterionJudge:
         max_out_of_scale: float = DEFAULT_MAX_OUT_OF_SCALE,
         prefill: bool | None = None,
     ) -> None:
-        if rubric.kind not in ("reference", "checklist"):
-            raise ValueError(
-                f"CriterionJudge needs a reference or checklist rubric, got {rubric.kind!r}"
-            )
+        self.check_rubric(rubric)
         if rubric.kind == "checklist" and use_reference:
             raise ValueError("checklist rubrics are asked without a reference")
         mode = score_mode or default_score_mode(lm)
@@ -127,20 +102,12 @@ class CriterionJudge:
             raise ValueError(f"score_mode must be one of {SCORE_MODES}, not {mode!r}")
         if not 0.0 <= max_out_of_scale <= 1.0:
             raise ValueError("max_out_of_scale must lie in [0, 1]")
-        self.rubric = rubric
-        self.lm = lm
         self.score_mode: ScoreMode = mode
         self.use_reference = use_reference
         self.max_out_of_scale = max_out_of_scale
-        self.prefill = bool(getattr(lm, "attune_prefill", False) if prefill is None else prefill)
+        self.prefill = model_handle(lm).prefill if prefill is None else bool(prefill)
         self.labels = {c.id: criterion_labels(rubric, c) for c in rubric.criteria}
-        known = {c.id for c in rubric.criteria}
-        unknown = sorted({d.criterion for d in demos} - known)
-        if unknown:
-            raise ValueError(f"demonstrations for unknown criteria: {unknown}")
-        self.demos: dict[str, list[CriterionDemo]] = {c.id: [] for c in rubric.criteria}
-        for demo in demos:
-            self.demos[demo.criterion].append(demo)
+        self.demos = _demos_by_criterion(rubric, demos)
         options: dict[str, Any] = {
             "score_mode": mode,
             "use_reference": use_reference,
@@ -149,8 +116,7 @@ class CriterionJudge:
         }
         if demos:
             options["demos"] = [d.model_dump() for d in demos]
-        self.spec = judge_spec(self.program_name, PROGRAM_VERSION, rubric, lm, options)
-        self.judge_id = hash_spec(self.spec)
+        super().__init__(rubric, lm, options)
 
     # --- one criterion -------------------------------------------------------------------
 
@@ -180,108 +146,68 @@ class CriterionJudge:
             model=self.lm.model, system=messages[0]["content"], messages=turns, config=config
         )
 
-    def _read(self, criterion: Criterion, response: Any, answer: _Answer) -> None:
-        answer.text = str(response.text or "")
-        labels = self.labels[criterion.id]
-        if self.score_mode == "sampled":
-            level = _parse_level(answer.text, labels)
-            if level is None:
-                answer.status = "parse_error"
-                answer.reason = "invalid_value" if answer.text.strip() else "empty"
-                answer.error = f"{criterion.id}: answer {answer.text!r} is not one of the levels"
-            else:
-                answer.score = float(level)
-            return
-        if not response.logprobs:
-            raise UserError(
-                f"model {self.lm.model!r} returned no token logprobs; the server does not "
-                "support them: use --score-mode sampled"
-            )
-        position = position_logprobs(response.logprobs)
-        if position is None:
-            answer.status = "parse_error"
-            answer.reason = "empty"
-            answer.error = f"{criterion.id}: empty answer (no score token)"
-            return
-        token, top = position
-        try:
-            dist = read_distribution(top, labels, answer_token=token)
-        except ValueError:
-            answer.status = "parse_error"
-            answer.reason = "out_of_scale"
-            answer.error = f"{criterion.id}: no probability on the scale's tokens"
-            return
-        answer.distribution = dist
-        if dist.out_of_scale > self.max_out_of_scale:
-            answer.status = "parse_error"
-            answer.reason = "out_of_scale"
-            answer.error = (
-                f"{criterion.id}: {dist.out_of_scale:.2f} of the probability lies outside the "
-                f"scale's tokens (limit {self.max_out_of_scale:.2f})"
-            )
-            return
-        answer.score = dist.expected
-
-    def _ask(self, criterion: Criterion, item: JudgeItem) -> _Answer:
+    def _call(self, item: JudgeItem, call: Criterion) -> CriterionAnswer:
+        """Ask one criterion."""
         import dspy
         from dspy.utils.usage_tracker import track_usage
 
-        answer = _Answer()
-        request = self._request(criterion, item)
+        request = self._request(call, item)
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
                 response = self.lm(request)
             except UserError:
                 raise
             except Exception as exc:
-                return _failed(answer, exc, tracker)
-        return self._done(criterion, request, response, answer, tracker, False)
+                return failed_answer(exc, tracker)
+        return self._done(call, request, response, tracker, False)
 
-    async def _aask(self, criterion: Criterion, item: JudgeItem) -> _Answer:
+    async def _acall(self, item: JudgeItem, call: Criterion) -> CriterionAnswer:
+        """Async :meth:`_call`."""
         import dspy
         from dspy.utils.usage_tracker import track_usage
 
-        answer = _Answer()
-        request = self._request(criterion, item)
+        request = self._request(call, item)
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
                 response = await self.lm.acall(request)
             except UserError:
                 raise
             except Exception as exc:
-                return _failed(answer, exc, tracker)
-        return self._done(criterion, request, response, answer, tracker, True)
+                return failed_answer(exc, tracker)
+        return self._done(call, request, response, tracker, True)
 
     def _done(
-        self,
-        criterion: Criterion,
-        request: Any,
-        response: Any,
-        answer: _Answer,
-        tracker: Any,
-        asynchronous: bool,
-    ) -> _Answer:
-        answer.usage = _usage(tracker, 1)
+        self, criterion: Criterion, request: Any, response: Any, tracker: Any, asynchronous: bool
+    ) -> CriterionAnswer:
+        answer = CriterionAnswer(usage=_usage(tracker, 1))
         # a cached answer carries no usage (DSPy clears it: nothing was sent)
         answer.requests = 1 if answer.usage.prompt_tokens or answer.usage.completion_tokens else 0
-        self._read(criterion, response, answer)
+        read_answer(
+            answer,
+            response,
+            criterion_id=criterion.id,
+            labels=self.labels[criterion.id],
+            score_mode=self.score_mode,
+            max_out_of_scale=self.max_out_of_scale,
+            model=self.lm.model,
+        )
         if answer.status == "parse_error":
-            _evict(self.lm, request, asynchronous)
+            evict_request(self.lm, request, asynchronous)
         return answer
 
     # --- one item ------------------------------------------------------------------------
 
-    def _refusal(self, item: JudgeItem) -> Judgment | None:
-        if self.use_reference and not item.reference:
-            return refusal_judgment(
-                item,
-                self.judge_id,
-                "no_reference",
-                f"item {item.item_id} has no reference; use use_reference=False to judge it",
-            )
-        return None
+    def _plan(self, item: JudgeItem) -> Plan | Judgment:
+        """One call per criterion, in the rubric's order."""
+        refused = self._refuse_without_reference(item)
+        if refused is not None:
+            return refused
+        return Plan(list(self.rubric.criteria))
 
-    def _finish(self, item: JudgeItem, answers: Mapping[str, _Answer], started: float) -> Judgment:
+    def _finish(
+        self, item: JudgeItem, plan: Plan, outcomes: Sequence[CriterionAnswer], started: float
+    ) -> Judgment:
+        answers = {c.id: a for c, a in zip(plan.calls, outcomes, strict=False)}
         usage = TokenUsage()
         for a in answers.values():
             usage = add_usage(usage, a.usage)
@@ -293,33 +219,10 @@ class CriterionJudge:
         dists = {k: a.distribution.model_dump() for k, a in answers.items() if a.distribution}
         if dists:
             details["distributions"] = dists
-        raw = {k: a.text for k, a in answers.items()}
+        raw = raw_text({k: a.text for k, a in answers.items()})
         failed = {k: a for k, a in answers.items() if a.status != "ok"}
         if failed:
-            status = (
-                "lm_error"
-                if any(a.status == "lm_error" for a in failed.values())
-                else ("parse_error")
-            )
-            if status == "lm_error":
-                errors = [a for a in failed.values() if a.status == "lm_error"]
-                details["retryable"] = all(a.retryable for a in errors)
-                waits = [a.retry_after_s for a in errors if a.retry_after_s is not None]
-                if waits:
-                    details["retry_after_s"] = max(waits)
-            else:
-                details["reason"] = next(a.reason for a in failed.values()) or "invalid_value"
-                details["reasons"] = {k: a.reason for k, a in failed.items()}
-            return item_judgment(
-                item,
-                self.judge_id,
-                started,
-                usage=usage,
-                status=status,
-                error="; ".join(str(a.error) for a in failed.values()),
-                raw_output=_raw_text(raw),
-                details=details,
-            )
+            return self._failed(item, failed, details, usage, raw, started)
         values = {k: float(a.score) for k, a in answers.items() if a.score is not None}
         if self.rubric.kind == "checklist":
             details["p_yes"] = values
@@ -335,89 +238,52 @@ class CriterionJudge:
             scores=scores,
             overall=overall,
             normalized=normalized,
-            raw_output=_raw_text(raw),
+            raw_output=raw,
             details=details,
         )
 
-    def judge(self, item: JudgeItem) -> Judgment:
-        """Judge one item: one call per criterion (never raises for model-side failures)."""
-        started = time.perf_counter()
-        refused = self._refusal(item)
-        if refused is not None:
-            return refused
-        answers: dict[str, _Answer] = {}
-        for c in self.rubric.criteria:
-            answers[c.id] = self._ask(c, item)
-            if answers[c.id].status == "lm_error":
-                break
-        return self._finish(item, answers, started)
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Async :meth:`judge` (the criteria are asked one after another)."""
-        started = time.perf_counter()
-        refused = self._refusal(item)
-        if refused is not None:
-            return refused
-        answers: dict[str, _Answer] = {}
-        for c in self.rubric.criteria:
-            answers[c.id] = await self._aask(c, item)
-            if answers[c.id].status == "lm_error":
-                break
-        return self._finish(item, answers, started)
-
-
-def _failed(answer: _Answer, exc: Exception, tracker: Any) -> _Answer:
-    outcome = _failure(exc, None)
-    answer.status = outcome.status
-    answer.error = outcome.error
-    answer.reason = outcome.reason
-    answer.retryable = outcome.retryable
-    answer.retry_after_s = outcome.retry_after_s
-    answer.text = outcome.raw or ""
-    answer.usage = _usage(tracker, 1)
-    return answer
-
-
-def _evict(lm: Any, request: Any, asynchronous: bool) -> None:
-    """Remove a failed answer from DSPy's request cache (never replayed into a later run)."""
-    try:
-        import dspy
-        from dspy.clients.execution import IGNORED_CACHE_KEYS, prepare
-
-        prepared = prepare(lm, request, None, {}, asynchronous=asynchronous)
-        if not prepared.cache:
-            return
-        cache = dspy.cache
-        key = cache.cache_key(prepared.key(lm, asynchronous), IGNORED_CACHE_KEYS)
-        with cache._lock:
-            cache.memory_cache.pop(key, None)
-        disk = cache.disk_cache
-        if isinstance(disk, dict):
-            disk.pop(key, None)
+    def _failed(
+        self,
+        item: JudgeItem,
+        failed: Mapping[str, CriterionAnswer],
+        details: dict[str, Any],
+        usage: TokenUsage,
+        raw: str,
+        started: float,
+    ) -> Judgment:
+        """An LM error if any criterion's call failed so (retryable if all of those are),
+        else a parse error naming each criterion's reason."""
+        errors = [a for a in failed.values() if a.status == "lm_error"]
+        if errors:
+            status = "lm_error"
+            details["retryable"] = all(a.retryable for a in errors)
+            waits = [a.retry_after_s for a in errors if a.retry_after_s is not None]
+            if waits:
+                details["retry_after_s"] = max(waits)
         else:
-            disk.delete(key)
-    except Exception as exc:  # pragma: no cover - depends on DSPy internals
-        log.warning("could not evict a failed answer from the request cache: %s", exc)
+            status = "parse_error"
+            details["reason"] = next(a.reason for a in failed.values()) or "invalid_value"
+            details["reasons"] = {k: a.reason for k, a in failed.items()}
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=usage,
+            status=status,
+            error="; ".join(str(a.error) for a in failed.values()),
+            raw_output=raw,
+            details=details,
+        )
 
 
-_LEVEL = re.compile(r"^\s*([A-Za-z]+|\d+)\s*\.?\s*$")
-
-
-def _parse_level(text: str, labels: Mapping[int, Sequence[str]]) -> int | None:
-    """The level a sampled answer names: exactly one level's spelling (a final period
-    allowed), else ``None``. ``"4"``, ``" 4."``, ``"Yes"`` parse; ``"4/5"``, ``"4 because"``
-    do not."""
-    match = _LEVEL.match(text)
-    if match is None:
-        return None
-    word = match.group(1).lower()
-    for level, names in labels.items():
-        if word in (n.lower() for n in names):
-            return level
-    return None
-
-
-def _raw_text(raw: Mapping[str, str]) -> str:
-    import json
-
-    return json.dumps(raw, ensure_ascii=False)
+def _demos_by_criterion(
+    rubric: Rubric, demos: Sequence[CriterionDemo]
+) -> dict[str, list[CriterionDemo]]:
+    known = {c.id for c in rubric.criteria}
+    unknown = sorted({d.criterion for d in demos} - known)
+    if unknown:
+        raise ValueError(f"demonstrations for unknown criteria: {unknown}")
+    by_id: dict[str, list[CriterionDemo]] = {c.id: [] for c in rubric.criteria}
+    for demo in demos:
+        by_id[demo.criterion].append(demo)
+    return by_id

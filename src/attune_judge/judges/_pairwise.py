@@ -13,23 +13,19 @@ both agree → that verdict; opposite winners → ``inconsistent``; one ``tie`` 
 
 from __future__ import annotations
 
-import asyncio
-import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment
 from attune_judge.judges._base import (
     CallOutcome,
-    acall_program,
     add_usage,
-    call_program,
     failure_judgment,
     format_conversation,
-    hash_spec,
     item_judgment,
-    judge_spec,
     refusal_judgment,
 )
+from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.rubrics import Rubric
 
 __all__ = ["PairwiseJudge", "pairwise_item", "pairwise_signature", "reconcile"]
@@ -103,32 +99,21 @@ def pairwise_signature() -> Any:
     return PairwiseSignature
 
 
-class PairwiseJudge:
+class PairwiseJudge(JudgeBase):
     """A/B preference for a ``pairwise`` rubric, run in both orders (see module docstring)."""
 
     program_name = "pairwise"
+    program_version = PROGRAM_VERSION
+    rubric_kinds = ("pairwise",)
+    concurrent_calls = True  # the two orders run concurrently under ``ajudge``
 
     def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
         import dspy
 
-        from attune_judge.lm import lm_response_format, make_adapter
-
-        if rubric.kind != "pairwise":
-            raise ValueError(f"PairwiseJudge needs a pairwise rubric, got {rubric.kind!r}")
-        self.rubric = rubric
-        self.lm = lm
+        super().__init__(rubric, lm, {"reasoning": reasoning, "orders": "both"})
         self.reasoning = reasoning
         self.signature = pairwise_signature().with_instructions(rubric.instructions)
         self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
-        self.adapter = make_adapter(lm_response_format(lm))
-        self.spec = judge_spec(
-            self.program_name,
-            PROGRAM_VERSION,
-            rubric,
-            lm,
-            {"reasoning": reasoning, "orders": "both"},
-        )
-        self.judge_id = hash_spec(self.spec)
 
     def _question(self, item: JudgeItem) -> str | None:
         qid = str(item.metadata.get("question", "general"))
@@ -139,7 +124,8 @@ class PairwiseJudge:
         except KeyError:
             return None
 
-    def _check(self, item: JudgeItem) -> tuple[dict[str, str], dict[str, str]] | Judgment:
+    def _plan(self, item: JudgeItem) -> Plan | Judgment:
+        """Two calls: the pair in order (A, B), then in order (B, A)."""
         other = item.metadata.get("other")
         question = self._question(item)
         if not isinstance(other, str) or question is None:
@@ -158,11 +144,12 @@ class PairwiseJudge:
         text_a, text_b = untrusted(item.candidate), untrusted(other)
         first = {**base, "reply_a": text_a, "reply_b": text_b}
         second = {**base, "reply_a": text_b, "reply_b": text_a}
-        return first, second
+        return Plan([ProgramCall(self.program, first), ProgramCall(self.program, second)])
 
     def _finish(
-        self, item: JudgeItem, one: CallOutcome, two: CallOutcome, started: float
+        self, item: JudgeItem, plan: Plan, outcomes: Sequence[CallOutcome], started: float
     ) -> Judgment:
+        one, two = outcomes
         usage = add_usage(one.usage, two.usage)
         raw = {
             "order_ab": _verdict(one),
@@ -204,28 +191,6 @@ class PairwiseJudge:
             raw_output="\n---\n".join(o.raw for o in (one, two) if o.raw) or None,
             details={**raw, "rationale_ba": str(two.prediction.rationale or "")},
         )
-
-    def judge(self, item: JudgeItem) -> Judgment:
-        """Judge one pair in both orders (never raises for model-side failures)."""
-        started = time.perf_counter()
-        checked = self._check(item)
-        if isinstance(checked, Judgment):
-            return checked
-        one = call_program(self.program, self.lm, self.adapter, **checked[0])
-        two = call_program(self.program, self.lm, self.adapter, **checked[1])
-        return self._finish(item, one, two, started)
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Async :meth:`judge`; the two orders run concurrently."""
-        started = time.perf_counter()
-        checked = self._check(item)
-        if isinstance(checked, Judgment):
-            return checked
-        one, two = await asyncio.gather(
-            acall_program(self.program, self.lm, self.adapter, **checked[0]),
-            acall_program(self.program, self.lm, self.adapter, **checked[1]),
-        )
-        return self._finish(item, one, two, started)
 
 
 def pair_options(item: JudgeItem) -> dict[str, str]:

@@ -9,21 +9,17 @@ fails to parse), followed by a short ``rationale``.
 
 from __future__ import annotations
 
-import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import (
     CallOutcome,
-    acall_program,
-    call_program,
     failure_judgment,
     format_conversation,
-    hash_spec,
     item_judgment,
-    judge_spec,
-    refusal_judgment,
 )
+from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.rubrics import Rubric
 
 __all__ = ["ReferenceJudge", "reference_signature", "render_criteria"]
@@ -71,7 +67,7 @@ def reference_signature(rubric: Rubric, *, use_reference: bool = True) -> Any:
     return dspy.make_signature(fields, rubric.instructions, name)
 
 
-class ReferenceJudge:
+class ReferenceJudge(JudgeBase):
     """Scores a candidate on every criterion of a ``reference`` rubric.
 
     Parameters
@@ -87,31 +83,19 @@ class ReferenceJudge:
     """
 
     program_name = "reference"
+    program_version = PROGRAM_VERSION
+    rubric_kinds = ("reference",)
 
     def __init__(
         self, rubric: Rubric, lm: Any, *, use_reference: bool = True, reasoning: bool = False
     ) -> None:
         import dspy
 
-        from attune_judge.lm import lm_response_format, make_adapter
-
-        if rubric.kind != "reference":
-            raise ValueError(f"ReferenceJudge needs a reference rubric, got {rubric.kind!r}")
-        self.rubric = rubric
-        self.lm = lm
+        super().__init__(rubric, lm, {"use_reference": use_reference, "reasoning": reasoning})
         self.use_reference = use_reference
         self.reasoning = reasoning
         self.signature = reference_signature(rubric, use_reference=use_reference)
         self.program = (dspy.ChainOfThought if reasoning else dspy.Predict)(self.signature)
-        self.adapter = make_adapter(lm_response_format(lm))
-        self.spec = judge_spec(
-            self.program_name,
-            PROGRAM_VERSION,
-            rubric,
-            lm,
-            {"use_reference": use_reference, "reasoning": reasoning},
-        )
-        self.judge_id = hash_spec(self.spec)
         self._criteria_text = render_criteria(rubric)
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
@@ -126,17 +110,16 @@ class ReferenceJudge:
             inputs["reference_reply"] = untrusted(item.reference or "")
         return inputs
 
-    def _no_reference(self, item: JudgeItem) -> Judgment | None:
-        if self.use_reference and not item.reference:
-            return refusal_judgment(
-                item,
-                self.judge_id,
-                "no_reference",
-                f"item {item.item_id} has no reference; use use_reference=False to judge it",
-            )
-        return None
+    def _plan(self, item: JudgeItem) -> Plan | Judgment:
+        refused = self._refuse_without_reference(item)
+        if refused is not None:
+            return refused
+        return Plan([ProgramCall(self.program, self._inputs(item))])
 
-    def _finish(self, item: JudgeItem, outcome: CallOutcome, started: float) -> Judgment:
+    def _finish(
+        self, item: JudgeItem, plan: Plan, outcomes: Sequence[CallOutcome], started: float
+    ) -> Judgment:
+        (outcome,) = outcomes
         if outcome.status != "ok":
             return failure_judgment(item, self.judge_id, outcome, started)
         prediction = outcome.prediction
@@ -157,21 +140,3 @@ class ReferenceJudge:
             raw_output=outcome.raw,
             details=details,
         )
-
-    def judge(self, item: JudgeItem) -> Judgment:
-        """Judge one item (never raises for model-side failures)."""
-        started = time.perf_counter()
-        refused = self._no_reference(item)
-        if refused is not None:
-            return refused
-        outcome = call_program(self.program, self.lm, self.adapter, **self._inputs(item))
-        return self._finish(item, outcome, started)
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Async :meth:`judge` (uses the LM's async engine)."""
-        started = time.perf_counter()
-        refused = self._no_reference(item)
-        if refused is not None:
-            return refused
-        outcome = await acall_program(self.program, self.lm, self.adapter, **self._inputs(item))
-        return self._finish(item, outcome, started)

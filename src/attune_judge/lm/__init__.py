@@ -7,6 +7,8 @@ any other DSPy model string works with its provider's key variable set.
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
 from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
+from attune_judge.lm._errors import is_transient_error
+from attune_judge.lm._handle import ModelHandle, model_handle, register_model
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import check_provider_prefix, suggest_model
@@ -15,6 +17,7 @@ from attune_judge.lm._resolve import (
     KEY_ENV_VARS,
     check_api_base,
     configure_cache,
+    configure_cache_from_env,
     default_response_format,
     lm_model_string,
     lm_response_format,
@@ -23,7 +26,15 @@ from attune_judge.lm._resolve import (
     resolve_lm_from_settings,
     resolve_timeout,
 )
-from attune_judge.lm._settings import ENV_VARS, LMSettings, ModelOptions, ResponseFormat
+from attune_judge.lm._settings import (
+    ENV_VARS,
+    LMSettings,
+    ModelOptions,
+    ResponseFormat,
+    env_int,
+    env_setting,
+    read_env,
+)
 from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
 from attune_judge.lm._untrusted import (
     QUOTED_PREFIX,
@@ -44,6 +55,7 @@ __all__ = [
     "CallRecorder",
     "LMSettings",
     "LocalEngine",
+    "ModelHandle",
     "ModelOptions",
     "RecordedCall",
     "ResponseFormat",
@@ -51,15 +63,20 @@ __all__ = [
     "check_provider_prefix",
     "check_value",
     "configure_cache",
+    "configure_cache_from_env",
     "default_gguf_path",
     "default_response_format",
+    "env_int",
+    "env_setting",
     "evict",
+    "is_transient_error",
     "lm_model_string",
     "lm_response_format",
     "lm_spec",
     "local_lm",
     "make_adapter",
     "make_response",
+    "model_handle",
     "neutralize",
     "neutralize_markers",
     "neutralize_speakers",
@@ -67,6 +84,8 @@ __all__ = [
     "output_schema",
     "parse_failure",
     "prompt_size",
+    "read_env",
+    "register_model",
     "request_key",
     "request_messages",
     "resolve_lm",

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.errors import UserError
+from attune_judge.lm._settings import env_int
 
 if TYPE_CHECKING:
     import dspy
@@ -82,9 +83,7 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
                 raise UserError(
                     f"the embedded model needs llama-cpp-python; {_INSTALL_HINT}"
                 ) from None
-            threads = int(os.environ.get("ATTUNE_LOCAL_THREADS", "0")) or min(
-                4, os.cpu_count() or 1
-            )
+            threads = env_int("ATTUNE_LOCAL_THREADS", 0) or min(4, os.cpu_count() or 1)
             llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
             atexit.register(_close_devnull)
             _MODELS[key] = (llama, threading.Lock())
@@ -182,7 +181,7 @@ class LocalEngine:
         if not path.is_file():
             raise UserError(f"local model file not found: {path}")
         self.model_path = path
-        self.n_ctx = n_ctx or int(os.environ.get("ATTUNE_LOCAL_N_CTX", "8192"))
+        self.n_ctx = n_ctx or env_int("ATTUNE_LOCAL_N_CTX", 8192)
         self.model = LOCAL_MODEL_NAME if model_path is None else f"local/{path.stem}"
 
     def complete(self, request: Request) -> Response:
@@ -291,6 +290,7 @@ def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
 
     engine = LocalEngine(model_path)
     lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
+    from attune_judge.lm._handle import register_model
+
     # the engine continues a trailing assistant message (prefill) and reports logprobs
-    lm.attune_prefill = True
-    return lm
+    return register_model(lm, prefill=True)

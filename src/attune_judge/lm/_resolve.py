@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
+from attune_judge.lm._handle import model_handle, register_model
 from attune_judge.lm._prefix import check_provider_prefix
-from attune_judge.lm._settings import LMSettings, ResponseFormat
+from attune_judge.lm._settings import LMSettings, ResponseFormat, env_setting
 
 if TYPE_CHECKING:
     import dspy
@@ -21,6 +23,7 @@ __all__ = [
     "KEY_ENV_VARS",
     "check_api_base",
     "configure_cache",
+    "configure_cache_from_env",
     "default_response_format",
     "lm_model_string",
     "lm_response_format",
@@ -79,6 +82,15 @@ def configure_cache(directory: str | Path | None, *, enabled: bool | None = None
     path = Path(directory).expanduser()
     path.mkdir(parents=True, exist_ok=True)
     dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path))
+
+
+def configure_cache_from_env(env: Mapping[str, str] | None = None) -> None:
+    """DSPy's request cache under ``ATTUNE_CACHE_DIR`` (DSPy's default location when unset).
+
+    The one place a run that builds its own models (score, bench, sensitivity, validate,
+    drafting, and their worker processes) configures the cache from the environment.
+    """
+    configure_cache(env_setting("cache_dir", env))
 
 
 def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
@@ -195,7 +207,8 @@ def resolve_lm(
     Returns
     -------
     dspy.LM
-        With attributes ``attune_model`` (the string given) and ``attune_response_format``.
+        With its :class:`~attune_judge.lm.ModelHandle` recorded (the model string given, the
+        response format, the timeout): read it with :func:`attune_judge.lm.model_handle`.
 
     Raises
     ------
@@ -248,10 +261,7 @@ def resolve_lm(
             # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
             lm_kwargs.setdefault("max_retries", 0)
         lm = dspy.LM(model, **lm_kwargs)
-    lm.attune_model = model
-    lm.attune_response_format = mode
-    lm.attune_timeout = request_timeout
-    return lm
+    return register_model(lm, model=model, response_format=mode, timeout_s=request_timeout)
 
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -268,8 +278,8 @@ def resolve_timeout(timeout: float | str | None = None) -> float:
     """
     origin = "option --timeout"
     if timeout is None:
-        raw = os.environ.get("ATTUNE_TIMEOUT", "").strip()
-        if not raw:
+        raw = env_setting("timeout")
+        if raw is None:
             return DEFAULT_TIMEOUT_S
         timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
     try:
@@ -309,13 +319,12 @@ def resolve_lm_from_settings(
 
 def lm_model_string(lm: Any) -> str:
     """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
-    return str(getattr(lm, "attune_model", None) or getattr(lm, "model", "unknown"))
+    return model_handle(lm).model
 
 
 def lm_response_format(lm: Any) -> ResponseFormat:
-    """The JSON policy recorded on ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
-    value = getattr(lm, "attune_response_format", None)
-    return value if value in ("auto", "json_schema", "json_object", "none") else "auto"
+    """The JSON policy recorded for ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
+    return model_handle(lm).response_format
 
 
 def lm_spec(lm: Any) -> dict[str, Any]:

@@ -1,4 +1,11 @@
-"""Model settings from ``ATTUNE_*`` environment variables, overridden by CLI flags."""
+"""Model settings from ``ATTUNE_*`` environment variables, overridden by CLI flags.
+
+The library reads ``ATTUNE_*`` variables through one mechanism: :func:`read_env` (the
+settings of :data:`ENV_VARS` through :meth:`LMSettings.from_env` or :func:`env_setting`; the
+embedded engine's knobs ``ATTUNE_LOCAL_THREADS`` / ``ATTUNE_LOCAL_N_CTX`` through
+:func:`env_int`). The CLI declares the same variables on its options (Typer's ``envvar``), so
+``--help`` shows them; a flag given wins over the variable either way.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from attune_judge.errors import UserError
 
-__all__ = ["ENV_VARS", "LMSettings", "ModelOptions", "ResponseFormat"]
+__all__ = [
+    "ENV_VARS",
+    "LMSettings",
+    "ModelOptions",
+    "ResponseFormat",
+    "env_int",
+    "env_setting",
+    "read_env",
+]
 
 ResponseFormat = Literal["auto", "json_schema", "json_object", "none"]
 """How a judge asks the model for JSON.
@@ -33,6 +48,44 @@ ENV_VARS: dict[str, str] = {
     "timeout": "ATTUNE_TIMEOUT",
 }
 """Settings field → environment variable."""
+
+
+def read_env(var: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The value of environment variable ``var``, stripped; ``None`` when unset or blank.
+
+    >>> read_env("ATTUNE_LM", {"ATTUNE_LM": " local "}), read_env("ATTUNE_LM", {"ATTUNE_LM": ""})
+    ('local', None)
+    """
+    raw = (os.environ if env is None else env).get(var)
+    if raw is None or not raw.strip():
+        return None
+    return raw.strip()
+
+
+def env_setting(field: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The raw ``ATTUNE_*`` value of settings field ``field`` (``cache_dir`` →
+    ``ATTUNE_CACHE_DIR``), or ``None`` (see :func:`read_env`)."""
+    return read_env(ENV_VARS[field], env)
+
+
+def env_int(var: str, default: int, env: Mapping[str, str] | None = None) -> int:
+    """Environment variable ``var`` as a non-negative integer (``default`` when unset).
+
+    Raises
+    ------
+    UserError
+        Not a non-negative integer (the message names the variable).
+    """
+    raw = read_env(var, env)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UserError(f"environment variable {var}: expected a non-negative integer, got {raw!r}")
+    return value
 
 
 class LMSettings(BaseModel):
@@ -71,13 +124,12 @@ class LMSettings(BaseModel):
         UserError
             A variable or flag has an invalid value (the message names the variable).
         """
-        source = os.environ if env is None else env
         values: dict[str, Any] = {}
         origin: dict[str, str] = {}
         for field, var in ENV_VARS.items():
-            raw = source.get(var)
-            if raw is not None and raw.strip() != "":
-                values[field] = raw.strip()
+            raw = read_env(var, env)
+            if raw is not None:
+                values[field] = raw
                 origin[field] = f"environment variable {var}"
         for field, value in overrides.items():
             if field not in ENV_VARS:

@@ -16,6 +16,11 @@ from attune_judge.runner._degenerate import (
     degenerate_judgments,
     degenerate_warnings,
 )
+from attune_judge.runner._execution import (
+    DEFAULT_MAX_CONCURRENCY,
+    DEFAULT_WORKERS,
+    ExecutionOptions,
+)
 from attune_judge.runner._executor import (
     CancelFlag,
     Executor,
@@ -73,6 +78,8 @@ from attune_judge.runner._store import (
 from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
 
 __all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_WORKERS",
     "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "EXPORT_COLUMNS",
@@ -82,6 +89,7 @@ __all__ = [
     "CancelFlag",
     "Candidate",
     "DraftFn",
+    "ExecutionOptions",
     "ExecutionSettings",
     "Executor",
     "ExecutorName",

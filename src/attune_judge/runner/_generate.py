@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
+from attune_judge.lm._errors import is_transient_error
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._progress import make_progress
@@ -71,14 +72,8 @@ def make_responder() -> dspy.Module:
     return dspy.Predict(_signature())
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Rate limits, timeouts and connection errors: worth retrying after a pause."""
-    status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
-    if isinstance(status, int) and (status == 429 or status >= 500):
-        return True
-    names = " ".join(c.__name__ for c in type(exc).__mro__)
-    markers = ("RateLimit", "Timeout", "Connection", "ServiceUnavailable", "Overloaded")
-    return any(m in names for m in markers)
+is_transient = is_transient_error
+"""Whether an LM exception is transient (:func:`attune_judge.lm.is_transient_error`)."""
 
 
 class DraftError(RuntimeError):
@@ -233,16 +228,14 @@ def _worker_state(
     key = (lm, api_base, seed, options)
     with _WORKER_LOCK:
         if key not in _WORKER_STATE:
-            import os
-
             from attune_judge.lm import (
-                configure_cache,
+                configure_cache_from_env,
                 lm_response_format,
                 make_adapter,
                 resolve_lm,
             )
 
-            configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+            configure_cache_from_env()
             model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **dict(options))
             _WORKER_STATE[key] = (
                 model_lm,
@@ -387,13 +380,11 @@ def run_generate(
     ``workers`` processes or Ray actors (each resolving the model itself) unless ``executor``
     is given.
     """
-    import os
-
-    from attune_judge.lm import configure_cache, resolve_lm
+    from attune_judge.lm import configure_cache_from_env, resolve_lm
     from attune_judge.runner._inputs import attunebench_items
 
     items = attunebench_items(Path(data), "original")
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     options = model_options.as_kwargs() if model_options is not None else {}
     model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **options)  # early errors
     kind = executor_kind if executor is None else "thread"

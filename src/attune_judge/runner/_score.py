@@ -21,6 +21,7 @@ from attune_judge.lm import ModelOptions
 from attune_judge.runner._batch import BatchExecutor
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.runner._cost import Pricing
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import (
     fingerprint_inputs,
@@ -81,7 +82,7 @@ class ScoreConfig(BaseModel):
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Judgments in flight at once."""
     max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
     """Stop when more than this share of judgments fail (after ``min_attempts``)."""
@@ -107,7 +108,7 @@ class ScoreConfig(BaseModel):
     """``thread``: one process; ``process``: ``workers`` processes sharing ``max_concurrency``
     (for CPU-bound runs on fast engines); ``ray``: ``workers`` Ray actors on a local or
     multi-node cluster. Each worker builds its own judge."""
-    workers: int = Field(default=2, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes (``process``) or actors (``ray``)."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""
@@ -193,9 +194,9 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 
 def _one_judge(config: ScoreConfig, lm: str) -> Judge:
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return build_judge(
         config.rubric,
         lm,

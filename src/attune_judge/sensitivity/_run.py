@@ -20,7 +20,6 @@ writes it afterwards with the report package's ``write_sensitivity_report``
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from attune_judge.errors import UserError
 from attune_judge.judges import Judge, JuryMethod
 from attune_judge.lm import ModelOptions
 from attune_judge.rubrics import Rubric, load_rubric
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
 from attune_judge.sensitivity._results import SensitivityAnalysis, VarianceDecomposition
@@ -87,7 +87,7 @@ class SensitivityConfig(BaseModel):
     """Candidate models to judge (default: all)."""
     only: list[str] | None = None
     """Run only these variants (and the base)."""
-    max_concurrency: int = Field(default=8, ge=1)
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Judgments in flight at once."""
     max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
     """Stop when more than this share of judgments fail."""
@@ -109,7 +109,7 @@ class SensitivityConfig(BaseModel):
     """fsync each judgment record."""
     executor: Literal["thread", "process", "ray"] = "thread"
     """Where judgments run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=2, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes or Ray actors."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""
@@ -210,9 +210,9 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    from attune_judge.lm import LMSettings, configure_cache, resolve_lm
+    from attune_judge.lm import LMSettings, configure_cache_from_env, resolve_lm
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
 
     def make(lm: str | None) -> Any:
@@ -232,7 +232,9 @@ def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
 
 def default_lm() -> str:
     """The model of a judge that names none: ``ATTUNE_LM``, else ``local``."""
-    return os.environ.get("ATTUNE_LM") or "local"
+    from attune_judge.lm import env_setting
+
+    return env_setting("lm") or "local"
 
 
 def _build_judges(

@@ -16,7 +16,6 @@ the bench sections) is not written here, as ``tasks`` sits below the report pack
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
@@ -80,7 +80,7 @@ class BenchConfig(BaseModel):
     """Tasks to run."""
     seed: int = 0
     """Seed of the A/B presentation order and of the bootstrap."""
-    max_concurrency: int = 4
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Units in flight at once."""
     api_base: str | None = None
     """Server of the judge model (and of models without their own ``api_base``)."""
@@ -97,7 +97,7 @@ class BenchConfig(BaseModel):
     """No progress bar."""
     executor: Literal["thread", "process", "ray"] = "thread"
     """Where units run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=2, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes or Ray actors."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: start or join a local one)."""
@@ -187,9 +187,9 @@ def _evaluators(
 def bench_evaluators(config: BenchConfig) -> list[Any]:
     """The evaluators (judges) of a bench run, built from its config (module level: worker
     processes and Ray actors build them with this)."""
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return list(_evaluators(config, None, None).values())
 
 
@@ -227,7 +227,7 @@ def run_bench(
     want it.
     """
     from attune_judge.data import load_attunebench, write_jsonl
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import (
         EXECUTOR_FIELDS,
         FailureBudget,
@@ -242,7 +242,7 @@ def run_bench(
 
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     conversations = load_attunebench(config.data)
     if config.max_conversations is not None:
         conversations = conversations[: config.max_conversations]

@@ -6,7 +6,6 @@ next to the recorded judges and the human-to-human ceiling, with cluster-bootstr
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
@@ -80,7 +80,7 @@ def validation_judge(
     """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
     one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import judge_mode_options
 
     if jury_lms:
@@ -93,7 +93,7 @@ def validation_judge(
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     return build_judge(
         rubric,
         lm,
@@ -179,12 +179,12 @@ def validate_judge(
     B: int = DEFAULT_B,
     seed: int = 0,
     api_base: str | None = None,
-    max_concurrency: int = 4,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     judge: Any = None,
     quiet: bool = True,
     report_files: bool = True,
     executor: str = "thread",
-    workers: int = 2,
+    workers: int = DEFAULT_WORKERS,
     ray_address: str | None = None,
     model_options: ModelOptions | None = None,
     only_items: set[str] | None = None,

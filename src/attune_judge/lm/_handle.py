@@ -1,0 +1,71 @@
+"""What attune-judge knows about a ``dspy.LM`` it resolved: one typed handle per LM object.
+
+:func:`attune_judge.lm.resolve_lm` (and :func:`attune_judge.lm.local_lm`) record a frozen
+:class:`ModelHandle` for the LM they return — the model string the user gave, how judges ask
+it for JSON, its request timeout, whether its engine continues a trailing assistant message
+(prefill) and reports logprobs in-process. Judges read it with :func:`model_handle`; an LM
+built elsewhere (a test engine, a user's own ``dspy.LM``) gets the defaults derived from its
+``model``. The registry is keyed by the LM object and holds it weakly, so a handle lives as
+long as its LM and the ``dspy.LM`` class is left as DSPy made it.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from attune_judge.lm._settings import ResponseFormat
+
+__all__ = ["ModelHandle", "model_handle", "register_model"]
+
+_LM = TypeVar("_LM")
+
+
+@dataclass(frozen=True)
+class ModelHandle:
+    """attune-judge's facts about one LM (see the module docstring)."""
+
+    model: str
+    """The model string the user gave (``local``, ``openai/...``)."""
+    response_format: ResponseFormat = "auto"
+    """How judges ask this model for JSON (see :mod:`attune_judge.lm._adapter`)."""
+    timeout_s: float | None = None
+    """Seconds one request may take (``None``: not set by attune-judge)."""
+    prefill: bool = False
+    """The engine continues a trailing assistant message and reports token logprobs
+    (the embedded model): per-criterion judges default to expected scores on it."""
+
+
+_HANDLES: weakref.WeakKeyDictionary[Any, ModelHandle] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def register_model(lm: _LM, handle: ModelHandle | None = None, **changes: Any) -> _LM:
+    """Record ``handle`` for ``lm`` (or change fields of its current handle); returns ``lm``.
+
+    >>> class FakeLM:
+    ...     model = "openai/x"
+    >>> lm = register_model(FakeLM(), response_format="json_schema")
+    >>> model_handle(lm).model, model_handle(lm).response_format, model_handle(lm).prefill
+    ('openai/x', 'json_schema', False)
+    """
+    with _LOCK:
+        base = handle or _HANDLES.get(lm) or _default(lm)
+        _HANDLES[lm] = replace(base, **changes) if changes else base
+    return lm
+
+
+def model_handle(lm: Any) -> ModelHandle:
+    """The handle recorded for ``lm``, else the defaults for an LM attune-judge did not build."""
+    try:
+        with _LOCK:
+            found = _HANDLES.get(lm)
+    except TypeError:  # an object that cannot be a weak key (unhashable): never registered
+        found = None
+    return found if found is not None else _default(lm)
+
+
+def _default(lm: Any) -> ModelHandle:
+    return ModelHandle(model=str(getattr(lm, "model", None) or "unknown"))
