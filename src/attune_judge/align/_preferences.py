@@ -31,10 +31,11 @@ _SWAP = {"A": "B", "B": "A", "tie": "tie"}
 
 def pair_inputs(judge: Any, li: LabelledItem) -> tuple[dict[str, str], dict[str, str]]:
     """The program inputs of a pair in order (A, B) and in order (B, A)."""
-    checked = judge._check(li.item)
-    if not isinstance(checked, tuple):
-        raise ValueError(f"{li.item.item_id}: {checked.error}")
-    return checked
+    plan = judge._plan(li.item)
+    if isinstance(plan, Judgment):  # refused: not a pair of this rubric
+        raise ValueError(f"{li.item.item_id}: {plan.error}")
+    first, second = plan.calls
+    return dict(first.inputs), dict(second.inputs)
 
 
 def pair_examples(judge: Any, items: Sequence[LabelledItem]) -> list[Any]:
