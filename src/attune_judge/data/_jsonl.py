@@ -110,6 +110,7 @@ class JsonlAppender:
                     fh.seek(-1, os.SEEK_END)
                     needs_newline = fh.read(1) != b"\n"
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._size = os.fstat(self._fd).st_size  # kept up to date: one writer (the lock)
         except OSError as exc:
             raise write_error(self.path, exc) from None
         if needs_newline:
@@ -117,7 +118,7 @@ class JsonlAppender:
 
     def _write(self, data: bytes) -> None:
         """Write ``data`` completely, or not at all (a failed write is cut back off)."""
-        start = os.fstat(self._fd).st_size
+        start = self._size
         try:
             view = memoryview(data)
             while view:
@@ -131,6 +132,7 @@ class JsonlAppender:
             except OSError:  # pragma: no cover - a torn tail is still cut off on resume
                 pass
             raise write_error(self.path, exc) from None
+        self._size = start + len(data)
 
     def append(self, record: BaseModel) -> None:
         """Append one record as one line (written in full when this returns, else not at all).

@@ -174,7 +174,7 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
     import dspy
     from dspy.utils.usage_tracker import track_usage
 
-    from attune_judge.lm import CallRecorder
+    from attune_judge.lm import CallRecorder, trim_history
 
     recorder = CallRecorder()
     with (
@@ -188,8 +188,10 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
             raise
         except Exception as exc:
             add_request(time.perf_counter() - started)
+            trim_history(lm, program)
             return _failed_call(exc, tracker, recorder, lm, False)
         add_request(time.perf_counter() - started)
+        trim_history(lm, program)
         return _succeeded(prediction, tracker, recorder, lm, False)
 
 
@@ -198,7 +200,7 @@ async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> C
     import dspy
     from dspy.utils.usage_tracker import track_usage
 
-    from attune_judge.lm import CallRecorder
+    from attune_judge.lm import CallRecorder, trim_history
 
     recorder = CallRecorder()
     with (
@@ -212,8 +214,10 @@ async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> C
             raise
         except Exception as exc:
             add_request(time.perf_counter() - started)
+            trim_history(lm, program)
             return _failed_call(exc, tracker, recorder, lm, True)
         add_request(time.perf_counter() - started)
+        trim_history(lm, program)
         return _succeeded(prediction, tracker, recorder, lm, True)
 
 

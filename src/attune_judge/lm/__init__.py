@@ -6,7 +6,14 @@ any other DSPy model string works with its provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
-from attune_judge.lm._calls import CallRecorder, RecordedCall, evict, retry_after_of
+from attune_judge.lm._calls import (
+    HISTORY_KEEP,
+    CallRecorder,
+    RecordedCall,
+    evict,
+    retry_after_of,
+    trim_history,
+)
 from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._handle import ModelHandle, model_handle, register_model
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
@@ -48,6 +55,7 @@ from attune_judge.lm._untrusted import (
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "ENV_VARS",
+    "HISTORY_KEEP",
     "KEY_ENV_VARS",
     "PARSE_REASONS",
     "QUOTED_PREFIX",
@@ -95,5 +103,6 @@ __all__ = [
     "retry_after_of",
     "strict_parse",
     "suggest_model",
+    "trim_history",
     "untrusted",
 ]

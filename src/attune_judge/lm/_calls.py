@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CallRecorder", "RecordedCall", "evict", "retry_after_of"]
+__all__ = ["CallRecorder", "RecordedCall", "evict", "retry_after_of", "trim_history"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,37 @@ def _text(outputs: Any) -> str | None:
         return first
     value = _get(first, "text")
     return value if isinstance(value, str) else None
+
+
+HISTORY_KEEP = 50
+"""History entries DSPy keeps per LM, per program and globally under a run (the latest ones)."""
+
+
+def trim_history(*owners: Any) -> None:
+    """Keep the last :data:`HISTORY_KEEP` entries of DSPy's global history and of ``owners``
+    (LMs, programs and their predictors).
+
+    DSPy keeps up to 10,000 entries (prompt, messages, response) per LM, per calling module and
+    globally; a long run paid for them in memory (~50 MB per 1,000 judgments) and in garbage
+    collection time that grew with the run. A judgment's own record is taken from its
+    :class:`CallRecorder`, never from these lists, so trimming them loses nothing of it;
+    ``dspy.inspect_history()`` still shows the latest calls.
+    """
+    from dspy.clients import base_lm
+
+    lists: list[Any] = [base_lm.GLOBAL_HISTORY]
+    for owner in owners:
+        lists.append(getattr(owner, "history", None))
+        predictors = getattr(owner, "predictors", None)
+        if callable(predictors):
+            try:
+                lists.extend(getattr(p, "history", None) for p in predictors())
+            except Exception:  # pragma: no cover - not a DSPy module after all
+                pass
+    for history in lists:
+        if isinstance(history, list) and len(history) > 2 * HISTORY_KEEP:
+            # one statement: atomic under the GIL; entries recorded meanwhile are kept
+            del history[: len(history) - HISTORY_KEEP]
 
 
 class CallRecorder:

@@ -20,11 +20,12 @@ a rate-limited run slows down instead of hammering the provider.
 
 from __future__ import annotations
 
+import queue
 import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
@@ -94,13 +95,16 @@ class ThreadExecutor:
     ) -> Iterator[R]:
         """See :meth:`Executor.map_unordered`."""
         todo = iter(tasks)
-        in_flight: set[Future[R]] = set()
+        # finished futures arrive on a queue (one callback each): O(1) per completion, where
+        # ``wait(FIRST_COMPLETED)`` would install and remove a waiter on every future in flight
+        finished: queue.SimpleQueue[Future[R]] = queue.SimpleQueue()
+        in_flight = 0
         pool = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="attune-runner")
         clean = False
         try:
             exhausted = False
             while True:
-                while not exhausted and len(in_flight) < self.max_concurrency:
+                while not exhausted and in_flight < self.max_concurrency:
                     if stop is not None and stop.is_set():
                         exhausted = True
                         break
@@ -108,17 +112,28 @@ class ThreadExecutor:
                     if task is _DONE:
                         exhausted = True
                         break
-                    in_flight.add(pool.submit(fn, task))  # type: ignore[arg-type]
+                    future = pool.submit(fn, task)  # type: ignore[arg-type]
+                    future.add_done_callback(finished.put)
+                    in_flight += 1
                 if not in_flight:
                     break
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield fut.result()
+                future = _next_finished(finished)
+                in_flight -= 1
+                yield future.result()
             clean = True
         finally:
             # normal end: everything finished; early exit (consumer stopped, bug, Ctrl-C):
             # drop what has not started and do not wait for in-flight calls.
             pool.shutdown(wait=clean, cancel_futures=True)
+
+
+def _next_finished(finished: queue.SimpleQueue[Future[R]]) -> Future[R]:
+    """The next finished future (short timed waits, so Ctrl-C is seen at once)."""
+    while True:
+        try:
+            return finished.get(timeout=0.2)
+        except queue.Empty:
+            continue
 
 
 _DONE = object()

@@ -304,10 +304,13 @@ class RayExecutor:
                     cancelled = True
                     for actor in self._actors:
                         actor.set_cancel.remote()
-                done, _ = ray.wait(list(owner), num_returns=1, timeout=_WAIT_S)
-                for ref in done:
+                done, rest = ray.wait(list(owner), num_returns=1, timeout=_WAIT_S)
+                if done and rest:  # take every result that is ready, in one call each
+                    more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+                    done += more
+                for ref, blob in self._get(ray, done):
                     load[owner.pop(ref)] -= 1
-                    msg = pickle.loads(self._get(ray, ref))
+                    msg = pickle.loads(blob)
                     if msg[0] == "task_error":
                         raise WorkerError(f"a task raised in a Ray worker:\n{msg[1]}")
                     yield msg[1]
@@ -317,15 +320,29 @@ class RayExecutor:
                 # an error or an abandoned iterator: drop the actors and what they hold
                 self._kill()
 
-    def _get(self, ray: Any, ref: Any) -> bytes:
+    def _get(self, ray: Any, refs: list[Any]) -> Iterator[tuple[Any, bytes]]:
+        """``(ref, result)`` of finished tasks: one ``ray.get`` for all of them; when a worker
+        died, the others' results first (they are recorded), then the error."""
+        if not refs:
+            return
         try:
-            blob: bytes = ray.get(ref)
-        except ray.exceptions.RayActorError as exc:
-            raise WorkerError(
-                f"a Ray worker died ({type(exc).__name__}: {str(exc)[:500]}); its in-flight "
-                "tasks were not recorded (the same command resumes them)"
-            ) from None
-        return blob
+            blobs: list[bytes] = ray.get(refs)
+        except ray.exceptions.RayActorError:
+            dead: Exception | None = None
+            for ref in refs:
+                try:
+                    one: bytes = ray.get(ref)
+                except ray.exceptions.RayActorError as exc:
+                    dead = dead or exc
+                    continue
+                yield ref, one
+            if dead is not None:
+                raise WorkerError(
+                    f"a Ray worker died ({type(dead).__name__}: {str(dead)[:500]}); its "
+                    "in-flight tasks were not recorded (the same command resumes them)"
+                ) from None
+            return
+        yield from zip(refs, blobs, strict=True)
 
 
 _DONE = object()
