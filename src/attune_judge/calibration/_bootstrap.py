@@ -6,10 +6,8 @@ draw, so differences between models keep their covariance (a paired bootstrap). 
 ``θ*_m = Σ_c w_c S_cm / Σ_c w_c n_cm`` turns per-cluster sums into replicate means; all ``B``
 replicates are the product ``(B × C) @ (C × M)``.
 
-Intervals are percentile or BCa (bias-corrected and accelerated, Efron 1987; acceleration from
-the jackknife over clusters). BCa falls back to percentile when it is undefined (all replicates
-on one side of the estimate, constant replicates, undefined jackknife values); the method that
-was actually used is recorded.
+Intervals from the replicates (percentile, BCa, studentized) are in :mod:`._intervals` and
+re-exported here.
 """
 
 from __future__ import annotations
@@ -19,15 +17,25 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
+from attune_judge.calibration._intervals import (
+    DEGENERATE,
+    MAX_UNDEFINED_SHARE,
+    Endpoints,
+    FloatArray,
+    interval_endpoints,
+    join_notes,
+    studentized_endpoints,
+)
 from attune_judge.calibration._results import IntervalMethod, Metric
 
 __all__ = [
+    "DEGENERATE",
     "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
     "ClusterSums",
     "Endpoints",
+    "FloatArray",
     "bootstrap_statistic",
     "bootstrap_weights",
     "cluster_robust_covariance",
@@ -41,18 +49,6 @@ __all__ = [
     "studentized_endpoints",
 ]
 
-FloatArray = NDArray[np.float64]
-
-DEGENERATE = "no interval: degenerate replicates"
-"""Note of a studentized interval whose ``|t*|`` quantile is infinite."""
-
-MAX_UNDEFINED_SHARE = 0.10
-"""Largest share of undefined bootstrap replicates with which an interval is still reported.
-
-Replicates on which a statistic is undefined (a correlation of a resample with no variation,
-α of a resample without pairable values ...) are dropped before taking quantiles; the interval
-then describes only the draws where the statistic exists and is too narrow. Up to this share the
-interval is reported with a note giving the share; above it no interval is reported."""
 Scheme = str
 # a statistic evaluated on a (k × C) matrix of cluster weights, one value per row
 WeightedStatistic = Callable[[FloatArray], FloatArray]
@@ -218,57 +214,6 @@ def ratio_replicate_variances(
     return np.asarray(np.clip(v, 0, None), dtype=np.float64)
 
 
-def studentized_endpoints(
-    estimate: float | None,
-    se: float | None,
-    tstar: FloatArray,
-    *,
-    level: float = 0.95,
-    max_undefined: float = MAX_UNDEFINED_SHARE,
-) -> Endpoints:
-    """Symmetric bootstrap-t interval ``θ̂ ± q·SE`` with q the ``level`` quantile of ``|t*|``.
-
-    ``t* = (θ* − θ̂) / SE*`` per replicate, SE* the replicate's own cluster-robust standard
-    error; NaN entries (undefined replicates) are dropped and counted as in
-    :func:`interval_endpoints`; ±inf (a replicate with zero spread) count as large values.
-    """
-    t = np.abs(np.asarray(tstar, dtype=np.float64))
-    defined = t[~np.isnan(t)]
-    n_undef = int(len(t) - len(defined))
-    share = n_undef / len(t) if len(t) else 0.0
-    if (
-        estimate is None
-        or se is None
-        or not np.isfinite(estimate)
-        or not np.isfinite(se)
-        or len(defined) == 0
-    ):
-        return Endpoints(None, None, "none", None, None, n_undef)
-    note = None
-    if n_undef:
-        if share > max_undefined:
-            return Endpoints(
-                None,
-                None,
-                "none",
-                None,
-                None,
-                n_undef,
-                f"no interval: the statistic is undefined on {n_undef} of {len(t)} bootstrap "
-                f"replicates ({share:.0%}, more than {max_undefined:.0%})",
-            )
-        note = f"{n_undef} of {len(t)} bootstrap replicates ({share:.1%}) undefined and dropped"
-    srt = np.sort(defined)
-    with np.errstate(invalid="ignore"):
-        q = float(np.quantile(srt, level))
-    if not np.isfinite(q):
-        return Endpoints(None, None, "none", None, None, n_undef, DEGENERATE)
-    mc = _order_stat_mc_error(srt, level) * se if np.all(np.isfinite(srt)) else None
-    return Endpoints(
-        float(estimate - q * se), float(estimate + q * se), "studentized", mc, mc, n_undef, note
-    )
-
-
 def ratio_replicates(sums: ClusterSums, weights: FloatArray) -> FloatArray:
     """All replicates of the ratio estimator: ``(W @ S) / (W @ n)``, shape (B, M).
 
@@ -301,133 +246,6 @@ def cluster_robust_covariance(sums: ClusterSums) -> FloatArray:
         sums.sums[:, observed] - theta[None, observed] * sums.counts[:, observed]
     ) / nbar[None, observed]
     return np.asarray(U.T @ U / (C * (C - 1)), dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    """Interval endpoints for one statistic, with the method used and Monte-Carlo errors."""
-
-    lower: float | None
-    upper: float | None
-    method: IntervalMethod
-    mc_error_lower: float | None
-    mc_error_upper: float | None
-    n_undefined: int
-    note: str | None = None
-    """Why the interval is missing, that replicates were dropped, or that BCa fell back."""
-
-
-def _order_stat_mc_error(sorted_reps: FloatArray, q: float) -> float:
-    """Monte-Carlo SE of the q-quantile of B replicates: half the spread of ±1 binomial SE."""
-    B = len(sorted_reps)
-    k = q * (B - 1)
-    d = np.sqrt(B * q * (1 - q))
-    lo = int(np.clip(np.floor(k - d), 0, B - 1))
-    hi = int(np.clip(np.ceil(k + d), 0, B - 1))
-    return float((sorted_reps[hi] - sorted_reps[lo]) / 2)
-
-
-def _bca_quantiles(
-    estimate: float, reps: FloatArray, jack: FloatArray | None, level: float
-) -> tuple[float, float] | str:
-    """Adjusted quantile levels of BCa, or why BCa is undefined on this data."""
-    if jack is None or len(jack) < 2:
-        return "no jackknife (fewer than three clusters)"
-    if not np.all(np.isfinite(jack)):
-        return "the statistic is undefined when some cluster is left out"
-    B = len(reps)
-    tie = 1e-12 * max(1.0, abs(estimate))  # replicates equal to θ̂ up to rounding
-    p = (np.sum(reps < estimate - tie) + 0.5 * np.sum(np.abs(reps - estimate) <= tie)) / B
-    if np.ptp(reps) == 0:
-        return "all replicates are equal"
-    if p <= 0 or p >= 1:
-        return "all replicates lie on one side of the estimate"
-    z0 = float(stats.norm.ppf(p))
-    dev = jack.mean() - jack
-    ss = float(np.sum(dev**2))
-    denom = 6 * ss**1.5
-    with np.errstate(all="ignore"):
-        a = float(np.sum(dev**3) / denom) if denom > 0 else 0.0
-    if not np.isfinite(a):
-        return "the acceleration is undefined"
-    alpha = 1 - level
-    out = []
-    for z in (stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)):
-        denom = 1 - a * (z0 + z)
-        if denom <= 0:
-            return "the bias and acceleration are too large"
-        out.append(float(stats.norm.cdf(z0 + (z0 + z) / denom)))
-    if not all(np.isfinite(out)):
-        return "the adjusted quantiles are undefined"
-    return out[0], out[1]
-
-
-def interval_endpoints(
-    estimate: float | None,
-    reps: FloatArray,
-    *,
-    level: float = 0.95,
-    method: IntervalMethod = "bca",
-    jackknife: FloatArray | None = None,
-    max_undefined: float = MAX_UNDEFINED_SHARE,
-) -> Endpoints:
-    """Percentile or BCa endpoints of one statistic from its bootstrap replicates.
-
-    NaN replicates (statistic undefined on that draw) are dropped and counted; when more than
-    ``max_undefined`` of them are undefined no interval is given (see
-    :data:`MAX_UNDEFINED_SHARE`). BCa falls back to percentile when undefined;
-    ``Endpoints.method`` says which was used and ``Endpoints.note`` why.
-    """
-    reps = np.asarray(reps, dtype=np.float64)
-    finite = reps[np.isfinite(reps)]
-    n_undef = int(len(reps) - len(finite))
-    share = n_undef / len(reps) if len(reps) else 0.0
-    if estimate is None or not np.isfinite(estimate) or len(finite) == 0 or method == "none":
-        return Endpoints(None, None, "none", None, None, n_undef)
-    notes = []
-    if n_undef:
-        if share > max_undefined:
-            return Endpoints(
-                None,
-                None,
-                "none",
-                None,
-                None,
-                n_undef,
-                f"no interval: the statistic is undefined on {n_undef} of {len(reps)} bootstrap "
-                f"replicates ({share:.0%}, more than {max_undefined:.0%}); an interval from the "
-                "others would describe only the draws where it exists",
-            )
-        notes.append(
-            f"{n_undef} of {len(reps)} bootstrap replicates ({share:.1%}) undefined and dropped"
-        )
-    srt = np.sort(finite)
-    alpha = 1 - level
-    q_lo, q_hi = alpha / 2, 1 - alpha / 2
-    used: IntervalMethod = "percentile"
-    if method == "bca":
-        adj = _bca_quantiles(float(estimate), finite, jackknife, level)
-        if isinstance(adj, str):
-            notes.append(f"BCa undefined ({adj}): percentile interval")
-        else:
-            q_lo, q_hi = adj
-            used = "bca"
-    lo, hi = np.quantile(srt, [q_lo, q_hi])
-    return Endpoints(
-        float(lo),
-        float(hi),
-        used,
-        _order_stat_mc_error(srt, q_lo),
-        _order_stat_mc_error(srt, q_hi),
-        n_undef,
-        "; ".join(notes) or None,
-    )
-
-
-def join_notes(*notes: str | None) -> str | None:
-    """Non-empty notes joined by ``; `` (``None`` when there are none)."""
-    kept = [n for n in notes if n]
-    return "; ".join(kept) or None
 
 
 def _evaluate(stat: WeightedStatistic, weights: FloatArray, batch: int) -> FloatArray:

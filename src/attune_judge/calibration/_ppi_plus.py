@@ -1,50 +1,25 @@
 """Prediction-powered leaderboards: PPI++ per-model means and pairwise differences, by cluster.
 
-The judge scores every item; people label a subset. For model m, with ``L`` its labelled items
-(human value ``Y`` and judge score ``f``) and ``U`` its unlabelled items (judge score only), the
-PPI++ estimate (Angelopoulos, Duchi & Zrnic 2023, "PPI++: Efficient Prediction-Powered
-Inference") is
-
-    θ̂(λ) = Ȳ_L + λ · (f̄_U − f̄_L).
-
-It is unbiased for the mean human value whatever the judge does (the bracket has mean zero when
-the labelled items are a random subset); λ = 0 is the human-only mean, λ = 1 classical PPI
-(Angelopoulos et al., Science 2023). Each mean is a ratio over clusters (conversations), so the
-variance comes from the cluster influence values ``φ_c = (S_c − R·n_c) / Σ n`` of the three
-ratios: ``φ_c(λ) = a_c + λ·b_c`` with ``a`` the influence of Ȳ_L and ``b`` that of
-``f̄_U − f̄_L``, and ``Var θ̂(λ) = Σ_c φ_c(λ)²``. Power tuning picks the λ that minimises it,
-``λ̂ = −Σ a_c b_c / Σ b_c²`` (optionally clipped). With one item per cluster and disjoint sets
-this is exactly the PPI++ closed form: ``Var = var(Y − λf)_L / n + λ² var(f)_U / N`` (variances
-with divisor n, as in the ``ppi_py`` reference code), and
-``λ̂ = cov(Y, f)_L / n ÷ (var(f)_L / n + var(f)_U / N)`` — the PPI++ λ with the judge's variance
-estimated separately on both sets instead of pooled.
-
-Pairwise differences use each model's own λ̂, and their variance sums the per-cluster influence
-differences, so conversations shared by the two models keep their covariance (paired). Intervals
-are Wald intervals ``θ̂ ± q·SE``; by default with a small-sample correction (variance × G/(G−1),
-``q`` from Student's t with labelled clusters − 1 degrees of freedom), which simulation showed
-is needed with a few dozen labelled conversations (normal intervals covered 92–93% there).
-The effective sample size of a PPI mean is the number of human labels the human-only mean
-would need for the same variance: ``n_L · Var_human / Var_PPI``.
+The estimator (influence values, λ tuning, Wald intervals; the formulas and their sources) is in
+``_ppi_estimator``; joining judgments with human ratings into the input columns in
+``_ppi_columns``. This module ranks the models, compares every pair and renders the board.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field
-from scipy import stats
 
 from attune_judge.calibration._bootstrap import MIN_CLUSTERS, FloatArray, few_clusters_warning
+from attune_judge.calibration._ppi_columns import PPIColumns, ppi_columns
+from attune_judge.calibration._ppi_estimator import PPIEstimate, _check, _estimate, _ModelParts
 from attune_judge.calibration._results import ResultModel
 from attune_judge.errors import UserError
-
-if TYPE_CHECKING:
-    from attune_judge.data import Judgment, Rating
 
 __all__ = [
     "PPIColumns",
@@ -57,25 +32,6 @@ __all__ = [
     "ppi_leaderboard_markdown",
     "ppi_plus_mean",
 ]
-
-
-class PPIEstimate(ResultModel):
-    """A mean (or difference) with its cluster-robust standard error and Wald interval."""
-
-    estimate: float | None
-    """Point estimate; ``None`` when undefined (no data)."""
-    se: float | None = None
-    """Cluster-robust standard error (delta method over clusters)."""
-    lower: float | None = None
-    """Lower end of the Wald interval."""
-    upper: float | None = None
-    """Upper end of the Wald interval."""
-    level: float = 0.95
-    """Two-sided confidence level."""
-    n: int = 0
-    """Observations behind the estimate (items)."""
-    n_clusters: int = 0
-    """Clusters holding at least one of these observations."""
 
 
 class PPIModelRow(ResultModel):
@@ -151,72 +107,6 @@ class PPILeaderboard(ResultModel):
     )
 
 
-def _influence(sums: FloatArray, counts: FloatArray) -> tuple[float, FloatArray]:
-    """``(R, φ)``: ratio estimator ``Σ S / Σ n`` and its per-cluster influence values."""
-    total = float(counts.sum())
-    if total == 0:
-        return float("nan"), np.zeros_like(sums)
-    r = float(sums.sum()) / total
-    return r, (sums - r * counts) / total
-
-
-def _estimate(
-    est: float,
-    phi: FloatArray,
-    level: float,
-    n: int,
-    nc: int,
-    small: int | None = None,
-) -> PPIEstimate:
-    """Wald interval from influence values; ``small`` = labelled clusters for the small-sample
-    correction (variance × G/(G−1) over the G clusters with influence, t with small−1 df)."""
-    if n == 0 or not np.isfinite(est):
-        return PPIEstimate(estimate=None, level=level, n=n, n_clusters=nc)
-    var = float(np.sum(phi**2))
-    if small is None:
-        z = float(stats.norm.ppf(0.5 + level / 2))
-    else:
-        g = int(np.sum(phi != 0))
-        var *= g / (g - 1) if g > 1 else np.nan
-        z = float(stats.t.ppf(0.5 + level / 2, small - 1)) if small > 1 else np.nan
-    if not np.isfinite(var * z):
-        return PPIEstimate(estimate=float(est), level=level, n=n, n_clusters=nc)
-    se = float(np.sqrt(var))
-    return PPIEstimate(
-        estimate=float(est),
-        se=se,
-        lower=float(est - z * se),
-        upper=float(est + z * se),
-        level=level,
-        n=n,
-        n_clusters=nc,
-    )
-
-
-class _ModelParts:
-    """Per-cluster sums of one model: labelled Y and f, unlabelled f, all f."""
-
-    def __init__(self, idx: np.ndarray, cl: np.ndarray, C: int, f: FloatArray, y: FloatArray):
-        lab = ~np.isnan(y[idx])
-        ci, fi, yi = cl[idx], f[idx], y[idx]
-
-        def sums(mask: np.ndarray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-            s = np.bincount(ci[mask], weights=v[mask], minlength=C).astype(float)
-            n = np.bincount(ci[mask], minlength=C).astype(float)
-            return s, n
-
-        sy, self.n_lab = sums(lab, yi)
-        sfl, _ = sums(lab, fi)
-        sfu, self.n_unl = sums(~lab, fi)
-        sfa, self.n_all = sums(np.ones_like(lab), fi)
-        self.y_bar, self.a = _influence(sy, self.n_lab)
-        self.fl_bar, phi_fl = _influence(sfl, self.n_lab)
-        self.fu_bar, phi_fu = _influence(sfu, self.n_unl)
-        self.fa_bar, self.phi_fa = _influence(sfa, self.n_all)
-        self.b = phi_fu - phi_fl
-        self.has_unlabelled = self.n_unl.sum() > 0
-
-
 def ppi_plus_mean(
     judge: Sequence[float] | FloatArray,
     human: Sequence[float | None],
@@ -258,25 +148,6 @@ def ppi_plus_mean(
     return board.rows[0].ppi, board.rows[0].lam
 
 
-def _check(
-    models: Sequence[str],
-    clusters: Sequence[object],
-    judge: Sequence[float] | FloatArray,
-    human: Sequence[Any],
-) -> tuple[FloatArray, FloatArray]:
-    if not len(models) == len(clusters) == len(judge) == len(human):
-        raise UserError("models, clusters, judge and human columns must have the same length")
-    if not len(models):
-        raise UserError("prediction-powered inference needs judge scores")
-    f = np.asarray(judge, dtype=float)
-    y = np.asarray([np.nan if v is None else v for v in human], dtype=float)
-    if not np.all(np.isfinite(f)):
-        raise UserError("every judge score must be a finite number")
-    if not np.any(~np.isnan(y)):
-        raise UserError("prediction-powered inference needs some human-labelled items")
-    return f, y
-
-
 def ppi_leaderboard(
     models: Sequence[str],
     clusters: Sequence[object],
@@ -316,10 +187,7 @@ def ppi_leaderboard(
     """
     if not 0 < level < 1:
         raise UserError(f"level must be between 0 and 1, not {level!r}")
-
-    def ss(clusters_labelled: int) -> int | None:
-        return clusters_labelled if small_sample else None
-
+    ss = _small_sample_df if small_sample else _no_df
     f, y = _check(models, clusters, judge, human)
     keys = {c: k for k, c in enumerate(dict.fromkeys(str(c) for c in clusters))}
     cl = np.array([keys[str(c)] for c in clusters])
@@ -332,74 +200,21 @@ def ppi_leaderboard(
             parts[m] = p
     if not parts:
         raise UserError("no model has both judge scores and human labels")
-    lams, phis, ests = {}, {}, {}
-    for m, p in parts.items():
-        if not p.has_unlabelled:
-            lam_m = 0.0
-        elif lam is not None:
-            lam_m = float(lam)
-        else:
-            denom = float(np.sum(p.b**2))
-            lam_m = -float(np.sum(p.a * p.b)) / denom if denom > 0 else 0.0
-            if clip is not None:
-                lam_m = float(np.clip(lam_m, *clip))
-        lams[m] = lam_m
-        gap = (p.fu_bar - p.fl_bar) if p.has_unlabelled else 0.0
-        ests[m] = p.y_bar + lam_m * gap
-        phis[m] = p.a + lam_m * p.b
+    lams = {m: p.tuned_lambda(lam, clip) for m, p in parts.items()}
+    ests = {
+        m: p.y_bar + lams[m] * ((p.fu_bar - p.fl_bar) if p.has_unlabelled else 0.0)
+        for m, p in parts.items()
+    }
+    phis = {m: p.a + lams[m] * p.b for m, p in parts.items()}
     order = sorted(parts, key=lambda m: -ests[m])
-    rows = []
-    for m in order:
-        p = parts[m]
-        n_l, n_u = int(p.n_lab.sum()), int(p.n_unl.sum())
-        nc_all, nc_l = int(np.sum(p.n_all > 0)), int(np.sum(p.n_lab > 0))
-        var_h, var_p = float(np.sum(p.a**2)), float(np.sum(phis[m] ** 2))
-        gain = var_h / var_p if var_p > 0 else None
-        rows.append(
-            PPIModelRow(
-                model=m,
-                ppi=_estimate(ests[m], phis[m], level, n_l + n_u, nc_all, ss(nc_l)),
-                judge_only=_estimate(p.fa_bar, p.phi_fa, level, n_l + n_u, nc_all, ss(nc_all)),
-                human_only=_estimate(p.y_bar, p.a, level, n_l, nc_l, ss(nc_l)),
-                lam=lams[m],
-                rectifier=float(p.y_bar - p.fl_bar),
-                n_labelled=n_l,
-                n_unlabelled=n_u,
-                effective_n=None if gain is None else n_l * gain,
-                ess_gain=gain,
-                rank=1 + sum(ests[k] > ests[m] for k in parts),
-            )
-        )
+    ranks = {m: 1 + sum(ests[k] > ests[m] for k in parts) for m in parts}
+    rows = [_model_row(m, parts[m], lams[m], ests[m], phis[m], level, ss, ranks[m]) for m in order]
     n_lab_cl = int(np.unique(cl[~np.isnan(y)]).size)
     claims = n_lab_cl >= MIN_CLUSTERS
-    diffs = []
-    for ma, mb in combinations(order, 2):
-        pa, pb = parts[ma], parts[mb]
-        n = int(pa.n_all.sum() + pb.n_all.sum())
-        nl = int(pa.n_lab.sum() + pb.n_lab.sum())
-        nc = int(np.sum((pa.n_all + pb.n_all) > 0))
-        ncl = int(np.sum((pa.n_lab + pb.n_lab) > 0))
-        d_ppi = _estimate(ests[ma] - ests[mb], phis[ma] - phis[mb], level, n, nc, ss(ncl))
-        d_h = _estimate(pa.y_bar - pb.y_bar, pa.a - pb.a, level, nl, ncl, ss(ncl))
-        d_j = _estimate(pa.fa_bar - pb.fa_bar, pa.phi_fa - pb.phi_fa, level, n, nc, ss(nc))
-        var_h = float(np.sum((pa.a - pb.a) ** 2))
-        var_p = float(np.sum((phis[ma] - phis[mb]) ** 2))
-        diffs.append(
-            PPIDifference(
-                model_a=ma,
-                model_b=mb,
-                ppi=d_ppi,
-                judge_only=d_j,
-                human_only=d_h,
-                ess_gain=var_h / var_p if var_p > 0 else None,
-                distinguishable=bool(
-                    claims
-                    and d_ppi.lower is not None
-                    and d_ppi.upper is not None
-                    and (d_ppi.lower > 0 or d_ppi.upper < 0)
-                ),
-            )
-        )
+    diffs = [
+        _difference(ma, mb, parts, ests, phis, level, ss, claims)
+        for ma, mb in combinations(order, 2)
+    ]
     return PPILeaderboard(
         rows=rows,
         differences=diffs,
@@ -410,6 +225,79 @@ def ppi_leaderboard(
         n_labelled_clusters=n_lab_cl,
         rank_claims=claims,
         warnings=[w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w],
+    )
+
+
+def _small_sample_df(clusters_labelled: int) -> int | None:
+    return clusters_labelled
+
+
+def _no_df(clusters_labelled: int) -> int | None:
+    return None
+
+
+def _model_row(
+    m: str,
+    p: _ModelParts,
+    lam: float,
+    est: float,
+    phi: FloatArray,
+    level: float,
+    ss: Callable[[int], int | None],
+    rank: int,
+) -> PPIModelRow:
+    """One model's row of the leaderboard."""
+    n_l, n_u = int(p.n_lab.sum()), int(p.n_unl.sum())
+    nc_all, nc_l = int(np.sum(p.n_all > 0)), int(np.sum(p.n_lab > 0))
+    var_h, var_p = float(np.sum(p.a**2)), float(np.sum(phi**2))
+    gain = var_h / var_p if var_p > 0 else None
+    return PPIModelRow(
+        model=m,
+        ppi=_estimate(est, phi, level, n_l + n_u, nc_all, ss(nc_l)),
+        judge_only=_estimate(p.fa_bar, p.phi_fa, level, n_l + n_u, nc_all, ss(nc_all)),
+        human_only=_estimate(p.y_bar, p.a, level, n_l, nc_l, ss(nc_l)),
+        lam=lam,
+        rectifier=float(p.y_bar - p.fl_bar),
+        n_labelled=n_l,
+        n_unlabelled=n_u,
+        effective_n=None if gain is None else n_l * gain,
+        ess_gain=gain,
+        rank=rank,
+    )
+
+
+def _difference(
+    ma: str,
+    mb: str,
+    parts: dict[str, _ModelParts],
+    ests: dict[str, float],
+    phis: dict[str, FloatArray],
+    level: float,
+    ss: Callable[[int], int | None],
+    claims: bool,
+) -> PPIDifference:
+    """``ma − mb`` three ways, paired over the clusters the two models share."""
+    pa, pb = parts[ma], parts[mb]
+    n = int(pa.n_all.sum() + pb.n_all.sum())
+    nl = int(pa.n_lab.sum() + pb.n_lab.sum())
+    nc = int(np.sum((pa.n_all + pb.n_all) > 0))
+    ncl = int(np.sum((pa.n_lab + pb.n_lab) > 0))
+    d_ppi = _estimate(ests[ma] - ests[mb], phis[ma] - phis[mb], level, n, nc, ss(ncl))
+    var_h = float(np.sum((pa.a - pb.a) ** 2))
+    var_p = float(np.sum((phis[ma] - phis[mb]) ** 2))
+    return PPIDifference(
+        model_a=ma,
+        model_b=mb,
+        ppi=d_ppi,
+        judge_only=_estimate(pa.fa_bar - pb.fa_bar, pa.phi_fa - pb.phi_fa, level, n, nc, ss(nc)),
+        human_only=_estimate(pa.y_bar - pb.y_bar, pa.a - pb.a, level, nl, ncl, ss(ncl)),
+        ess_gain=var_h / var_p if var_p > 0 else None,
+        distinguishable=bool(
+            claims
+            and d_ppi.lower is not None
+            and d_ppi.upper is not None
+            and (d_ppi.lower > 0 or d_ppi.upper < 0)
+        ),
     )
 
 
@@ -453,90 +341,3 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
             )
     lines += ["", f"{board.method}; {board.n_clusters} clusters. {board.note}", ""]
     return "\n".join(lines)
-
-
-class PPIColumns(ResultModel):
-    """Judge scores joined with human labels, ready for :func:`ppi_leaderboard`."""
-
-    models: list[str]
-    clusters: list[str]
-    judge: list[float]
-    human: list[float | None]
-    dimension: str
-    """The human dimension used."""
-    n_human_items: int
-    """Items with a numeric human value on that dimension."""
-    n_matched: int
-    """Of those, items the judge scored (ok judgments)."""
-    unmatched_examples: list[str]
-    """Up to five human-labelled item ids the judge did not score."""
-
-
-def ppi_columns(
-    judgments: Sequence[Judgment],
-    ratings: Sequence[Rating],
-    *,
-    field: Literal["normalized", "overall"] = "normalized",
-    dimension: str | None = None,
-    human_scale: tuple[float, float] | None = None,
-) -> PPIColumns:
-    """Join ok judgments with human ratings by item id (humans averaged per item).
-
-    Parameters
-    ----------
-    judgments
-        The judge's judgments (``candidate_model`` is the model, ``conversation_id`` the
-        cluster); failed ones are skipped.
-    ratings
-        Human ``Rating`` records; non-numeric and missing values are ignored.
-    field
-        Judge score used: ``normalized`` (0–1) or ``overall`` (rubric scale).
-    dimension
-        Human dimension; default ``overall`` if present, else the only dimension.
-    human_scale
-        ``(low, high)`` to map human values to 0–1 (``(v − low) / (high − low)``), so they
-        share the judge's ``normalized`` scale.
-    """
-    dims = sorted({r.dimension for r in ratings})
-    if dimension is None:
-        if "overall" in dims or len(dims) == 1:
-            dimension = "overall" if "overall" in dims else dims[0]
-        else:
-            raise UserError(f"human labels have several dimensions {dims[:8]}; choose one")
-    if dimension not in dims:
-        raise UserError(f"no human label on dimension {dimension!r}; dimensions: {dims[:8]}")
-    values: dict[str, list[float]] = {}
-    for r in ratings:
-        if r.dimension != dimension or r.value is None or isinstance(r.value, str):
-            continue
-        v = float(r.value)
-        if human_scale is not None:
-            lo, hi = human_scale
-            v = (v - lo) / (hi - lo)
-        values.setdefault(r.item_id, []).append(v)
-    means = {k: float(np.mean(v)) for k, v in values.items()}
-    models: list[str] = []
-    clusters: list[str] = []
-    judge: list[float] = []
-    human: list[float | None] = []
-    seen: set[str] = set()
-    for j in judgments:
-        val = j.normalized if field == "normalized" else j.overall
-        if j.status != "ok" or val is None or j.candidate_model is None or j.item_id in seen:
-            continue
-        seen.add(j.item_id)
-        models.append(j.candidate_model)
-        clusters.append(j.conversation_id or j.item_id)
-        judge.append(float(val))
-        human.append(means.get(j.item_id))
-    unmatched = sorted(set(means) - seen)
-    return PPIColumns(
-        models=models,
-        clusters=clusters,
-        judge=judge,
-        human=human,
-        dimension=dimension,
-        n_human_items=len(means),
-        n_matched=len(means) - len(unmatched),
-        unmatched_examples=unmatched[:5],
-    )

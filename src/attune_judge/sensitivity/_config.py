@@ -1,0 +1,104 @@
+"""The arguments (:class:`SensitivityConfig`) and the outcome (:class:`SensitivityResult`) of
+:func:`attune_judge.sensitivity.run_sensitivity`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from attune_judge.lm import ModelOptions
+from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.sensitivity._results import SensitivityAnalysis
+
+__all__ = ["SensitivityConfig", "SensitivityResult"]
+
+
+class SensitivityConfig(BaseModel):
+    """The arguments of ``attune-judge sensitivity`` (recorded in ``manifest.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: Path
+    """AttuneBench data or a JudgeItem JSONL file."""
+    variants: Path
+    """The variants YAML file."""
+    out: Path
+    """The run directory."""
+    rubric: str | None = None
+    """Base rubric (name or YAML path); overrides the file's ``base.rubric``."""
+    lm: str | None = None
+    """Base judge model; overrides the file's ``base.judge.lm`` (default ``ATTUNE_LM``)."""
+    jury_lms: list[str] | None = None
+    """Several models (``--lm A --lm B``): the base judge, and every variant that keeps the
+    base model, is a jury of these (``lm`` is the first); each member's judgment is kept."""
+    jury: Literal["mean", "median", "majority"] = "mean"
+    """How the jury combines its members per item."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (for the base model(s) only)."""
+    model_options: ModelOptions = ModelOptions()
+    """Temperature, max tokens, response format, timeout of every judge model (a variant's
+    own decoding settings override them)."""
+    candidates: Path | None = None
+    """Candidates JSONL; without it the AttuneBench pseudo-models are judged."""
+    models: list[str] | None = None
+    """Candidate models to judge (default: all)."""
+    only: list[str] | None = None
+    """Run only these variants (and the base)."""
+    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
+    """Judgments in flight at once."""
+    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Stop when more than this share of judgments fail."""
+    min_attempts: int = Field(default=20, ge=1)
+    """Judgments to see before the failure budget applies."""
+    max_retries: int = Field(default=5, ge=0)
+    """Retries of a rate-limited or timed-out judgment."""
+    parse_retries: int = Field(default=1, ge=0)
+    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
+    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
+    """First backoff."""
+    seed: int = 0
+    """Seed of the retry jitter and (where supported) the judge model."""
+    bootstrap_replicates: int | None = Field(default=None, ge=100)
+    """Overrides the file's ``analysis.bootstrap_replicates``."""
+    quiet: bool = False
+    """No progress bar."""
+    fsync: bool = True
+    """fsync each judgment record."""
+    executor: Literal["thread", "process", "ray"] = "thread"
+    """Where judgments run (see ``ScoreConfig.executor``)."""
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
+    """Worker processes or Ray actors."""
+    ray_address: str | None = None
+    """Ray cluster to join (``None``: start or join a local one)."""
+
+
+class SensitivityResult(BaseModel):
+    """What ``run_sensitivity`` did and found."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    run_dir: Path
+    """The run directory."""
+    judge_ids: dict[str, str]
+    """Variant → judge_id (variants with identical judges share one)."""
+    n_tasks: int
+    """Planned (item, judge) tasks (unique judges × items)."""
+    n_run: int
+    """Judgments made by this invocation."""
+    n_skipped: int
+    """Tasks already finished before this invocation."""
+    stopped: str | None
+    """Why the run stopped early, if it did."""
+    analysis: SensitivityAnalysis | None
+    """The analysis (``None`` when too little was judged to analyse)."""
+    analysis_error: str | None = None
+    """Why there is no analysis."""
+
+    @property
+    def exit_code(self) -> int:
+        """0, or 3 when the failure budget stopped the run (as ``score``)."""
+        from attune_judge.runner import EXIT_FAILURE_BUDGET
+
+        return EXIT_FAILURE_BUDGET if self.stopped else 0
