@@ -6,6 +6,9 @@ Every judge follows :class:`Judge`: ``judge_id``, ``spec`` and ``judge(item) -> 
 :func:`judge_item` judges one item (``attune-judge judge``).
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from attune_judge.judges._base import (
     CallOutcome,
     acall_program,
@@ -25,13 +28,6 @@ from attune_judge.judges._baselines import (
     token_f1,
     tokens,
 )
-from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
-from attune_judge.judges._criterion import (
-    SCORE_MODES,
-    CriterionJudge,
-    ScoreMode,
-    default_score_mode,
-)
 from attune_judge.judges._criterion_prompt import (
     CriterionDemo,
     criterion_labels,
@@ -44,27 +40,79 @@ from attune_judge.judges._distribution import (
     position_logprobs,
     read_distribution,
 )
-from attune_judge.judges._factory import (
-    BASELINES,
-    JUDGE_KINDS,
-    JudgeBuilder,
-    JudgeOptions,
-    build_judge,
-    build_jury,
-    resolve_judge_lm,
-)
-from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
-from attune_judge.judges._judge_item import judge_item, read_judge_item
-from attune_judge.judges._jury import Jury, JuryMethod, combine
 from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge, lexicon_count
-from attune_judge.judges._pairwise import (
-    PairwiseJudge,
-    pairwise_item,
-    pairwise_signature,
-    reconcile,
-)
 from attune_judge.judges._protocol import AsyncJudge, Judge
-from attune_judge.judges._reference import ReferenceJudge, reference_signature, render_criteria
+
+if TYPE_CHECKING:
+    from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
+    from attune_judge.judges._criterion import (
+        SCORE_MODES,
+        CriterionJudge,
+        ScoreMode,
+        default_score_mode,
+    )
+    from attune_judge.judges._factory import (
+        BASELINES,
+        JUDGE_KINDS,
+        JudgeBuilder,
+        JudgeOptions,
+        build_judge,
+        build_jury,
+        resolve_judge_lm,
+    )
+    from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
+    from attune_judge.judges._judge_item import judge_item, read_judge_item
+    from attune_judge.judges._jury import Jury, JuryMethod, combine
+    from attune_judge.judges._pairwise import (
+        PairwiseJudge,
+        pairwise_item,
+        pairwise_signature,
+        reconcile,
+    )
+    from attune_judge.judges._reference import ReferenceJudge, reference_signature, render_criteria
+
+_LAZY = {
+    "BASELINES": "_factory",
+    "BehaviourJudge": "_behaviour",
+    "CriterionJudge": "_criterion",
+    "JUDGE_KINDS": "_factory",
+    "JudgeBuilder": "_factory",
+    "JudgeOptions": "_factory",
+    "Jury": "_jury",
+    "JuryMethod": "_jury",
+    "PairwiseJudge": "_pairwise",
+    "ReferenceJudge": "_reference",
+    "SCORE_MODES": "_criterion",
+    "ScoreMode": "_criterion",
+    "attach_behaviour_items": "_items",
+    "behaviour_score": "_behaviour",
+    "behaviour_signature": "_behaviour",
+    "build_judge": "_factory",
+    "build_jury": "_factory",
+    "combine": "_jury",
+    "default_score_mode": "_criterion",
+    "judge_item": "_judge_item",
+    "pairwise_item": "_pairwise",
+    "pairwise_items_from_preferences": "_items",
+    "pairwise_signature": "_pairwise",
+    "read_judge_item": "_judge_item",
+    "reconcile": "_pairwise",
+    "reference_signature": "_reference",
+    "render_criteria": "_reference",
+    "resolve_judge_lm": "_factory",
+}
+"""Names whose modules import DSPy (judges subclass ``dspy.Module``): imported on
+first use, so importing this package (the runner does) stays free of DSPy."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BASELINES",

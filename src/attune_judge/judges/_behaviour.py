@@ -80,7 +80,12 @@ def behaviour_signature(rubric: Rubric, item_ids: tuple[str, ...]) -> Any:
 
 
 class BehaviourJudge(JudgeBase):
-    """Answers the applicable behaviour items (yes/no) about a candidate reply."""
+    """Answers the applicable behaviour items (yes/no) about a candidate reply.
+
+    One DSPy program per set of items asked, in ``programs`` keyed by the item ids joined
+    with commas (``programs['B1,B2']``); the program asking every item is built at once, the
+    others when an item first asks for their set (or when a saved state names them).
+    """
 
     program_name = "behaviour"
     program_version = PROGRAM_VERSION
@@ -89,19 +94,37 @@ class BehaviourJudge(JudgeBase):
     def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
         super().__init__(rubric, lm, {"reasoning": reasoning})
         self.reasoning = reasoning
-        self._programs: dict[tuple[str, ...], Any] = {}
+        self.programs: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self.program_for(tuple(c.id for c in rubric.criteria))
 
     def program_for(self, item_ids: tuple[str, ...]) -> Any:
         """The DSPy module for this set of items (built once per set)."""
         import dspy
 
+        key = ",".join(item_ids)
         with self._lock:
-            if item_ids not in self._programs:
+            if key not in self.programs:
                 signature = behaviour_signature(self.rubric, item_ids)
                 module = dspy.ChainOfThought if self.reasoning else dspy.Predict
-                self._programs[item_ids] = module(signature)
-            return self._programs[item_ids]
+                self.programs[key] = module(signature)
+                self.record_built()
+            return self.programs[key]
+
+    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
+        """Builds the programs the saved state names, then loads it (see the class doc)."""
+        known = {c.id for c in self.rubric.criteria}
+        for name in state:
+            if not (name.startswith("programs['") and "']" in name):
+                continue
+            ids = tuple(name[len("programs['") : name.index("']")].split(","))
+            unknown = [i for i in ids if i not in known]
+            if unknown:
+                raise ValueError(
+                    f"saved state {name!r}: items {unknown} are not in rubric {self.rubric.id}"
+                )
+            self.program_for(ids)
+        return super().load_state(state, **kwargs)
 
     def _plan(self, item: JudgeItem) -> Plan | Judgment:
         """One call asking the applicable items; ``state``: (items asked, unknown ids)."""

@@ -11,15 +11,31 @@ error (per-criterion: the other criteria would fail alike and cost requests).
 By default a call is a :class:`ProgramCall` run through :func:`call_program` under the judge's
 LM and JSON adapter; a judge that calls the LM directly (per-criterion) overrides
 :meth:`JudgeBase._call` and :meth:`JudgeBase._acall`.
+
+A judge is a ``dspy.Module``: ``judge(item)`` is its ``forward`` (``ajudge`` its ``aforward``),
+so DSPy's tooling works on it — ``named_predictors()`` lists its programs' predictors,
+``save(path)`` / ``load(path)`` write and restore their prompts and demonstrations, and
+``deepcopy()`` / ``reset_copy()`` give independent judges. A copy shares the judge's LM (its
+engine, its locks and its :class:`~attune_judge.lm.ModelHandle` stay as they are), adapter and
+rubric by reference and copies everything else. The identity follows the programs: a judge whose
+predictors' state differs from the one it was built with (after ``load``, or a ``reset_copy`` of
+such a judge) has ``spec["program_state"]`` (a hash of that state) and so another ``judge_id``;
+a judge as built keeps the id it always had.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import hashlib
+import json
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+import dspy
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import (
@@ -52,11 +68,34 @@ class Plan:
     """Anything the judge planned beside the calls (behaviour: the items asked)."""
 
 
-class JudgeBase:
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+_SHARED = ("lm", "adapter", "rubric")
+"""Attributes a copy shares with its original (the LM above all: see the module docstring)."""
+
+
+def state_fingerprint(state: Any) -> str:
+    """First 16 hex of sha256 over a DSPy state (``dump_state()``) as canonical JSON."""
+    blob = json.dumps(state, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+class _JudgeMeta(type(dspy.Module)):  # type: ignore[misc]
+    """Records the state of a judge's programs once it is fully built (for its identity)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        judge = super().__call__(*args, **kwargs)
+        judge._built_spec = judge.spec
+        judge.record_built()
+        return judge
+
+
+class JudgeBase(dspy.Module, metaclass=_JudgeMeta):  # type: ignore[misc]
     """Shared set-up (rubric check, adapter, spec, judge_id) and the sync/async judge loop.
 
     Subclasses set ``program_name``, ``program_version`` and ``rubric_kinds``, call
     ``super().__init__(rubric, lm, options)`` and implement :meth:`_plan` and :meth:`_finish`.
+    Their DSPy programs are attributes (or lists / dicts of them), so ``named_predictors()``
+    finds them.
     """
 
     program_name: ClassVar[str]
@@ -70,6 +109,7 @@ class JudgeBase:
     """The judge is shown the reference reply (an item without one is refused)."""
 
     def __init__(self, rubric: Rubric, lm: Any, options: dict[str, Any]) -> None:
+        super().__init__()
         self.check_rubric(rubric)
         self.rubric = rubric
         self.lm = lm
@@ -114,6 +154,67 @@ class JudgeBase:
                 f"item {item.item_id} has no reference; use use_reference=False to judge it",
             )
         return None
+
+    # --- dspy.Module ---------------------------------------------------------------------
+
+    def forward(self, item: JudgeItem) -> Judgment:
+        """:meth:`judge` (``judge_obj(item)`` runs it through DSPy's module call)."""
+        return self.judge(item)
+
+    async def aforward(self, item: JudgeItem) -> Judgment:
+        """:meth:`ajudge` (``await judge_obj.acall(item)``)."""
+        return await self.ajudge(item)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """A copy with its own programs and state, sharing the LM, adapter and rubric."""
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            if name in _SHARED:
+                new.__dict__[name] = value
+            elif name == "callbacks":  # the same callback objects, in a list of its own
+                new.__dict__[name] = list(value)
+            elif isinstance(value, _LOCK_TYPES):
+                new.__dict__[name] = type(value)()
+            else:
+                new.__dict__[name] = copy.deepcopy(value, memo)
+        return new
+
+    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
+        """DSPy's ``load_state``, then the identity follows the loaded programs."""
+        super().load_state(state, **kwargs)
+        self.refresh_identity()
+        return self
+
+    def reset_copy(self) -> Any:
+        """DSPy's ``reset_copy`` (demonstrations cleared), with its identity refreshed."""
+        new = super().reset_copy()
+        new.refresh_identity()
+        return new
+
+    def record_built(self) -> None:
+        """Note the state of every parameter not seen before as its state as built (a judge
+        that builds a program later, as the behaviour judge, calls this once it is built)."""
+        built = self.__dict__.setdefault("_built_states", {})
+        for name, param in self.named_parameters():
+            if name not in built:
+                built[name] = state_fingerprint(param.dump_state())
+
+    def refresh_identity(self) -> None:
+        """Set ``spec`` and ``judge_id`` from the programs' current state (see module doc)."""
+        built_spec = self.__dict__.get("_built_spec")
+        if built_spec is None:  # still being built
+            return
+        built = self.__dict__.get("_built_states", {})
+        changed = {}
+        for name, param in self.named_parameters():
+            now = state_fingerprint(param.dump_state())
+            if built.get(name) != now:
+                changed[name] = now
+        self.spec = (
+            {**built_spec, "program_state": state_fingerprint(changed)} if changed else built_spec
+        )
+        self.judge_id = hash_spec(self.spec)
 
     # --- the loop ------------------------------------------------------------------------
 

@@ -10,6 +10,10 @@ Failures: if any member failed with a retryable LM error, the jury's judgment is
 ``lm_error`` (retryable; the runner retries, and members' cached calls cost nothing). Other
 member failures are left out of the combination and counted in ``details["failed"]``; with
 no member answering, the jury reports the first failure's status.
+
+A jury is a ``dspy.Module`` like its members: ``named_predictors()`` lists theirs
+(``members[0].program`` ...), ``save`` / ``load`` cover all of them, and its ``judge_id``
+follows its members' after a ``load``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
+
+import dspy
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.judges._base import hash_spec
@@ -67,23 +73,52 @@ def _verdict(members: list[Judgment], scores: dict[str, float], method: JuryMeth
     return "A" if a_win > 0.5 else "B" if a_win < 0.5 else "tie"
 
 
-class Jury:
+class Jury(dspy.Module):  # type: ignore[misc]
     """Combines member judges' judgments (see module docstring)."""
 
     program_name = "jury"
 
     def __init__(self, members: Sequence[Judge], method: JuryMethod = "mean") -> None:
+        super().__init__()
         if not members:
             raise ValueError("a jury needs at least one member")
         self.members = list(members)
         self.method: JuryMethod = method
+        self.refresh_identity()
+
+    def refresh_identity(self) -> None:
+        """``spec`` and ``judge_id`` from the members' (each refreshed first)."""
+        for member in self.members:
+            refresh = getattr(member, "refresh_identity", None)
+            if refresh is not None:
+                refresh()
         self.spec: dict[str, Any] = {
             "program": self.program_name,
             "program_version": "1",
-            "method": method,
+            "method": self.method,
             "members": [m.spec for m in self.members],
         }
         self.judge_id = hash_spec(self.spec)
+
+    def forward(self, item: JudgeItem) -> Judgment:
+        """:meth:`judge`."""
+        return self.judge(item)
+
+    async def aforward(self, item: JudgeItem) -> Judgment:
+        """:meth:`ajudge`."""
+        return await self.ajudge(item)
+
+    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
+        """DSPy's ``load_state``; the members' identities and the jury's follow."""
+        super().load_state(state, **kwargs)
+        self.refresh_identity()
+        return self
+
+    def reset_copy(self) -> Any:
+        """DSPy's ``reset_copy``, identities refreshed."""
+        new = super().reset_copy()
+        new.refresh_identity()
+        return new
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Ask every member, then combine."""
