@@ -89,7 +89,7 @@ class _JudgeMeta(type(dspy.Module)):  # type: ignore[misc]
         return judge
 
 
-class JudgeBase(dspy.Module, metaclass=_JudgeMeta):  # type: ignore[misc]
+class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
     """Shared set-up (rubric check, adapter, spec, judge_id) and the sync/async judge loop.
 
     Subclasses set ``program_name``, ``program_version`` and ``rubric_kinds``, call

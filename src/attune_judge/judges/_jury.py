@@ -73,7 +73,7 @@ def _verdict(members: list[Judgment], scores: dict[str, float], method: JuryMeth
     return "A" if a_win > 0.5 else "B" if a_win < 0.5 else "tie"
 
 
-class Jury(dspy.Module):  # type: ignore[misc]
+class Jury(dspy.Module):
     """Combines member judges' judgments (see module docstring)."""
 
     program_name = "jury"
