@@ -68,7 +68,7 @@ class Plan:
     """Anything the judge planned beside the calls (behaviour: the items asked)."""
 
 
-_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+_NEW_LOCK = {type(threading.Lock()): threading.Lock, type(threading.RLock()): threading.RLock}
 _SHARED = ("lm", "adapter", "rubric")
 """Attributes a copy shares with its original (the LM above all: see the module docstring)."""
 
@@ -174,8 +174,8 @@ class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
                 new.__dict__[name] = value
             elif name == "callbacks":  # the same callback objects, in a list of its own
                 new.__dict__[name] = list(value)
-            elif isinstance(value, _LOCK_TYPES):
-                new.__dict__[name] = type(value)()
+            elif type(value) in _NEW_LOCK:  # a lock of its own
+                new.__dict__[name] = _NEW_LOCK[type(value)]()
             else:
                 new.__dict__[name] = copy.deepcopy(value, memo)
         return new
