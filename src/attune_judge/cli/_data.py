@@ -21,6 +21,7 @@ __all__ = ["register"]
 data_app = typer.Typer(
     help="Check AttuneBench conversation files and export them as records (JSONL).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 PathArg = Annotated[
@@ -36,6 +37,15 @@ class CandidateChoice(StrEnum):
     original = "original"
     llm_improved = "llm_improved"
     human_edited = "human_edited"
+
+
+class AdapterName(StrEnum):
+    """The public datasets an adapter exists for."""
+
+    empathic_communication = "empathic-communication"
+    duo = "duo"
+    ieval = "ieval"
+    esconv = "esconv"
 
 
 def _print_summary(summary: AttuneBenchSummary, path: Path) -> None:
@@ -144,7 +154,37 @@ def dump(path: PathArg, out: OutOpt) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``data`` command group (and the adapters' ``data convert``) to ``app``."""
-    from attune_judge.data.adapters._cli import register_convert
 
     register_convert(data_app)
     app.add_typer(data_app, name="data")
+
+
+def register_convert(data_app: typer.Typer) -> None:
+    """Add ``convert`` to the ``data`` command group."""
+
+    @data_app.command("convert")
+    def _convert(
+        dataset: Annotated[AdapterName, typer.Argument(help="Which dataset SRC holds.")],
+        src: Annotated[Path, typer.Argument(help="The dataset's folder.")],
+        out: Annotated[Path, typer.Option("-o", "--out", help="Folder to write to.")],
+        item_level: Annotated[
+            str,
+            typer.Option(
+                help="ESConv items: message (one per supporter message), conversation, or both."
+            ),
+        ] = "both",
+    ) -> None:
+        """Convert a public dataset to ratings/preferences/items JSONL plus report.json."""
+        from attune_judge.data.adapters import convert
+
+        report = convert(dataset.value, src, out, item_level=item_level)
+        counts = report.get("counts", {})
+        unmatched = report.get("unmatched", {})
+        assert isinstance(counts, dict) and isinstance(unmatched, dict)
+        print(
+            f"{dataset.value}: {counts.get('ratings', 0)} ratings, "
+            f"{counts.get('preferences', 0)} preferences, {counts.get('items', 0)} items -> {out}"
+        )
+        for key, ids in unmatched.items():
+            if ids:
+                print(f"  unmatched: {key}: {len(ids)} (listed in {out / 'report.json'})")

@@ -1,7 +1,7 @@
 """The bootstrap options of every command: one vocabulary, one set of defaults.
 
 ``--bootstrap`` / ``-B`` (replicates; ``--B`` is kept as an alias) and ``--ci`` (confidence
-level), with the defaults of :class:`attune_judge._bootstrap.BootstrapSettings`.
+level), with the defaults of :mod:`attune_judge._bootstrap`.
 """
 
 from __future__ import annotations

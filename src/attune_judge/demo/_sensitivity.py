@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from attune_judge._resources import shipped_dir
-from attune_judge.data import JudgeItem, write_jsonl
+from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 
 __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
@@ -62,6 +62,10 @@ class SensitivityPart(BaseModel):
     """Judgments made by this invocation (0 when everything was already done)."""
     stopped: str | None = None
     """Why the run stopped early, if it did."""
+    n_ok: int = 0
+    """Judgments with status ok (all variants)."""
+    failure_reasons: dict[str, int] = Field(default_factory=dict)
+    """Failed judgments by ``status (reason)``."""
     block: dict[str, Any] = Field(default_factory=dict)
     """The ``sensitivity`` block of the run's ``summary.json``."""
     summary: list[str] = Field(default_factory=list)
@@ -79,6 +83,17 @@ class SensitivityPart(BaseModel):
             "a verdict says little: this part shows what the report of "
             "'attune-judge sensitivity' contains; run it on your own data for a finding. Run "
             "directory: d-sensitivity/."
+        ) + self._failures()
+
+    def _failures(self) -> str:
+        if not self.failure_reasons:
+            return ""
+        failed = ", ".join(f"{n} {why}" for why, n in self.failure_reasons.items())
+        total = self.n_ok + sum(self.failure_reasons.values())
+        return (
+            f" Judged ok: {self.n_ok} of {total} judgments; failed: {failed} (their errors and "
+            "raw answers are in d-sensitivity/judgments.jsonl); statistics that need more "
+            "judgments are stated as not computed."
         )
 
 
@@ -103,6 +118,8 @@ def _summary_lines(part: SensitivityPart) -> list[str]:
         f"pseudo-models; illustration only):"
     )
     lines = [head]
+    if part.failure_reasons:
+        lines.append("   " + part._failures().strip())
     base = str(block.get("base") or "base")
     for name, v in (block.get("variants") or {}).items():
         if name == base:
@@ -150,6 +167,7 @@ def demo_sensitivity(
         Model string → ``dspy.LM`` (tests pass a scripted engine); default: the model with
         answers capped at :data:`MAX_TOKENS` tokens.
     """
+    from attune_judge.runner import effective_judgments, failure_reasons
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
     if n_conversations < 2:
@@ -183,6 +201,10 @@ def demo_sensitivity(
             [str(exc), *exc.problems],
         ) from None
     summary = json.loads((out / "d-sensitivity" / "summary.json").read_text(encoding="utf-8"))
+    logged = read_jsonl(
+        out / "d-sensitivity" / "judgments.jsonl", Judgment, tolerate_torn_tail=True
+    )
+    judgments = list(effective_judgments(logged).values())
     part = SensitivityPart(
         run_dir=str(out / "d-sensitivity"),
         lm=lm,
@@ -191,6 +213,8 @@ def demo_sensitivity(
         n_items=len(items),
         n_run=res.n_run,
         stopped=res.stopped,
+        n_ok=sum(j.status == "ok" for j in judgments),
+        failure_reasons=failure_reasons(judgments),
         block=summary.get("sensitivity") or {},
     )
     part.summary = _summary_lines(part)

@@ -35,6 +35,7 @@ from attune_judge.judges._criterion_prompt import (
 )
 from attune_judge.judges._distribution import (
     DEFAULT_MAX_OUT_OF_SCALE,
+    WARN_OUT_OF_SCALE,
     ScoreDistribution,
     level_probabilities,
     position_logprobs,
@@ -120,6 +121,7 @@ __all__ = [
     "EMPATHY_LEXICON",
     "JUDGE_KINDS",
     "SCORE_MODES",
+    "WARN_OUT_OF_SCALE",
     "AsyncJudge",
     "BehaviourJudge",
     "CallOutcome",

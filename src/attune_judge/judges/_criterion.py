@@ -9,8 +9,10 @@
   (the first non-blank answer token) the probabilities of the scale's tokens are renormalised
   into a distribution, and the criterion's score is its expected value (checklists:
   P(yes)). The distribution, expected value, mode, entropy and the mass outside the scale's
-  tokens are recorded in ``details["distributions"]``. More than ``max_out_of_scale`` of the
-  mass outside the scale is a ``parse_error`` (the model did not answer with a level).
+  tokens are recorded in ``details["distributions"]``: the distribution is that of decoding
+  restricted to the scale's tokens, and the outside mass is a diagnostic (the runner warns when
+  it is large). No probability on any level is a ``parse_error``; so is more than an explicit
+  ``max_out_of_scale`` (default: no limit).
 
 Calls go through ``dspy.LM`` (its cache and retries); a judgment whose calls are all cached
 costs nothing, and the runner resumes judgments like any other judge's.
@@ -73,7 +75,8 @@ class CriterionJudge(JudgeBase):
     demos
         Labelled demonstrations, shown before each question of their criterion.
     max_out_of_scale
-        Expected mode: above this share of mass outside the scale, a ``parse_error``.
+        Expected mode: above this share of mass outside the scale, a ``parse_error``
+        (default 1.0: no limit, the distribution is read as constrained to the scale).
     prefill
         Prefill the answer prefix (``None``: when the LM supports it, as the embedded one).
     """

@@ -3,10 +3,14 @@
 The judge asks for a bare answer (a digit, or yes/no) and reads the model's next-token
 log-probabilities at the first non-blank answer token (the *score position*). Tokens that
 spell a scale level (``"3"``, ``" 3"``; for checklists ``yes``/``no`` in any case) add up to
-that level's probability. The probabilities are renormalised over the scale's levels; the
-share of the mass outside them (other tokens, and tokens not among the reported top
-alternatives) is kept as ``out_of_scale``. When that share exceeds ``max_out_of_scale`` the
-answer is not a score: the caller records a ``parse_error``.
+that level's probability. The probabilities are renormalised over the scale's levels, which
+is the distribution of the first answer token when decoding is restricted to the scale's tokens
+(as constrained decoding does): the answer is always a level, so a score does not depend on
+where a limit falls. The share of the mass outside the levels (other tokens, and tokens not
+among the reported top alternatives) is kept as ``out_of_scale``, a diagnostic: the runner
+warns when it exceeds :data:`WARN_OUT_OF_SCALE` on most items. Only an answer with no
+probability on any level is not a score (the caller records a ``parse_error``), and so is any
+answer above an explicit ``max_out_of_scale`` a caller sets.
 
 Worked example (levels 1..3; probabilities 0.5, 0.25, 0.25 on "1", "2", "3")::
 
@@ -24,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "DEFAULT_MAX_OUT_OF_SCALE",
+    "WARN_OUT_OF_SCALE",
     "ScoreDistribution",
     "TokenProbs",
     "level_probabilities",
@@ -31,8 +36,16 @@ __all__ = [
     "read_distribution",
 ]
 
-DEFAULT_MAX_OUT_OF_SCALE = 0.5
-"""Above this share of probability outside the scale's tokens, the answer is a parse error."""
+DEFAULT_MAX_OUT_OF_SCALE = 1.0
+"""Above this share of probability outside the scale's tokens, the answer is a parse error.
+
+1.0 (no limit) by default: the distribution is read as decoding restricted to the scale's
+tokens. A limit inside (0, 1) sits where a small model's answers fall (SmolLM2 put 0.50-0.53
+outside on EPITOME), so whether an item was scored depended on rounding (issue 23)."""
+
+WARN_OUT_OF_SCALE = 0.5
+"""Above this share outside the scale's tokens, an answer counts towards the ``off_scale``
+warning (:func:`attune_judge.runner.degenerate_judgments`)."""
 
 TokenProbs = Mapping[str, float]
 """Log-probabilities of the alternatives at one position: token text -> natural log."""

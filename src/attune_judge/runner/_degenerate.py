@@ -7,6 +7,11 @@ the first criterion 1, the second 2, ... (or 0, 1, ...) — whatever the item
 commands print a warning and the summary (``degenerate`` of a judge block,
 :class:`attune_judge.runs.DegenerateFinding`) and the report mark it.
 
+In expected-score mode a criterion is also flagged (``off_scale``) when on most of its ok
+answers more than :data:`~attune_judge.judges.WARN_OUT_OF_SCALE` of the answer token's
+probability lay outside the scale's tokens: its scores are read from the small share the model
+put on the levels (as decoding restricted to them would), which says little.
+
 Fewer than :data:`MIN_ITEMS` ok answers are too few to tell a constant judge from chance.
 """
 
@@ -18,8 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from attune_judge.data import Judgment
+from attune_judge.judges import WARN_OUT_OF_SCALE
 
-__all__ = ["MIN_ITEMS", "degenerate_findings", "degenerate_judgments", "degenerate_warnings"]
+__all__ = [
+    "MIN_ITEMS",
+    "degenerate_findings",
+    "degenerate_judgments",
+    "degenerate_warnings",
+    "off_scale_findings",
+]
 
 MIN_ITEMS = 5
 """Fewest ok answers on which a constant criterion is called degenerate."""
@@ -109,12 +121,52 @@ def _answer(j: Judgment) -> dict[str, Any]:
     return {"overall": j.overall} if j.overall is not None else {}
 
 
+def off_scale_findings(judgments: Sequence[Judgment]) -> list[dict[str, Any]]:
+    """``off_scale`` findings: criteria whose answer-token probability lay mostly outside the
+    scale (more than ``WARN_OUT_OF_SCALE``) on more than half of the ok answers.
+
+    >>> def j(out): return Judgment(item_id="i", judge_id="j",
+    ...     details={"distributions": {"fit": {"out_of_scale": out}}})
+    >>> [f["reason"] for f in off_scale_findings([j(0.6), j(0.7), j(0.1)])]
+    ['off_scale']
+    >>> off_scale_findings([j(0.6), j(0.1)])  # half is not most
+    []
+    """
+    shares: dict[str, list[float]] = defaultdict(list)
+    for j in judgments:
+        for name, dist in ((j.details or {}).get("distributions") or {}).items():
+            if isinstance(dist, Mapping) and isinstance(dist.get("out_of_scale"), int | float):
+                shares[name].append(float(dist["out_of_scale"]))
+    out = []
+    for name, seen in shares.items():
+        high = sum(s > WARN_OUT_OF_SCALE for s in seen)
+        if 2 * high > len(seen):
+            ordered = sorted(seen)
+            median = ordered[len(ordered) // 2]
+            out.append(
+                {
+                    "criterion": name,
+                    "reason": "off_scale",
+                    "value": round(median, 3),
+                    "n": len(seen),
+                    "message": (
+                        f"puts more than {WARN_OUT_OF_SCALE:.0%} of its answer-token probability "
+                        f"outside the scale on {name!r} in {high} of {len(seen)} items (median "
+                        f"{median:.2f}): its scores come from the small share left on the levels"
+                    ),
+                }
+            )
+    return out
+
+
 def degenerate_judgments(
     judgments: Iterable[Judgment], *, min_items: int = MIN_ITEMS
 ) -> list[dict[str, Any]]:
-    """:func:`degenerate_findings` of one judge's ``ok`` judgments."""
-    answers = [_answer(j) for j in judgments if j.status == "ok"]
-    return degenerate_findings(answers, min_items=min_items)
+    """:func:`degenerate_findings` and :func:`off_scale_findings` of one judge's ``ok``
+    judgments."""
+    ok = [j for j in judgments if j.status == "ok"]
+    found = degenerate_findings([_answer(j) for j in ok], min_items=min_items)
+    return found + off_scale_findings(ok)
 
 
 def degenerate_warnings(judges: Mapping[str, Mapping[str, Any]]) -> list[str]:

@@ -207,6 +207,23 @@ def effective_judgments(judgments: Iterable[Judgment]) -> dict[TaskKey, Judgment
     return out
 
 
+def failure_reasons(judgments: Iterable[Judgment]) -> dict[str, int]:
+    """Failed judgments counted by ``status (reason)``, e.g. ``parse_error (out_of_scale)``.
+
+    >>> failure_reasons([Judgment(item_id="a", judge_id="j", status="parse_error",
+    ...                           details={"reason": "out_of_scale"}),
+    ...                  Judgment(item_id="b", judge_id="j", status="lm_error"),
+    ...                  Judgment(item_id="c", judge_id="j")])
+    {'lm_error (no reason given)': 1, 'parse_error (out_of_scale)': 1}
+    """
+    counts: dict[str, int] = {}
+    for j in judgments:
+        if j.status != "ok":
+            why = f"{j.status} ({(j.details or {}).get('reason') or 'no reason given'})"
+            counts[why] = counts.get(why, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def cut_torn_tail(path: Path) -> str | None:
     """Cut a torn last line (a write interrupted by a crash) off a JSONL file.
 

@@ -99,9 +99,10 @@ class DegenerateFinding(BaseModel):
     criterion: str | None
     """The criterion (or ``verdict``, a behaviour item, ``judge_scores.<criterion>``);
     ``None`` for the judge as a whole."""
-    reason: Literal["constant", "criterion_order"]
+    reason: Literal["constant", "criterion_order", "off_scale"]
     """``constant``: one value for every item; ``criterion_order``: every answer scores the
-    criteria 1, 2, 3, ... (or 0, 1, 2, ...) in their order."""
+    criteria 1, 2, 3, ... (or 0, 1, 2, ...) in their order; ``off_scale``: on most answers
+    most of the answer token's probability lay outside the scale (expected-score mode)."""
     value: float | str | bool | None
     """The one value given (``constant``)."""
     n: int

@@ -22,6 +22,7 @@ from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
+from attune_judge.runner import effective_judgments, failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
@@ -49,6 +50,11 @@ class ValidationResult(BaseModel):
     """Judgments with status ok."""
     n_failed: dict[str, int] = Field(default_factory=dict)
     """Failed judgments by status."""
+    failure_reasons: dict[str, int] = Field(default_factory=dict)
+    """Failed judgments by ``status (reason)``, e.g. ``parse_error (out_of_scale)``."""
+    not_compared: str | None = None
+    """Why the judge could not be compared with the people (fewer than two usable judgments,
+    an undefined statistic); ``None`` when the comparison was made."""
     rows: list[JudgeRow] = Field(default_factory=list)
     """Agreement rows: the new judge and the recorded ones, per dimension."""
     distinct_score_vectors: int = 0
@@ -264,7 +270,8 @@ def validate_judge(
         jury_lms=jury_lms,
         jury=jury,
     )
-    judgments = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
+    logged = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
+    judgments = list(effective_judgments(logged).values())  # a retried item counts once
     ids = {i.item_id for i in items}
     name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"
     new = [
@@ -276,12 +283,14 @@ def validate_judge(
     for j in judgments:
         if j.status != "ok":
             failed[j.status] = failed.get(j.status, 0) + 1
+    reasons = failure_reasons(judgments)
     result = ValidationResult(
         set_name=set_name,
         run_dir=str(out),
         n_items=len(items),
         n_ok=sum(j.status == "ok" for j in judgments),
         n_failed=failed,
+        failure_reasons=reasons,
         distinct_score_vectors=len(
             {tuple(sorted(j.scores.items())) for j in judgments if j.status == "ok"}
         ),
@@ -289,7 +298,7 @@ def validate_judge(
     humans = [r for r in humans if r.item_id in ids]
     recorded = [r for r in ratings if spec.recorded(r) and r.item_id in ids]
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
-    md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {failed or 0}.")
+    md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {_counts(reasons) or 0}.")
     degenerate = _degenerate([j for j in judgments if j.item_id in ids])
     summary: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -299,34 +308,45 @@ def validate_judge(
     for finding in degenerate:
         md.append(f"\n**Warning: degenerate judge** — {name} {finding['message']}.")
     notes: list[str] = []
-    if not new:
-        md.append("\nNo usable judgment: nothing to compare.")
-        result.summary = [f"{set_name}: no usable judgment from {lm} ({failed})"]
-    else:
-        report = calibrate(humans, [*new, *recorded], level="ordinal", B=B, seed=seed)
-        rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
-        result.rows = sorted(rows, key=lambda r: (r.dimension, r.judge != name, r.judge))
-        md += ["", judge_rows_markdown(result.rows)]
-        (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
-        result.summary = _summary(set_name, name, result.rows)
-        result.summary += [f"warning: degenerate judge {name}: {f['message']}" for f in degenerate]
-        if result.distinct_score_vectors == 1 and result.n_ok > 1:
-            note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
-            result.summary.append("   note: " + note)
-            md.append(f"\nNote: {note}.")
-            notes.append(note)
-        ok_here = [j for j in judgments if j.item_id in ids]
-        base_lines, base_md, base_data = baseline_comparison(
-            items, ok_here, humans, B=B, seed=seed, judge_name=name
+    usable = len({r.item_id for r in new})
+    if usable < 2:
+        result.not_compared = (
+            f"{usable} of {len(items)} items have a usable judgment; agreement needs at least "
+            "two, so the judge is not compared with the people"
         )
-        result.summary += base_lines
-        md += base_md
-        summary["baselines"] = base_data
-        summary["recorded_judges"] = [r.model_dump(mode="json") for r in result.rows]
-        summary["calibration"] = {
-            "report": report.model_dump(mode="json"),
-            "figures": calibration_figure_data(humans, new),
-        }
+    else:
+        try:
+            compared = _compare(
+                out, items, judgments, humans, new, recorded, set_name, name, B, seed
+            )
+        except UserError as exc:  # an undefined statistic on the judge's own answers
+            result.not_compared = f"the comparison could not be made: {exc}"
+        else:
+            rows, lines, more_md, blocks = compared
+            base_lines = blocks.pop("_baseline_lines")
+            result.rows = rows
+            result.summary = lines
+            result.summary += [
+                f"warning: degenerate judge {name}: {f['message']}" for f in degenerate
+            ]
+            md += more_md
+            summary.update(blocks)
+            if result.distinct_score_vectors == 1 and result.n_ok > 1:
+                note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
+                result.summary.append("   note: " + note)
+                md.append(f"\nNote: {note}.")
+                notes.append(note)
+            result.summary += base_lines
+    if result.not_compared is not None:
+        why = f"; failures: {_counts(reasons)}" if reasons else ""
+        md.append(f"\n**Not compared:** {result.not_compared}{why}.")
+        result.summary = [f"{set_name}: {lm} not compared: {result.not_compared}{why}"]
+        result.summary += [f"warning: degenerate judge {name}: {f['message']}" for f in degenerate]
+        notes.append(result.not_compared)
+    elif reasons:
+        result.summary.append(
+            f"   {result.n_ok} of {len(items)} items judged; failures: {_counts(reasons)}"
+        )
     summary["validation"] = {
         "set_name": set_name,
         "lm": lm,
@@ -337,6 +357,8 @@ def validate_judge(
         "n_items": result.n_items,
         "n_ok": result.n_ok,
         "n_failed": failed,
+        "failure_reasons": reasons,
+        "not_compared": result.not_compared,
         "distinct_score_vectors": result.distinct_score_vectors,
         "B": B,
         "seed": seed,
@@ -352,6 +374,57 @@ def validate_judge(
         write_validation_report(out)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _compare(
+    out: Path,
+    items: Sequence[JudgeItem],
+    judgments: Sequence[Judgment],
+    humans: Sequence[Any],
+    new: Sequence[Any],
+    recorded: Sequence[Any],
+    set_name: str,
+    name: str,
+    B: int,
+    seed: int,
+) -> tuple[list[JudgeRow], list[str], list[str], dict[str, Any]]:
+    """The judge beside the people, the recorded judges and the baselines: rows, terminal
+    lines, Markdown and the summary blocks (``_baseline_lines`` the baselines' lines).
+
+    Raises
+    ------
+    UserError
+        A statistic that cannot be computed on these answers (e.g. fewer than two items in
+        common with the people on a dimension).
+    """
+    report = calibrate(list(humans), [*new, *recorded], level="ordinal", B=B, seed=seed)
+    rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
+    rows = sorted(rows, key=lambda r: (r.dimension, r.judge != name, r.judge))
+    ids = {i.item_id for i in items}
+    base_lines, base_md, base_data = baseline_comparison(
+        list(items),
+        [j for j in judgments if j.item_id in ids],
+        list(humans),
+        B=B,
+        seed=seed,
+        judge_name=name,
+    )
+    (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
+    blocks: dict[str, Any] = {
+        "baselines": base_data,
+        "recorded_judges": [r.model_dump(mode="json") for r in rows],
+        "calibration": {
+            "report": report.model_dump(mode="json"),
+            "figures": calibration_figure_data(list(humans), list(new)),
+        },
+        "_baseline_lines": base_lines,
+    }
+    return rows, _summary(set_name, name, rows), ["", judge_rows_markdown(rows), *base_md], blocks
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """``3 parse_error (out_of_scale), 1 lm_error (timeout)``."""
+    return ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
 
 
 def _summary(set_name: str, name: str, rows: Sequence[JudgeRow]) -> list[str]:

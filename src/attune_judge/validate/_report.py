@@ -98,7 +98,7 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
     top = Section(title or f"Validating {lm} on {set_name}")
     if info.get("description"):
         top.blocks.append(Paragraph(str(info["description"]) + "."))
-    failed = info.get("n_failed") or {}
+    failed = info.get("failure_reasons") or info.get("n_failed") or {}
     top.blocks.append(
         KeyValues(
             [
@@ -118,7 +118,8 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
         top.blocks.append(Note(text, "warning"))
     rows = summary.get("recorded_judges") or []
     if not rows:
-        top.blocks.append(Note("No usable judgment: nothing to compare.", "warning"))
+        if not info.get("not_compared"):  # else the note above says why
+            top.blocks.append(Note("No usable judgment: nothing to compare.", "warning"))
         return [top]
     top.subsections.append(
         recorded_judges_section(rows, title="The judge beside the recorded judges and people")

@@ -4,6 +4,8 @@ Each ``convert_<name>(src_dir)`` returns an :class:`AdapterResult` (ratings, pre
 items and a report of counts, unmatched ids and value ranges); :func:`write_result` writes it.
 """
 
+from pathlib import Path
+
 from attune_judge.data.adapters._duo import DUO_DIMENSIONS, convert_duo
 from attune_judge.data.adapters._empathic import (
     EC_RATERS,
@@ -27,6 +29,7 @@ from attune_judge.data.adapters._result import (
     value_ranges,
     write_result,
 )
+from attune_judge.errors import UserError
 
 __all__ = [
     "DUO_DIMENSIONS",
@@ -38,6 +41,7 @@ __all__ = [
     "AdapterReport",
     "AdapterResult",
     "EcSource",
+    "convert",
     "convert_duo",
     "convert_empathic_communication",
     "convert_esconv",
@@ -49,3 +53,24 @@ __all__ = [
     "value_ranges",
     "write_result",
 ]
+
+
+def convert(name: str, src: Path, out_dir: Path, *, item_level: str = "both") -> dict[str, object]:
+    """Run one adapter and write its records; returns the report as a dict.
+
+    ``item_level`` (``message``, ``conversation`` or ``both``) applies to ESConv only.
+    """
+    adapters = {
+        "empathic-communication": convert_empathic_communication,
+        "duo": convert_duo,
+        "ieval": convert_ieval,
+        "esconv": convert_esconv,
+    }
+    if name == "esconv":
+        if item_level not in ("message", "conversation", "both"):
+            raise UserError(f"--item-level: {item_level!r} is not message, conversation or both")
+        result = convert_esconv(src, item_level=item_level)  # type: ignore[arg-type]
+    else:
+        result = adapters[name](src)
+    write_result(result, out_dir)
+    return result.report.model_dump() if result.report else {}
