@@ -159,6 +159,8 @@ def align(
         lm=lm,
         api_base=api_base,
         lm_options=model_options(
+            lms=lm,
+            api_base=api_base,
             temperature=temperature,
             max_tokens=max_tokens,
             response_format=response_format,

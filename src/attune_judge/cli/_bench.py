@@ -161,6 +161,8 @@ def bench(
         bootstrap_B=bootstrap,
         max_failure_rate=max_failure_rate,
         model_options=model_options(
+            lms=judge_lm,
+            api_base=api_base,
             temperature=temperature,
             max_tokens=max_tokens,
             response_format=response_format,

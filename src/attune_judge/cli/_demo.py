@@ -119,6 +119,8 @@ def validate(
     label = " + ".join(lms)
     safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
     options = model_options(
+        lms=lms,
+        api_base=api_base,
         temperature=temperature,
         max_tokens=max_tokens,
         response_format=response_format,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
@@ -311,9 +311,18 @@ def model_options(
     max_tokens: int | None = None,
     response_format: ResponseFormatChoice | None = None,
     timeout: float | None = None,
+    lms: str | Sequence[str] | None = None,
+    api_base: str | None = None,
 ) -> Any:
-    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default)."""
-    from attune_judge.lm import ModelOptions
+    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default).
+
+    ``lms`` (the command's ``--lm`` values) are checked with ``api_base`` first, before any
+    heavy import (:func:`attune_judge.lm.check_model`), so an option error is immediate.
+    """
+    from attune_judge.lm import ModelOptions, check_model
+
+    for lm in [lms] if isinstance(lms, str) else lms or []:
+        check_model(lm, api_base)
 
     return ModelOptions(
         temperature=temperature,

@@ -217,6 +217,8 @@ def score(
         max_cost=max_cost,
         api_base=api_base,
         model_options=model_options(
+            lms=lm,
+            api_base=api_base,
             temperature=temperature,
             max_tokens=max_tokens,
             response_format=response_format,
@@ -284,6 +286,8 @@ def generate(
         api_base=api_base,
         seed=seed,
         model_options=model_options(
+            lms=lm,
+            api_base=api_base,
             temperature=temperature,
             max_tokens=max_tokens,
             response_format=response_format,

@@ -148,6 +148,8 @@ def sensitivity(
         jury="mean" if jury is JuryChoice.none else jury.value,
         api_base=api_base,
         model_options=model_options(
+            lms=lm,
+            api_base=api_base,
             temperature=temperature,
             max_tokens=max_tokens,
             response_format=response_format,

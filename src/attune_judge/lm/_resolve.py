@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "KEY_ENV_VARS",
     "check_api_base",
+    "check_model",
     "configure_cache",
     "configure_cache_from_env",
     "default_response_format",
@@ -136,6 +137,14 @@ def _check_provider(model: str) -> None:
     """A ``provider/model`` string must name a provider LiteLLM knows (else no call can work)."""
     if "/" not in model:
         return
+    try:  # DSPy's native router knows the common providers without importing LiteLLM (~2 s)
+        from dspy.clients.engines.lm15_engine import LM15Engine
+        from dspy.lm15 import RouterConfig
+
+        LM15Engine(RouterConfig(env={}, providers=()), model_type="chat").resolve(model)
+        return
+    except Exception:  # not a native route (or another DSPy): ask LiteLLM's provider list
+        pass
     try:
         import litellm
     except ImportError:  # another engine may route it; let it try
@@ -160,6 +169,26 @@ def default_response_format(model: str, api_base: str | None) -> ResponseFormat:
     if api_base is not None and model.startswith("openai/"):
         return "json_object"
     return "auto"
+
+
+def check_model(model: str | None, api_base: str | None = None) -> str:
+    """The model string, stripped, after the checks that need no import: one is given, the
+    embedded model gets no ``api_base``, any other names its provider.
+
+    Raises
+    ------
+    UserError
+        One line naming the problem (and, for a missing prefix, the likely full string).
+    """
+    if not model or not model.strip():
+        raise UserError("no model given: pass --lm or set ATTUNE_LM")
+    model = model.strip()
+    if model == "local" or model.startswith("local:"):
+        if api_base is not None:
+            raise UserError("api_base cannot be used with the embedded model 'local'")
+    else:
+        check_provider_prefix(model)
+    return model
 
 
 def resolve_lm(
@@ -218,13 +247,12 @@ def resolve_lm(
     """
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    model = check_model(model, api_base)  # before any heavy import: an option error is fast
+    is_local = model == "local" or model.startswith("local:")
     import dspy
 
     from attune_judge.lm._local import local_lm
 
-    if not model or not model.strip():
-        raise UserError("no model given: pass --lm or set ATTUNE_LM")
-    model = model.strip()
     mode = response_format or default_response_format(model, api_base)
     lm_kwargs: dict[str, Any] = {
         "temperature": temperature,
@@ -236,13 +264,10 @@ def resolve_lm(
     request_timeout = resolve_timeout(timeout)
     if seed is not None:
         lm_kwargs["seed"] = seed
-    if model == "local" or model.startswith("local:"):
-        if api_base is not None:
-            raise UserError("api_base cannot be used with the embedded model 'local'")
+    if is_local:
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
     else:
-        check_provider_prefix(model)
         _check_provider(model)
         api_key = _check_key(model, api_base)
         if api_base is not None:
