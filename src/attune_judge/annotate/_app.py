@@ -28,6 +28,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -179,7 +180,9 @@ def make_app(
         return _ok({"undone": undone, **next_view(name)})
 
     async def api_agreement(request: Request, name: str) -> Response:
-        return _ok(agreement() if agreement is not None else {"dimensions": []})
+        if agreement is None:
+            return _ok({"dimensions": [], "judge": None, "notes": []})
+        return _ok(await run_in_threadpool(agreement))
 
     routes = [Route(path, asset, methods=["GET"]) for path in _ASSETS]
     routes += [

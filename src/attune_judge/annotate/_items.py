@@ -22,8 +22,7 @@ __all__ = ["TASKS", "Task", "blind_view", "check_task", "load_items", "swapped"]
 
 Task = Literal["ratings", "pairwise", "behaviours"]
 TASKS: tuple[Task, ...] = ("ratings", "pairwise", "behaviours")
-_RUBRIC_KIND = {"ratings": ("reference", "checklist"), "pairwise": ("pairwise",),
-                "behaviours": ("behaviour",)}
+_RUBRIC_KIND = {"ratings": ("reference",), "pairwise": ("pairwise",), "behaviours": ("behaviour",)}
 
 
 def check_task(task: str, rubric: Rubric) -> Task:
@@ -108,7 +107,7 @@ def blind_view(item: JudgeItem, task: Task, rubric: Rubric, flip: bool) -> dict[
     view: dict[str, Any] = {
         "item_id": item.item_id,
         "task": task,
-        "instructions": rubric.instructions if task != "ratings" else rubric.description,
+        "instructions": rubric.description,
         "context": [{"role": m.role, "content": m.content} for m in item.context],
     }
     if task == "pairwise":
@@ -122,6 +121,8 @@ def blind_view(item: JudgeItem, task: Task, rubric: Rubric, flip: bool) -> dict[
         view["question"] = named[0].description if named else rubric.criteria[0].description
         return view
     view["reply"] = item.candidate
+    if task == "ratings" and item.reference is not None:
+        view["reference"] = item.reference  # a reference rubric rates the reply against it
     if task == "behaviours":
         asked = item.metadata.get("behaviour_items")
         view["criteria"] = _criteria(rubric, [str(i) for i in asked] if asked else None)

@@ -101,10 +101,12 @@
         [["first", "First (1)"], ["second", "Second (2)"], ["tie", "Tie (T)"]]));
       $("keys").textContent = "Keys: 1 first, 2 second, T tie, Enter submit, S skip, F flag, U undo.";
     } else {
+      if (view.reference !== undefined) {
+        replies.appendChild(el("h2", "Reference reply (rate the reply below against it)"));
+        replies.appendChild(el("div", view.reference, "reference"));
+      }
       replies.appendChild(el("h2", "The reply to label"));
-      const box = el("div", null, "reply");
-      box.appendChild(document.createTextNode(view.reply));
-      replies.appendChild(box);
+      replies.appendChild(el("div", view.reply, "reply"));
       view.criteria.forEach((c) => {
         const help = el("div");
         help.appendChild(el("p", c.description));
