@@ -37,8 +37,8 @@ def _free_port() -> int:
 
 def _start(cmd: list[str], port: int, log: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
     env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = log.open("ab")
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
+    with log.open("ab") as out:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -196,4 +196,4 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
     report = calibrate_files(out, judge, B=200)
     dims = {d["dimension"]: d for d in report.data["dimensions"]}
     assert dims["warmth"]["humans"] == ["alice", "bob"]
-    assert dims["warmth"]["join"]["n_both"] == 6
+    assert dims["warmth"]["join"]["matched"] == 6

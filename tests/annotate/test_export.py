@@ -66,7 +66,7 @@ def test_rating_export_is_read_by_calibrate_rank_and_align(tmp_path: Path) -> No
     dims = {d["dimension"]: d for d in res.data["dimensions"]}
     assert set(dims) == {"warmth", "fit", "overall"}
     assert dims["warmth"]["humans"] == ["alice", "bob"]
-    assert dims["warmth"]["join"]["n_both"] == 6
+    assert dims["warmth"]["join"]["matched"] == 6
     assert dims["warmth"]["judges"][0]["ceiling"] is not None
     # α among the two annotators, against the reference implementation (krippendorff package)
     import krippendorff
@@ -137,3 +137,17 @@ def test_pair_export_is_preferences_in_the_items_own_order(tmp_path: Path) -> No
     for p in prefs:  # "second" shown = A when swapped
         assert p.winner == ("A" if p.metadata["shown_first"] == "B" else "B")
     assert prefs[0].text_a == "A text 0" and prefs[0].cluster == "c0"
+
+
+def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
+    from attune_judge.annotate import agreement, store_rubric
+
+    store, _ = _labelled(tmp_path)
+    task, rubric = store_rubric(store)
+    judge = make_judgments(tmp_path, JUDGE)
+    data = agreement(store, task, rubric, judge, B=200)
+    assert [d["dimension"] for d in data["dimensions"]] == ["fit", "overall", "warmth"]
+    assert all(d["items"] == 6 and d["annotators"] == 2 for d in data["dimensions"])
+    assert "judge-x" in data["judge"] and "ceiling" in data["judge"].lower()
+    none = agreement(store, task, rubric, tmp_path / "missing.jsonl", B=200)
+    assert none["judge"].startswith("Not computable yet:")

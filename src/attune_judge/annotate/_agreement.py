@@ -73,6 +73,8 @@ def agreement(
     dims = annotator_alpha(records, B=B)
     if not any(d["alpha"] is not None for d in dims):
         notes.append("α needs two annotators on at least two items.")
+    elif any(d["alpha"] is not None and d["low"] is None for d in dims):
+        notes.append("Some intervals are missing: too few conversations labelled twice so far.")
     text = None
     if judge is not None:
         from attune_judge.validate import calibrate_files

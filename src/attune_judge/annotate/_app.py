@@ -5,8 +5,9 @@ page reads it from its own link ``/?token=...``):
 
 - ``GET /api/next``: the next item to label, blind (``{"item": {...}, "progress": {...}}``,
   ``item`` is ``null`` when this annotator has nothing left).
-- ``POST /api/label``: ``{"item_id", "answers"}`` stores a label; ``{"item_id", "skip": true}``
-  a skip; ``{"item_id", "flag": "comment"}`` a flag. Answers are in the order shown: ratings
+- ``POST /api/label``: ``{"key", "answers"}`` stores a label; ``{"key", "skip": true}`` a
+  skip; ``{"key", "flag": "comment"}`` a flag (``key``: the item's opaque key from
+  ``/api/next``; item ids are not shown, as they may name the model). Answers are in the order shown: ratings
   ``{criterion: number}``, behaviours ``{item: "yes"|"no"}``, pairs ``{"choice":
   "first"|"second"|"tie"}``. Only the item this annotator has open may be answered.
 - ``POST /api/undo``: removes this annotator's last answer; its item opens again.
@@ -127,7 +128,10 @@ def make_app(
     def next_view(name: str) -> dict[str, Any]:
         item_id = store.next_item(name)
         item = store.item(item_id) if item_id else None
-        view = blind_view(item, task, rubric, swapped(seed, name, item.item_id)) if item else None
+        view = None
+        if item is not None:
+            flip = swapped(seed, name, item.item_id)
+            view = blind_view(item, store.key_of(item.item_id), task, rubric, flip)
         return {"item": view, "progress": store.progress(name)}
 
     async def api_next(request: Request, name: str) -> Response:
@@ -139,14 +143,14 @@ def make_app(
     async def api_label(request: Request, name: str) -> Response:
         try:
             body = await read_json(request)
-            if not isinstance(body, dict) or not isinstance(body.get("item_id"), str):
-                raise BadAnswer("field item_id: missing (expected the id of the item shown)")
-            unknown = sorted(set(body) - {"item_id", "answers", "skip", "flag"})
+            if not isinstance(body, dict) or not isinstance(body.get("key"), str):
+                raise BadAnswer("field key: missing (expected the key of the item shown)")
+            unknown = sorted(set(body) - {"key", "answers", "skip", "flag"})
             if unknown:
                 raise BadAnswer(f"field {unknown[0]}: unknown")
-            item_id = body["item_id"]
-            if store.next_item(name) != item_id:
-                return _error(409, f"item {item_id!r} is not the item open for {name}")
+            item_id = store.item_for_key(body["key"])
+            if item_id is None or store.next_item(name) != item_id:
+                return _error(409, f"item {body['key']!r} is not the item open for {name}")
             item = store.item(item_id)
             assert item is not None
             flip = swapped(seed, name, item_id)
@@ -170,21 +174,25 @@ def make_app(
         except BadAnswer as exc:
             return _error(400, str(exc))
         if not stored:
-            return _error(409, f"item {item_id!r} already answered by {name}")
-        return _ok({"stored": item_id, **next_view(name)})
+            return _error(409, f"item {body['key']!r} already answered by {name}")
+        return _ok({"stored": body["key"], **next_view(name)})
 
     async def api_undo(request: Request, name: str) -> Response:
         undone = store.undo(name)
         if undone is None:
             return _error(409, "nothing to undo")
-        return _ok({"undone": undone, **next_view(name)})
+        return _ok({"undone": store.key_of(undone), **next_view(name)})
 
     async def api_agreement(request: Request, name: str) -> Response:
         if agreement is None:
             return _ok({"dimensions": [], "judge": None, "notes": []})
         return _ok(await run_in_threadpool(agreement))
 
+    def no_icon(request: Request) -> Response:
+        return Response(status_code=204, headers=_HEADERS)
+
     routes = [Route(path, asset, methods=["GET"]) for path in _ASSETS]
+    routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes += [
         Route("/api/next", guarded(api_next, False), methods=["GET"]),
         Route("/api/progress", guarded(api_progress, False), methods=["GET"]),

@@ -102,10 +102,13 @@ def _criteria(rubric: Rubric, only: list[str] | None = None) -> list[dict[str, A
     return out
 
 
-def blind_view(item: JudgeItem, task: Task, rubric: Rubric, flip: bool) -> dict[str, Any]:
-    """What the page shows of ``item``: no model, option name, score or other answer."""
+def blind_view(
+    item: JudgeItem, key: str, task: Task, rubric: Rubric, flip: bool
+) -> dict[str, Any]:
+    """What the page shows of ``item`` (named by its opaque ``key``, since item ids may name
+    the model): no model, option name, score or other answer."""
     view: dict[str, Any] = {
-        "item_id": item.item_id,
+        "key": key,
         "task": task,
         "instructions": rubric.description,
         "context": [{"role": m.role, "content": m.content} for m in item.context],

@@ -11,6 +11,7 @@ killed server loses nothing and a restarted one continues where each annotator s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import sqlite3
@@ -32,7 +33,7 @@ LEASE_S = 600.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items(pos INTEGER PRIMARY KEY, item_id TEXT UNIQUE NOT NULL,
-  conversation_id TEXT NOT NULL, body TEXT NOT NULL);
+  key TEXT UNIQUE NOT NULL, conversation_id TEXT NOT NULL, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS annotators(name TEXT PRIMARY KEY, token TEXT UNIQUE NOT NULL);
 CREATE TABLE IF NOT EXISTS labels(seq INTEGER PRIMARY KEY AUTOINCREMENT,
   annotator TEXT NOT NULL REFERENCES annotators(name), item_id TEXT NOT NULL,
@@ -100,10 +101,12 @@ class LabelStore:
                 self._db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, value))
             self._db.execute("UPDATE meta SET value=? WHERE key='k'", (str(k),))
             start = self._db.execute("SELECT COALESCE(MAX(pos), -1) + 1 FROM items").fetchone()[0]
+            seed = self._db.execute("SELECT value FROM meta WHERE key='seed'").fetchone()[0]
             for n, item in enumerate(items):
+                key = hashlib.sha256(f"{seed}\0{item.item_id}".encode()).hexdigest()[:20]
                 self._db.execute(
-                    "INSERT OR IGNORE INTO items VALUES (?, ?, ?, ?)",
-                    (start + n, item.item_id, item.conversation_id, item.model_dump_json()),
+                    "INSERT OR IGNORE INTO items VALUES (?, ?, ?, ?, ?)",
+                    (start + n, item.item_id, key, item.conversation_id, item.model_dump_json()),
                 )
             self._db.execute("COMMIT")
 
@@ -127,6 +130,15 @@ class LabelStore:
     def item(self, item_id: str) -> JudgeItem | None:
         rows = self._all("SELECT body FROM items WHERE item_id=?", (item_id,))
         return JudgeItem.model_validate_json(rows[0][0]) if rows else None
+
+    def key_of(self, item_id: str) -> str:
+        """The item's opaque key (what the page sees instead of the id, which may name the
+        model)."""
+        return str(self._all("SELECT key FROM items WHERE item_id=?", (item_id,))[0][0])
+
+    def item_for_key(self, key: str) -> str | None:
+        rows = self._all("SELECT item_id FROM items WHERE key=?", (key,))
+        return str(rows[0][0]) if rows else None
 
     def items(self) -> list[JudgeItem]:
         rows = self._all("SELECT body FROM items ORDER BY pos")

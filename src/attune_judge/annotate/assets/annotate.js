@@ -26,6 +26,12 @@
     return data;
   }
 
+  function failure(e) {
+    return e instanceof TypeError
+      ? "Could not reach the server (" + e.message + "): nothing was saved. Press Enter to try again."
+      : e.message;
+  }
+
   function status(text, isError) {
     $("status").textContent = text || "";
     $("status").className = isError ? "error" : "";
@@ -75,7 +81,6 @@
       return;
     }
     $("task").hidden = false;
-    status("");
     $("instructions").textContent = view.instructions || "";
     const ctx = $("context"); ctx.replaceChildren();
     view.context.forEach((m) => {
@@ -150,10 +155,10 @@
     if (busy || !current) return;
     busy = true;
     try {
-      const data = await api("POST", "/api/label", Object.assign({ item_id: current.item_id }, body));
-      render(data.item); showProgress(data.progress);
+      const data = await api("POST", "/api/label", Object.assign({ key: current.key }, body));
       status(what);
-    } catch (e) { status(e.message, true); }
+      render(data.item); showProgress(data.progress);
+    } catch (e) { status(failure(e), true); }
     finally { busy = false; }
   }
 
@@ -168,8 +173,8 @@
     busy = true;
     try {
       const data = await api("POST", "/api/undo", {});
-      render(data.item); showProgress(data.progress);
       status("Your last answer was removed; label this item again.");
+      render(data.item); showProgress(data.progress);
     } catch (e) { status(e.message, true); }
     finally { busy = false; }
   }
