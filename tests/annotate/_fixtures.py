@@ -33,11 +33,16 @@ def make_items(folder: Path, n_conv: int = 3, models: tuple[str, ...] = ("m1", "
     for c in range(n_conv):
         for m in models:
             reply = HOSTILE if (c, m) == (0, "m1") else f"Reply of {m} in c{c}."
-            items.append(JudgeItem(
-                item_id=f"c{c}:1:{m}", conversation_id=f"c{c}", turn=1,
-                context=[ChatMessage(role="user", content=f"I feel low today (c{c}).")],
-                candidate=reply, candidate_model=m,
-            ))
+            items.append(
+                JudgeItem(
+                    item_id=f"c{c}:1:{m}",
+                    conversation_id=f"c{c}",
+                    turn=1,
+                    context=[ChatMessage(role="user", content=f"I feel low today (c{c}).")],
+                    candidate=reply,
+                    candidate_model=m,
+                )
+            )
     path = folder / "items.jsonl"
     write_jsonl(path, items)
     return path
@@ -54,9 +59,16 @@ def make_pairs(folder: Path, n: int = 4) -> Path:
     from attune_judge.judges import pairwise_item
 
     items = [
-        pairwise_item(f"c{c}:1:pair:m1:m2", f"c{c}",
-                      [ChatMessage(role="user", content=f"Hello c{c}")],
-                      f"A text {c}", f"B text {c}", option_a="m1", option_b="m2", turn=1)
+        pairwise_item(
+            f"c{c}:1:pair:m1:m2",
+            f"c{c}",
+            [ChatMessage(role="user", content=f"Hello c{c}")],
+            f"A text {c}",
+            f"B text {c}",
+            option_a="m1",
+            option_b="m2",
+            turn=1,
+        )
         for c in range(n)
     ]
     path = folder / "pairs.jsonl"
@@ -67,9 +79,15 @@ def make_pairs(folder: Path, n: int = 4) -> Path:
 def make_judgments(folder: Path, scores: dict[str, tuple[int, int]]) -> Path:
     """A judge's Judgment records: item → (warmth, fit)."""
     js = [
-        Judgment(item_id=i, judge_id="judge-x", conversation_id=i.split(":")[0],
-                 candidate_model=i.split(":")[-1], scores={"warmth": w, "fit": f},
-                 overall=(w + f) / 2, normalized=((w + f) / 2 - 1) / 4)
+        Judgment(
+            item_id=i,
+            judge_id="judge-x",
+            conversation_id=i.split(":")[0],
+            candidate_model=i.split(":")[-1],
+            scores={"warmth": w, "fit": f},
+            overall=(w + f) / 2,
+            normalized=((w + f) / 2 - 1) / 4,
+        )
         for i, (w, f) in scores.items()
     ]
     path = folder / "judgments.jsonl"

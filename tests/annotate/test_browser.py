@@ -36,7 +36,10 @@ def _free_port() -> int:
 
 
 def _start(cmd: list[str], port: int, log: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     with log.open("ab") as out:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + 60
@@ -73,9 +76,27 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
 
     items, rubric = make_items(tmp_path), make_rubric(tmp_path)
     db, log, port = tmp_path / "labels.sqlite", tmp_path / "server.log", _free_port()
-    cmd = [sys.executable, "-m", "attune_judge", "annotate", str(items), "--task", "ratings",
-           "--rubric", str(rubric), "--db", str(db), "--annotator", "alice", "--annotator",
-           "bob", "--k", "2", "--port", str(port)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "attune_judge",
+        "annotate",
+        str(items),
+        "--task",
+        "ratings",
+        "--rubric",
+        str(rubric),
+        "--db",
+        str(db),
+        "--annotator",
+        "alice",
+        "--annotator",
+        "bob",
+        "--k",
+        "2",
+        "--port",
+        str(port),
+    ]
     server, links = _start(cmd, port, log)
     shots: list[Path] = []
     errors: list[str] = []
@@ -123,8 +144,9 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
             server.send_signal(signal.SIGKILL)
             server.wait(timeout=10)
             with sqlite3.connect(db) as con:
-                stored = con.execute("SELECT annotator, item_id, action, answers FROM labels "
-                                     "ORDER BY seq").fetchall()
+                stored = con.execute(
+                    "SELECT annotator, item_id, action, answers FROM labels ORDER BY seq"
+                ).fetchall()
             assert stored == [
                 ("alice", "c0:1:m1", "label", '{"fit": 2, "warmth": 4}'),
                 ("bob", "c0:1:m1", "label", '{"fit": 5, "warmth": 5}'),
@@ -170,13 +192,25 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
     assert all(p.stat().st_size > 10_000 for p in shots) and len(shots) == 5
 
     with sqlite3.connect(db) as con:
-        per_item = dict(con.execute("SELECT item_id, COUNT(*) FROM labels WHERE action='label' "
-                                    "GROUP BY item_id").fetchall())
-        by_who = dict(con.execute("SELECT annotator, COUNT(*) FROM labels WHERE action='label' "
-                                  "GROUP BY annotator").fetchall())
+        per_item = dict(
+            con.execute(
+                "SELECT item_id, COUNT(*) FROM labels WHERE action='label' GROUP BY item_id"
+            ).fetchall()
+        )
+        by_who = dict(
+            con.execute(
+                "SELECT annotator, COUNT(*) FROM labels WHERE action='label' GROUP BY annotator"
+            ).fetchall()
+        )
     assert by_who == {"alice": 4, "bob": 6}  # alice skipped one item and flagged one
-    assert per_item == {"c0:1:m1": 2, "c0:1:m2": 2, "c1:1:m1": 1, "c1:1:m2": 1,
-                        "c2:1:m1": 2, "c2:1:m2": 2}
+    assert per_item == {
+        "c0:1:m1": 2,
+        "c0:1:m2": 2,
+        "c1:1:m1": 1,
+        "c1:1:m2": 1,
+        "c2:1:m1": 2,
+        "c2:1:m2": 2,
+    }
 
     from typer.testing import CliRunner
 
@@ -191,8 +225,10 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
     got = {(r.item_id, r.rater, r.dimension): r.value for r in ratings}
     assert got[("c0:1:m2", "bob", "warmth")] == 1.0  # typed while the server was down
     assert got[("c0:1:m2", "alice", "fit")] == 2.0  # after the undo
-    judge = make_judgments(tmp_path, {f"c{c}:1:{m}": (3, 3 + (c + (m == "m2")) % 3)
-                                      for c in range(3) for m in ("m1", "m2")})
+    judge = make_judgments(
+        tmp_path,
+        {f"c{c}:1:{m}": (3, 3 + (c + (m == "m2")) % 3) for c in range(3) for m in ("m1", "m2")},
+    )
     report = calibrate_files(out, judge, B=200)
     dims = {d["dimension"]: d for d in report.data["dimensions"]}
     assert dims["warmth"]["humans"] == ["alice", "bob"]

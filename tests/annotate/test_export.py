@@ -30,13 +30,25 @@ LABELS = {
     "c2:1:m1": ((1, 2), (2, 2)),
     "c2:1:m2": ((4, 3), (4, 4)),
 }
-JUDGE = {"c0:1:m1": (2, 2), "c0:1:m2": (5, 4), "c1:1:m1": (3, 2), "c1:1:m2": (5, 4),
-         "c2:1:m1": (1, 1), "c2:1:m2": (3, 4)}
+JUDGE = {
+    "c0:1:m1": (2, 2),
+    "c0:1:m2": (5, 4),
+    "c1:1:m1": (3, 2),
+    "c1:1:m2": (5, 4),
+    "c2:1:m1": (1, 1),
+    "c2:1:m2": (3, 4),
+}
 
 
 def _labelled(tmp_path: Path) -> tuple[LabelStore, Path]:
-    store, _ = prepare(tmp_path / "l.sqlite", make_items(tmp_path), task="ratings",
-                       rubric=str(make_rubric(tmp_path)), k=2, annotators=["alice", "bob"])
+    store, _ = prepare(
+        tmp_path / "l.sqlite",
+        make_items(tmp_path),
+        task="ratings",
+        rubric=str(make_rubric(tmp_path)),
+        k=2,
+        annotators=["alice", "bob"],
+    )
     for n, who in enumerate(("alice", "bob")):
         for item, pair in LABELS.items():
             w, f = pair[n]
@@ -82,7 +94,9 @@ def test_rating_export_is_read_by_calibrate_rank_and_align(tmp_path: Path) -> No
 
     from attune_judge.align._data import load_align_data
 
-    data, _ = load_align_data(out, items=tmp_path / "items.jsonl", rubric=str(tmp_path / "rubric.yaml"))
+    data, _ = load_align_data(
+        out, items=tmp_path / "items.jsonl", rubric=str(tmp_path / "rubric.yaml")
+    )
     assert data.n_ratings == 24 and set(data.criteria) == {"warmth", "fit"}
 
 
@@ -98,8 +112,14 @@ def test_label_studio_export_imports_back_to_the_same_records(tmp_path: Path) ->
     assert '<Choices name="warmth" toName="reply"' in config
     fresh = tmp_path / "fresh"
     fresh.mkdir()
-    store2, _ = prepare(fresh / "l.sqlite", make_items(fresh), task="ratings",
-                        rubric=str(make_rubric(fresh)), k=2, annotators=["someone"])
+    store2, _ = prepare(
+        fresh / "l.sqlite",
+        make_items(fresh),
+        task="ratings",
+        rubric=str(make_rubric(fresh)),
+        k=2,
+        annotators=["someone"],
+    )
     store2.close()
     assert import_labelstudio(ls, fresh / "l.sqlite") == {"stored": 12, "present": 0}
     assert import_labelstudio(ls, fresh / "l.sqlite") == {"stored": 0, "present": 12}
@@ -118,8 +138,14 @@ def test_label_studio_export_imports_back_to_the_same_records(tmp_path: Path) ->
 
 
 def test_pair_export_is_preferences_in_the_items_own_order(tmp_path: Path) -> None:
-    store, _ = prepare(tmp_path / "p.sqlite", make_pairs(tmp_path), task="pairwise",
-                       rubric="attunebench-pairwise", k=1, annotators=["alice"])
+    store, _ = prepare(
+        tmp_path / "p.sqlite",
+        make_pairs(tmp_path),
+        task="pairwise",
+        rubric="attunebench-pairwise",
+        k=1,
+        annotators=["alice"],
+    )
     seed = store.meta()["seed"]
     from attune_judge.annotate import check_answers
     from attune_judge.rubrics import load_rubric

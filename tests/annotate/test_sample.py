@@ -30,8 +30,11 @@ def test_uniform_over_conversations_keeps_whole_conversations(tmp_path: Path) ->
 
 def test_stratified_probabilities_match_the_draw_frequencies(tmp_path: Path) -> None:
     # unequal strata: 10 items of m1, 4 of m2 (items of m2 only in c0..c3)
-    items = [i for i in _items(tmp_path, 10, ("m1", "m2"))
-             if i.candidate_model == "m1" or int(i.conversation_id[1:]) < 4]
+    items = [
+        i
+        for i in _items(tmp_path, 10, ("m1", "m2"))
+        if i.candidate_model == "m1" or int(i.conversation_id[1:]) < 4
+    ]
     drawn = sample_items(items, 6, by="model", seed=0)
     probs = {i.candidate_model: i.metadata["inclusion_probability"] for i in drawn}
     assert probs == {"m1": pytest.approx(3 / 10), "m2": pytest.approx(3 / 4)}  # equal allocation
@@ -51,11 +54,14 @@ def test_score_strata_need_a_judge_and_bin_by_score(tmp_path: Path) -> None:
     items = _items(tmp_path, 8, ("m1",))
     with pytest.raises(UserError, match="--by score needs --judge"):
         sample_items(items, 4, by="score")
-    judge = make_judgments(tmp_path, {i.item_id: (n % 5 + 1, n % 5 + 1)
-                                      for n, i in enumerate(items)})
+    judge = make_judgments(
+        tmp_path, {i.item_id: (n % 5 + 1, n % 5 + 1) for n, i in enumerate(items)}
+    )
     drawn = sample_items(items, 4, by="score", judge=judge, strata=2)
-    assert Counter(i.metadata["stratum"] for i in drawn) == {"score bin 1 of 2": 2,
-                                                             "score bin 2 of 2": 2}
+    assert Counter(i.metadata["stratum"] for i in drawn) == {
+        "score bin 1 of 2": 2,
+        "score bin 2 of 2": 2,
+    }
 
 
 def test_pilot_scales_the_interval_width_by_the_square_root_rule(tmp_path: Path) -> None:
@@ -64,8 +70,15 @@ def test_pilot_scales_the_interval_width_by_the_square_root_rule(tmp_path: Path)
         for item in range(2):
             base = (c * 2 + item) % 5 + 1
             for rater, shift in (("a", 0), ("b", (c + item) % 2)):
-                pilot.append(Rating(item_id=f"c{c}:{item}", rater=rater, dimension="warmth",
-                                    value=min(5, base + shift), cluster=f"c{c}"))
+                pilot.append(
+                    Rating(
+                        item_id=f"c{c}:{item}",
+                        rater=rater,
+                        dimension="warmth",
+                        value=min(5, base + shift),
+                        cluster=f"c{c}",
+                    )
+                )
     (row,) = conversations_needed(pilot, 0.1, B=300)
     assert row["clusters"] == 12 and row["width"] > 0
     assert row["conversations_needed"] == pytest.approx(12 * (row["width"] / 0.1) ** 2, abs=1)

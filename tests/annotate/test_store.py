@@ -56,6 +56,7 @@ def test_an_open_item_is_reserved_until_its_lease_ends(tmp_path: Path) -> None:
     # once the leases are old, alice's item (the first in order) is free for others
     assert store.next_item("carol", now=1000.0 + LEASE_S + 1) == a
 
+
 def test_undo_reopens_the_last_answer_only(tmp_path: Path) -> None:
     store = _store(tmp_path)
     first = _label(store, "alice")

@@ -8,7 +8,7 @@ probabilities. The JSON API is documented in :mod:`attune_judge.annotate._app`.
 """
 
 from attune_judge.annotate._agreement import agreement, annotator_alpha
-from attune_judge.annotate._answers import GROUP, BadAnswer, check_answers, to_records
+from attune_judge.annotate._answers import GROUP, BadAnswerError, check_answers, to_records
 from attune_judge.annotate._export import (
     export_labels,
     export_records,
@@ -27,7 +27,7 @@ __all__ = [
     "LEASE_S",
     "SAMPLE_BY",
     "TASKS",
-    "BadAnswer",
+    "BadAnswerError",
     "LabelStore",
     "Task",
     "agreement",
@@ -48,4 +48,5 @@ __all__ = [
     "serve",
     "store_rubric",
     "swapped",
+    "to_records",
 ]

@@ -28,8 +28,15 @@ def _as_ratings(records: list[Rating] | list[Preference]) -> list[Rating]:
     out: list[Rating] = []
     for r in records:
         if isinstance(r, Preference):
-            out.append(Rating(item_id=r.item_id, rater=r.rater, dimension=f"choice:{r.question}",
-                              value=r.winner, cluster=r.cluster))
+            out.append(
+                Rating(
+                    item_id=r.item_id,
+                    rater=r.rater,
+                    dimension=f"choice:{r.question}",
+                    value=r.winner,
+                    cluster=r.cluster,
+                )
+            )
         else:
             out.append(r)
     return out
@@ -48,16 +55,18 @@ def annotator_alpha(
         metric = None
         if len(table.raters) >= 2 and pairable >= 2:
             metric = cal.krippendorff_alpha(table, level, B=B, seed=seed)  # type: ignore[arg-type]
-        rows.append({
-            "dimension": dim,
-            "items": pairable,
-            "annotators": len(table.raters),
-            "level": level,
-            "alpha": metric.estimate if metric else None,
-            "low": metric.lower if metric else None,
-            "high": metric.upper if metric else None,
-            "clusters": metric.n_clusters if metric else 0,
-        })
+        rows.append(
+            {
+                "dimension": dim,
+                "items": pairable,
+                "annotators": len(table.raters),
+                "level": level,
+                "alpha": metric.estimate if metric else None,
+                "low": metric.lower if metric else None,
+                "high": metric.upper if metric else None,
+                "clusters": metric.n_clusters if metric else 0,
+            }
+        )
     return rows
 
 

@@ -16,13 +16,13 @@ from typing import Any
 from attune_judge.data import JudgeItem, Preference, Rating, behaviour_dimension
 from attune_judge.rubrics import Rubric
 
-__all__ = ["GROUP", "BadAnswer", "check_answers", "to_records"]
+__all__ = ["GROUP", "BadAnswerError", "check_answers", "to_records"]
 
 GROUP = "annotators"
 """``rater_group`` of every exported label."""
 
 
-class BadAnswer(ValueError):
+class BadAnswerError(ValueError):
     """A submitted answer that cannot be stored (the message says which field and why)."""
 
 
@@ -35,28 +35,28 @@ def _asked(item: JudgeItem, rubric: Rubric, task: str) -> list[str]:
 def check_answers(
     task: str, rubric: Rubric, item: JudgeItem, answers: Any, flip: bool
 ) -> dict[str, Any]:
-    """The answers to store, or :class:`BadAnswer` naming the field."""
+    """The answers to store, or :class:`BadAnswerError` naming the field."""
     if not isinstance(answers, dict):
-        raise BadAnswer("field answers: expected an object")
+        raise BadAnswerError("field answers: expected an object")
     if task == "pairwise":
         choice = answers.get("choice")
         if set(answers) != {"choice"} or choice not in ("first", "second", "tie"):
-            raise BadAnswer('field answers.choice: expected "first", "second" or "tie"')
+            raise BadAnswerError('field answers.choice: expected "first", "second" or "tie"')
         winner = "tie" if choice == "tie" else ("A" if (choice == "first") != flip else "B")
         return {"choice": choice, "winner": winner}
     asked = _asked(item, rubric, task)
     extra = sorted(set(answers) - set(asked))
     if extra:
-        raise BadAnswer(f"field answers.{extra[0]}: not a criterion asked of this item")
+        raise BadAnswerError(f"field answers.{extra[0]}: not a criterion asked of this item")
     out: dict[str, Any] = {}
     scales = {c.id: c.scale for c in rubric.criteria}
     for cid in asked:
         if cid not in answers:
-            raise BadAnswer(f"field answers.{cid}: missing")
+            raise BadAnswerError(f"field answers.{cid}: missing")
         value = answers[cid]
         if task == "behaviours":
             if value not in ("yes", "no"):
-                raise BadAnswer(f'field answers.{cid}: expected "yes" or "no", not {value!r}')
+                raise BadAnswerError(f'field answers.{cid}: expected "yes" or "no", not {value!r}')
         else:
             scale = scales[cid]
             if (
@@ -66,7 +66,7 @@ def check_answers(
                 or not scale.min <= value <= scale.max
             ):
                 lo, hi = (scale.min, scale.max) if scale else ("?", "?")
-                raise BadAnswer(f"field answers.{cid}: expected a whole number {lo}..{hi}")
+                raise BadAnswerError(f"field answers.{cid}: expected a whole number {lo}..{hi}")
         out[cid] = value
     return out
 
@@ -91,33 +91,51 @@ def to_records(
         for key in ("inclusion_probability", "stratum"):
             if key in item.metadata:
                 meta[key] = item.metadata[key]
-        common = {"item_id": item.item_id, "rater": row["annotator"], "rater_group": GROUP,
-                  "cluster": item.conversation_id}
+        common = {
+            "item_id": item.item_id,
+            "rater": row["annotator"],
+            "rater_group": GROUP,
+            "cluster": item.conversation_id,
+        }
         answers = row["answers"]
         if task == "pairwise":
             meta["shown_first"] = "B" if row["swapped"] else "A"
-            prefs.append(Preference(
-                option_a=str(item.metadata.get("option_a", "A")),
-                option_b=str(item.metadata.get("option_b", "B")),
-                text_a=item.candidate, text_b=str(item.metadata.get("other", "")),
-                winner=answers["winner"], question=str(item.metadata.get("question", "general")),
-                metadata=meta, **common,
-            ))
+            prefs.append(
+                Preference(
+                    option_a=str(item.metadata.get("option_a", "A")),
+                    option_b=str(item.metadata.get("option_b", "B")),
+                    text_a=item.candidate,
+                    text_b=str(item.metadata.get("other", "")),
+                    winner=answers["winner"],
+                    question=str(item.metadata.get("question", "general")),
+                    metadata=meta,
+                    **common,
+                )
+            )
         elif task == "behaviours":
             for cid, value in sorted(answers.items()):
-                ratings.append(Rating(dimension=behaviour_dimension(cid), value=value,
-                                      metadata=meta, **common))
+                ratings.append(
+                    Rating(dimension=behaviour_dimension(cid), value=value, metadata=meta, **common)
+                )
         else:
             values = {c.id: float(answers[c.id]) for c in rubric.criteria}
             for c in rubric.criteria:
                 assert c.scale is not None
-                ratings.append(Rating(
-                    dimension=c.id, value=values[c.id],
-                    metadata={**meta, "scale_min": c.scale.min, "scale_max": c.scale.max},
-                    **common,
-                ))
+                ratings.append(
+                    Rating(
+                        dimension=c.id,
+                        value=values[c.id],
+                        metadata={**meta, "scale_min": c.scale.min, "scale_max": c.scale.max},
+                        **common,
+                    )
+                )
             if "overall" not in values:
-                ratings.append(Rating(dimension="overall", value=_overall(rubric, values),
-                                      metadata={**meta, "derived": "rubric aggregation"},
-                                      **common))
+                ratings.append(
+                    Rating(
+                        dimension="overall",
+                        value=_overall(rubric, values),
+                        metadata={**meta, "derived": "rubric aggregation"},
+                        **common,
+                    )
+                )
     return prefs if task == "pairwise" else ratings

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from attune_judge.annotate._answers import BadAnswer, check_answers, to_records
+from attune_judge.annotate._answers import BadAnswerError, check_answers, to_records
 from attune_judge.annotate._store import LabelStore
 from attune_judge.data import JudgeItem, Preference, Rating, read_utf8, write_jsonl
 from attune_judge.errors import UserError
@@ -56,30 +56,42 @@ def _text(item: JudgeItem) -> str:
 
 def label_config(task: str, rubric: Rubric) -> str:
     """A Label Studio labelling interface (XML) matching :func:`export_labels`' tasks."""
-    def esc(s: str) -> str:
-        return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-                .replace('"', "&quot;"))
 
-    parts = ['<View>', '  <Text name="context" value="$context"/>']
+    def esc(s: str) -> str:
+        return (
+            s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+        )
+
+    parts = ["<View>", '  <Text name="context" value="$context"/>']
     if task == "pairwise":
-        parts += ['  <Text name="reply_a" value="$reply_a"/>', '  <Text name="reply_b" value="$reply_b"/>',
-                  '  <Choices name="choice" toName="reply_a" choice="single" required="true">',
-                  '    <Choice value="A"/><Choice value="B"/><Choice value="tie"/>', '  </Choices>']
+        parts += [
+            '  <Text name="reply_a" value="$reply_a"/>',
+            '  <Text name="reply_b" value="$reply_b"/>',
+            '  <Choices name="choice" toName="reply_a" choice="single" required="true">',
+            '    <Choice value="A"/><Choice value="B"/><Choice value="tie"/>',
+            "  </Choices>",
+        ]
     else:
         parts.append('  <Text name="reply" value="$reply"/>')
         for c in rubric.criteria:
-            levels = ["yes", "no"] if task == "behaviours" else [
-                str(v) for v in (c.scale.levels if c.scale else [])]
+            levels = (
+                ["yes", "no"]
+                if task == "behaviours"
+                else [str(v) for v in (c.scale.levels if c.scale else [])]
+            )
             parts.append(f'  <Header value="{esc(c.name)}: {esc(c.description)}"/>')
             parts.append(f'  <Choices name="{c.id}" toName="reply" choice="single">')
             parts += [f'    <Choice value="{v}"/>' for v in levels]
-            parts.append('  </Choices>')
+            parts.append("  </Choices>")
     return "\n".join([*parts, "</View>", ""])
 
 
 def _ls_task(n: int, item: JudgeItem, task: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {"item_id": item.item_id, "conversation_id": item.conversation_id,
-                            "context": _text(item)}
+    data: dict[str, Any] = {
+        "item_id": item.item_id,
+        "conversation_id": item.conversation_id,
+        "context": _text(item),
+    }
     if task == "pairwise":
         data.update(reply_a=item.candidate, reply_b=item.metadata.get("other", ""))
     else:
@@ -90,15 +102,23 @@ def _ls_task(n: int, item: JudgeItem, task: str, rows: list[dict[str, Any]]) -> 
             results = [("choice", row["answers"]["winner"])]
         else:
             results = [(k, str(v)) for k, v in sorted(row["answers"].items())]
-        annotations.append({
-            "completed_by": {"email": row["annotator"]},
-            "created_username": row["annotator"],
-            "created_at": row["created"],
-            "was_cancelled": False,
-            "result": [{"from_name": name, "to_name": "reply_a" if task == "pairwise" else "reply",
-                        "type": "choices", "value": {"choices": [value]}}
-                       for name, value in results],
-        })
+        annotations.append(
+            {
+                "completed_by": {"email": row["annotator"]},
+                "created_username": row["annotator"],
+                "created_at": row["created"],
+                "was_cancelled": False,
+                "result": [
+                    {
+                        "from_name": name,
+                        "to_name": "reply_a" if task == "pairwise" else "reply",
+                        "type": "choices",
+                        "value": {"choices": [value]},
+                    }
+                    for name, value in results
+                ],
+            }
+        )
     return {"id": n, "data": data, "annotations": annotations}
 
 
@@ -114,8 +134,10 @@ def export_labels(db: Path, out: Path, fmt: str = "jsonl") -> dict[str, int]:
             n = len(records)
         elif fmt == "labelstudio":
             rows = store.labels("label")
-            tasks = [_ls_task(n, item, task, [r for r in rows if r["item_id"] == item.item_id])
-                     for n, item in enumerate(store.items(), 1)]
+            tasks = [
+                _ls_task(n, item, task, [r for r in rows if r["item_id"] == item.item_id])
+                for n, item in enumerate(store.items(), 1)
+            ]
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
             out.with_suffix(".xml").write_text(label_config(task, rubric), encoding="utf-8")
@@ -189,7 +211,7 @@ def import_labelstudio(path: Path, db: Path) -> dict[str, int]:
                 name = _annotator(ann, here)
                 try:
                     answers = check_answers(task, rubric, item, _answers(task, ann, here), False)
-                except BadAnswer as exc:
+                except BadAnswerError as exc:
                     raise UserError(f"{here}: {exc}") from None
                 store.add_annotator(name)
                 if store.record(name, item.item_id, "label", answers):

@@ -36,7 +36,7 @@ def check_task(task: str, rubric: Rubric) -> Task:
         )
     if task == "ratings" and any(c.scale is None for c in rubric.criteria):
         raise UserError(f"rubric {rubric.id!r}: every criterion needs a scale to be rated")
-    return task  # type: ignore[return-value]
+    return task
 
 
 def _run_arguments(run: Path) -> dict[str, Any]:
@@ -97,14 +97,19 @@ def _criteria(rubric: Rubric, only: list[str] | None = None) -> list[dict[str, A
             continue
         scale = [c.scale.min, c.scale.max] if c.scale else None
         anchors = [[int(k), v] for k, v in sorted(c.anchors.items())]
-        out.append({"id": c.id, "name": c.name, "description": c.description,
-                    "scale": scale, "anchors": anchors})
+        out.append(
+            {
+                "id": c.id,
+                "name": c.name,
+                "description": c.description,
+                "scale": scale,
+                "anchors": anchors,
+            }
+        )
     return out
 
 
-def blind_view(
-    item: JudgeItem, key: str, task: Task, rubric: Rubric, flip: bool
-) -> dict[str, Any]:
+def blind_view(item: JudgeItem, key: str, task: Task, rubric: Rubric, flip: bool) -> dict[str, Any]:
     """What the page shows of ``item`` (named by its opaque ``key``, since item ids may name
     the model): no model, option name, score or other answer."""
     view: dict[str, Any] = {

@@ -57,8 +57,9 @@ def _strata(items: Sequence[JudgeItem], by: str, judge: Path | None, n_strata: i
     scores = _scores(judge)
     missing = [i.item_id for i in items if i.item_id not in scores]
     if missing:
-        raise UserError(f"{judge}: no ok judgment of item {missing[0]!r} "
-                        f"({len(missing)} items unscored)")
+        raise UserError(
+            f"{judge}: no ok judgment of item {missing[0]!r} ({len(missing)} items unscored)"
+        )
     values = np.array([scores[i.item_id] for i in items])
     edges = np.quantile(values, np.linspace(0, 1, n_strata + 1)[1:-1])
     bins = np.searchsorted(edges, values, side="right")
@@ -71,7 +72,9 @@ def _allocate(sizes: dict[str, int], n: int, allocation: str) -> dict[str, int]:
         raise UserError(f"--allocation must be equal or proportional, not {allocation!r}")
     total = sum(sizes.values())
     n = min(n, total)
-    share = {h: (n / len(sizes) if allocation == "equal" else n * s / total) for h, s in sizes.items()}
+    share = {
+        h: (n / len(sizes) if allocation == "equal" else n * s / total) for h, s in sizes.items()
+    }
     alloc = {h: min(sizes[h], math.floor(share[h])) for h in sizes}
     while sum(alloc.values()) < n:  # largest remainders first, then any stratum with room
         room = [h for h in sorted(sizes) if alloc[h] < sizes[h]]
@@ -120,8 +123,13 @@ def sample_items(
     out = []
     for i in items:
         if i.item_id in prob:
-            meta = {**i.metadata, "inclusion_probability": prob[i.item_id],
-                    "stratum": stratum[i.item_id], "sampled_by": by, "sample_seed": seed}
+            meta = {
+                **i.metadata,
+                "inclusion_probability": prob[i.item_id],
+                "stratum": stratum[i.item_id],
+                "sampled_by": by,
+                "sample_seed": seed,
+            }
             out.append(i.model_copy(update={"metadata": meta}))
     return out
 

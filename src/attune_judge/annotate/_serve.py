@@ -91,16 +91,27 @@ def serve(
     app = make_app(store, task, rubric, live)  # type: ignore[arg-type]
     shown = f"[{host}]" if ":" in host else host
     p = store.progress()
-    print(f"attune-judge annotate: {task} on {p['items']} items, k = {p['k']}, "
-          f"{p['labels']} labels so far ({store.path})")
+    print(
+        f"attune-judge annotate: {task} on {p['items']} items, k = {p['k']}, "
+        f"{p['labels']} labels so far ({store.path})"
+    )
     if not is_loopback(host):
-        print(f"bound to {host}: reachable from other machines; every request needs a token, "
-              "and the traffic is plain HTTP (use a trusted network or a TLS proxy)")
+        print(
+            f"bound to {host}: reachable from other machines; every request needs a token, "
+            "and the traffic is plain HTTP (use a trusted network or a TLS proxy)"
+        )
     for name, token in tokens.items():
         print(f"  {name}: http://{shown}:{port}/?token={token}")
     sys.stdout.flush()
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False,
-                    limit_concurrency=64, timeout_keep_alive=5)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+            limit_concurrency=64,
+            timeout_keep_alive=5,
+        )
     finally:
         store.close()

@@ -115,7 +115,9 @@ class LabelStore:
         name = name.strip()
         if not name or len(name) > 64:
             raise UserError(f"--annotator: a name of 1 to 64 characters, not {name!r}")
-        self._tx("INSERT OR IGNORE INTO annotators VALUES (?, ?)", (name, secrets.token_urlsafe(18)))
+        self._tx(
+            "INSERT OR IGNORE INTO annotators VALUES (?, ?)", (name, secrets.token_urlsafe(18))
+        )
         return str(self._all("SELECT token FROM annotators WHERE name=?", (name,))[0][0])
 
     def annotators(self) -> dict[str, str]:
@@ -197,9 +199,15 @@ class LabelStore:
                 self._db.execute(
                     "INSERT INTO labels(annotator, item_id, action, answers, swapped, comment,"
                     " created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (annotator, item_id, action,
-                     None if answers is None else json.dumps(answers, sort_keys=True),
-                     int(swapped), comment, datetime.now(UTC).isoformat()),
+                    (
+                        annotator,
+                        item_id,
+                        action,
+                        None if answers is None else json.dumps(answers, sort_keys=True),
+                        int(swapped),
+                        comment,
+                        datetime.now(UTC).isoformat(),
+                    ),
                 )
             except sqlite3.IntegrityError:
                 self._db.execute("ROLLBACK")
@@ -219,7 +227,8 @@ class LabelStore:
             if row is not None:
                 self._db.execute("DELETE FROM labels WHERE seq=?", (row[0],))
                 self._db.execute(
-                    "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)", (annotator, row[1], time.time())
+                    "INSERT OR REPLACE INTO leases VALUES (?, ?, ?)",
+                    (annotator, row[1], time.time()),
                 )
             self._db.execute("COMMIT")
         return None if row is None else str(row[1])
@@ -244,9 +253,7 @@ class LabelStore:
         """Counts for the page: this annotator's answers, and the items' progress to k."""
         k = int(self.meta().get("k", "1"))
         n_items = self._all("SELECT COUNT(*) FROM items")[0][0]
-        per_item = self._all(
-            "SELECT COUNT(*) FROM labels WHERE action='label' GROUP BY item_id"
-        )
+        per_item = self._all("SELECT COUNT(*) FROM labels WHERE action='label' GROUP BY item_id")
         out: dict[str, Any] = {
             "items": n_items,
             "k": k,
@@ -254,10 +261,16 @@ class LabelStore:
             "complete_items": sum(1 for (n,) in per_item if n >= k),
         }
         if annotator is not None:
-            mine = dict(self._all(
-                "SELECT action, COUNT(*) FROM labels WHERE annotator=? GROUP BY action",
-                (annotator,),
-            ))
-            out.update(annotator=annotator, labelled=mine.get("label", 0),
-                       skipped=mine.get("skip", 0), flagged=mine.get("flag", 0))
+            mine = dict(
+                self._all(
+                    "SELECT action, COUNT(*) FROM labels WHERE annotator=? GROUP BY action",
+                    (annotator,),
+                )
+            )
+            out.update(
+                annotator=annotator,
+                labelled=mine.get("label", 0),
+                skipped=mine.get("skip", 0),
+                flagged=mine.get("flag", 0),
+            )
         return out

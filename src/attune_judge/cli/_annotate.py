@@ -39,12 +39,12 @@ def serve(
     db: DbOption,
     items: Annotated[
         Path | None,
-        typer.Argument(help="What `score` reads (AttuneBench data, JudgeItem JSONL) or a run "
-                       "directory; omit to reopen --db."),
+        typer.Argument(
+            help="What `score` reads (AttuneBench data, JudgeItem JSONL) or a run "
+            "directory; omit to reopen --db."
+        ),
     ] = None,
-    task: Annotated[
-        str | None, typer.Option(help="ratings, pairwise or behaviours.")
-    ] = None,
+    task: Annotated[str | None, typer.Option(help="ratings, pairwise or behaviours.")] = None,
     rubric: Annotated[
         str | None, typer.Option(help="Rubric name or YAML (default: a run directory's).")
     ] = None,
@@ -57,7 +57,9 @@ def serve(
     judge: Annotated[
         Path | None, typer.Option(help="A judge's run directory for the agreement page.")
     ] = None,
-    B: Annotated[int, typer.Option("--B", help="Bootstrap replicates of the agreement page.")] = 500,
+    B: Annotated[
+        int, typer.Option("--B", help="Bootstrap replicates of the agreement page.")
+    ] = 500,
 ) -> None:
     """Serve the labelling page; each annotator's link is printed (Ctrl-C stops)."""
     from attune_judge.annotate import prepare
@@ -69,7 +71,9 @@ def serve(
 
 @annotate_app.command("sample")
 def sample(
-    items: Annotated[Path | None, typer.Argument(help="Items to draw from (as `score` reads).")] = None,
+    items: Annotated[
+        Path | None, typer.Argument(help="Items to draw from (as `score` reads).")
+    ] = None,
     rubric: Annotated[str | None, typer.Option(help="Rubric name or YAML.")] = None,
     n: Annotated[int, typer.Option("--n", help="Conversations (by conversation) or items.")] = 20,
     by: Annotated[str, typer.Option(help="conversation, model or score.")] = "conversation",
@@ -77,10 +81,15 @@ def sample(
     strata: Annotated[int, typer.Option(help="Score bins (--by score).")] = 4,
     allocation: Annotated[str, typer.Option(help="equal or proportional.")] = "equal",
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
-    out: Annotated[Path | None, typer.Option("-o", "--out", help="JudgeItem JSONL to write.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("-o", "--out", help="JudgeItem JSONL to write.")
+    ] = None,
     pilot: Annotated[
-        Path | None, typer.Option(help="A pilot's labels (export JSONL): print the "
-                                  "conversations a --width interval needs.")
+        Path | None,
+        typer.Option(
+            help="A pilot's labels (export JSONL): print the "
+            "conversations a --width interval needs."
+        ),
     ] = None,
     width: Annotated[float, typer.Option(help="Target width of α's interval.")] = 0.2,
 ) -> None:
@@ -96,8 +105,9 @@ def sample(
     from attune_judge.data import write_jsonl
 
     found, _ = load_items(items, rubric)
-    drawn = sample_items(found, n, by=by, judge=judge, strata=strata, allocation=allocation,
-                         seed=seed)
+    drawn = sample_items(
+        found, n, by=by, judge=judge, strata=strata, allocation=allocation, seed=seed
+    )
     write_jsonl(out, drawn)
     n_conv = len({i.conversation_id for i in drawn})
     print(f"{len(drawn)} of {len(found)} items ({n_conv} conversations) → {out}")
@@ -131,8 +141,10 @@ def export(
     from attune_judge.annotate import export_labels
 
     counts = export_labels(db, out, fmt)
-    print(f"{counts['records']} records from {counts['labels']} labels "
-          f"({counts['flags']} flagged items not exported) → {out}")
+    print(
+        f"{counts['records']} records from {counts['labels']} labels "
+        f"({counts['flags']} flagged items not exported) → {out}"
+    )
 
 
 @annotate_app.command("import")
