@@ -177,3 +177,76 @@ def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
     assert "judge-x" in data["judge"] and "ceiling" in data["judge"].lower()
     none = agreement(store, task, rubric, tmp_path / "missing.jsonl", B=200)
     assert none["judge"].startswith("Not computable yet:")
+
+
+def test_pair_labels_round_trip_through_label_studio(tmp_path: Path) -> None:
+    from attune_judge.annotate import check_answers
+    from attune_judge.rubrics import load_rubric
+
+    store, _ = prepare(
+        tmp_path / "p.sqlite",
+        make_pairs(tmp_path),
+        task="pairwise",
+        rubric="attunebench-pairwise",
+        k=1,
+        annotators=["alice"],
+    )
+    rubric = load_rubric("attunebench-pairwise")
+    seed = store.meta()["seed"]
+    for item, choice in zip(store.items(), ("first", "second", "tie", "first"), strict=True):
+        flip = swapped(seed, "alice", item.item_id)
+        store.record(
+            "alice",
+            item.item_id,
+            "label",
+            check_answers("pairwise", rubric, item, {"choice": choice}, flip),
+            flip,
+        )
+    store.close()
+    export_labels(tmp_path / "p.sqlite", tmp_path / "ls.json", "labelstudio")
+    other = tmp_path / "other"
+    other.mkdir()
+    prepare(
+        other / "p.sqlite",
+        make_pairs(other),
+        task="pairwise",
+        rubric="attunebench-pairwise",
+        k=1,
+        annotators=["x"],
+    )[0].close()
+    assert import_labelstudio(tmp_path / "ls.json", other / "p.sqlite")["stored"] == 4
+    export_labels(tmp_path / "p.sqlite", tmp_path / "a.jsonl")
+    export_labels(other / "p.sqlite", tmp_path / "b.jsonl")
+
+    def key(path: Path) -> list[tuple[str, str | None]]:
+        return sorted((p.item_id, p.winner) for p in read_jsonl(path, Preference))
+
+    assert key(tmp_path / "a.jsonl") == key(tmp_path / "b.jsonl")
+    assert sorted(w for _, w in key(tmp_path / "a.jsonl")).count("tie") == 1
+
+
+def test_a_run_directory_gives_its_items_and_rubric(tmp_path: Path) -> None:
+    from attune_judge.annotate import is_loopback, load_items
+
+    items, rubric = make_items(tmp_path), make_rubric(tmp_path)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text(
+        json.dumps(
+            {
+                "arguments": {
+                    "data": str(items),
+                    "rubric": str(rubric),
+                    "candidates": None,
+                    "models": ["m2"],
+                }
+            }
+        )
+    )
+    found, name = load_items(run, None)
+    assert name == str(rubric) and [i.item_id for i in found] == ["c0:1:m2", "c1:1:m2", "c2:1:m2"]
+    (run / "manifest.json").write_text("{}")
+    with pytest.raises(UserError, match="manifest.json: not a run manifest"):
+        load_items(run, None)
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4")
