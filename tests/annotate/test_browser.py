@@ -233,3 +233,107 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
     dims = {d["dimension"]: d for d in report.data["dimensions"]}
     assert dims["warmth"]["humans"] == ["alice", "bob"]
     assert dims["warmth"]["join"]["matched"] == 6
+
+
+def _serve_in_thread(app: Any, port: int) -> Any:
+    import threading
+
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    return server, thread
+
+
+@pytest.mark.browser
+def test_pairs_and_behaviours_are_answered_by_keyboard(tmp_path: Path) -> None:
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    from attune_judge.annotate import prepare, swapped
+    from attune_judge.annotate._app import make_app
+    from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
+    from attune_judge.rubrics import load_rubric
+    from tests.annotate._fixtures import make_pairs
+
+    behaviour_items = tmp_path / "b.jsonl"
+    write_jsonl(
+        behaviour_items,
+        [
+            JudgeItem(
+                item_id=f"c{c}:1:original",
+                conversation_id=f"c{c}",
+                turn=1,
+                context=[ChatMessage(role="user", content="My dog died.")],
+                candidate=f"I am so sorry ({c}).",
+                candidate_model="original",
+                metadata={"behaviour_items": ["B1", "B2"]},
+            )
+            for c in range(2)
+        ],
+    )
+    setups = {
+        "pairwise": (make_pairs(tmp_path, 2), "attunebench-pairwise", ["2", "t"]),
+        "behaviours": (behaviour_items, "attunebench-behaviours", ["y", "n"]),
+    }
+    seen: dict[str, list[tuple[str, str, Any, bool]]] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        for task, (items, rubric, keys) in setups.items():
+            store, tokens = prepare(
+                tmp_path / f"{task}.sqlite",
+                items,
+                task=task,
+                rubric=rubric,
+                k=1,
+                annotators=["alice"],
+            )
+            port = _free_port()
+            server, thread = _serve_in_thread(make_app(store, task, load_rubric(rubric)), port)  # type: ignore[arg-type]
+            try:
+                page = browser.new_page(viewport={"width": 1000, "height": 800})
+                page.goto(f"http://127.0.0.1:{port}/?token={tokens['alice']}")
+                page.wait_for_selector("#progress:has-text('0 labelled')")
+                if task == "pairwise":
+                    first = page.locator(".reply").first.inner_text()
+                    flip = swapped(store.meta()["seed"], "alice", "c0:1:pair:m1:m2")
+                    assert ("B text 0" if flip else "A text 0") in first
+                    assert "m1" not in page.content() and "m2" not in page.content()
+                    for n, key in enumerate(keys, 1):
+                        page.keyboard.press(key)
+                        page.keyboard.press("Enter")
+                        page.wait_for_selector(f"#progress:has-text('{n} labelled')")
+                        if n == 1:
+                            page.screenshot(path=str(tmp_path / "pairwise.png"), full_page=True)
+                else:
+                    assert page.locator("#answers fieldset").count() == 2  # the items asked
+                    page.screenshot(path=str(tmp_path / "behaviours.png"), full_page=True)
+                    for n in (1, 2):
+                        for key in keys:
+                            page.keyboard.press(key)
+                        page.keyboard.press("Enter")
+                        page.wait_for_selector(f"#progress:has-text('{n} labelled')")
+                page.wait_for_selector("#status:has-text('Nothing left')")
+                seen[task] = [
+                    (r["annotator"], r["item_id"], r["answers"], r["swapped"])
+                    for r in store.labels()
+                ]
+            finally:
+                server.should_exit = True
+                thread.join(timeout=10)
+                store.close()
+        browser.close()
+    pairs = {item: (answers, flip) for _, item, answers, flip in seen["pairwise"]}
+    second, flip0 = pairs["c0:1:pair:m1:m2"]
+    assert second == {"choice": "second", "winner": "A" if flip0 else "B"}
+    assert pairs["c1:1:pair:m1:m2"][0] == {"choice": "tie", "winner": "tie"}
+    assert [a for _, _, a, _ in seen["behaviours"]] == [{"B1": "yes", "B2": "no"}] * 2
+    keep = os.environ.get("ATTUNE_ANNOTATE_SCREENSHOTS")
+    if keep:
+        for name in ("pairwise.png", "behaviours.png"):
+            shutil.copy(tmp_path / name, keep)

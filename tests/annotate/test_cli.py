@@ -107,7 +107,7 @@ def test_the_readme_annotate_lines_run_end_to_end(
     assert code == 0, err
     ratings = read_jsonl(tmp_path / "labels.jsonl", Rating)
     assert len(ratings) == len(drawn) * 2 * 5  # two people, four criteria and overall
-    code, out, err = _cli(calibrate.split()[1:] + ["--json", "--B", "200"], capsys)
+    code, out, err = _cli([*calibrate.split()[1:], "--json", "--B", "200"], capsys)
     assert code == 0, err
     assert '"humans": [\n' in out and '"ana"' in out and '"ben"' in out
 

@@ -246,7 +246,7 @@ def test_a_run_directory_gives_its_items_and_rubric(tmp_path: Path) -> None:
     found, name = load_items(run, None)
     assert name == str(rubric) and [i.item_id for i in found] == ["c0:1:m2", "c1:1:m2", "c2:1:m2"]
     (run / "manifest.json").write_text("{}")
-    with pytest.raises(UserError, match="manifest.json: not a run manifest"):
+    with pytest.raises(UserError, match=r"manifest\.json: not a run manifest"):
         load_items(run, None)
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4")
