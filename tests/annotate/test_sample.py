@@ -84,3 +84,43 @@ def test_pilot_scales_the_interval_width_by_the_square_root_rule(tmp_path: Path)
     assert row["conversations_needed"] == pytest.approx(12 * (row["width"] / 0.1) ** 2, abs=1)
     (half,) = conversations_needed(pilot, row["width"], B=300)
     assert half["conversations_needed"] == 12  # the pilot's own width needs the pilot's size
+
+
+def test_probabilities_reach_the_export_and_calibrate_warns_when_unequal(tmp_path: Path) -> None:
+    from attune_judge.annotate import export_labels, prepare
+    from attune_judge.data import read_jsonl, write_jsonl
+    from attune_judge.validate import calibrate_files, ppi_rank
+
+    items = [
+        i
+        for i in _items(tmp_path, 6, ("m1", "m2"))
+        if i.candidate_model == "m1" or int(i.conversation_id[1:]) < 3
+    ]
+    judge = make_judgments(
+        tmp_path, {i.item_id: (2 + n % 3, 1 + n % 4) for n, i in enumerate(items)}
+    )
+    for by, n, warned in (("model", 6, True), ("conversation", 4, False)):
+        drawn = sample_items(items, n, by=by, seed=1)
+        write_jsonl(tmp_path / f"{by}.jsonl", drawn)
+        store, _ = prepare(
+            tmp_path / f"{by}.sqlite",
+            tmp_path / f"{by}.jsonl",
+            task="ratings",
+            rubric=str(tmp_path / "rubric.yaml"),
+            k=2,
+            annotators=["a", "b"],
+        )
+        for m, item in enumerate(store.items()):
+            store.record("a", item.item_id, "label", {"warmth": 1 + m % 5, "fit": 2})
+            store.record("b", item.item_id, "label", {"warmth": 1 + (m + m % 2) % 5, "fit": 3})
+        store.close()
+        out = tmp_path / f"{by}-labels.jsonl"
+        export_labels(tmp_path / f"{by}.sqlite", out)
+        probs = {i.item_id: i.metadata["inclusion_probability"] for i in drawn}
+        assert all(
+            r.metadata["inclusion_probability"] == probs[r.item_id] for r in read_jsonl(out, Rating)
+        )
+        text = calibrate_files(out, judge, B=100).markdown
+        ranked = ppi_rank(judge, out, human_scale=(1.0, 5.0)).markdown
+        assert ("unequal inclusion probabilities" in text) is warned, by
+        assert ("unequal inclusion probabilities" in ranked) is warned, by

@@ -27,7 +27,8 @@ class _ServeByDefault(TyperGroup):
 
 annotate_app = typer.Typer(
     cls=_ServeByDefault,
-    help="Label items in a browser (blind, several annotators), draw samples, export labels.",
+    help="Label items in a browser (blind, several annotators), draw samples, export labels. "
+    "`annotate ITEMS --task T --rubric R --db LABELS.sqlite` runs `annotate serve`.",
     no_args_is_help=True,
 )
 
