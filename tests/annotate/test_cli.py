@@ -198,11 +198,41 @@ def test_pilot_prints_the_conversations_needed(
         for r in ("a", "b")
     ]
     write_jsonl(tmp_path / "pilot.jsonl", labels)
+    judge = tmp_path / "judgments.jsonl"
+    write_jsonl(
+        judge,
+        [
+            Judgment(
+                item_id=f"c{c}:{i}",
+                judge_id="j",
+                conversation_id=f"c{c}",
+                scores={"warmth": float((c + 2 * i) % 5 + 1)},
+            )
+            for c in range(10)
+            for i in range(2)
+        ],
+    )
     code, out, err = _cli(
-        ["annotate", "sample", "--pilot", str(tmp_path / "pilot.jsonl"), "--width", "0.1"], capsys
+        [
+            "annotate",
+            "sample",
+            "--pilot",
+            str(tmp_path / "pilot.jsonl"),
+            "--width",
+            "0.1",
+            "--judge",
+            str(judge),
+        ],
+        capsys,
     )
     assert code == 0, err
-    row = next(line for line in out.splitlines() if line.startswith("| warmth"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == "10"
-    assert int(cells[4]) == pytest.approx(10 * (float(cells[3]) / 0.1) ** 2, rel=0.01, abs=1)
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in out.splitlines()
+        if line.startswith("| warmth")
+    ]
+    assert [r[1] for r in rows] == ["α among annotators", "judge spearman"]
+    for cells in rows:
+        assert cells[2] == "10"
+        want = 10 * (float(cells[4]) / 0.1) ** 2  # widths shrink with √conversations
+        assert int(cells[5]) == pytest.approx(want, rel=0.01, abs=1)

@@ -134,19 +134,56 @@ def sample_items(
     return out
 
 
+def _needed(row: dict[str, Any], width: float) -> dict[str, Any]:
+    have = row["low"] is not None and row["high"] is not None and row["high"] > row["low"]
+    pilot_w = row["high"] - row["low"] if have else None
+    need = math.ceil(row["clusters"] * (pilot_w / width) ** 2) if pilot_w else None
+    return {**row, "width": pilot_w, "conversations_needed": need}
+
+
 def conversations_needed(
-    records: Sequence[Any], width: float, *, B: int = 1000, seed: int = 0
+    records: Sequence[Any],
+    width: float,
+    *,
+    judge: Path | None = None,
+    metric: str = "spearman",
+    B: int = 1000,
+    seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Per dimension: the pilot's conversations, its α interval width, and the conversations a
-    ``width``-wide interval needs (``None`` where the pilot gives no interval)."""
+    """Per dimension and statistic (α among annotators; with ``judge``, the judge's
+    ``metric`` against the annotators' aggregate): the pilot's conversations, its interval
+    width, and the conversations a ``width``-wide interval needs (``None``: no interval)."""
+    from attune_judge import calibration as cal
     from attune_judge.annotate._agreement import annotator_alpha
 
     if not 0 < width < 2:
         raise UserError(f"--width is an interval width between 0 and 2, not {width!r}")
-    out = []
-    for row in annotator_alpha(list(records), B=B, seed=seed):
-        have = row["low"] is not None and row["high"] is not None and row["high"] > row["low"]
-        pilot_w = row["high"] - row["low"] if have else None
-        need = math.ceil(row["clusters"] * (pilot_w / width) ** 2) if pilot_w else None
-        out.append({**row, "width": pilot_w, "conversations_needed": need})
+    out = [
+        _needed({**row, "statistic": "α among annotators"}, width)
+        for row in annotator_alpha(list(records), B=B, seed=seed)
+    ]
+    if judge is None:
+        return out
+    if metric not in cal.PAIR_METRICS:
+        raise UserError(f"--metric must be one of {', '.join(cal.PAIR_METRICS)}, not {metric!r}")
+    ratings = [r for r in records if not hasattr(r, "winner")]
+    if not ratings:
+        raise UserError("--judge with --pilot needs Rating labels (not preferences)")
+    path = judge / "judgments.jsonl" if judge.is_dir() else judge
+    judged = cal.judgments_to_ratings(read_jsonl(path, Judgment, tolerate_torn_tail=True))
+    report = cal.calibrate(ratings, judged, B=B, seed=seed)
+    for dim in report.dimensions:
+        for j in dim.judges:
+            m = j.vs_humans.metrics.get(metric)
+            if m is None:
+                continue
+            row = {
+                "dimension": dim.dimension,
+                "statistic": f"judge {metric}",
+                "alpha": m.estimate,
+                "low": m.lower,
+                "high": m.upper,
+                "clusters": j.vs_humans.n_clusters,
+            }
+            out.append(_needed(row, width))
     return out

@@ -78,7 +78,13 @@ def sample(
     rubric: Annotated[str | None, typer.Option(help="Rubric name or YAML.")] = None,
     n: Annotated[int, typer.Option("--n", help="Conversations (by conversation) or items.")] = 20,
     by: Annotated[str, typer.Option(help="conversation, model or score.")] = "conversation",
-    judge: Annotated[Path | None, typer.Option(help="Run directory (--by score).")] = None,
+    judge: Annotated[
+        Path | None,
+        typer.Option(
+            help="Run directory: score strata (--by score); with --pilot, also size "
+            "the judge's agreement with the annotators."
+        ),
+    ] = None,
     strata: Annotated[int, typer.Option(help="Score bins (--by score).")] = 4,
     allocation: Annotated[str, typer.Option(help="equal or proportional.")] = "equal",
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
@@ -98,7 +104,7 @@ def sample(
     from attune_judge.errors import UserError
 
     if pilot is not None:
-        _pilot(pilot, width)
+        _pilot(pilot, width, judge)
         return
     if items is None or out is None:
         raise UserError("annotate sample needs ITEMS and --out (or --pilot LABELS.jsonl)")
@@ -114,20 +120,26 @@ def sample(
     print(f"{len(drawn)} of {len(found)} items ({n_conv} conversations) → {out}")
 
 
-def _pilot(pilot: Path, width: float) -> None:
+def _pilot(pilot: Path, width: float, judge: Path | None) -> None:
     from attune_judge.annotate import conversations_needed
     from attune_judge.data import Preference, Rating, read_jsonl
     from attune_judge.validate import record_kind
 
     kind = record_kind(pilot)
     records = read_jsonl(pilot, Preference if kind == "preference" else Rating)
-    print(f"| dimension | conversations | α | interval width | conversations for width {width:g} |")
-    print("|---|---|---|---|---|")
-    for row in conversations_needed(records, width):
-        alpha = "—" if row["alpha"] is None else f"{row['alpha']:.3f}"
+    print(
+        f"| dimension | statistic | conversations | estimate | interval width | "
+        f"conversations for width {width:g} |"
+    )
+    print("|---|---|---|---|---|---|")
+    for row in conversations_needed(records, width, judge=judge):
+        est = "—" if row["alpha"] is None else f"{row['alpha']:.3f}"
         w = "—" if row["width"] is None else f"{row['width']:.3f}"
         need = row["conversations_needed"] if row["conversations_needed"] is not None else "—"
-        print(f"| {row['dimension']} | {row['clusters']} | {alpha} | {w} | {need} |")
+        print(
+            f"| {row['dimension']} | {row['statistic']} | {row['clusters']} | {est} | {w} "
+            f"| {need} |"
+        )
 
 
 @annotate_app.command("export")
