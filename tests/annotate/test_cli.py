@@ -96,7 +96,8 @@ def test_the_readme_annotate_lines_run_end_to_end(
     def fake_run(app: Any, **kw: Any) -> None:
         served.update(kw, agreement=_drive(app, tmp_path / "labels.sqlite"))
 
-    monkeypatch.setattr(uvicorn, "run", fake_run)
+    monkeypatch.setattr(uvicorn, "run", fake_run)  # no socket: the port may be taken here
+    monkeypatch.setattr("attune_judge.annotate._serve._check_address", lambda host, port: None)
     code, out, err = _cli(serve.split()[1:], capsys)
     assert code == 0, err
     assert served["host"] == "127.0.0.1" and served["port"] == 8765
@@ -180,6 +181,32 @@ def test_bad_input_is_one_line_and_exit_2(
         argv = [a.replace(k, v) for a in argv]
     code, _, err = _cli(argv, capsys)
     assert code == 2 and said in err and "Traceback" not in err, err
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        argv = [
+            "annotate",
+            str(make_items(tmp_path)),
+            "--db",
+            str(tmp_path / "l.sqlite"),
+            "--task",
+            "ratings",
+            "--rubric",
+            str(make_rubric(tmp_path)),
+            "--annotator",
+            "ana",
+            "--port",
+            str(port),
+        ]
+        code, _, err = _cli(argv, capsys)
+    assert code == 2 and f"127.0.0.1:{port}: cannot listen there" in err, err
+    assert "Traceback" not in err
 
 
 def test_pilot_prints_the_conversations_needed(

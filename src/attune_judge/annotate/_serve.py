@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 import threading
 from collections.abc import Sequence
@@ -25,6 +26,19 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _check_address(host: str, port: int) -> None:
+    """One clear error when ``host:port`` cannot be listened on (in use, not this machine's)."""
+    if not 0 < port < 65536:
+        raise UserError(f"--port must be 1 to 65535, not {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(infos[0][4])
+    except OSError as exc:
+        raise UserError(f"{host}:{port}: cannot listen there ({exc.strerror or exc})") from None
 
 
 def prepare(
@@ -78,6 +92,7 @@ def serve(
     task, rubric = store_rubric(store)
     if judge is not None and not Path(judge).exists():
         raise UserError(f"{judge}: no such run directory (--judge)")
+    _check_address(host, port)
     cache: dict[str, Any] = {}
     lock = threading.Lock()
 
