@@ -29,6 +29,7 @@ ELSEWHERE = {
     "demo": "tests/adapters/test_demo_cli.py",
     "bench": "tests/tasks/test_bench_cli.py",
     "data convert": "tests/adapters/test_convert_cli.py",
+    "annotate": "tests/annotate/test_cli.py",
 }
 """Commands run by other (slower or data-specific) tests, by subcommand."""
 
@@ -40,6 +41,7 @@ ELSEWHERE_PREFIXES = {
     "attune-judge rank runs/duo --human ": "tests/align/test_readme_workflow.py",
     "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
     "attune-judge report judges/duo": "tests/align/test_readme_workflow.py",
+    "attune-judge calibrate --human labels.jsonl --judge runs/score": "tests/annotate/test_cli.py",
     "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --batch": (
         "tests/cli/test_batch_cli.py"
     ),

@@ -18,6 +18,7 @@ import typer
 from attune_judge._secrets import redact
 from attune_judge.cli import (
     _align,
+    _annotate,
     _bench,
     _calibrate,
     _data,
@@ -70,6 +71,7 @@ _MODULES = (
     _export,
     _schema,
     _align,
+    _annotate,
 )
 for _module in _MODULES:
     _module.register(app)

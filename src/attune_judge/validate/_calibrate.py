@@ -19,7 +19,13 @@ from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
 from attune_judge.errors import UserError
 from attune_judge.validate._baselines import baseline_comparison
-from attune_judge.validate._files import check_human_labels, check_level, jsonl_path, record_kind
+from attune_judge.validate._files import (
+    check_human_labels,
+    check_level,
+    inclusion_note,
+    jsonl_path,
+    record_kind,
+)
 from attune_judge.validate._preferences import calibrate_preferences
 from attune_judge.validate._rundir import check_out_dir, write_run_dir
 
@@ -119,7 +125,7 @@ def calibrate_files(
         text, data, block = calibrate_preferences(
             hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level=ci
         )
-        outcome = CalibrationOutcome(text, data, arguments=arguments)
+        outcome = CalibrationOutcome(text + inclusion_note(hpath), data, arguments=arguments)
         if out is not None:
             summary = {"kind": "calibration", "calibration": block}
             outcome.report_files = write_run_dir(out, arguments, summary=summary)
@@ -127,7 +133,7 @@ def calibrate_files(
     if hkind != "rating":
         raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
     check_human_labels(hpath, level)
-    return _calibrate_ratings(
+    outcome = _calibrate_ratings(
         read_jsonl(hpath, Rating),
         jpath,
         arguments,
@@ -138,6 +144,8 @@ def calibrate_files(
         items=items,
         out=out,
     )
+    outcome.markdown += inclusion_note(hpath)
+    return outcome
 
 
 def _calibrate_ratings(

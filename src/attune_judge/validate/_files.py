@@ -14,7 +14,14 @@ from typing import Literal
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
 
-__all__ = ["RecordKind", "check_human_labels", "check_level", "jsonl_path", "record_kind"]
+__all__ = [
+    "RecordKind",
+    "check_human_labels",
+    "check_level",
+    "inclusion_note",
+    "jsonl_path",
+    "record_kind",
+]
 
 RecordKind = Literal["rating", "preference", "judgment", "scores"]
 """What a JSONL file holds: Rating, Preference or Judgment records, or {model, score} rows."""
@@ -120,3 +127,23 @@ def check_human_labels(path: Path, level: str) -> None:
                 f"(line {first_number} is a number, line {first_text} text); use one kind, or "
                 "--level nominal to treat every value as a category"
             )
+
+
+def inclusion_note(path: Path) -> str:
+    """A warning when the labels of ``path`` were drawn with unequal inclusion probabilities
+    (``metadata.inclusion_probability``, written by ``annotate sample --by model|score``), which
+    the unweighted estimates do not correct for; ``""`` otherwise."""
+    probs = set()
+    for _, obj in _objects(path):
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        p = meta.get("inclusion_probability") if isinstance(meta, dict) else None
+        if isinstance(p, int | float) and not isinstance(p, bool):
+            probs.add(float(p))
+    if len(probs) < 2:
+        return ""
+    return (
+        f"\nWarning: {path.name} holds labels drawn with unequal inclusion probabilities "
+        f"({min(probs):.3g} to {max(probs):.3g}); these estimates do not weight them, so they "
+        "describe the labelled sample, not all items (draw with `annotate sample --by "
+        "conversation` for equal probabilities).\n"
+    )

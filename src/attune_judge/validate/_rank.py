@@ -23,6 +23,7 @@ from attune_judge.errors import UserError
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
+    inclusion_note,
     jsonl_path,
     record_kind,
 )
@@ -320,7 +321,7 @@ def ppi_rank(
             else ""
         )
         + ".\n"
-    )
+    ) + inclusion_note(human_path)
     data: dict[str, Any] = {
         **board.model_dump(mode="json"),
         "dimension": cols.dimension,

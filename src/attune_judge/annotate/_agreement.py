@@ -1,0 +1,98 @@
+"""The live agreement page's numbers, computed by the calibration layer.
+
+Among annotators: Krippendorff's α per dimension (ordinal for ratings, nominal for
+behaviour answers and pair choices) with its cluster-bootstrap interval
+(:func:`attune_judge.calibration.krippendorff_alpha`). With a judge run: ``calibrate``'s own
+report of the judge against the exported labels (:func:`attune_judge.validate.calibrate_files`:
+judge vs the humans, α with and without the judge, the human ceiling, the alternative annotator
+test, each with its interval).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from attune_judge import calibration as cal
+from attune_judge.annotate._export import export_records
+from attune_judge.annotate._store import LabelStore
+from attune_judge.data import Preference, Rating, write_jsonl
+from attune_judge.errors import UserError
+from attune_judge.rubrics import Rubric
+
+__all__ = ["agreement", "annotator_alpha"]
+
+
+def _as_ratings(records: list[Rating] | list[Preference]) -> list[Rating]:
+    out: list[Rating] = []
+    for r in records:
+        if isinstance(r, Preference):
+            out.append(
+                Rating(
+                    item_id=r.item_id,
+                    rater=r.rater,
+                    dimension=f"choice:{r.question}",
+                    value=r.winner,
+                    cluster=r.cluster,
+                )
+            )
+        else:
+            out.append(r)
+    return out
+
+
+def annotator_alpha(
+    records: list[Rating] | list[Preference], *, B: int = 500, seed: int = 0
+) -> list[dict[str, Any]]:
+    """α among the annotators per dimension, with its interval (``None`` when not computable)."""
+    ratings = _as_ratings(records)
+    rows = []
+    for dim in sorted({r.dimension for r in ratings}):
+        table = cal.ratings_to_table([r for r in ratings if r.dimension == dim], dim)
+        pairable = sum(1 for row in table.values if sum(v is not None for v in row) >= 2)
+        level = "ordinal" if table.numeric else "nominal"
+        metric = None
+        if len(table.raters) >= 2 and pairable >= 2:
+            metric = cal.krippendorff_alpha(table, level, B=B, seed=seed)  # type: ignore[arg-type]
+        rows.append(
+            {
+                "dimension": dim,
+                "items": pairable,
+                "annotators": len(table.raters),
+                "level": level,
+                "alpha": metric.estimate if metric else None,
+                "low": metric.lower if metric else None,
+                "high": metric.upper if metric else None,
+                "clusters": metric.n_clusters if metric else 0,
+            }
+        )
+    return rows
+
+
+def agreement(
+    store: LabelStore, task: str, rubric: Rubric, judge: Path | None = None, *, B: int = 500
+) -> dict[str, Any]:
+    """The agreement page's data: ``dimensions`` (α among annotators), ``judge`` (Markdown of
+    ``calibrate``'s report, when a judge run was given) and ``notes``."""
+    records = export_records(store, task, rubric)
+    notes: list[str] = []
+    if not records:
+        return {"dimensions": [], "judge": None, "notes": ["No labels yet."]}
+    dims = annotator_alpha(records, B=B)
+    if not any(d["alpha"] is not None for d in dims):
+        notes.append("α needs two annotators on at least two items.")
+    elif any(d["alpha"] is not None and d["low"] is None for d in dims):
+        notes.append("Some intervals are missing: too few conversations labelled twice so far.")
+    text = None
+    if judge is not None:
+        from attune_judge.validate import calibrate_files
+
+        with tempfile.TemporaryDirectory(prefix="attune-annotate-") as tmp:
+            human = Path(tmp) / "labels.jsonl"
+            write_jsonl(human, records)
+            try:
+                text = calibrate_files(human, judge, B=B).markdown
+            except UserError as exc:
+                text = f"Not computable yet: {exc}"
+    return {"dimensions": dims, "judge": text, "notes": notes}
