@@ -26,8 +26,13 @@ typecheck: $(STAMP)
 
 # warnings are errors: see filterwarnings in pyproject.toml (a -W error here would override
 # its narrow ignores of third-party warnings)
+# Two workers (pytest-xdist): the tests that start real components (marked slow or browser)
+# run on one of them in turn (tests/conftest.py), the rest is spread over both.
+# PYTHONDONTWRITEBYTECODE (set on some machines) is unset for the tests: without bytecode
+# caches every test process, and every CLI or server subprocess they start, recompiles the
+# sources and pytest rewrites every test module's asserts again on each run.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest
 

@@ -80,3 +80,14 @@ def ray_cluster() -> Iterator[Any]:
 
 NODE_KEY = "sk-node-only-0123456789"
 """The API key the Ray test cluster's nodes have (the test process does not)."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``pytest -n 2 --dist loadgroup`` (``make test``), the tests that start real
+    components (a model, a server, Ray, Chromium: marked ``slow`` or ``browser``) run one
+    after another on one worker, so two of them never compete for the two cores and at most
+    one Ray cluster runs; every other test is spread over both workers."""
+    for item in items:
+        if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("real-components"))
