@@ -18,11 +18,9 @@ one JSON object with
   directory, made first so that one-off costs (HTTP clients, lazy imports) stay out of the ratio,
 * the same command again on the finished directory: its wall time and the requests it sent
   (0: every judgment is skipped),
+* the client's CPU per judgment (user + system CPU of this process, which is only the client:
+  the server runs in another process) over the timed run,
 * the machine's cores and load average before and after (a busy machine inflates the ratio).
-
-Against the in-process ``ScriptedEngine`` of ``bench_runner.py`` this adds the HTTP client
-stack (LiteLLM, the OpenAI SDK, httpx, JSON over sockets), which is what limits a run against
-a real server.
 """
 
 from __future__ import annotations
@@ -94,6 +92,12 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
     return time.perf_counter() - start, result
 
 
+def _cpu() -> float:
+    """User + system CPU seconds of this process (the client; the server is another)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _attempts(run_dir: Path) -> int:
     from attune_judge.data import Judgment, read_jsonl
 
@@ -143,7 +147,9 @@ def main() -> None:
         warmup_wall = (
             _score(tmp / "warmup.jsonl", tmp / "warmup", url, args)[0] if args.warmup else 0.0
         )
+        cpu_before = _cpu()
         wall, first = _score(tmp / "items.jsonl", tmp / "run", url, args)
+        cpu = _cpu() - cpu_before
         attempts = _attempts(tmp / "run" / "judgments.jsonl") + (
             _attempts(tmp / "warmup" / "judgments.jsonl") if args.warmup else 0
         )
@@ -166,6 +172,7 @@ def main() -> None:
         "wall_s": round(wall, 3),
         "judgments_per_s": round(args.n / wall, 1),
         "ratio_to_ideal": round(wall / ideal, 3) if ideal else None,
+        "client_cpu_ms_per_judgment": round(1000 * cpu / args.n, 2),
         "n_by_status": first.summary["run"]["n_by_status"],
         "server_requests": served["requests"],
         "attempts_recorded": attempts,
