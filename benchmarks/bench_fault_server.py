@@ -80,7 +80,7 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
         out=out,
         lm="openai/fake",
         api_base=url,
-        model_options=ModelOptions(response_format="json_object"),
+        model_options=ModelOptions(response_format=args.response_format),
         max_concurrency=args.concurrency,
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
@@ -119,6 +119,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--fault-mix", default="", help="e.g. rate_limit=0.1 (default: none)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--response-format",
+        default="json_object",
+        help="json_object (LiteLLM under DSPy) or json_schema (DSPy's own HTTP engine)",
+    )
     parser.add_argument(
         "--warmup", type=int, default=32, help="judgments of an untimed run first (0: none)"
     )
@@ -164,6 +169,7 @@ def main() -> None:
         "latency_s": args.latency,
         "concurrency": args.concurrency,
         "fault_mix": _mix(args.fault_mix),
+        "response_format": args.response_format,
         "cores": os.cpu_count(),
         "loadavg_1min_before": round(load_before, 2),
         "warmup_judgments": args.warmup,
