@@ -146,7 +146,7 @@ def memoize_model_metadata() -> None:
     model_info.attune_memo = True  # type: ignore[attr-defined]
     for module in (model_metadata, costs, capabilities):
         if getattr(module, "model_info", None) is original:
-            module.model_info = model_info  # type: ignore[attr-defined]
+            module.model_info = model_info
 
 
 class CallRecorder:

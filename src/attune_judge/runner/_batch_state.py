@@ -91,8 +91,8 @@ class BatchState:
             fh.write(jsonl)
             fh.flush()
             os.fsync(fh.fileno())
-        record = {"event": "intent", "intent": intent, "endpoint": endpoint, "keys": keys}
-        record["at"] = time.time()
+        record: dict[str, Any] = {"event": "intent", "intent": intent, "endpoint": endpoint}
+        record.update(keys=keys, at=time.time())
         self._append(self.batches_path, record)
         return record
 

@@ -360,8 +360,8 @@ class _Handler(BaseHTTPRequestHandler):
             limit = int((query.get("limit") or ["20"])[0])
             with fake.lock:
                 listed = [_public(b) for b in reversed(fake.batches.values())]
-            after = (query.get("after") or [None])[0]
-            if after is not None:
+            after = (query.get("after") or [""])[0]
+            if after:
                 ids = [b["id"] for b in listed]
                 listed = listed[ids.index(after) + 1 :] if after in ids else []
             page = listed[:limit]
