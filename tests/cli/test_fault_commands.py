@@ -117,6 +117,7 @@ def test_generate_never_writes_a_faulty_answer(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(400)  # two cold starts of the command on a loaded machine
 def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
     import os
     import signal

@@ -38,7 +38,7 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeBatchServer", "close_http_clients"]
+__all__ = ["FakeBatchServer"]
 
 Responder = Callable[[list[dict[str, Any]]], str]
 LineError = Callable[[str, dict[str, Any]], "tuple[int, str] | None"]
@@ -394,26 +394,3 @@ def _multipart_file(content_type: str, raw: bytes) -> bytes | None:
             payload = part.get_payload(decode=True)
             return payload if isinstance(payload, bytes) else None
     return None
-
-
-def close_http_clients() -> None:
-    """Close LiteLLM's cached HTTP clients of this process (call after talking to a loopback
-    server in a test: their sockets would otherwise be garbage-collected open, a
-    ``ResourceWarning`` that pytest turns into an error)."""
-    import gc
-    import inspect
-    import sys
-    import warnings
-
-    litellm = sys.modules.get("litellm")
-    if litellm is None:
-        return
-    cache = litellm.in_memory_llm_clients_cache
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        for client in list(cache.cache_dict.values()):
-            close = getattr(client, "close", None)
-            if callable(close) and not inspect.iscoroutinefunction(close):
-                close()
-        cache.flush_cache()
-        gc.collect()
