@@ -18,11 +18,9 @@ one JSON object with
   directory, made first so that one-off costs (HTTP clients, lazy imports) stay out of the ratio,
 * the same command again on the finished directory: its wall time and the requests it sent
   (0: every judgment is skipped),
+* the client's CPU per judgment (user + system CPU of this process, which is only the client:
+  the server runs in another process) over the timed run,
 * the machine's cores and load average before and after (a busy machine inflates the ratio).
-
-Against the in-process ``ScriptedEngine`` of ``bench_runner.py`` this adds the HTTP client
-stack (LiteLLM, the OpenAI SDK, httpx, JSON over sockets), which is what limits a run against
-a real server.
 """
 
 from __future__ import annotations
@@ -82,7 +80,7 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
         out=out,
         lm="openai/fake",
         api_base=url,
-        model_options=ModelOptions(response_format="json_object"),
+        model_options=ModelOptions(response_format=args.response_format),
         max_concurrency=args.concurrency,
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
@@ -92,6 +90,12 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
     start = time.perf_counter()
     result = run_score(config)
     return time.perf_counter() - start, result
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process (the client; the server is another)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _attempts(run_dir: Path) -> int:
@@ -115,6 +119,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--fault-mix", default="", help="e.g. rate_limit=0.1 (default: none)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--response-format",
+        default="json_object",
+        help="json_object (LiteLLM under DSPy) or json_schema (DSPy's own HTTP engine)",
+    )
     parser.add_argument(
         "--warmup", type=int, default=32, help="judgments of an untimed run first (0: none)"
     )
@@ -143,7 +152,9 @@ def main() -> None:
         warmup_wall = (
             _score(tmp / "warmup.jsonl", tmp / "warmup", url, args)[0] if args.warmup else 0.0
         )
+        cpu_before = _cpu()
         wall, first = _score(tmp / "items.jsonl", tmp / "run", url, args)
+        cpu = _cpu() - cpu_before
         attempts = _attempts(tmp / "run" / "judgments.jsonl") + (
             _attempts(tmp / "warmup" / "judgments.jsonl") if args.warmup else 0
         )
@@ -158,6 +169,7 @@ def main() -> None:
         "latency_s": args.latency,
         "concurrency": args.concurrency,
         "fault_mix": _mix(args.fault_mix),
+        "response_format": args.response_format,
         "cores": os.cpu_count(),
         "loadavg_1min_before": round(load_before, 2),
         "warmup_judgments": args.warmup,
@@ -166,6 +178,7 @@ def main() -> None:
         "wall_s": round(wall, 3),
         "judgments_per_s": round(args.n / wall, 1),
         "ratio_to_ideal": round(wall / ideal, 3) if ideal else None,
+        "client_cpu_ms_per_judgment": round(1000 * cpu / args.n, 2),
         "n_by_status": first.summary["run"]["n_by_status"],
         "server_requests": served["requests"],
         "attempts_recorded": attempts,

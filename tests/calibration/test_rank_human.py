@@ -135,3 +135,19 @@ def test_few_labelled_conversations_warn_in_markdown_json_and_report(
     assert code == 0 and not data["rank_claims"] and data["n_labelled_clusters"] == 5
     assert not any(d["distinguishable"] for d in data["differences"])
     assert "only 5 human-labelled conversations" in (tmp_path / "r" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("bad", [99.0, -5.0])
+def test_rank_human_refuses_off_scale_labels(
+    run: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: float
+) -> None:
+    run_dir, human = run
+    lines = human.read_text("utf-8").splitlines()
+    record = json.loads(lines[3])
+    lines[3] = json.dumps({**record, "value": bad})
+    human.write_text("\n".join(lines) + "\n", "utf-8")
+    argv = ["rank", str(run_dir), "--human", str(human)]
+    code, out, err = _run([*argv, "--human-scale", "1,5"], capsys)
+    assert code == 2 and out == ""
+    assert f"{human}:4: field value: {bad:g} is off the declared scale 1–5" in err
+    assert "--human-scale" in err and "Traceback" not in err

@@ -79,7 +79,7 @@ def test_a_sigkilled_batch_run_resumes_polling_the_same_batch(
             (batch_id,) = server.batches
             assert server.batches[batch_id]["status"] != "completed"  # killed while waiting
             events = [json.loads(x) for x in batches.read_text("utf-8").splitlines()]
-            assert [e["event"] for e in events] == ["submitted"]
+            assert [e["event"] for e in events] == ["intent", "uploaded", "submitted"]
             assert not (run / "judgments.jsonl").exists() or not (
                 run / "judgments.jsonl"
             ).read_text("utf-8")

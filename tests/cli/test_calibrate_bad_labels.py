@@ -124,3 +124,21 @@ def test_the_library_call_refuses_the_same_labels(tmp_path: Path, judge_file: Pa
     human = _human(tmp_path, 2, "NaN")
     with pytest.raises(UserError, match=r"human\.jsonl:2: field value: nan is not a rating"):
         calibrate_files(human, judge_file)
+
+
+@pytest.mark.parametrize("raw", ["99", "-5", "5.5"])
+def test_off_scale_labels_exit_2_when_a_scale_is_declared(
+    raw: str, tmp_path: Path, judge_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    human = _human(tmp_path, 6, raw)
+    argv = ["calibrate", "--human", str(human), "--judge", str(judge_file)]
+    code, out, err = _run([*argv, "--scale", "1,2,3,4,5"], capsys)
+    assert code == 2 and out == ""
+    assert f"{human}:6: field value: {float(raw):g} is off the declared scale 1–5" in err
+    assert "--scale" in err and len(err.strip().splitlines()) == 1
+    # without a declared scale a number is a number (the scale is the user's to declare)
+    code, _, err = _run(argv, capsys)
+    assert code == 0, err
+    # only the dimensions compared are checked
+    code, _, err = _run([*argv, "--scale", "1,2,3,4,5", "--dimension", "warmth"], capsys)
+    assert "off the declared scale" not in err

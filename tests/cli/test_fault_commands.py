@@ -117,6 +117,7 @@ def test_generate_never_writes_a_faulty_answer(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(400)  # two cold starts of the command on a loaded machine
 def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
     import os
     import signal
@@ -147,10 +148,16 @@ def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
         elapsed = time.monotonic() - started
     assert proc.returncode == 130
     assert "interrupted" in err.decode() and "Traceback" not in err.decode()
-    assert elapsed < 2.0, elapsed  # does not wait for the hung requests
-    summary = json.loads((out / "summary.json").read_text("utf-8"))
-    assert summary["run"]["stopped"].startswith("interrupted")
+    # neither waits for the hung requests nor computes the summary (1,000 bootstrap draws)
+    assert elapsed < 1.0, elapsed
+    assert not (out / "summary.json").exists()  # written by the next run
     assert not list(out.glob("*.tmp"))
+    with _always("ok") as server:
+        argv[argv.index("--api-base") + 1] = server.url
+        proc = subprocess.run([*argv, "-o", str(out), "-q"], env=env, capture_output=True)
+    assert proc.returncode == 0, proc.stderr.decode()
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    assert summary["run"]["complete"] is True
 
 
 def _first_fails(n: int, text: str, repeat: int) -> str:

@@ -88,3 +88,41 @@ def test_the_reference_judges_prompt_is_dspy_s_own() -> None:
     for item, sent in zip(items, engine.requests, strict=True):
         expected = plain.format(judge.signature, [], judge._inputs(item))
         assert [m["content"] for m in sent] == [m["content"] for m in expected]
+
+
+def test_model_metadata_is_looked_up_once_per_model_with_the_same_answer() -> None:
+    """DSPy prices every answer by looking the model up in its metadata table (an unknown
+    served name: a scan of every entry); the memo answers as DSPy does, once per model, and
+    gives each caller its own copy."""
+    from dspy.clients import costs, model_metadata
+
+    from attune_judge.lm._calls import memoize_model_metadata
+
+    memoize_model_metadata()
+    memoize_model_metadata()  # idempotent: one wrapper
+    memo = model_metadata.model_info
+    assert getattr(memo, "attune_memo", False) and costs.model_info is memo
+    original = memo.__wrapped__  # type: ignore[attr-defined]
+    assert not getattr(original, "attune_memo", False)
+    for provider, model in [("openai", "gpt-4o-mini"), ("openai", "served-name-nobody-has")]:
+        first = memo(provider, model)
+        assert first == original(provider, model)
+        first["mutated"] = True  # a caller changing its copy changes nobody else's
+        assert "mutated" not in memo(provider, model)
+    assert memo("openai", "gpt-4o-mini").get("input_cost_per_token")  # a known model's price
+    calls: list[str] = []
+
+    def counting(provider: str, model: str, *, namespaces: object = None) -> object:
+        calls.append(model)
+        return original(provider, model, namespaces=namespaces)
+
+    model_metadata.model_info = counting
+    try:
+        memoize_model_metadata()
+        fresh = model_metadata.model_info
+        for _ in range(3):
+            fresh("openai", "another-served-name")
+        assert calls == ["another-served-name"]
+    finally:
+        model_metadata.model_info = memo
+        costs.model_info = memo

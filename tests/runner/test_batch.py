@@ -77,8 +77,8 @@ def test_batch_equals_direct_calls_and_a_failed_line_is_that_items_lm_error(
     assert _scores(tmp_path / "b") == _scores(tmp_path / "d")
     text = (tmp_path / "b" / "batch" / "batches.jsonl").read_text()
     events = [json.loads(x) for x in text.splitlines()]
-    assert [e["event"] for e in events] == ["submitted", "finished"] * 2
-    assert len(events[0]["keys"]) == N and len(events[2]["keys"]) == 1
+    assert [e["event"] for e in events] == ["intent", "uploaded", "submitted", "finished"] * 2
+    assert len(events[0]["keys"]) == N and len(events[4]["keys"]) == 1
 
 
 def test_a_killed_run_resumes_polling_instead_of_resubmitting(

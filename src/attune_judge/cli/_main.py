@@ -6,6 +6,7 @@ imports inside the command functions, so ``attune-judge --help`` stays fast.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -166,5 +167,6 @@ def main(argv: list[str] | None = None) -> None:
             os._exit(130)
         raise SystemExit(130) from None
     finally:
+        logging.disable(logging.NOTSET)  # -q of this command (setup_logging) ends with it
         if previous is not None:
             signal.signal(signal.SIGINT, previous)

@@ -365,7 +365,13 @@ def write_report_safely(write: Any, *args: Any) -> Any:
 
 
 def setup_logging(quiet: bool) -> None:
-    """Warnings (errors only with ``--quiet``) to stderr as ``LEVEL: message``."""
+    """Warnings (errors only with ``--quiet``) to stderr as ``LEVEL: message``.
+
+    ``--quiet`` holds back warnings of every logger, also DSPy's (its own handler, which
+    ignores the root logger's level: "LM response was truncated", say); ``main`` lifts that
+    when the command ends.
+    """
+    logging.disable(logging.WARNING if quiet else logging.NOTSET)
     logging.basicConfig(
         level=logging.ERROR if quiet else logging.WARNING,
         format="%(levelname)s: %(message)s",

@@ -16,7 +16,14 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CallRecorder", "RecordedCall", "evict", "retry_after_of", "trim_history"]
+__all__ = [
+    "CallRecorder",
+    "RecordedCall",
+    "evict",
+    "memoize_model_metadata",
+    "retry_after_of",
+    "trim_history",
+]
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +102,51 @@ def trim_history(*owners: Any) -> None:
         if isinstance(history, list) and len(history) > 2 * HISTORY_KEEP:
             # one statement: atomic under the GIL; entries recorded meanwhile are kept
             del history[: len(history) - HISTORY_KEEP]
+
+
+def memoize_model_metadata() -> None:
+    """Look a model up in DSPy's price and capability table once per process, not per call.
+
+    DSPy prices every answer (advisory, beside our own :mod:`~attune_judge.runner._cost`):
+    ``model_info`` looks the model up in its metadata table (thousands of entries), and a model
+    the table does not name (a served name on vLLM or llama.cpp, say) is searched entry by
+    entry, twice per call: about a third of the client's CPU per judgment over HTTP
+    (``benchmarks/bench_fault_server.py``). The table is loaded once and never changes, so the
+    answer for (provider, model, namespaces) is kept; each caller still gets its own copy.
+    Idempotent; a DSPy without these names is left alone.
+    """
+    import copy
+    import functools
+    import threading
+
+    try:
+        from dspy.clients import capabilities, costs, model_metadata
+    except ImportError:  # pragma: no cover - another DSPy layout
+        return
+    original = getattr(model_metadata, "model_info", None)
+    if original is None or getattr(original, "attune_memo", False):
+        return
+    found: dict[Any, Any] = {}
+    lock = threading.Lock()
+
+    @functools.wraps(original)
+    def model_info(provider: Any, model: Any, *, namespaces: Any = None) -> Any:
+        key = (provider, model, None if namespaces is None else tuple(namespaces))
+        try:
+            hit = found[key]
+        except (KeyError, TypeError):
+            hit = original(provider, model, namespaces=namespaces)
+            try:
+                with lock:
+                    found[key] = hit
+            except TypeError:  # an unhashable argument: not kept
+                return hit
+        return copy.deepcopy(hit)
+
+    model_info.attune_memo = True  # type: ignore[attr-defined]
+    for module in (model_metadata, costs, capabilities):
+        if getattr(module, "model_info", None) is original:
+            module.model_info = model_info
 
 
 class CallRecorder:

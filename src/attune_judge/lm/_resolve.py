@@ -11,6 +11,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
+from attune_judge.lm._calls import memoize_model_metadata
 from attune_judge.lm._handle import model_handle, register_model
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import LMSettings, ResponseFormat, env_setting
@@ -285,6 +286,7 @@ def resolve_lm(
         if lm_kwargs.get("engine") == "litellm":
             # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
             lm_kwargs.setdefault("max_retries", 0)
+        memoize_model_metadata()  # DSPy's per-call price lookup: once per model
         lm = dspy.LM(model, **lm_kwargs)
     return register_model(lm, model=model, response_format=mode, timeout_s=request_timeout)
 

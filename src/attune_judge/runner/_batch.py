@@ -7,9 +7,11 @@ an HTTP server on ``127.0.0.1`` inside this process that speaks the provider's p
    no answer for is recorded (method, path, exact JSON body) and refused with a marked error, so
    the judgment comes back as a "deferred" ``lm_error``, which is dropped (never recorded).
 2. *Submit.* The recorded requests become one JSONL file (``custom_id`` = SHA-256 of path and
-   body), uploaded and turned into a batch (``/v1/files``, ``/v1/batches``); the batch id is
-   appended to ``RUN/batch/batches.jsonl`` *before* waiting, so a killed run resumes polling
-   the same batch instead of paying for it twice.
+   body), uploaded and turned into a batch (``/v1/files``, ``/v1/batches``). Each step is
+   recorded in ``RUN/batch/batches.jsonl`` before the next starts (the intent and its saved
+   file, the uploaded file, the batch id: :mod:`attune_judge.runner._batch_state`), so a run
+   killed anywhere in creation, or a creation call that timed out, adopts the batch the
+   provider already made instead of paying for it twice, and a killed run resumes polling.
 3. *Poll and download.* When the batch ends, its output and error files are downloaded; each
    line is mapped back by ``custom_id``; successful answers are appended to
    ``RUN/batch/results.jsonl`` (kept across invocations), failed lines are held for this
@@ -29,7 +31,6 @@ underneath as usual: an answer already cached never reaches the collector.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -43,10 +44,11 @@ from typing import Any, TypeVar
 from attune_judge.data import Judgment
 from attune_judge.judges import Judge
 from attune_judge.runner._batch_api import OpenAIBatchClient
+from attune_judge.runner._batch_state import BatchState, create_batch_once, request_key
 from attune_judge.runner._executor import ThreadExecutor
 from attune_judge.runner._plan import Task
 
-__all__ = ["DEFERRED_MARK", "BatchExecutor", "BatchState"]
+__all__ = ["DEFERRED_MARK", "BatchExecutor", "BatchState", "request_key"]
 
 log = logging.getLogger("attune_judge.batch")
 
@@ -57,89 +59,6 @@ DEFERRED_MARK = "attune-batch-deferred"
 """In the error of a judgment whose model call waits for a batch."""
 
 _FINAL = {"completed", "expired", "failed", "cancelled"}
-
-
-def request_key(path: str, body: dict[str, Any]) -> str:
-    """``custom_id`` of a request: SHA-256 of its path and canonical JSON body."""
-    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(f"{path}\n{canonical}".encode()).hexdigest()
-
-
-class BatchState:
-    """``RUN/batch/``: submitted batches (``batches.jsonl``) and answers (``results.jsonl``).
-
-    Both files are append-only JSON lines, flushed and fsynced per record; a torn last line
-    (a crash mid-write) is ignored when read.
-    """
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.batches_path = folder / "batches.jsonl"
-        self.results_path = folder / "results.jsonl"
-
-    def _append(self, path: Path, record: dict[str, Any]) -> None:
-        import os
-
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-
-    @staticmethod
-    def _read(path: Path) -> list[dict[str, Any]]:
-        if not path.exists():
-            return []
-        out = []
-        for line in path.read_text("utf-8").splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:  # a torn last line
-                continue
-        return out
-
-    def submitted(self, batch_id: str, input_file_id: str, endpoint: str, keys: list[str]) -> None:
-        """Record a new batch (before anything waits on it)."""
-        self._append(
-            self.batches_path,
-            {
-                "event": "submitted",
-                "batch_id": batch_id,
-                "input_file_id": input_file_id,
-                "endpoint": endpoint,
-                "keys": keys,
-                "at": time.time(),
-            },
-        )
-
-    def finished(self, batch_id: str, status: str, counts: dict[str, int]) -> None:
-        """Record that a batch ended (its answers are in ``results.jsonl`` by then)."""
-        self._append(
-            self.batches_path,
-            {"event": "finished", "batch_id": batch_id, "status": status, **counts},
-        )
-
-    def answered(self, key: str, batch_id: str, body: dict[str, Any]) -> None:
-        """Keep a successful answer."""
-        self._append(self.results_path, {"key": key, "batch_id": batch_id, "body": body})
-
-    def open_batches(self) -> dict[str, list[str]]:
-        """Batches submitted and not finished: id → request keys."""
-        open_: dict[str, list[str]] = {}
-        for event in self._read(self.batches_path):
-            if event.get("event") == "submitted":
-                open_[event["batch_id"]] = list(event.get("keys") or [])
-            elif event.get("event") == "finished":
-                open_.pop(event.get("batch_id", ""), None)
-        return open_
-
-    def answers(self) -> dict[str, dict[str, Any]]:
-        """Successful answers by request key."""
-        return {r["key"]: r["body"] for r in self._read(self.results_path) if "key" in r}
-
-    def n_submitted(self) -> int:
-        """Batches ever submitted for this run."""
-        return sum(e.get("event") == "submitted" for e in self._read(self.batches_path))
 
 
 class _Collector:
@@ -331,6 +250,8 @@ class BatchExecutor:
     def _submit_new(self, submissions: Counter[str]) -> None:
         collector = self._collector
         assert collector is not None
+        for intent in self.state.pending_intents():  # creations an interruption left halfway
+            self._create(intent)
         in_flight = {k for keys in self.state.open_batches().values() for k in keys}
         with collector.lock:
             deferred = dict(collector.deferred)
@@ -357,16 +278,24 @@ class BatchExecutor:
             json.dumps({"custom_id": k, "method": "POST", "url": path, "body": b}) + "\n"
             for k, b in requests
         ]
-        file_id = self.client.upload("".join(lines).encode("utf-8"))
-        batch = self.client.create(
-            file_id,
-            path,
+        keys = [k for k, _ in requests]
+        self._create(self.state.intend(path, keys, "".join(lines).encode("utf-8")))
+
+    def _create(self, intent: dict[str, Any]) -> None:
+        batch_id = create_batch_once(
+            self.state,
+            self.client,
+            intent,
+            run_name=self.run_name,
             completion_window=self.completion_window,
-            metadata={"attune_run": self.run_name[:500]},
         )
-        self.state.submitted(batch["id"], file_id, path, [k for k, _ in requests])
-        self.batches_submitted.append(batch["id"])
-        log.info("batch %s submitted: %d requests to %s", batch["id"], len(requests), path)
+        self.batches_submitted.append(batch_id)
+        log.info(
+            "batch %s submitted: %d requests to %s",
+            batch_id,
+            len(intent["keys"]),
+            intent["endpoint"],
+        )
 
     def _wait_all(self, stop: threading.Event | None) -> None:
         open_ = self.state.open_batches()

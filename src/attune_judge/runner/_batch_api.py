@@ -1,8 +1,9 @@
 """A small client of the OpenAI batch API (files + batches), as OpenAI-compatible servers offer.
 
-Five calls: upload a JSONL of requests (``POST /files``, ``purpose=batch``), create a batch
-(``POST /batches``), read its status (``GET /batches/{id}``), download a result file
-(``GET /files/{id}/content``) and cancel (``POST /batches/{id}/cancel``). Transient failures
+Six calls: upload a JSONL of requests (``POST /files``, ``purpose=batch``), create a batch
+(``POST /batches``), read its status (``GET /batches/{id}``), list batches (``GET /batches``, to
+find one made from a given input file), download a result file (``GET /files/{id}/content``)
+and cancel (``POST /batches/{id}/cancel``). Transient failures
 (connection errors, timeouts, HTTP 429 and 5xx) are retried with backoff; anything else is a
 :class:`BatchApiError` naming the server and the status. The key is read from the environment
 by the caller and sent only in the ``Authorization`` header.
@@ -23,6 +24,11 @@ _TRANSIENT = {408, 409, 429, 500, 502, 503, 504}
 
 class BatchApiError(UserError):
     """The batch API refused a call or could not be reached (after retries)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+        """A failure that may pass (timeout, connection, HTTP 408/409/429/5xx)."""
 
 
 class OpenAIBatchClient:
@@ -89,8 +95,14 @@ class OpenAIBatchClient:
         *,
         completion_window: str = "24h",
         metadata: dict[str, str] | None = None,
+        retries: int | None = None,
     ) -> dict[str, Any]:
-        """Create a batch over an uploaded file; the batch object."""
+        """Create a batch over an uploaded file; the batch object.
+
+        ``retries`` overrides the client's: a creation that timed out may have created the
+        batch, so :func:`~attune_judge.runner._batch_state.create_batch_once` calls this with
+        ``retries=0`` and looks the batch up before it tries again.
+        """
         body: dict[str, Any] = {
             "input_file_id": input_file_id,
             "endpoint": endpoint,
@@ -98,7 +110,7 @@ class OpenAIBatchClient:
         }
         if metadata:
             body["metadata"] = metadata
-        batch = self._call("POST", "/batches", json=body)
+        batch = self._call("POST", "/batches", json=body, retries=retries)
         if not isinstance(batch.get("id"), str):
             raise BatchApiError(f"{self.base_url}/batches: the new batch has no id")
         return batch
@@ -106,6 +118,33 @@ class OpenAIBatchClient:
     def status(self, batch_id: str) -> dict[str, Any]:
         """The batch object (``status``, ``output_file_id``, ``error_file_id``, ...)."""
         return self._call("GET", f"/batches/{batch_id}")
+
+    def find_batch(self, input_file_id: str, intent: str, *, since: float = 0.0) -> str | None:
+        """The id of a batch made from ``input_file_id`` (or tagged ``attune_intent=intent``).
+
+        Pages through ``GET /batches`` (newest first) until batches older than ``since`` (a
+        day of clock skew allowed) or the end of the list.
+        """
+        after: str | None = None
+        while True:
+            params: dict[str, Any] = {"limit": 100}
+            if after:
+                params["after"] = after
+            page = self._call("GET", "/batches", params=params)
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list):
+                raise BatchApiError(f"{self.base_url}/batches: the batch list has no data")
+            for batch in data:
+                metadata = batch.get("metadata") or {}
+                if batch.get("input_file_id") == input_file_id or (
+                    isinstance(metadata, dict) and metadata.get("attune_intent") == intent
+                ):
+                    return str(batch["id"])
+            created = [b.get("created_at") for b in data if isinstance(b.get("created_at"), int)]
+            too_old = since and created and min(created) < since - 86_400
+            if not data or not page.get("has_more") or too_old:
+                return None
+            after = str(data[-1]["id"])
 
     def cancel(self, batch_id: str) -> dict[str, Any]:
         """Ask the provider to cancel a batch."""
@@ -118,10 +157,23 @@ class OpenAIBatchClient:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    def _call(self, method: str, path: str, *, raw: bool = False, **kwargs: Any) -> Any:
+    def backoff(self, attempt: int) -> None:
+        """Sleep before retry ``attempt + 1`` (1, 2, 4, ... s, capped 30)."""
+        time.sleep(min(30.0, self.backoff_s * 2**attempt))
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        raw: bool = False,
+        retries: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
         import httpx
 
         url = self.base_url + path
+        retries = self.retries if retries is None else retries
         attempt = 0
         while True:
             problem: str
@@ -135,11 +187,12 @@ class OpenAIBatchClient:
                 problem = f"HTTP {response.status_code}: {_message(response)}"
                 if response.status_code not in _TRANSIENT:
                     raise BatchApiError(f"batch API {method} {url} failed: {problem}")
-            if attempt >= self.retries:
+            if attempt >= retries:
                 raise BatchApiError(
-                    f"batch API {method} {url} failed after {attempt + 1} attempts: {problem}"
+                    f"batch API {method} {url} failed after {attempt + 1} attempts: {problem}",
+                    transient=True,
                 )
-            time.sleep(min(30.0, self.backoff_s * 2**attempt))
+            self.backoff(attempt)
             attempt += 1
 
 

@@ -109,7 +109,9 @@ class RunResult(BaseModel):
     n_by_status: dict[str, int]
     """This invocation's judgments by status."""
     stopped: str | None = None
-    """Why the run stopped before finishing its plan (failure budget, interrupt), if it did."""
+    """Why the run stopped before finishing its plan (failure budget, cost, no ok judgment),
+    if it did. Not logged by the runner: the caller reports it, once (the CLI's
+    ``exit_if_stopped``)."""
     torn_line_dropped: bool = False
     """Whether a torn last line of ``judgments.jsonl`` was cut off at the start."""
     wall_time_s: float
@@ -168,11 +170,9 @@ def _execute(
                 if stopped is None and budget.exceeded(n, failed):
                     stop.set()
                     stopped = budget.message(n, failed, counts)
-                    log.error("%s", stopped)
                 if stopped is None and max_cost is not None and spent >= max_cost:
                     stop.set()
                     stopped = _cost_message(spent, max_cost)
-                    log.error("%s", stopped)
     except BaseException:
         stop.set()  # workers stop retrying and backing off at once
         raise
@@ -180,7 +180,6 @@ def _execute(
     failed = sum(counts[s] for s in FAILED_STATUSES)
     if stopped is None and n < budget.min_attempts and budget.exceeded_at_end(n, failed):
         stopped = budget.message(n, failed, counts)
-        log.error("%s", stopped)
     return stopped
 
 
@@ -352,11 +351,11 @@ def _run_locked(
     counts: Counter[str] = Counter()
     stopped: str | None = None
     failed = True  # until the invocation ends normally
+    interrupted = False
     try:
         already = _spent(effective.values())
         if pending and max_cost is not None and already >= max_cost:
             stopped = _cost_message(already, max_cost)
-            log.error("%s", stopped)
         elif pending:
             stopped = _execute(
                 run_dir,
@@ -373,16 +372,19 @@ def _run_locked(
             )
         failed = False
     except (KeyboardInterrupt, Interrupted):
-        stopped = "interrupted (Ctrl-C); completed judgments are kept, run the same command again"
+        interrupted = True
         raise
     finally:
+        if interrupted:
+            # Ctrl-C stops at once: no summary now (its bootstrap takes seconds); the next run
+            # of the same command writes it. This re-raises the interrupt under way.
+            raise
         if stopped is None and tasks and not _any_ok(tasks, effective):
             stopped = (
                 f"no judgment is ok ({_status_counts(tasks, effective)}): nothing was scored; "
                 "look at the errors and raw_output in judgments.jsonl, fix the cause and run "
                 "the same command again"
             )
-            log.error("%s", stopped)
         wall = time.perf_counter() - start
         summary = summarize(
             tasks,

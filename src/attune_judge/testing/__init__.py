@@ -7,8 +7,9 @@ failures); ``ReplayEngine`` answers from recordings keyed by a hash of the reque
 batches) for tests of the HTTP path, the batch path and the Ray executor.
 """
 
-from attune_judge.testing._batch_server import FakeBatchServer, close_http_clients
+from attune_judge.testing._batch_server import FakeBatchServer
 from attune_judge.testing._common import (
+    close_http_clients,
     make_response,
     rate_limit_error,
     request_key,

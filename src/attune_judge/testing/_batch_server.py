@@ -11,7 +11,8 @@ batch workflow of the OpenAI API on top of it:
   all), and on completion writes an output file (one line per answered request:
   ``{"id", "custom_id", "response": {"status_code", "body"}, "error": null}``) and an error
   file (lines with ``"error"``);
-- ``GET /v1/files/{id}/content`` returns a file; ``POST /v1/batches/{id}/cancel`` cancels.
+- ``GET /v1/files/{id}/content`` returns a file; ``POST /v1/batches/{id}/cancel`` cancels;
+  ``GET /v1/batches`` lists batches newest first (``limit``, ``after``, ``has_more``).
 
 Failure injection: ``line_error(custom_id, body) -> (status_code, message) | None`` makes a
 request of a batch fail (written to the error file the way OpenAI writes a failed line), and
@@ -19,7 +20,9 @@ request of a batch fail (written to the error file the way OpenAI writes a faile
 ``expire_answers`` of their requests (the rest appear in the error file with code
 ``batch_expired``, as OpenAI reports them). Everything the clients sent is kept for
 assertions: ``authorizations`` (the ``Authorization`` headers), ``chat_calls``, ``uploads``,
-``batches``, ``polls``.
+``batches``, ``polls``. ``on_request(method, path, stage)`` is called with ``stage``
+``"received"`` before a request is handled and ``"handled"`` after it took effect and before
+the answer is sent (a test kills its client there, or sleeps past the client's timeout).
 
 Only for tests and benchmarks: it binds ``127.0.0.1`` on a free port and runs in a thread.
 """
@@ -35,10 +38,11 @@ from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeBatchServer", "close_http_clients"]
+__all__ = ["FakeBatchServer"]
 
 Responder = Callable[[list[dict[str, Any]]], str]
 LineError = Callable[[str, dict[str, Any]], "tuple[int, str] | None"]
+OnRequest = Callable[[str, str, str], None]
 
 
 class FakeBatchServer:
@@ -69,8 +73,10 @@ class FakeBatchServer:
         line_error: LineError | None = None,
         expire_batches: int = 0,
         expire_answers: int = 0,
+        on_request: OnRequest | None = None,
     ) -> None:
         self.responder = responder
+        self.on_request = on_request
         self.latency_s = latency_s
         self.polls_to_complete = max(2, polls_to_complete)
         self.line_error = line_error
@@ -268,7 +274,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Silent."""
 
+    def _stage(self, stage: str) -> None:
+        hook = self.server_fake.on_request
+        if hook is not None:
+            hook(self.command, self.path.split("?")[0].rstrip("/"), stage)
+
     def _send(self, status: int, payload: Any, raw: bytes | None = None) -> None:
+        self._stage("handled")
         data = raw if raw is not None else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -289,6 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server_fake
+        self._stage("received")
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))
         raw = self._body()
@@ -333,12 +346,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(404, f"unknown path {self.path}")
 
     def do_GET(self) -> None:
+        from urllib.parse import parse_qs, urlsplit
+
         fake = self.server_fake
+        self._stage("received")
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))
-        path = self.path.rstrip("/")
+        url = urlsplit(self.path)
+        path = url.path.rstrip("/")
         parts = path.split("/")
-        if "/batches/" in path:
+        if path.endswith("/batches"):
+            query = parse_qs(url.query)
+            limit = int((query.get("limit") or ["20"])[0])
+            with fake.lock:
+                listed = [_public(b) for b in reversed(fake.batches.values())]
+            after = (query.get("after") or [""])[0]
+            if after:
+                ids = [b["id"] for b in listed]
+                listed = listed[ids.index(after) + 1 :] if after in ids else []
+            page = listed[:limit]
+            self._send(200, {"object": "list", "data": page, "has_more": len(listed) > limit})
+        elif "/batches/" in path:
             bid = parts[-1]
             if bid not in fake.batches:
                 self._error(404, f"no such batch: {bid}")
@@ -366,26 +394,3 @@ def _multipart_file(content_type: str, raw: bytes) -> bytes | None:
             payload = part.get_payload(decode=True)
             return payload if isinstance(payload, bytes) else None
     return None
-
-
-def close_http_clients() -> None:
-    """Close LiteLLM's cached HTTP clients of this process (call after talking to a loopback
-    server in a test: their sockets would otherwise be garbage-collected open, a
-    ``ResourceWarning`` that pytest turns into an error)."""
-    import gc
-    import inspect
-    import sys
-    import warnings
-
-    litellm = sys.modules.get("litellm")
-    if litellm is None:
-        return
-    cache = litellm.in_memory_llm_clients_cache
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        for client in list(cache.cache_dict.values()):
-            close = getattr(client, "close", None)
-            if callable(close) and not inspect.iscoroutinefunction(close):
-                close()
-        cache.flush_cache()
-        gc.collect()

@@ -132,7 +132,12 @@ def calibrate_files(
         return outcome
     if hkind != "rating":
         raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
-    check_human_labels(hpath, level)
+    check_human_labels(
+        hpath,
+        level,
+        scale=(min(scale), max(scale)) if scale else None,
+        dimensions=dimensions or None,
+    )
     outcome = _calibrate_ratings(
         read_jsonl(hpath, Rating),
         jpath,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -87,8 +88,19 @@ def record_kind(path: Path) -> RecordKind:
     raise UserError(f"{path}: empty file")
 
 
-def check_human_labels(path: Path, level: str) -> None:
+def check_human_labels(
+    path: Path,
+    level: str,
+    *,
+    scale: tuple[float, float] | None = None,
+    scale_option: str = "--scale",
+    dimensions: Collection[str] | None = None,
+) -> None:
     """Refuse human Rating values that are not a usable label, naming file and line.
+
+    With a declared ``scale`` (LOW, HIGH), a number outside it is refused too (a 99 on a 1–5
+    scale is a typo, not a rating); ``dimensions`` limits that check to the ratings of those
+    dimensions (the ones the command uses; a record without one is ``overall``).
 
     A value is a finite number, a category (text) or ``null`` (missing). ``NaN`` and
     ``±Infinity`` (which JSON parsers accept), booleans (which would silently count as 1 and
@@ -117,6 +129,17 @@ def check_human_labels(path: Path, level: str) -> None:
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise UserError(f"{where}: {value!r} is not a rating (use null for a missing one)")
+        dimension = obj.get("dimension", "overall")
+        if (
+            scale is not None
+            and isinstance(value, int | float)
+            and not scale[0] <= value <= scale[1]
+            and (dimensions is None or dimension in dimensions)
+        ):
+            raise UserError(
+                f"{where}: {value:g} is off the declared scale {scale[0]:g}–{scale[1]:g} "
+                f"({scale_option}; dimension {dimension!r}); fix the label or the scale"
+            )
         if isinstance(value, str):
             first_text = n if first_text is None else first_text
         elif isinstance(value, int | float):

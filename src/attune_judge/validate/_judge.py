@@ -6,6 +6,7 @@ next to the recorded judges and the human-to-human ceiling, with cluster-bootstr
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,8 @@ __all__ = [
     "validate_judge",
     "validation_judge",
 ]
+
+log = logging.getLogger("attune_judge.validate")
 
 
 class ValidationResult(BaseModel):
@@ -172,7 +175,9 @@ def _run_judge(
         max_concurrency=max_concurrency,
         ray_address=ray_address,
     ) as scaled:
-        run_score(config, judges=[judge], executor=scaled)
+        result = run_score(config, judges=[judge], executor=scaled)
+    if result.stopped:
+        log.error("%s", result.stopped)  # the runner leaves reporting it to its caller
     return judge
 
 

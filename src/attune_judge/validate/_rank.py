@@ -298,6 +298,14 @@ def ppi_rank(
         dimension=dimension,
         human_scale=human_scale,
     )
+    if human_scale is not None:  # the labels PPI maps to 0-1 must lie on the declared scale
+        check_human_labels(
+            human_path,
+            "interval",
+            scale=human_scale,
+            scale_option="--human-scale",
+            dimensions={cols.dimension},
+        )
     if cols.n_matched == 0:
         raise UserError(
             f"{human_path}: no human-labelled item was scored by the judge "
