@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -80,13 +81,17 @@ def record_kind(path: Path) -> RecordKind:
     raise UserError(f"{path}: empty file")
 
 
-def check_human_labels(path: Path, level: str) -> None:
+def check_human_labels(
+    path: Path, level: str, *, scales: Mapping[str, tuple[float, float]] | None = None
+) -> None:
     """Refuse human Rating values that are not a usable label, naming file and line.
 
     A value is a finite number, a category (text) or ``null`` (missing). ``NaN`` and
     ``±Infinity`` (which JSON parsers accept), booleans (which would silently count as 1 and
     0), and a file mixing text and numbers are errors, except that text and numbers may mix at
-    ``level="nominal"``, where every value is only a category.
+    ``level="nominal"``, where every value is only a category. With ``scales`` (dimension →
+    ``(min, max)``), a value of such a dimension must be a number within it (``align``: the
+    rubric's scale of each criterion).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
@@ -110,6 +115,14 @@ def check_human_labels(path: Path, level: str) -> None:
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise UserError(f"{where}: {value!r} is not a rating (use null for a missing one)")
+        bounds = (scales or {}).get(str(obj.get("dimension", "overall")))
+        if bounds is not None and value is not None:
+            low, high = bounds
+            if not isinstance(value, int | float) or not low <= value <= high:
+                raise UserError(
+                    f"{where}: {json.dumps(value)} is not on the scale {low:g}..{high:g} of "
+                    f"dimension {obj.get('dimension', 'overall')!r}"
+                )
         if isinstance(value, str):
             first_text = n if first_text is None else first_text
         elif isinstance(value, int | float):
