@@ -119,9 +119,10 @@ def _parse_line(raw: bytes, where: str, problems: list[str]) -> Any:
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
+        path, line = where.rsplit(":", 1)  # the wording of every other not-UTF-8 input
         problems.append(
-            f"{where}: column {exc.start + 1}: byte 0x{raw[exc.start]:02x} is not UTF-8 "
-            "(save the file as UTF-8)"
+            f"{path}: not UTF-8 text (line {line}, column {exc.start + 1}: byte "
+            f"0x{raw[exc.start]:02x} is not UTF-8); save the file as UTF-8"
         )
         return None
     keys = _Keys()

@@ -230,7 +230,8 @@ class RayExecutor:
         if not guard_supported() or start_only & set(self.init_kwargs):
             return False
         try:
-            return canonicalize_bootstrap_address(None) is None
+            unset: Any = None  # Ray's own annotation says str; None is what ray.init() passes
+            return canonicalize_bootstrap_address(unset) is None
         except Exception:  # an unreadable address file: let ray.init decide, as before
             return False
 
