@@ -156,6 +156,7 @@ def load_align_data(
         item_list = [i for i in read_jsonl(item_path, JudgeItem) if spec.items(i)]
         rubric_ref = rubric or spec.rubric
         default_ref = False
+        label_file: Path | None = None
     else:
         path = Path(labels)
         if not path.is_file():
@@ -165,6 +166,7 @@ def load_align_data(
             )
         if items is None:
             raise UserError(f"{labels}: --items (JudgeItem JSONL of the rated items) is needed")
+        label_file = path
         all_ratings = read_jsonl(path, Rating)
         item_list = read_jsonl(items, JudgeItem)
         rubric_ref = rubric or "attunebench-reference"
@@ -177,6 +179,12 @@ def load_align_data(
             f"rubric {rub.id!r} is {rub.kind!r}: align takes ratings with a reference rubric, "
             "or a Preference JSONL with a pairwise rubric"
         )
+    if label_file is not None:  # the checks calibrate makes, and each criterion's scale
+        from attune_judge.validate import check_human_labels
+
+        bounds = {c.id: rub.scale_of(c.id) for c in rub.criteria}
+        scales = {k: (float(b.min), float(b.max)) for k, b in bounds.items()}
+        check_human_labels(label_file, "nominal", scales=scales)
     labelled, used, n = _build(item_list, all_ratings, rub)
     if not used:
         dims = sorted({r.dimension for r in all_ratings})[:8]

@@ -111,12 +111,17 @@ def _judge_all(
     label: str,
     echo: Callable[[str], None],
 ) -> list[Judgment]:
+    from attune_judge.runner import RetryPolicy, Task, judge_with_retries
+
     done = 0
     out: list[Judgment | None] = [None] * len(items)
+    policy = RetryPolicy()
 
     def one(k: int) -> None:
         nonlocal done
-        out[k] = judge.judge(items[k])
+        # the one retry layer every command uses: rate limits, server errors and timeouts are
+        # tried again, and each judgment counts every request sent for it
+        out[k] = judge_with_retries(Task(items[k], judge), policy)
         done += 1
         if done % 10 == 0 or done == len(items):
             echo(f"  {label}: {done}/{len(items)} judged")

@@ -17,7 +17,7 @@ from attune_judge.align._isotonic import ScoreMap
 from attune_judge.align._optimize import OptimizerSettings
 from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
-from attune_judge.data import Judgment, write_jsonl
+from attune_judge.data import Judgment
 
 __all__ = ["save_artifact"]
 
@@ -67,10 +67,10 @@ def save_artifact(
     a_hash = artifact_hash(digest, rubric.content_hash, options, smap)
     # the aligned judgments carry the id of the aligned judge's raw scores (no score map)
     raw_id = hash_spec({**base.spec, "aligned": {"artifact_hash": a_hash, "score_map": False}})
-    write_jsonl(out / "test-before.jsonl", before)
-    write_jsonl(
-        out / "test-after.jsonl", [j.model_copy(update={"judge_id": raw_id}) for j in after]
-    )
+    aligned = [j.model_copy(update={"judge_id": raw_id}) for j in after]
+    for name, judged in (("test-before.jsonl", before), ("test-after.jsonl", aligned)):
+        lines = "".join(j.model_dump_json() + "\n" for j in judged)
+        (out / name).write_text(redact(lines), encoding="utf-8")  # as a run's judgments
     held = {
         "metric": proof.metric,
         "n_items": proof.n_items,

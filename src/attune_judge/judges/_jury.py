@@ -7,7 +7,9 @@ verdicts gives ``tie``) and, per score, the most frequent value (the mean of the
 for most frequent). Every member's judgment is kept in ``details["members"]``.
 
 Failures: if any member failed with a retryable LM error, the jury's judgment is that
-``lm_error`` (retryable; the runner retries, and members' cached calls cost nothing). Other
+``lm_error`` (retryable, with the longest ``retry_after_s`` a member's server sent; the runner
+retries, and members' cached calls cost nothing). ``details["requests"]`` sums the members'
+requests, so a jury counts every request sent on its behalf, as any judge does. Other
 member failures are left out of the combination and counted in ``details["failed"]``; with
 no member answering, the jury reports the first failure's status.
 
@@ -56,6 +58,10 @@ def combine(values: Sequence[float], method: JuryMethod) -> float:
     if method == "median":
         return float(statistics.median(data))
     return _majority_value(data)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _verdict(members: list[Judgment], scores: dict[str, float], method: JuryMethod) -> str | None:
@@ -169,6 +175,9 @@ class Jury(dspy.Module):
         ok = [r for r in results if r.status == "ok"]
         failed = [r for r in results if r.status != "ok"]
         details: dict[str, Any] = {"method": self.method, "members": members, "failed": len(failed)}
+        sent = [_number(r.details.get("requests")) for r in results]
+        if any(n is not None for n in sent):  # every request sent on the jury's behalf
+            details["requests"] = int(sum(n for n in sent if n is not None))
         if "other" in item.metadata:  # a pair: what A and B are, as a pairwise judge keeps them
             from attune_judge.judges._pairwise import pair_options
 
@@ -177,6 +186,9 @@ class Jury(dspy.Module):
         if retryable or not ok:
             first = (retryable or failed)[0]
             details["retryable"] = bool(retryable) or bool(first.details.get("retryable", False))
+            waits = [_number(r.details.get("retry_after_s")) for r in retryable]
+            if any(w is not None for w in waits):  # the longest wait a server asked for
+                details["retry_after_s"] = max(w for w in waits if w is not None)
             return Judgment(
                 **base,
                 status=first.status,

@@ -6,6 +6,7 @@ any other DSPy model string works with its provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
+from attune_judge.lm._cache import redact_request_cache, redacted_copy
 from attune_judge.lm._calls import (
     HISTORY_KEEP,
     CallRecorder,
@@ -95,6 +96,8 @@ __all__ = [
     "parse_failure",
     "prompt_size",
     "read_env",
+    "redact_request_cache",
+    "redacted_copy",
     "register_model",
     "request_key",
     "request_messages",

@@ -70,20 +70,24 @@ def configure_cache(directory: str | Path | None, *, enabled: bool | None = None
 
     ``None`` keeps DSPy's default location; ``enabled=False`` turns both caches off;
     ``enabled=None`` (default) reads ``ATTUNE_CACHE`` (``0`` turns them off), so every command
-    honours the variable.
+    honours the variable. The cache stores answers redacted (:mod:`attune_judge.lm._cache`).
     """
     import dspy
+
+    from attune_judge.lm._cache import redact_request_cache
 
     if enabled is None:
         enabled = cache_enabled_from_env()
     if not enabled:
         dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
         return
-    if directory is None:
-        return
-    path = Path(directory).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path))
+    if directory is not None:
+        path = Path(directory).expanduser()
+        path.mkdir(parents=True, exist_ok=True)
+        dspy.configure_cache(
+            enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path)
+        )
+    redact_request_cache()  # no credential is ever stored (see lm/_cache.py)
 
 
 def configure_cache_from_env(env: Mapping[str, str] | None = None) -> None:

@@ -23,6 +23,8 @@
 ``address=None`` starts a local cluster or joins the one ``ray start`` left on this machine
 (``RAY_ADDRESS`` first); ``"ray://host:10001"`` or ``"host:6379"`` joins a remote one. A
 cluster this executor started is shut down by :meth:`close`; one it joined is left running.
+On Linux a started cluster runs under a guard process that tears it down however the command
+ends, a SIGKILL included (``_ray_guard.py``).
 Ray is an optional dependency (``pip install 'attune-judge[ray]'``), imported only here.
 """
 
@@ -174,6 +176,7 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.init_kwargs = dict(init_kwargs or {})
         self._owns_cluster = False
+        self._guard: Any = None
         self._actors: list[Any] = []
         self._judge_ids: set[str] = set()
 
@@ -194,15 +197,48 @@ class RayExecutor:
                 "configure_logging": False,
                 **self.init_kwargs,
             }
+            address = self.address
+            if address is None and self._may_guard():
+                # a cluster of our own, torn down however this command ends (SIGKILL too)
+                from attune_judge.runner._ray_guard import start_guarded_cluster
+
+                self._guard = start_guarded_cluster()
+                address = self._guard.address
+                _use_local_token()  # as ray.init does for a local cluster it finds itself
             try:
-                ray.init(address=self.address, **kwargs)
+                ray.init(address=address, **kwargs)
             except ConnectionError as exc:
+                self._stop_guard()
                 raise UserError(
                     f"cannot join the Ray cluster at {self.address or 'RAY_ADDRESS'}: {exc}; "
                     "start it with `ray start --head` or check --ray-address"
                 ) from None
+            except BaseException:
+                self._stop_guard()
+                raise
             self._owns_cluster = True
         return ray
+
+    def _may_guard(self) -> bool:
+        """Whether ``ray.init()`` would start a local cluster (no ``RAY_ADDRESS``, no cluster
+        ``ray start`` left here), which a guard can start instead (see ``_ray_guard.py``)."""
+        from ray._private.services import canonicalize_bootstrap_address
+
+        from attune_judge.runner._ray_guard import guard_supported
+
+        start_only = {"num_cpus", "num_gpus", "resources", "labels", "object_store_memory"}
+        if not guard_supported() or start_only & set(self.init_kwargs):
+            return False
+        try:
+            unset: Any = None  # Ray's own annotation says str; None is what ray.init() passes
+            return canonicalize_bootstrap_address(unset) is None
+        except Exception:  # an unreadable address file: let ray.init decide, as before
+            return False
+
+    def _stop_guard(self) -> None:
+        guard, self._guard = self._guard, None
+        if guard is not None:
+            guard.stop()
 
     def start(self) -> None:
         """Connect to (or start) the cluster, start the actors and wait until each has built
@@ -235,6 +271,7 @@ class RayExecutor:
             if ray.is_initialized():
                 ray.shutdown()
             self._owns_cluster = False
+        self._stop_guard()
 
     def _kill(self) -> None:
         if self._actors:
@@ -346,6 +383,18 @@ class RayExecutor:
 
 
 _DONE = object()
+
+
+def _use_local_token() -> None:
+    """Token authentication with this machine's token, which ``ray start`` enabled (Ray turns
+    it on only for a cluster it finds itself, never for an address it is given)."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # pragma: no cover - a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def _pack(obj: Any) -> bytes:

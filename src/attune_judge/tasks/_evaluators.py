@@ -308,7 +308,9 @@ class TaskEvaluator:
             failed = quality.model_copy(
                 update={"judge_id": self.judge_id, "usage": usage}, deep=True
             )
-            failed.details.update(task=self.task, stage="draft_judge", draft=draft)
+            failed.details.update(
+                task=self.task, stage="draft_judge", draft=draft, requests=requests
+            )
             return failed
         answers: dict[str, str | None] = {}
         behaviour_status = "no_items"
@@ -321,7 +323,9 @@ class TaskEvaluator:
                 failed = verdict.model_copy(
                     update={"judge_id": self.judge_id, "usage": usage}, deep=True
                 )
-                failed.details.update(task=self.task, stage="behaviour_judge", draft=draft)
+                failed.details.update(
+                    task=self.task, stage="behaviour_judge", draft=draft, requests=requests
+                )
                 return failed
             answers = dict(verdict.details.get("answers") or _jury_answers(verdict))
         metrics = score_draft(quality.normalized, item.metadata["truth"]["preferred"], answers)

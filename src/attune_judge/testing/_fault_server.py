@@ -29,6 +29,10 @@ Faults
 ``empty``         200 with an empty message
 ``hang``          no answer for ``hang_s`` seconds (the client's timeout fires), then 500
 
+A request without a JSON schema (a one-criterion question) gets a bare answer for ``ok``: a
+digit on the scale its prompt names, or ``yes`` / ``no``; a request asking for ``logprobs``
+gets them for every token of its answer (so the expected-score judges can be served too).
+
 Example
 -------
 >>> with FaultServer(mix={"ok": 0.7, "rate_limit": 0.3}, seed=1) as server:  # doctest: +SKIP
@@ -49,6 +53,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from attune_judge.testing._answers import (
+    answer_for_schema,
+    bare_answer,
+    integer_fields,
+    schema_of,
+    token_logprobs,
+)
 
 __all__ = ["BAD_ANSWER_FAULTS", "FAULTS", "FaultServer", "ServedRequest", "answer_for_schema"]
 
@@ -89,71 +101,6 @@ class ServedRequest:
     """SHA-256 of the request's messages."""
     repeat: int
     """How many times the same messages were seen before (0 = first time)."""
-
-
-def _levels(schema: Mapping[str, Any]) -> list[Any] | None:
-    enum = schema.get("enum")
-    if isinstance(enum, list) and enum:
-        return list(enum)
-    const = schema.get("const")
-    return [const] if const is not None else None
-
-
-def _value(schema: Mapping[str, Any], rng: random.Random, defs: Mapping[str, Any]) -> Any:
-    if "$ref" in schema:
-        name = str(schema["$ref"]).rsplit("/", 1)[-1]
-        return _value(defs.get(name, {}), rng, defs)
-    for key in ("anyOf", "oneOf", "allOf"):
-        if schema.get(key):
-            return _value(schema[key][0], rng, defs)
-    levels = _levels(schema)
-    if levels is not None:
-        return rng.choice(levels)
-    kind = schema.get("type")
-    if kind == "integer":
-        low, high = int(schema.get("minimum", 1)), int(schema.get("maximum", 5))
-        return rng.randint(low, high)
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return True
-    if kind == "array":
-        item = schema.get("items", {"type": "string"})
-        return [_value(item, rng, defs)]
-    if kind == "object":
-        props = schema.get("properties", {})
-        return {k: _value(v, rng, defs) for k, v in props.items()}
-    return "A short answer."
-
-
-def answer_for_schema(schema: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
-    """A valid answer object for a JSON ``schema`` (enum values drawn with ``rng``)."""
-    defs = {**schema.get("$defs", {}), **schema.get("definitions", {})}
-    props = schema.get("properties", {})
-    return {name: _value(sub, rng, defs) for name, sub in props.items()}
-
-
-def _schema_of(body: Mapping[str, Any]) -> dict[str, Any]:
-    fmt = body.get("response_format") or {}
-    if isinstance(fmt, dict):
-        if isinstance(fmt.get("schema"), dict):
-            return dict(fmt["schema"])
-        inner = fmt.get("json_schema")
-        if isinstance(inner, dict) and isinstance(inner.get("schema"), dict):
-            return dict(inner["schema"])
-    return {}
-
-
-def _integer_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
-    out = {}
-    for name, sub in schema.get("properties", {}).items():
-        levels = _levels(sub)
-        ints = levels is not None and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in levels
-        )
-        if sub.get("type") == "integer" or ints:
-            out[name] = max(levels) if levels else int(sub.get("maximum", 7))
-    return out
 
 
 def _user_text(body: Mapping[str, Any]) -> str:
@@ -229,6 +176,7 @@ class FaultServer:
         self.hang_s = hang_s
         self.keep_alive = keep_alive
         self.answer = answer or (lambda schema, text, rng: answer_for_schema(schema, rng))
+        self._bare = answer is None  # a request without a schema gets a bare level
         self.log: list[ServedRequest] = []
         self._lock = threading.Lock()
         self._seen: Counter[str] = Counter()
@@ -320,10 +268,12 @@ class FaultServer:
         return served
 
     def _content(self, fault: str, body: dict[str, Any], served: ServedRequest) -> str:
-        schema = _schema_of(body)
+        schema = schema_of(body)
         rng = random.Random(f"{self.seed}:{served.key}:{served.repeat}")
+        if fault in ("ok", "truncated") and self._bare and not schema.get("properties"):
+            return bare_answer(body, rng)  # a one-criterion question: a digit, or yes / no
         good = self.answer(schema, served.user_text, rng)
-        ints = _integer_fields(schema)
+        ints = integer_fields(schema)
         if fault in ("ok", "truncated"):
             return json.dumps(good)
         if fault == "garbage":
@@ -352,18 +302,19 @@ class FaultServer:
 
     def _completion(self, body: dict[str, Any], content: str, finish: str) -> dict[str, Any]:
         prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages") or [])
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": content},
+            "finish_reason": finish,
+        }
+        if body.get("logprobs"):
+            choice["logprobs"] = token_logprobs(content, int(body.get("top_logprobs") or 0))
         return {
             "id": f"chatcmpl-fault-{len(self.log)}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", "fault-server"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": finish,
-                }
-            ],
+            "choices": [choice],
             "usage": {
                 "prompt_tokens": prompt,
                 "completion_tokens": max(1, len(content.split())),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -95,6 +95,7 @@ def check_human_labels(
     scale: tuple[float, float] | None = None,
     scale_option: str = "--scale",
     dimensions: Collection[str] | None = None,
+    scales: Mapping[str, tuple[float, float]] | None = None,
 ) -> None:
     """Refuse human Rating values that are not a usable label, naming file and line.
 
@@ -105,7 +106,9 @@ def check_human_labels(
     A value is a finite number, a category (text) or ``null`` (missing). ``NaN`` and
     ``±Infinity`` (which JSON parsers accept), booleans (which would silently count as 1 and
     0), and a file mixing text and numbers are errors, except that text and numbers may mix at
-    ``level="nominal"``, where every value is only a category.
+    ``level="nominal"``, where every value is only a category. With ``scales`` (dimension →
+    ``(min, max)``), a value of such a dimension must be a number within it (``align``: the
+    rubric's scale of each criterion).
 
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "h.jsonl"
@@ -140,6 +143,14 @@ def check_human_labels(
                 f"{where}: {value:g} is off the declared scale {scale[0]:g}–{scale[1]:g} "
                 f"({scale_option}; dimension {dimension!r}); fix the label or the scale"
             )
+        bounds = (scales or {}).get(str(dimension))
+        if bounds is not None and value is not None:
+            low, high = bounds
+            if not isinstance(value, int | float) or not low <= value <= high:
+                raise UserError(
+                    f"{where}: {json.dumps(value)} is not on the scale {low:g}..{high:g} of "
+                    f"dimension {dimension!r}"
+                )
         if isinstance(value, str):
             first_text = n if first_text is None else first_text
         elif isinstance(value, int | float):

@@ -1,0 +1,87 @@
+"""DSPy's request cache without credentials: what it stores is redacted like every output.
+
+DSPy keys an entry by a SHA-256 of the request (no text of it is stored) and stores the
+provider's answer as it came back — for LiteLLM's answers that includes the server address
+the request went to (``_hidden_params["api_base"]``), so a password or query key inside
+``--api-base`` (``http://u:PASS@host/v1?key=KEY``) ended up, in plain text, in every shard of
+``ATTUNE_CACHE_DIR``. :func:`redact_request_cache` makes DSPy's cache store (in memory and on
+disk) a copy of each answer in which every string went through
+:func:`attune_judge._secrets.redact` (:func:`redacted_copy`): URL credentials, values of
+``*_KEY`` / ``*_TOKEN`` / ... variables and the credentials registered from ``--api-base``.
+:func:`attune_judge.lm.configure_cache` calls it, so every command's cache does.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from attune_judge._secrets import redact, secret_values
+
+__all__ = ["redact_request_cache", "redacted_copy"]
+
+
+def redacted_copy(value: Any, secrets: Sequence[str] | None = None) -> Any:
+    """A deep copy of ``value`` with every string in it redacted (dict keys included; the
+    attributes of objects, pydantic private and extra fields too). ``value`` is unchanged.
+
+    >>> redacted_copy({"api_base": "http://u:pw@h/v1?key=k", "n": [1, ("http://t0k@h",)]}, [])
+    {'api_base': 'http://u:***@h/v1?key=***', 'n': [1, ('http://***@h',)]}
+    """
+    found = list(secret_values() if secrets is None else secrets)
+    return _scrub(copy.deepcopy(value), found, set())
+
+
+def _scrub(value: Any, secrets: list[str], seen: set[int]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if value is None or isinstance(value, int | float | bytes | bool):
+        return value
+    if id(value) in seen:
+        return value
+    seen.add(id(value))
+    if isinstance(value, dict):
+        items = [(_scrub(k, secrets, seen), _scrub(v, secrets, seen)) for k, v in value.items()]
+        value.clear()
+        value.update(items)
+        return value
+    if isinstance(value, list):
+        value[:] = [_scrub(v, secrets, seen) for v in value]
+        return value
+    if isinstance(value, tuple):
+        scrubbed = [_scrub(v, secrets, seen) for v in value]
+        return type(value)(*scrubbed) if hasattr(value, "_fields") else type(value)(scrubbed)
+    for name in ("__dict__", "__pydantic_private__", "__pydantic_extra__"):
+        attrs = getattr(value, name, None)
+        if isinstance(attrs, dict):
+            _scrub(attrs, secrets, seen)
+    if dataclasses.is_dataclass(value) and not hasattr(value, "__dict__"):
+        for f in dataclasses.fields(value):
+            object.__setattr__(value, f.name, _scrub(getattr(value, f.name), secrets, seen))
+    return value
+
+
+def redact_request_cache() -> None:
+    """Make DSPy's current request cache (``dspy.cache``) store redacted copies of what it is
+    given (memory and disk; module docstring). Idempotent."""
+    import dspy
+
+    cache = getattr(dspy, "cache", None)
+    if cache is None or getattr(cache, "_attune_redacting", False):
+        return
+    put = type(cache).put
+
+    def redacting_put(
+        request: dict[str, Any],
+        value: Any,
+        ignored_args_for_cache_key: list[str] | None = None,
+        enable_memory_cache: bool = True,
+    ) -> None:
+        if not (cache.enable_memory_cache and enable_memory_cache) and not cache.enable_disk_cache:
+            return
+        put(cache, request, redacted_copy(value), ignored_args_for_cache_key, enable_memory_cache)
+
+    cache.put = redacting_put
+    cache._attune_redacting = True
