@@ -291,11 +291,9 @@ class RayExecutor:
         return _pack(task)
 
     def next_chunk_size(self, remaining: int | None = None) -> int:
-        """Tasks for the next actor call: ``chunk_size`` if given; else 1 until a task's time
-        was measured, then ``ceil(max_concurrency / (CALLS_PER_S × time per task))`` (a fast
-        model gets long chunks, a slow one short ones), at most :data:`MAX_CHUNK` and at most
-        an even share of the ``remaining`` tasks over ``max_concurrency`` (every actor busy to
-        the end)."""
+        """``chunk_size`` if given; else 1 until a task's time t is measured, then
+        ``ceil(max_concurrency / (CALLS_PER_S × t))``, at most :data:`MAX_CHUNK` and an even
+        share of the ``remaining`` tasks over ``max_concurrency`` (all busy to the end)."""
         if self.chunk_size is not None:
             return self.chunk_size
         if self._task_s is None:
