@@ -107,6 +107,12 @@ def _ray_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
         log_to_driver=False,
     )
     fig: dict[str, object] = {"cluster_start_s": round(time.perf_counter() - t0, 2)}
+    # the thread baseline of each latency must not pay this process's first judgments
+    from attune_judge.runner import ScoreConfig, ThreadExecutor, run_score
+
+    _items(tmp / "ray-warm.jsonl", 40)
+    warm = ScoreConfig(data=tmp / "ray-warm.jsonl", out=tmp / "ray-warm", lm="scripted/judge")
+    run_score(warm, judges=[bench_judge(0.0, False)], executor=ThreadExecutor(4))  # type: ignore[list-item]
     try:
         for latency in args.ray_latencies:
             fig[f"latency_{latency:g}s"] = _ray_speedup(tmp, args, latency)
