@@ -16,7 +16,9 @@ adapter), and the three sets of ratios come from one run of this script.
    module-level recipe), ``--concurrency`` in flight in total, DSPy's cache off, once with 1
    actor and once with 2 (actors started before the timed run; their start-up is reported
    separately), at each of ``--ray-latencies`` (default 5 ms and 50 ms per call). Reported:
-   both walls, ``speedup = wall(1) / wall(2)`` (target >= 1.7), each against the ideal
+   the thread executor's wall on the same items and latency first, then both Ray walls,
+   ``ray_1_over_threads`` (target <= 1.15), ``speedup = wall(1) / wall(2)`` (target >= 1.7),
+   each against the ideal
    ``n * latency / concurrency``, and ``speedup_bound = wall(1) / ideal``: more actors only
    help while one actor's CPU is the limit (a fast server, 5 ms); where one actor already
    keeps up with the model's latency (50 ms at concurrency 32) no number of actors can beat
@@ -105,6 +107,12 @@ def _ray_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
         log_to_driver=False,
     )
     fig: dict[str, object] = {"cluster_start_s": round(time.perf_counter() - t0, 2)}
+    # the thread baseline of each latency must not pay this process's first judgments
+    from attune_judge.runner import ScoreConfig, ThreadExecutor, run_score
+
+    _items(tmp / "ray-warm.jsonl", 40)
+    warm = ScoreConfig(data=tmp / "ray-warm.jsonl", out=tmp / "ray-warm", lm="scripted/judge")
+    run_score(warm, judges=[bench_judge(0.0, False)], executor=ThreadExecutor(4))  # type: ignore[list-item]
     try:
         for latency in args.ray_latencies:
             fig[f"latency_{latency:g}s"] = _ray_speedup(tmp, args, latency)
@@ -116,14 +124,39 @@ def _ray_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
 
 def _ray_speedup(tmp: Path, args: argparse.Namespace, latency: float) -> dict[str, object]:
     """Walls of 1 and 2 actors at one model latency (same items, same total concurrency)."""
-    from attune_judge.runner import JudgeFactory, RayExecutor, ScoreConfig, run_score
+    from attune_judge.runner import (
+        JudgeFactory,
+        RayExecutor,
+        ScoreConfig,
+        ThreadExecutor,
+        run_score,
+    )
 
     ideal = args.n * latency / args.concurrency
     fig: dict[str, object] = {}
     walls = {}
+    # the in-process thread executor on the same items, latency and concurrency (the baseline
+    # one actor should come close to)
+    config = ScoreConfig(
+        data=tmp / "items.jsonl",
+        out=tmp / f"threads-{latency:g}",
+        lm="scripted/judge",
+        max_concurrency=args.concurrency,
+        quiet=True,
+    )
+    t0 = time.perf_counter()
+    run_score(
+        config,
+        judges=[bench_judge(latency, False)],  # type: ignore[list-item]
+        executor=ThreadExecutor(args.concurrency),
+    )
+    walls[0] = time.perf_counter() - t0
+    fig["threads_wall_s"] = round(walls[0], 3)
     for workers in (1, 2):
         factory = JudgeFactory(bench_judge, (latency, False))
-        with RayExecutor(factory, workers=workers, max_concurrency=args.concurrency) as ex:
+        with RayExecutor(
+            factory, workers=workers, max_concurrency=args.concurrency, chunk_size=args.chunk
+        ) as ex:
             t0 = time.perf_counter()
             ex.start()
             fig[f"actors_{workers}_start_s"] = round(time.perf_counter() - t0, 2)
@@ -146,6 +179,7 @@ def _ray_speedup(tmp: Path, args: argparse.Namespace, latency: float) -> dict[st
             }
     fig["ideal_s"] = round(ideal, 3)
     fig["speedup_2_vs_1"] = round(walls[1] / walls[2], 3)
+    fig["ray_1_over_threads"] = round(walls[1] / walls[0], 3)  # target <= 1.15
     # the most two actors can gain: one actor's wall over the ideal (latency-bound beyond it)
     fig["speedup_bound"] = round(walls[1] / ideal, 3)
     return fig
@@ -210,6 +244,9 @@ def main() -> None:
         type=lambda v: [float(x) for x in v.split(",")],
         default=[0.005, 0.05],
         help="model latencies (s) of the Ray part, comma-separated (default 0.005,0.05)",
+    )
+    parser.add_argument(
+        "--chunk", type=int, default=None, help="Ray tasks per actor call (default: chosen)"
     )
     parser.add_argument("--skip-thread", action="store_true")
     parser.add_argument("--skip-ray", action="store_true")

@@ -19,6 +19,7 @@ from attune_judge.calibration._bootstrap import (
     join_notes,
     ratio_replicate_variances,
     ratio_replicates,
+    ratio_replicates_and_variances,
     studentized_endpoints,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -123,16 +124,20 @@ def paired_cluster_bootstrap(
     """
     C = len(sums.clusters)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
-    reps = ratio_replicates(sums, W)
+    studentized = method == "studentized" and C >= 2
+    if studentized:  # the replicates and their variances from one matrix product
+        reps, variances = ratio_replicates_and_variances(sums, W)
+    else:
+        reps = ratio_replicates(sums, W)
     theta = sums.estimate
     jack = sums.jackknife() if C >= 3 else None
     observed = sums.counts.sum(0) > 0
     cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
     tstar = None
-    if method == "studentized" and C >= 2:
+    if studentized:
         dev = reps - theta[None, :]
         with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / np.sqrt(ratio_replicate_variances(sums, W, reps))
+            tstar = dev / np.sqrt(variances)
         tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
     means = []
     for m, label in enumerate(sums.labels):

@@ -35,6 +35,8 @@ _INSTALL_HINT = "install the local extra: pip install 'attune-judge[local]'"
 
 _LOAD_LOCK = threading.Lock()
 _MODELS: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+_STATES: dict[tuple[str, int], Any] = {}
+"""The saved prompt states of each loaded model (:class:`._local_logprobs.PrefixStates`)."""
 
 
 def default_gguf_path() -> Path:
@@ -87,6 +89,11 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
             llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
             atexit.register(_close_devnull)
             _MODELS[key] = (llama, threading.Lock())
+            from attune_judge.lm._local_logprobs import PrefixStates
+
+            budget = env_int("ATTUNE_LOCAL_PREFIX_CACHE_MB", 256)
+            if budget > 0:  # 0: no saved states (each call reuses only the context)
+                _STATES[key] = PrefixStates(budget << 20)
         return _MODELS[key]
 
 
@@ -103,6 +110,7 @@ def _close_devnull() -> None:
             with lock:
                 llama.close()
         _MODELS.clear()
+        _STATES.clear()
     try:
         from llama_cpp import _utils
     except ImportError:  # pragma: no cover
@@ -247,6 +255,7 @@ class LocalEngine:
                     top_n=int(config.logprobs or 0),
                     max_tokens=config.max_tokens or 1,
                     model=self.model,
+                    states=_STATES.get((str(self.model_path), self.n_ctx)),
                 )
             except ValueError as exc:
                 if "context" in str(exc).lower():

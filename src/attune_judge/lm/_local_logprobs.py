@@ -12,17 +12,28 @@ continues it (``"Rating:"`` puts the next token at the score position).
 
 The prompt's tokens are compared with the tokens already in the model's context, and only
 the new suffix is evaluated: per-criterion questions about one reply share their long prefix
-(instructions, conversation, reply), which is then evaluated once.
+(instructions, conversation, reply), which is then evaluated once. That alone is lost as soon
+as calls of several judgments take turns on the model (the runner keeps several judgments in
+flight, and the model's lock lets their calls in one by one): each call then finds another
+judgment's prompt in the context and evaluates its whole prompt again. :class:`PrefixStates`
+keeps the model's state (llama.cpp's key/value cache of the sequence) after each newly
+evaluated prompt, a few of them, least recently used dropped first; a call that shares more
+of its prompt with a kept state than with the context restores that state and evaluates only
+the rest. The cache holds exactly what evaluating those tokens wrote, so the probabilities are
+those of evaluating the prompt from scratch (a test checks this to 1e-6).
 """
 
 from __future__ import annotations
 
+import ctypes
+import threading
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dspy.lm15 import Response
 
-__all__ = ["MAX_LOGPROB_TOKENS", "complete_with_logprobs", "render_prompt"]
+__all__ = ["MAX_LOGPROB_TOKENS", "PrefixStates", "complete_with_logprobs", "render_prompt"]
 
 MAX_LOGPROB_TOKENS = 16
 """Upper bound on tokens generated in a logprobs request (they are for reading scores)."""
@@ -53,15 +64,121 @@ def render_prompt(llama: Any, messages: list[dict[str, str]]) -> str:
     return str(formatter(messages=chat).prompt) + prefill
 
 
-def _common_prefix(llama: Any, tokens: list[int]) -> int:
-    cached = llama.input_ids[: llama.n_tokens].tolist()
-    n = 0
-    for a, b in zip(cached, tokens, strict=False):
-        if a != b:
-            break
-        n += 1
+def _shared(cached: Any, tokens: Any) -> int:
+    """Length of the common start of two token arrays."""
+    import numpy as np
+
+    n = min(len(cached), len(tokens))
+    differ = np.flatnonzero(cached[:n] != tokens[:n])
+    return int(differ[0]) if len(differ) else n
+
+
+def _common_prefix(llama: Any, tokens: Any) -> int:
     # at least one token must be evaluated to get fresh logits
-    return min(n, len(tokens) - 1)
+    return min(_shared(llama.input_ids[: llama.n_tokens], tokens), len(tokens) - 1)
+
+
+class PrefixStates:
+    """Saved model states (sequence 0's key/value cache) of recent prompts, by their tokens.
+
+    Parameters
+    ----------
+    max_bytes, max_states
+        Memory the saved states may take together, and how many there may be (least
+        recently used dropped first; one is kept per conversation, so ``max_states`` above
+        the judgments in flight is enough).
+    min_gain
+        Restore a state only when it shares at least this many more tokens with the prompt
+        than the context does (restoring copies the state; a few tokens are cheaper to
+        evaluate).
+    """
+
+    def __init__(self, max_bytes: int, max_states: int = 16, min_gain: int = 32) -> None:
+        self.max_bytes = max_bytes
+        self.max_states = max_states
+        self.min_gain = min_gain
+        self._states: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+        self._bytes = 0
+        self._next = 0
+        self._lock = threading.Lock()
+        self.restored = 0
+        """States restored so far (for tests and benchmarks)."""
+
+    def best(self, tokens: Any) -> tuple[int, int | None]:
+        """``(shared tokens, key)`` of the kept state sharing most of ``tokens``."""
+        with self._lock:
+            found, key = 0, None
+            for k, (saved, _) in self._states.items():
+                n = _shared(saved, tokens)
+                if n > found:
+                    found, key = n, k
+            return found, key
+
+    def restore(self, llama: Any, key: int) -> int:
+        """Put state ``key`` into the model's sequence 0; the number of tokens it holds."""
+        from llama_cpp import llama_cpp
+
+        with self._lock:
+            saved, blob = self._states[key]
+            self._states.move_to_end(key)
+        size = len(blob)
+        buf = (ctypes.c_uint8 * size).from_buffer(blob)
+        if llama_cpp.llama_state_seq_set_data(llama.ctx, buf, size, 0) != size:
+            llama.n_tokens = 0  # the context is no longer what input_ids says
+            raise RuntimeError("llama.cpp could not restore a saved prompt state")
+        n = len(saved)
+        llama.input_ids[:n] = saved
+        llama.n_tokens = n
+        self.restored += 1
+        return n
+
+    def save(self, llama: Any, family: int) -> None:
+        """Keep the model's current state (its ``n_tokens`` evaluated tokens) in place of the
+        kept states sharing more than ``family`` tokens with it (the same conversation: the
+        new state holds that prefix too)."""
+        from llama_cpp import llama_cpp
+
+        size = int(llama_cpp.llama_state_seq_get_size(llama.ctx, 0))
+        if size <= 0 or size > self.max_bytes:
+            return
+        blob = bytearray(size)
+        buf = (ctypes.c_uint8 * size).from_buffer(blob)
+        if int(llama_cpp.llama_state_seq_get_data(llama.ctx, buf, size, 0)) != size:
+            return
+        saved = llama.input_ids[: llama.n_tokens].copy()
+        with self._lock:
+            for key in [k for k, (t, _) in self._states.items() if _shared(t, saved) > family]:
+                self._bytes -= len(self._states.pop(key)[1])
+            self._states[self._next] = (saved, blob)
+            self._next += 1
+            self._bytes += size
+            while len(self._states) > 1 and (
+                self._bytes > self.max_bytes or len(self._states) > self.max_states
+            ):
+                _, (_, old) = self._states.popitem(last=False)
+                self._bytes -= len(old)
+
+
+def _start(llama: Any, tokens: Any, states: PrefixStates | None) -> int:
+    """Tokens of ``tokens`` already evaluated, after restoring a kept state if one shares
+    at least ``states.min_gain`` more of them than the context does."""
+    keep = _common_prefix(llama, tokens)
+    if states is not None:
+        found, key = states.best(tokens)
+        if key is not None and found >= keep + states.min_gain:
+            states.restore(llama, key)
+            keep = min(found, len(tokens) - 1)
+    return keep
+
+
+def _system_tokens(llama: Any, messages: list[dict[str, str]], tokens: Any) -> int:
+    """How many of ``tokens`` the system message (with the template's markup) takes."""
+    import numpy as np
+
+    if not messages or messages[0]["role"] != "system":
+        return 0
+    head = render_prompt(llama, messages[:1]).encode("utf-8")
+    return _shared(np.asarray(llama.tokenize(head, add_bos=False, special=True)), tokens)
 
 
 def _last_logprobs(llama: Any) -> Any:
@@ -76,18 +193,41 @@ def _last_logprobs(llama: Any) -> Any:
     return shifted - np.log(np.exp(shifted).sum())
 
 
+def _top(logprobs: Any, n: int) -> list[int]:
+    """The ``n`` most probable token ids, most probable first, ties by id: what a stable
+    ``argsort`` of the whole vocabulary gives, from a partition and a sort of ``n`` values."""
+    import numpy as np
+
+    if n <= 0:
+        return []
+    if n >= len(logprobs):
+        return list(np.argsort(-logprobs, kind="stable").tolist())
+    cut = -np.partition(-logprobs, n - 1)[n - 1]  # the n-th largest value
+    above = np.flatnonzero(logprobs > cut)
+    tied = np.flatnonzero(logprobs == cut)[: n - len(above)]
+    picked = np.concatenate([above, tied])
+    return list(picked[np.lexsort((picked, -logprobs[picked]))].tolist())
+
+
 def _token_text(llama: Any, token_id: int) -> tuple[str, tuple[int, ...]]:
     raw = llama.detokenize([token_id])
     return raw.decode("utf-8", errors="replace"), tuple(raw)
 
 
 def complete_with_logprobs(
-    llama: Any, messages: list[dict[str, str]], *, top_n: int, max_tokens: int, model: str
+    llama: Any,
+    messages: list[dict[str, str]],
+    *,
+    top_n: int,
+    max_tokens: int,
+    model: str,
+    states: PrefixStates | None = None,
 ) -> Response:
     """Greedy answer to ``messages`` with per-token log-probabilities (``top_n`` alternatives).
 
     Call with the model's lock held. ``max_tokens`` is capped at :data:`MAX_LOGPROB_TOKENS`;
-    generation stops at the end-of-generation token.
+    generation stops at the end-of-generation token. ``states``: saved prompt states to
+    restore from and add to (see :class:`PrefixStates`).
     """
     import numpy as np
     from dspy.lm15 import Message, Response, TextPart, TokenLogprob, TopLogprob, Usage
@@ -97,19 +237,22 @@ def complete_with_logprobs(
     tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
     if len(tokens) + max_tokens > llama.n_ctx():
         raise ValueError(f"prompt of {len(tokens)} tokens exceeds the context window")
-    keep = _common_prefix(llama, tokens)
+    array = np.asarray(tokens, dtype=np.intc)
+    keep = _start(llama, array, states)
     llama.n_tokens = keep
     llama.eval(tokens[keep:])
+    if states is not None and len(tokens) - keep >= states.min_gain:
+        # one kept state per conversation: those sharing more than the system message go
+        states.save(llama, _system_tokens(llama, messages, array) + states.min_gain)
     out: list[TokenLogprob] = []
     text_bytes = b""
-    for _ in range(max(1, min(max_tokens, MAX_LOGPROB_TOKENS))):
+    steps = max(1, min(max_tokens, MAX_LOGPROB_TOKENS))
+    for step in range(steps):
         logprobs = _last_logprobs(llama)
         chosen = int(np.argmax(logprobs))
         if llama_cpp.llama_vocab_is_eog(llama._model.vocab, chosen):
             break
-        order: list[int] = (
-            np.argsort(-logprobs, kind="stable")[:top_n].tolist() if top_n > 0 else []
-        )
+        order = _top(logprobs, top_n)
         alternatives = []
         for token_id in order:
             text, raw = _token_text(llama, int(token_id))
@@ -129,7 +272,8 @@ def complete_with_logprobs(
             )
         )
         text_bytes += bytes(raw)
-        llama.eval([chosen])
+        if step < steps - 1:  # the last token's successor is never read
+            llama.eval([chosen])
     return Response(
         id=None,
         model=model,

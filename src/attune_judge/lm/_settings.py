@@ -2,9 +2,10 @@
 
 The library reads ``ATTUNE_*`` variables through one mechanism: :func:`read_env` (the
 settings of :data:`ENV_VARS` through :meth:`LMSettings.from_env` or :func:`env_setting`; the
-embedded engine's knobs ``ATTUNE_LOCAL_THREADS`` / ``ATTUNE_LOCAL_N_CTX`` through
-:func:`env_int`). The CLI declares the same variables on its options (Typer's ``envvar``), so
-``--help`` shows them; a flag given wins over the variable either way.
+embedded engine's knobs ``ATTUNE_LOCAL_THREADS`` / ``ATTUNE_LOCAL_N_CTX`` /
+``ATTUNE_LOCAL_PREFIX_CACHE_MB`` through :func:`env_int`). The CLI declares the same variables
+on its options (Typer's ``envvar``), so ``--help`` shows them; a flag given wins over the
+variable either way.
 """
 
 from __future__ import annotations

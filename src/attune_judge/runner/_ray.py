@@ -14,9 +14,13 @@
   resume, SIGKILL safety, the run lock and the cache behave as with threads: a judgment is on
   disk only once the parent wrote it; whatever an actor was doing when the parent died is
   redone by the next invocation.
-- ``max_concurrency`` is split over the actors (``ceil(max_concurrency / workers)`` threads
-  each: actors are threaded); the parent never has more than ``max_concurrency`` tasks in
-  flight and sends each one to the actor with the fewest in flight.
+- Work goes out in **chunks**: one actor call takes several tasks, runs them one after another
+  (none once the parent asked to stop) and streams each result back as it finishes (a Ray
+  streaming generator), so the parent's cost per call is paid once per chunk. The actors have
+  ``ceil(max_concurrency / workers)`` threads each; the parent keeps at most
+  ``max_concurrency`` chunks in flight (so as many tasks running), each sent to the actor with
+  the fewest. Chunk size: ``chunk_size``, else :meth:`RayExecutor.next_chunk_size` (from the
+  measured time per task, the concurrency and the tasks left).
 - A dead actor (node lost, killed, out of memory) raises :class:`WorkerError` instead of
   hanging; its in-flight tasks are not recorded and a resume redoes them.
 
@@ -30,24 +34,32 @@ Ray is an optional dependency (``pip install 'attune-judge[ray]'``), imported on
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import pickle
 import threading
+import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any, TypeVar
 
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import Task
 from attune_judge.runner._process import JudgeFactory, WorkerError, _TaskRef
 
-__all__ = ["RayExecutor", "import_ray"]
+__all__ = ["CALLS_PER_S", "MAX_CHUNK", "RayExecutor", "import_ray"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _WAIT_S = 0.5
+
+CALLS_PER_S = 200.0
+"""Actor calls a second the parent aims at when it sizes chunks (a call costs it ~1 ms CPU)."""
+
+MAX_CHUNK = 64
+"""Largest chunk chosen automatically (bounds what one stopped or lost call holds)."""
 
 
 def import_ray() -> Any:
@@ -112,14 +124,24 @@ class _Worker:
         self.cancel.event.set()
 
     def run(self, blob: bytes) -> bytes:
+        """One task: ``("result", value, seconds)`` or ``("task_error", traceback)``."""
         payload = pickle.loads(blob)
         if isinstance(payload, _TaskRef):
             payload = Task(payload.item, self.judges[payload.judge_id])
         assert self.fn is not None, "set_fn first"
+        started = time.perf_counter()
         try:
-            return _pack(("result", self.fn(payload)))
+            return _pack(("result", self.fn(payload), time.perf_counter() - started))
         except BaseException:
             return _pack(("task_error", traceback.format_exc()))
+
+    def run_chunk(self, blobs: list[bytes]) -> Iterator[bytes]:
+        """Tasks one after another, each result yielded (streamed to the parent) as it
+        finishes; none is started once the parent asked to stop."""
+        for blob in blobs:
+            if self.cancel.is_set():
+                return
+            yield self.run(blob)
 
 
 class RayExecutor:
@@ -141,6 +163,9 @@ class RayExecutor:
         CPUs each actor reserves (default 1).
     init_kwargs
         Extra ``ray.init`` keywords when this executor connects (``runtime_env``, ...).
+    chunk_size
+        Tasks per actor call (``None``: chosen from the measured time per task, see
+        :meth:`next_chunk_size`).
 
     Actors start on first use and stay up for the next :meth:`map_unordered` until
     :meth:`close` (or the end of a ``with`` block). An early exit of a map kills them, and
@@ -156,9 +181,12 @@ class RayExecutor:
         address: str | None = None,
         num_cpus: float = 1.0,
         init_kwargs: dict[str, Any] | None = None,
+        chunk_size: int | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be >= 1")
+        if chunk_size is not None and chunk_size < 1:
+            raise ValueError("chunk_size must be >= 1")
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be >= 1")
         try:
@@ -175,6 +203,8 @@ class RayExecutor:
         self.address = address
         self.num_cpus = num_cpus
         self.init_kwargs = dict(init_kwargs or {})
+        self.chunk_size = chunk_size
+        self._task_s: float | None = None  # moving average of the time per task in an actor
         self._owns_cluster = False
         self._guard: Any = None
         self._actors: list[Any] = []
@@ -246,8 +276,9 @@ class RayExecutor:
         if self._actors:
             return
         ray = self._connect()
+        # one thread more than the chunks an actor runs: the parent's stop gets through
         actor_cls = ray.remote(_Worker).options(
-            max_concurrency=self.threads_per_worker, num_cpus=self.num_cpus
+            max_concurrency=self.threads_per_worker + 1, num_cpus=self.num_cpus
         )
         self._actors = [actor_cls.remote(self._factory_blob) for _ in range(self.workers)]
         try:
@@ -296,6 +327,19 @@ class RayExecutor:
             task = _TaskRef(task.item, task.judge.judge_id)
         return _pack(task)
 
+    def next_chunk_size(self, remaining: int | None = None) -> int:
+        """``chunk_size`` if given; else 1 until a task's time t is measured, then
+        ``ceil(max_concurrency / (CALLS_PER_S × t))``, at most :data:`MAX_CHUNK` and an even
+        share of the ``remaining`` tasks over ``max_concurrency`` (all busy to the end)."""
+        if self.chunk_size is not None:
+            return self.chunk_size
+        if self._task_s is None:
+            return 1
+        size = math.ceil(self.max_concurrency / (CALLS_PER_S * max(self._task_s, 1e-4)))
+        if remaining is not None:
+            size = min(size, math.ceil(remaining / self.max_concurrency))
+        return max(1, min(MAX_CHUNK, size))
+
     def map_unordered(
         self,
         fn: Callable[[T], R],
@@ -315,9 +359,10 @@ class RayExecutor:
         self.start()
         ray = import_ray()
         ray.get([a.set_fn.remote(fn_blob) for a in self._actors])
+        remaining = len(tasks) if isinstance(tasks, Sized) else None
         todo = iter(tasks)
-        load = [0] * self.workers
-        owner: dict[Any, int] = {}
+        calls = [0] * self.workers  # chunks in flight per actor
+        owner: dict[Any, int] = {}  # streaming generator -> actor
         cancelled = False
         clean = False
         try:
@@ -327,29 +372,32 @@ class RayExecutor:
                     if stop is not None and stop.is_set():
                         exhausted = True
                         break
-                    task = next(todo, _DONE)
-                    if task is _DONE:
+                    chunk = list(itertools.islice(todo, self.next_chunk_size(remaining)))
+                    if not chunk:
                         exhausted = True
                         break
-                    wid = min(range(self.workers), key=load.__getitem__)
-                    ref = self._actors[wid].run.remote(self._wire(task))
-                    owner[ref] = wid
-                    load[wid] += 1
+                    if remaining is not None:
+                        remaining -= len(chunk)
+                    wid = min(range(self.workers), key=calls.__getitem__)
+                    call = self._actors[wid].run_chunk.options(num_returns="streaming")
+                    owner[call.remote([self._wire(t) for t in chunk])] = wid
+                    calls[wid] += 1
                 if not owner:
                     break
                 if stop is not None and stop.is_set() and not cancelled:
                     cancelled = True
                     for actor in self._actors:
                         actor.set_cancel.remote()
-                done, rest = ray.wait(list(owner), num_returns=1, timeout=_WAIT_S)
-                if done and rest:  # take every result that is ready, in one call each
+                ready, rest = ray.wait(list(owner), num_returns=1, timeout=_WAIT_S)
+                if ready and rest:  # every generator with a result ready, in one call
                     more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
-                    done += more
-                for ref, blob in self._get(ray, done):
-                    load[owner.pop(ref)] -= 1
+                    ready += more
+                for blob in self._next_results(ray, ready, owner, calls):
                     msg = pickle.loads(blob)
                     if msg[0] == "task_error":
                         raise WorkerError(f"a task raised in a Ray worker:\n{msg[1]}")
+                    t = self._task_s
+                    self._task_s = msg[2] if t is None else 0.8 * t + 0.2 * msg[2]
                     yield msg[1]
             clean = True
         finally:
@@ -357,32 +405,32 @@ class RayExecutor:
                 # an error or an abandoned iterator: drop the actors and what they hold
                 self._kill()
 
-    def _get(self, ray: Any, refs: list[Any]) -> Iterator[tuple[Any, bytes]]:
-        """``(ref, result)`` of finished tasks: one ``ray.get`` for all of them; when a worker
-        died, the others' results first (they are recorded), then the error."""
-        if not refs:
-            return
+    def _next_results(
+        self, ray: Any, ready: list[Any], owner: dict[Any, int], calls: list[int]
+    ) -> Iterator[bytes]:
+        """The next result of each ready generator (finished ones are dropped), in one
+        ``ray.get``; when a worker died, the others' results first (they are recorded), then
+        the error."""
+        refs = []
+        for gen in ready:
+            try:
+                refs.append(next(gen))
+            except StopIteration:
+                calls[owner.pop(gen)] -= 1
         try:
-            blobs: list[bytes] = ray.get(refs)
+            blobs: list[bytes] = ray.get(refs) if refs else []
         except ray.exceptions.RayActorError:
             dead: Exception | None = None
             for ref in refs:
                 try:
-                    one: bytes = ray.get(ref)
+                    yield ray.get(ref)
                 except ray.exceptions.RayActorError as exc:
                     dead = dead or exc
-                    continue
-                yield ref, one
-            if dead is not None:
-                raise WorkerError(
-                    f"a Ray worker died ({type(dead).__name__}: {str(dead)[:500]}); its "
-                    "in-flight tasks were not recorded (the same command resumes them)"
-                ) from None
-            return
-        yield from zip(refs, blobs, strict=True)
-
-
-_DONE = object()
+            raise WorkerError(
+                f"a Ray worker died ({type(dead).__name__}: {str(dead)[:500]}); its "
+                "in-flight tasks were not recorded (the same command resumes them)"
+            ) from None
+        yield from blobs
 
 
 def _use_local_token() -> None:
