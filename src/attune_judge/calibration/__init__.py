@@ -190,6 +190,16 @@ from attune_judge.calibration._report import (
     calibrate,
 )
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
+from attune_judge.calibration._sensitivity_results import (
+    CriterionShift,
+    ModelScore,
+    PairComparison,
+    SensitivityAnalysis,
+    VarianceComponent,
+    VarianceDecomposition,
+    VariantRanking,
+    VariantVerdict,
+)
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
@@ -206,6 +216,7 @@ __all__ = [
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
+    "CriterionShift",
     "DimensionReport",
     "HumanCeiling",
     "IccForm",
@@ -220,6 +231,7 @@ __all__ = [
     "LengthEffect",
     "MemberAgreement",
     "Metric",
+    "ModelScore",
     "PPIColumns",
     "PPIDifference",
     "PPIEstimate",
@@ -227,6 +239,7 @@ __all__ = [
     "PPIModelRow",
     "PPIResult",
     "PairAgreement",
+    "PairComparison",
     "PairedBootstrapResult",
     "PairwiseMatrix",
     "PanelAgreement",
@@ -242,7 +255,12 @@ __all__ = [
     "ReliabilityBin",
     "ResultModel",
     "SelfPreference",
+    "SensitivityAnalysis",
     "StudentizedDraws",
+    "VarianceComponent",
+    "VarianceDecomposition",
+    "VariantRanking",
+    "VariantVerdict",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",

@@ -84,7 +84,7 @@ from attune_judge.report._run_sections import (
     manifest_section,
 )
 from attune_judge.report._rundata import RunData, load_run, read_json
-from attune_judge.report._score_sections import compute_leaderboard, score_sections
+from attune_judge.report._score_sections import score_sections
 from attune_judge.report._sensitivity_extra import (
     sensitivity_extra_sections,
     sensitivity_sections_from_summary,
@@ -121,7 +121,6 @@ __all__ = [
     "calibration_plot",
     "calibration_report_sections",
     "comparison_section",
-    "compute_leaderboard",
     "confusion_matrix_plot",
     "confusion_section",
     "detect_kinds",

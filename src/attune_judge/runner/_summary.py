@@ -2,10 +2,11 @@
 
 Everything is computed per ``judge_id`` — judgments of two judges (another rubric, another model)
 are never pooled. Within a judge, the models' normalised score means get a *paired* cluster
-bootstrap over conversations (every model evaluated on the same resampled conversations, from
-:func:`attune_judge.calibration.bootstrap_means`), so the intervals of two models can be compared
-honestly. Means are over the ``ok`` judgments only; ``n_ok`` is the n of the mean and every other
-planned item is counted under its failure status (or ``missing`` when it was never judged).
+bootstrap over conversations (every model evaluated on the same resampled conversations): the
+judge's one leaderboard (:func:`judge_leaderboard`), whose rows also give each model block its
+``score``, so the intervals of two models can be compared honestly and are computed once.
+Means are over the ``ok`` judgments only; ``n_ok`` is the n of the mean and every other planned
+item is counted under its failure status (or ``missing`` when it was never judged).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import Judgment
 from attune_judge.runner._degenerate import degenerate_judgments
@@ -21,7 +22,10 @@ from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
 
-__all__ = ["SUMMARY_STATUSES", "summarize"]
+if TYPE_CHECKING:
+    from attune_judge.calibration import Leaderboard
+
+__all__ = ["SUMMARY_STATUSES", "judge_leaderboard", "summarize"]
 
 SUMMARY_STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
 """Every planned task is counted under exactly one of these."""
@@ -31,56 +35,78 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def _score_intervals(
-    ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> dict[str, dict[str, Any]]:
-    """Per model: normalised-score mean with a paired cluster-bootstrap interval."""
-    rows = [(j.candidate_model or "", j.conversation_id or "", j.normalized) for j in ok]
-    rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
-    if not rows_f:
-        return {}
-    from attune_judge.calibration import bootstrap_means
+def judge_leaderboard(
+    ok: Sequence[Judgment],
+    *,
+    seed: int,
+    B: int,
+    level: float,
+    field: Literal["normalized", "overall"] = "normalized",
+) -> Leaderboard | None:
+    """The one leaderboard of a judge: its models' scores with intervals and rank sets.
 
-    res = bootstrap_means(
-        [v for _, _, v in rows_f],
-        [c for _, c, _ in rows_f],
-        [m for m, _, _ in rows_f],
-        B=B,
-        seed=seed,
-        level=level,
-    )
-    out: dict[str, dict[str, Any]] = {}
-    for label, metric in zip(res.labels, res.means, strict=True):
-        out[str(label)] = {
-            "mean": metric.estimate,
-            "lower": metric.lower,
-            "upper": metric.upper,
-            "level": metric.level,
-            "method": f"paired cluster bootstrap over conversations ({metric.method})",
-            "B": metric.B,
-            "seed": metric.seed,
-            "n": metric.n,
-            "n_conversations": metric.n_clusters,
-        }
-    return out
-
-
-def _leaderboard(
-    ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> dict[str, Any] | None:
-    """The judge's leaderboard with rank sets (stored once, read by the report and ``rank``);
-    ``None`` with fewer than two models."""
-    if len({j.candidate_model for j in ok if j.candidate_model and j.normalized is not None}) < 2:
+    ``ok`` are the judge's effective judgments (the last of each item, see
+    :func:`~attune_judge.runner.effective_judgments`); only ``ok`` ones with a score count,
+    the cluster is the conversation. ``None`` when no model has a score in two or more
+    conversations. The runner stores it in ``summary.json``; ``rank RUN`` with other settings
+    calls this again on the same judgments.
+    """
+    if not any(
+        j.status == "ok" and j.candidate_model and getattr(j, field) is not None for j in ok
+    ):
         return None  # (before importing the statistics: an interrupted run stops at once)
     from attune_judge.calibration import judgments_to_scores, leaderboard
     from attune_judge.errors import UserError
 
-    models, clusters, scores = judgments_to_scores(ok)
+    models, clusters, scores = judgments_to_scores(ok, field=field)
+    if not scores:
+        return None
     try:
-        board = leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+        return leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
     except UserError:
         return None
-    return board.model_dump(mode="json")
+
+
+def _score_intervals(
+    board: Leaderboard | None, ok: Sequence[Judgment], level: float, seed: int
+) -> dict[str, dict[str, Any]]:
+    """Per model: its leaderboard row's mean and interval (no second bootstrap); without a
+    leaderboard (one conversation) the plain mean, without an interval."""
+    if board is not None:
+        return {
+            r.model: {
+                "mean": r.score.estimate,
+                "lower": r.score.lower,
+                "upper": r.score.upper,
+                "level": board.level,
+                "method": f"paired cluster bootstrap over conversations ({r.score.method})",
+                "B": board.B,
+                "seed": board.seed,
+                "n": r.n,
+                "n_conversations": r.n_clusters,
+            }
+            for r in board.rows
+        }
+    values: dict[str, list[float]] = defaultdict(list)
+    convs: dict[str, set[str]] = defaultdict(set)
+    for j in ok:
+        if j.candidate_model and j.normalized is not None and math.isfinite(j.normalized):
+            values[j.candidate_model].append(float(j.normalized))
+            convs[j.candidate_model].add(j.conversation_id or j.item_id)
+    return {
+        m: {
+            "mean": _mean(v),
+            "lower": None,
+            "upper": None,
+            "level": level,
+            "method": "none (fewer than two conversations)",
+            "B": 0,
+            "seed": seed,
+            "n": len(v),
+            "n_conversations": len(convs[m]),
+        }
+        for m, v in values.items()
+    }
 
 
 def _add_ranking(
@@ -225,12 +251,12 @@ def summarize(
             judges_out[jid]["pairwise"] = pairwise
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
         else:
-            for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+            board = judge_leaderboard(ok_all, seed=seed, B=B, level=level)
+            for model, interval in _score_intervals(board, ok_all, level, seed).items():
                 if model in models:
                     models[model]["score"] = interval
-            board = _leaderboard(ok_all, seed=seed, B=B, level=level)
             if board is not None:
-                judges_out[jid]["leaderboard"] = board
+                judges_out[jid]["leaderboard"] = board.model_dump(mode="json")
         members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])
         if members:
             judges_out[jid]["members"] = members

@@ -21,6 +21,16 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 ['base', 'shuffled', 'scale-1-5']
 """
 
+from attune_judge.calibration import (
+    CriterionShift,
+    ModelScore,
+    PairComparison,
+    SensitivityAnalysis,
+    VarianceComponent,
+    VarianceDecomposition,
+    VariantRanking,
+    VariantVerdict,
+)
 from attune_judge.sensitivity._analysis import RULE, analyze_sensitivity
 from attune_judge.sensitivity._perturb import (
     change_scale,
@@ -32,16 +42,6 @@ from attune_judge.sensitivity._perturb import (
     shuffle_criteria,
 )
 from attune_judge.sensitivity._resolve import Variant, apply_perturbation, resolve_variants
-from attune_judge.sensitivity._results import (
-    CriterionShift,
-    ModelScore,
-    PairComparison,
-    SensitivityAnalysis,
-    VarianceComponent,
-    VarianceDecomposition,
-    VariantRanking,
-    VariantVerdict,
-)
 from attune_judge.sensitivity._run import (
     SensitivityConfig,
     SensitivityResult,
