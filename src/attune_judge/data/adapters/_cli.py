@@ -32,8 +32,8 @@ def convert(name: str, src: Path, out_dir: Path, *, item_level: str = "both") ->
         convert_empathic_communication,
         convert_esconv,
         convert_ieval,
-        write_result,
     )
+    from attune_judge.data.adapters._result import write_result
 
     adapters = {
         "empathic-communication": convert_empathic_communication,
