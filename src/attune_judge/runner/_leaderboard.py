@@ -80,7 +80,7 @@ def run_leaderboard(
     board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
     if board is None:
         raise UserError(
-            f"{path}: no usable scores (status ok with a {field} score in two or more "
-            "conversations)"
+            f"{path}: no leaderboard: it needs ok judgments with a {field} score of two or "
+            "more models in two or more conversations"
         )
     return board

@@ -47,13 +47,12 @@ def judge_leaderboard(
 
     ``ok`` are the judge's effective judgments (the last of each item, see
     :func:`~attune_judge.runner.effective_judgments`); only ``ok`` ones with a score count,
-    the cluster is the conversation. ``None`` when no model has a score in two or more
-    conversations. The runner stores it in ``summary.json``; ``rank RUN`` with other settings
-    calls this again on the same judgments.
+    the cluster is the conversation. ``None`` with fewer than two models, or when the scores
+    come from fewer than two conversations. The runner stores it in ``summary.json``; ``rank
+    RUN`` with other settings calls this again on the same judgments.
     """
-    if not any(
-        j.status == "ok" and j.candidate_model and getattr(j, field) is not None for j in ok
-    ):
+    named = {j.candidate_model for j in ok if j.status == "ok" and getattr(j, field) is not None}
+    if len(named - {None}) < 2:
         return None  # (before importing the statistics: an interrupted run stops at once)
     from attune_judge.calibration import judgments_to_scores, leaderboard
     from attune_judge.errors import UserError
@@ -68,10 +67,10 @@ def judge_leaderboard(
 
 
 def _score_intervals(
-    board: Leaderboard | None, ok: Sequence[Judgment], level: float, seed: int
+    board: Leaderboard | None, ok: Sequence[Judgment], *, seed: int, B: int, level: float
 ) -> dict[str, dict[str, Any]]:
     """Per model: its leaderboard row's mean and interval (no second bootstrap); without a
-    leaderboard (one conversation) the plain mean, without an interval."""
+    leaderboard (one model, or one conversation) the model's own cluster-bootstrap interval."""
     if board is not None:
         return {
             r.model: {
@@ -87,25 +86,33 @@ def _score_intervals(
             }
             for r in board.rows
         }
-    values: dict[str, list[float]] = defaultdict(list)
-    convs: dict[str, set[str]] = defaultdict(set)
-    for j in ok:
-        if j.candidate_model and j.normalized is not None and math.isfinite(j.normalized):
-            values[j.candidate_model].append(float(j.normalized))
-            convs[j.candidate_model].add(j.conversation_id or j.item_id)
+    rows = [(j.candidate_model, j.conversation_id or j.item_id, j.normalized) for j in ok]
+    rows_f = [(m, c, float(v)) for m, c, v in rows if m and v is not None and math.isfinite(v)]
+    if not rows_f:
+        return {}
+    from attune_judge.calibration import bootstrap_means
+
+    res = bootstrap_means(
+        [v for _, _, v in rows_f],
+        [c for _, c, _ in rows_f],
+        [m for m, _, _ in rows_f],
+        B=B,
+        seed=seed,
+        level=level,
+    )
     return {
-        m: {
-            "mean": _mean(v),
-            "lower": None,
-            "upper": None,
-            "level": level,
-            "method": "none (fewer than two conversations)",
-            "B": 0,
-            "seed": seed,
-            "n": len(v),
-            "n_conversations": len(convs[m]),
+        str(label): {
+            "mean": m.estimate,
+            "lower": m.lower,
+            "upper": m.upper,
+            "level": m.level,
+            "method": f"paired cluster bootstrap over conversations ({m.method})",
+            "B": m.B,
+            "seed": m.seed,
+            "n": m.n,
+            "n_conversations": m.n_clusters,
         }
-        for m, v in values.items()
+        for label, m in zip(res.labels, res.means, strict=True)
     }
 
 
@@ -252,7 +259,8 @@ def summarize(
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
         else:
             board = judge_leaderboard(ok_all, seed=seed, B=B, level=level)
-            for model, interval in _score_intervals(board, ok_all, level, seed).items():
+            intervals = _score_intervals(board, ok_all, seed=seed, B=B, level=level)
+            for model, interval in intervals.items():
                 if model in models:
                     models[model]["score"] = interval
             if board is not None:
