@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -162,3 +163,47 @@ def test_validate_sits_below_demo_and_cli() -> None:
     assert "attune_judge.validate" in graph["attune_judge.cli"]
     above = {"attune_judge.demo", "attune_judge.cli", "attune_judge.align"}
     assert graph["attune_judge.validate"].isdisjoint(above)
+
+
+ARCHITECTURE = SRC.parent / "ARCHITECTURE.md"
+
+
+def declared_graph(text: str) -> dict[str, set[str]]:
+    """The package → imports table of ARCHITECTURE.md (``—``: none; parentheses are notes)."""
+    out: dict[str, set[str]] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if line.startswith("| package | imports |"):
+            break
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        if line.startswith("|---"):
+            continue
+        left, right = (cell.strip() for cell in line.strip().strip("|").split("|"))
+        right = re.sub(r"\([^)]*\)", "", right)
+        targets = set() if right.strip() == "—" else {t.strip() for t in right.split(",")}
+        for name in re.findall(r"`([^`]+)`", re.sub(r"\([^)]*\)", "", left)):
+            out[ROOT if name == ROOT else f"{ROOT}.{name}"] = {f"{ROOT}.{t}" for t in targets}
+    return out
+
+
+def test_the_architecture_table_is_the_package_graph() -> None:
+    declared = declared_graph(ARCHITECTURE.read_text(encoding="utf-8"))
+    actual = package_graph(import_graph())
+    assert set(declared) == set(actual), "packages missing from or unknown to the table"
+    wrong = {
+        p: {"undeclared": sorted(actual[p] - declared[p]), "gone": sorted(declared[p] - actual[p])}
+        for p in actual
+        if actual[p] != declared[p]
+    }
+    assert wrong == {}, "update ARCHITECTURE.md's table (or the imports)"
+
+
+def test_the_table_reader() -> None:
+    text = "| package | imports |\n|---|---|\n| `a`, `b` | — |\n| `c` (x) | a, b (why) |\n\nafter"
+    assert declared_graph(text) == {
+        f"{ROOT}.a": set(),
+        f"{ROOT}.b": set(),
+        f"{ROOT}.c": {f"{ROOT}.a", f"{ROOT}.b"},
+    }

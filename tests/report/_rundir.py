@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from attune_judge.calibration import judgments_to_scores, leaderboard
 from attune_judge.data import Judgment, TokenUsage, write_jsonl
 
 HOSTILE = "<b>beta|</b>"
@@ -253,7 +254,10 @@ BENCH = {
 
 
 def make_run_dir(path: Path, *, kinds: tuple[str, ...] = ("judges",)) -> Path:
-    """Write manifest.json, judgments.jsonl and a summary.json holding ``kinds``."""
+    """Write manifest.json, judgments.jsonl and a summary.json holding ``kinds``: ``judges``
+    (a scoring run, with the leaderboard the runner stores: the calibration layer's, on the
+    judgments, B = 500, seed 0), with ``sensitivity`` (a sensitivity run), ``calibration``
+    (a calibration run: that block only) or ``bench``."""
     path.mkdir(parents=True, exist_ok=True)
     (path / "manifest.json").write_text(json.dumps(MANIFEST), encoding="utf-8")
     write_jsonl(path / "judgments.jsonl", _judgments())
@@ -266,15 +270,18 @@ def make_run_dir(path: Path, *, kinds: tuple[str, ...] = ("judges",)) -> Path:
         }
     }
     if "judges" in kinds:
+        board = leaderboard(*judgments_to_scores(_judgments()), B=500, seed=0)
         summary["judges"] = {
             JUDGE_ID: {
                 "label": "reference · attunebench-reference@1 · local",
                 "models": {m: _model_block(m) for m in SCORES},
+                "leaderboard": board.model_dump(mode="json"),
             }
         }
     if "calibration" in kinds:
-        summary["calibration"] = CALIBRATION
+        summary = {"kind": "calibration", "calibration": CALIBRATION}
     if "sensitivity" in kinds:
+        summary["kind"] = "sensitivity"
         summary["sensitivity"] = SENSITIVITY
     if "bench" in kinds:
         summary["kind"] = "bench"

@@ -29,12 +29,12 @@ ARGS = [
 ]
 # (summary kinds, expected H1, expected H2 headings, number of figures)
 CASES = {
-    "score+calibration": (
-        ("judges", "calibration"),
+    "score": (
+        ("judges",),
         "attune-judge score report",
-        ["Overview", "Scores", "Agreement with people", "What ran"],
-        # forest, statuses (no rank sets: 4 conversations); heatmap, confusion, calibration
-        5,
+        ["Overview", "Scores", "What ran"],
+        # forest, statuses (no rank sets: 4 conversations)
+        2,
     ),
     "sensitivity": (
         ("judges", "sensitivity"),

@@ -14,14 +14,11 @@ from attune_judge.report import (
     Section,
     Table,
     build_report,
-    compute_leaderboard,
     detect_kinds,
-    leaderboard_entries,
-    load_run,
     write_report,
 )
 from tests.conftest import SAMPLES
-from tests.report._rundir import HOSTILE, JUDGE_ID, make_run_dir
+from tests.report._rundir import JUDGE_ID, make_run_dir
 
 
 def test_detect_kinds_lists_known_result_kinds_in_report_order() -> None:
@@ -32,37 +29,29 @@ def test_detect_kinds_lists_known_result_kinds_in_report_order() -> None:
     assert detect_kinds({"run": {}, "judges": {}}) == []
 
 
-def test_rank_sets_are_computed_from_judgments_when_the_summary_has_none(tmp_path: Path) -> None:
-    run = load_run(make_run_dir(tmp_path / "run"))
-    board = compute_leaderboard(run, JUDGE_ID, B=500, seed=0)
-    assert board is not None
-    alpha, beta = leaderboard_entries(board)
+def test_a_judge_without_a_stored_leaderboard_shows_its_means_and_computes_nothing(
+    tmp_path: Path,
+) -> None:
+    run = make_run_dir(tmp_path / "run")
+    summary = json.loads((run / "summary.json").read_text())
+    del summary["judges"][JUDGE_ID]["leaderboard"]  # as for a run of one conversation
+    (run / "summary.json").write_text(json.dumps(summary))
+    (run / "judgments.jsonl").unlink()  # nothing to recompute from, and nothing is
+    md = write_report(run)[0].read_text("utf-8").replace("**", "")
     # means by hand: alpha 6.4 / 8, beta 1.8 / 7 (the parse_error is not scored)
-    assert alpha.model == "alpha" and alpha.mean == pytest.approx(0.8)
-    assert beta.model == HOSTILE and beta.mean == pytest.approx(1.8 / 7)
-    assert (alpha.n, beta.n) == (8, 7)
-    for e in (alpha, beta):
-        assert e.lower is not None and e.upper is not None
-        assert e.lower <= e.mean <= e.upper  # type: ignore[operator]
-    # 0.54 apart, but from fewer than MIN_CLUSTERS (10) conversations: no rank claim is made
-    # (issue 17: intervals are not validated below 10 conversations); both sets are [1, 2]
-    assert (alpha.rank_lower, alpha.rank_upper) == (1, 2)
-    assert (beta.rank_lower, beta.rank_upper) == (1, 2)
+    assert "| 1 | alpha | 0.800 | — |" in md and r"| 2 | &lt;b>beta\|&lt;/b> | 0.257 | — |" in md
+    assert "No confidence sets for ranks were computed for this run." in md
 
 
-def test_a_summary_leaderboard_is_used_as_given(tmp_path: Path) -> None:
+def test_a_leaderboard_of_another_shape_is_refused_in_one_line(tmp_path: Path) -> None:
     run = make_run_dir(tmp_path / "run")
     summary = json.loads((run / "summary.json").read_text())
     summary["judges"][JUDGE_ID]["leaderboard"] = [
         {"model": "alpha", "mean": 0.8, "lower": 0.7, "upper": 0.9, "rank_set": [1, 2]},
-        {"model": HOSTILE, "mean": 0.25, "lower": 0.1, "upper": 0.4, "rank_set": [1, 2]},
     ]
     (run / "summary.json").write_text(json.dumps(summary))
-    md = write_report(run)[0].read_text("utf-8")
-    assert "| 1 | alpha | 0.800 | [0.700, 0.900] |" in md
-    assert "computed by the report" not in md
-    assert md.count("| 1–2 |") == 2
-    assert "2 models may rank first at 95% confidence: alpha, &lt;b>beta|&lt;/b>" in md
+    with pytest.raises(UserError, match=f"field judges.{JUDGE_ID}.leaderboard"):
+        write_report(run)
 
 
 def test_write_report_writes_markdown_html_and_figures(tmp_path: Path) -> None:
@@ -94,8 +83,12 @@ def test_incomplete_run_is_flagged(tmp_path: Path) -> None:
     assert "**Warning:** The run is incomplete" in md
 
 
-def test_unknown_summary_contents_are_reported_not_hidden(tmp_path: Path) -> None:
+def test_unknown_summary_contents_are_refused_and_empty_results_said(tmp_path: Path) -> None:
     (tmp_path / "summary.json").write_text(json.dumps({"something": 1}))
+    with pytest.raises(UserError, match="not a score summary of schema_version 1"):
+        write_report(tmp_path)
+    empty = {"run": {"n_tasks": 0, "n_by_status": {}, "complete": True}, "judges": {}}
+    (tmp_path / "summary.json").write_text(json.dumps(empty))
     md = write_report(tmp_path)[0].read_text("utf-8")
     assert "holds no results this report knows how to show" in md
 
@@ -171,15 +164,13 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
 
 
 def test_a_new_report_removes_only_its_own_stale_figures(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
+    run = make_run_dir(tmp_path / "run", kinds=("calibration",))
     write_report(run)
     ours = run / "figures" / "calibration-overall-calibration.png"
     assert ours.exists()
     foreign = run / "figures" / "someone-elses.png"
     foreign.write_bytes(b"not ours")
-    summary = json.loads((run / "summary.json").read_text())
-    del summary["calibration"]
-    (run / "summary.json").write_text(json.dumps(summary))
+    make_run_dir(run)  # the directory now holds a scoring run's summary
     write_report(run)
     assert not ours.exists()  # the calibration figures are gone with the calibration results
     assert foreign.exists()
@@ -191,6 +182,7 @@ def test_a_judge_without_normalised_scores_gets_a_note_not_an_empty_plot(tmp_pat
     summary = json.loads((run / "summary.json").read_text())
     for block in summary["judges"][JUDGE_ID]["models"].values():
         block["score"] = None
+    del summary["judges"][JUDGE_ID]["leaderboard"]  # no score: the runner stores none
     (run / "summary.json").write_text(json.dumps(summary))
     # and no judgment has a normalised score either
     (run / "judgments.jsonl").write_text("")

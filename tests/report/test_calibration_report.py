@@ -99,7 +99,10 @@ def test_calibration_report_renders_per_dimension_with_figures(tmp_path: Path) -
     ]
     # ceiling figure, heatmap, confusion matrix, calibration plot
     assert len(section.figures()) == 4
-    summary = {"calibration": {"report": report.model_dump(mode="json"), "figures": figures}}
+    summary = {
+        "kind": "calibration",
+        "calibration": {"report": report.model_dump(mode="json"), "figures": figures},
+    }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")
     assert "## Agreement with people" in md and "### Dimension: empathy" in md

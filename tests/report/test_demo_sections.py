@@ -62,7 +62,7 @@ def test_summary_rows_average_over_dimensions_by_hand() -> None:
 
 
 def test_demo_summary_is_detected_and_rendered(tmp_path: Path) -> None:
-    summary = {"B": 200, "seed": 0, "recorded_judges": ROWS}
+    summary = {"kind": "demo", "parts": ["a"], "B": 200, "seed": 0, "recorded_judges": ROWS}
     assert detect_kinds(summary) == ["recorded_judges"]
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")
@@ -89,7 +89,8 @@ DUO = {
 
 
 def test_duo_comparisons_become_tables_and_a_forest_plot(tmp_path: Path) -> None:
-    summary = {"recorded_judges": ROWS, "duo": DUO}
+    summary = {"kind": "demo", "parts": ["a", "b"], "B": 200, "seed": 0}
+    summary |= {"recorded_judges": ROWS, "duo": DUO}
     assert detect_kinds(summary) == ["recorded_judges", "duo"]
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")

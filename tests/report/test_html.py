@@ -56,9 +56,10 @@ def test_every_kind_of_block_escapes_untrusted_text() -> None:
 
 
 def test_report_html_needs_no_network(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration", "sensitivity"))
+    cal = write_report(make_run_dir(tmp_path / "cal", kinds=("calibration",)))[1]
+    run = make_run_dir(tmp_path / "run", kinds=("judges", "sensitivity"))
     _, html_path = write_report(run)
-    html = html_path.read_text("utf-8")
+    html = html_path.read_text("utf-8") + cal.read_text("utf-8")
     srcs = _attributes(html, "src")
     # heatmap, confusion, calibration; τ heatmap, scores by variant; judge statuses
     assert len(srcs) == 6

@@ -73,12 +73,12 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
 
 
 def test_figures_are_linked_and_written(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
+    run = make_run_dir(tmp_path / "run", kinds=("calibration",))
     md_path, _ = write_report(run)
     md = md_path.read_text("utf-8")
     links = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
-    # forest + status (no rank sets from 4 conversations); heatmap + confusion + calibration
-    assert len(links) == 5
+    # heatmap + confusion + calibration
+    assert len(links) == 3
     for link in links:
         assert (run / link).read_bytes()[:4] == b"\x89PNG"
     assert "## Agreement with people" in md
@@ -118,9 +118,12 @@ def test_figure_markdown_links_the_png_with_alt_text() -> None:
 
 
 def test_build_report_orders_sections(tmp_path: Path) -> None:
-    run = make_run_dir(tmp_path / "run", kinds=("judges", "calibration"))
+    run = make_run_dir(tmp_path / "run")
     titles = [s.title for s in build_report(run).sections]
-    assert titles == ["Overview", "Scores", "Agreement with people", "What ran"]
+    assert titles == ["Overview", "Scores", "What ran"]
+    run = make_run_dir(tmp_path / "cal", kinds=("calibration",))
+    titles = [s.title for s in build_report(run).sections]
+    assert titles == ["Overview", "Agreement with people", "What ran"]
 
 
 def test_a_sensitivity_study_shows_variants_not_one_leaderboard_per_judge(

@@ -73,3 +73,27 @@ def test_the_report_draws_the_stored_leaderboard(run: Path) -> None:
     md = write_report(run)[0].read_text("utf-8")
     assert "computed by the report" not in md
     assert "| 1 | a |" in md.replace("**", "")
+
+
+def test_one_model_has_its_interval_but_no_leaderboard(tmp_path: Path) -> None:
+    out = tmp_path / "one"
+    run_tasks(
+        out,
+        plan_tasks(make_items(6, 2, models=("a",)), [FakeJudge(score=lambda it: 0.1 * it.turn)]),
+        command="test",
+        arguments={},
+        inputs={"data": "sha256:x"},
+        data_fingerprint="sha256:x",
+        budget=FailureBudget(max_failure_rate=1.0),
+        retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
+        bootstrap_B=B,
+        fsync_interval_s=None,
+    )
+    block = _summary(out)["judges"]["fake-judge"]
+    assert "leaderboard" not in block
+    score = block["models"]["a"]["score"]
+    # turns 1 and 2 score 0.1 and 0.2 in every conversation: mean 0.15, no spread between them
+    assert score["mean"] == pytest.approx(0.15) and score["n_conversations"] == 6
+    assert score["lower"] == pytest.approx(0.15) and score["upper"] == pytest.approx(0.15)
+    with pytest.raises(UserError, match="two or more models"):
+        run_leaderboard(out, B=B + 1)

@@ -19,7 +19,6 @@ from attune_judge.runs import (
     SCHEMA_DIR,
     SCHEMA_VERSION,
     CalibrateSummary,
-    RunSummary,
     ScoreSummary,
     json_schema,
     parse_summary,
@@ -96,8 +95,11 @@ def test_a_summary_missing_its_kind_block_is_rejected() -> None:
         parse_summary({"kind": "bench", "run": {}})
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"kind": "bench", "run": {}}, json_schema("bench"))
-    # an unknown (newer) kind is still read as the common record
-    assert type(parse_summary({"kind": "align", "align": {}})) is RunSummary
+    # an unknown kind, and an unknown key, are refused (a new field is declared in runs/)
+    with pytest.raises(ValueError, match="unknown summary kind 'nope'; known: score"):
+        parse_summary({"kind": "nope"})
+    with pytest.raises(ValidationError, match="surprise"):
+        parse_summary({"kind": "ppi", "ppi": {}, "surprise": 1})
 
 
 def test_schema_command_prints_a_schema_and_names_unknown_kinds() -> None:

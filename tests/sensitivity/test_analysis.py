@@ -210,9 +210,8 @@ def test_an_increasing_affine_variant_never_flips(
 
 def test_verdict_comes_from_the_interval_not_the_point() -> None:
     """A fully reversed ranking (τ = −1) whose interval is [−1, 1] is not "stable"."""
-    from attune_judge.calibration import Metric
+    from attune_judge.calibration import Metric, VariantRanking
     from attune_judge.sensitivity._analysis import _verdict
-    from attune_judge.sensitivity._results import VariantRanking
 
     def ranking(est: float, lo: float, hi: float) -> VariantRanking:
         tau = Metric(name="kendall_tau_b_vs_base", estimate=est, lower=lo, upper=hi, B=100)

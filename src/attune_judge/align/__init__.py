@@ -17,53 +17,33 @@ from attune_judge.align._artifact import (
     load_aligned_judge,
     read_manifest,
 )
-from attune_judge.align._data import AlignData, LabelledItem, load_align_data
+from attune_judge.align._data import LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
-from attune_judge.align._metric import MetricKind, MetricLog, item_agreement, make_dspy_metric
-from attune_judge.align._optimize import (
-    OPTIMIZERS,
-    BudgetEstimate,
-    OptimizerName,
-    OptimizerSettings,
-    estimate_budget,
-    run_optimizer,
-    to_examples,
-)
-from attune_judge.align._proof import HeldOutProof, held_out_proof, length_baseline
+from attune_judge.align._metric import item_agreement
+from attune_judge.align._optimize import OptimizerSettings
+from attune_judge.align._proof import length_baseline
 from attune_judge.align._run import AlignConfig, AlignResult, align_judge
 from attune_judge.align._split import Split, cluster_split
 
 __all__ = [
     "ARTIFACT_FILE",
-    "OPTIMIZERS",
     "AlignConfig",
-    "AlignData",
     "AlignResult",
     "AlignedJudge",
     "AlignedJudgeManifest",
-    "BudgetEstimate",
-    "HeldOutProof",
     "LabelledItem",
-    "MetricKind",
-    "MetricLog",
-    "OptimizerName",
     "OptimizerSettings",
     "ScoreMap",
     "Split",
     "align_judge",
     "cluster_split",
     "crossfit_score_map",
-    "estimate_budget",
     "fit_score_map",
     "held_out_items",
-    "held_out_proof",
     "is_aligned_judge",
     "item_agreement",
     "length_baseline",
     "load_align_data",
     "load_aligned_judge",
-    "make_dspy_metric",
     "read_manifest",
-    "run_optimizer",
-    "to_examples",
 ]

@@ -18,6 +18,7 @@ from attune_judge.align._optimize import OptimizerSettings
 from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
+from attune_judge.runs import CommandManifest, write_manifest, write_summary
 
 __all__ = ["save_artifact"]
 
@@ -117,17 +118,15 @@ def save_artifact(
             "proof": proof.model_dump(mode="json"),
         },
     }
-    (out / "summary.json").write_text(
-        redact(json.dumps(summary, indent=1, ensure_ascii=False) + "\n"), encoding="utf-8"
-    )
-    run_manifest = {
-        "command": "align",
-        "created_at": manifest.created_at,
-        "arguments": json.loads(config.model_dump_json(exclude_none=True)),
-        "versions": manifest.versions,
-    }
-    (out / "manifest.json").write_text(
-        redact(json.dumps(run_manifest, indent=1) + "\n"), encoding="utf-8"
+    write_summary(out, summary)
+    write_manifest(
+        out,
+        CommandManifest(
+            command="align",
+            created_at=manifest.created_at,
+            arguments=json.loads(config.model_dump_json(exclude_none=True)),
+            versions=manifest.versions,
+        ),
     )
     try:
         write_report(out)

@@ -63,7 +63,6 @@ from attune_judge.calibration._bias import (
     position_bias,
 )
 from attune_judge.calibration._bootstrap import (
-    MAX_UNDEFINED_SHARE,
     MIN_CLUSTERS,
     ClusterSums,
     bootstrap_statistic,
@@ -71,8 +70,6 @@ from attune_judge.calibration._bootstrap import (
     cluster_robust_covariance,
     few_clusters_warning,
     interval_endpoints,
-    iter_bootstrap_weights,
-    per_replicate,
     ratio_replicates,
 )
 from attune_judge.calibration._bradley_terry import (
@@ -83,7 +80,7 @@ from attune_judge.calibration._bradley_terry import (
     fit_bradley_terry_batch,
     win_tables,
 )
-from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
+from attune_judge.calibration._icc import IccForm, IccResult, intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
     judgments_to_preferences,
@@ -113,7 +110,6 @@ from attune_judge.calibration._panel import (
     MemberAgreement,
     PanelAgreement,
     SelfPreference,
-    model_family,
     panel_agreement,
 )
 from attune_judge.calibration._ppi import PPIResult, ppi_means
@@ -137,7 +133,6 @@ from attune_judge.calibration._preference import (
 from attune_judge.calibration._preference_baselines import (
     PreferenceComparison,
     PreferenceRow,
-    baseline_preferences,
     compare_preferences,
     preference_comparison_markdown,
 )
@@ -190,11 +185,19 @@ from attune_judge.calibration._report import (
     calibrate,
 )
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
+from attune_judge.calibration._sensitivity_results import (
+    CriterionShift,
+    ModelScore,
+    PairComparison,
+    SensitivityAnalysis,
+    VarianceComponent,
+    VarianceDecomposition,
+    VariantRanking,
+    VariantVerdict,
+)
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
-    "ICC_FORMS",
-    "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
     "PAIR_METRICS",
     "AlphaWithJudge",
@@ -206,6 +209,7 @@ __all__ = [
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
+    "CriterionShift",
     "DimensionReport",
     "HumanCeiling",
     "IccForm",
@@ -220,6 +224,7 @@ __all__ = [
     "LengthEffect",
     "MemberAgreement",
     "Metric",
+    "ModelScore",
     "PPIColumns",
     "PPIDifference",
     "PPIEstimate",
@@ -227,6 +232,7 @@ __all__ = [
     "PPIModelRow",
     "PPIResult",
     "PairAgreement",
+    "PairComparison",
     "PairedBootstrapResult",
     "PairwiseMatrix",
     "PanelAgreement",
@@ -242,13 +248,17 @@ __all__ = [
     "ReliabilityBin",
     "ResultModel",
     "SelfPreference",
+    "SensitivityAnalysis",
     "StudentizedDraws",
+    "VarianceComponent",
+    "VarianceDecomposition",
+    "VariantRanking",
+    "VariantVerdict",
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
     "arena_rank_upper_bound",
     "baseline_agreement",
-    "baseline_preferences",
     "behaviour_agreement",
     "behaviour_block",
     "behaviour_markdown",
@@ -277,7 +287,6 @@ __all__ = [
     "interval_endpoints",
     "intraclass_correlation",
     "is_behaviour_dimension",
-    "iter_bootstrap_weights",
     "join_report",
     "judge_preferences_from_scores",
     "judgments_both_orders",
@@ -293,13 +302,11 @@ __all__ = [
     "leaderboard_from_sums",
     "leaderboard_markdown",
     "length_effect",
-    "model_family",
     "pair_agreement",
     "pair_both_orders",
     "paired_cluster_bootstrap",
     "pairwise_matrix",
     "panel_agreement",
-    "per_replicate",
     "position_bias",
     "ppi_columns",
     "ppi_leaderboard",

@@ -181,12 +181,10 @@ def sensitivity(
 
 def _summary_judges(run_dir: Path) -> dict[str, Any] | None:
     """The judge blocks of the run's summary.json (``None`` when there is none)."""
-    import json
+    from attune_judge.runs import read_summary, summary_json
 
-    try:
-        judges = json.loads((run_dir / "summary.json").read_text("utf-8")).get("judges")
-    except (OSError, ValueError):
-        return None
+    record = read_summary(run_dir)
+    judges = None if record is None else summary_json(record).get("judges")
     return judges if isinstance(judges, dict) else None
 
 

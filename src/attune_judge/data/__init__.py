@@ -4,15 +4,7 @@ The instrument's item inventory is the submodule :mod:`attune_judge.data.instrum
 """
 
 from attune_judge.data import instrument
-from attune_judge.data._attunebench import (
-    AlternateResponses,
-    Annotations,
-    BinaryJudgement,
-    Conversation,
-    MoodTag,
-    PairwiseComparison,
-    Turn,
-)
+from attune_judge.data._attunebench import BinaryJudgement, Conversation, Turn
 from attune_judge.data._attunebench_convert import (
     Candidate,
     attunebench_to_judge_items,
@@ -27,14 +19,8 @@ from attune_judge.data._attunebench_io import (
     write_attunebench_jsonl,
 )
 from attune_judge.data._attunebench_summary import AttuneBenchSummary, summarize_attunebench
-from attune_judge.data._attunebench_survey import (
-    ConversationWide,
-    FourBranchScores,
-    Metadata,
-    Panas,
-    ParticipantProfile,
-)
-from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY, Polarity
+from attune_judge.data._attunebench_survey import ConversationWide, Metadata, Panas
+from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY
 from attune_judge.data._fs import os_reason, write_error
 from attune_judge.data._jsonl import (
     JsonlAppender,
@@ -47,7 +33,6 @@ from attune_judge.data._records import (
     ChatMessage,
     JudgeItem,
     Judgment,
-    JudgmentStatus,
     Preference,
     Rating,
     TokenUsage,
@@ -57,25 +42,17 @@ from attune_judge.data._text import not_utf8_error, read_utf8, reading_utf8
 
 __all__ = [
     "BEHAVIOUR_POLARITY",
-    "AlternateResponses",
-    "Annotations",
     "AttuneBenchSummary",
     "BinaryJudgement",
     "Candidate",
     "ChatMessage",
     "Conversation",
     "ConversationWide",
-    "FourBranchScores",
     "JsonlAppender",
     "JudgeItem",
     "Judgment",
-    "JudgmentStatus",
     "Metadata",
-    "MoodTag",
-    "PairwiseComparison",
     "Panas",
-    "ParticipantProfile",
-    "Polarity",
     "Preference",
     "Rating",
     "TokenUsage",

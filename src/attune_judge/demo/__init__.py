@@ -6,14 +6,9 @@ Validating a judge itself (``attune-judge validate``, the recorded judges beside
 lives in :mod:`attune_judge.validate`; its names are re-exported here for existing callers.
 """
 
-from attune_judge.demo._duo import DuoResult, GroupComparison, duo_analysis, duo_markdown
-from attune_judge.demo._report import demo_report
+from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._run import DemoRun, run_demo
-from attune_judge.demo._sensitivity import (
-    SENSITIVITY_VARIANTS_FILE,
-    SensitivityPart,
-    demo_sensitivity,
-)
+from attune_judge.demo._sensitivity import demo_sensitivity
 from attune_judge.validate import (
     VALIDATION_SETS,
     JudgeRow,
@@ -31,20 +26,15 @@ from attune_judge.validate import (
 )
 
 __all__ = [
-    "SENSITIVITY_VARIANTS_FILE",
     "VALIDATION_SETS",
     "DemoRun",
     "DuoResult",
-    "GroupComparison",
     "JudgeRow",
     "RecordedJudges",
-    "SensitivityPart",
     "ValidationResult",
     "ValidationSet",
-    "demo_report",
     "demo_sensitivity",
     "duo_analysis",
-    "duo_markdown",
     "judge_rows",
     "judge_rows_markdown",
     "judge_rows_table",

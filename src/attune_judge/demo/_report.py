@@ -18,9 +18,9 @@ from attune_judge.report import (
     Report,
     Section,
     load_run,
-    read_json,
     recorded_judges_section,
 )
+from attune_judge.runs import read_summary, summary_json
 from attune_judge.validate import judge_rows_table, validation_sections
 
 __all__ = ["demo_report"]
@@ -42,8 +42,8 @@ _PART_C = (
 
 def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report:
     """The demo's report from its run directory (``summary.json`` and the part folders)."""
-    summary = read_json(out / "summary.json")
     run = load_run(out)
+    summary = run.summary
     parts = [str(p) for p in summary.get("parts") or []]
     about = Section(
         "About this demo",
@@ -82,7 +82,8 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
         sections.append(
             Section("b. DUO: observers vs participants; bot models and style prompts", [], duo)
         )
-    local = read_json(out / "c-local-judge" / "summary.json") if "c" in parts else {}
+    local_record = read_summary(out / "c-local-judge") if "c" in parts else None
+    local = {} if local_record is None else summary_json(local_record)
     if local:
         info = local.get("validation") or {}
         sections.append(

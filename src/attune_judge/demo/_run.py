@@ -18,12 +18,12 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from attune_judge._bootstrap import DEFAULT_B
-from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import calibration_markdown
 from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._report import demo_report
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
+from attune_judge.runs import write_summary
 from attune_judge.validate import (
     JudgeRow,
     RecordedJudges,
@@ -132,7 +132,6 @@ def run_demo(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     summary_json: dict[str, object] = {
-        "schema_version": SCHEMA_VERSION,
         "kind": "demo",
         "parts": list(parts),
         "B": B,
@@ -181,7 +180,7 @@ def run_demo(
         summary_json["sensitivity"] = sens.block
         summary_json["sensitivity_notes"] = [sens.note()]
         lines += sens.summary
-    (out / "summary.json").write_text(json.dumps(summary_json, indent=1, default=str) + "\n")
+    write_summary(out, json.loads(json.dumps(summary_json, default=str)))
     seconds = time.monotonic() - start
     md, html = write_report(out, demo_report(out, seconds=seconds, local_lm=local_lm))
     return DemoRun(

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from attune_judge.judges._base import (
     CallOutcome,
-    acall_program,
     call_program,
     failure_judgment,
     format_conversation,
@@ -28,34 +27,17 @@ from attune_judge.judges._baselines import (
     token_f1,
     tokens,
 )
-from attune_judge.judges._criterion_prompt import (
-    CriterionDemo,
-    criterion_labels,
-    criterion_messages,
-)
-from attune_judge.judges._distribution import (
-    DEFAULT_MAX_OUT_OF_SCALE,
-    WARN_OUT_OF_SCALE,
-    ScoreDistribution,
-    level_probabilities,
-    position_logprobs,
-    read_distribution,
-)
-from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge, lexicon_count
+from attune_judge.judges._criterion_prompt import CriterionDemo, criterion_messages
+from attune_judge.judges._distribution import WARN_OUT_OF_SCALE, read_distribution
+from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge
 from attune_judge.judges._protocol import AsyncJudge, Judge
 
 if TYPE_CHECKING:
-    from attune_judge.judges._behaviour import BehaviourJudge, behaviour_score, behaviour_signature
-    from attune_judge.judges._criterion import (
-        SCORE_MODES,
-        CriterionJudge,
-        ScoreMode,
-        default_score_mode,
-    )
+    from attune_judge.judges._behaviour import BehaviourJudge
+    from attune_judge.judges._criterion import CriterionJudge
     from attune_judge.judges._factory import (
         BASELINES,
         JUDGE_KINDS,
-        JudgeBuilder,
         JudgeOptions,
         build_judge,
         build_jury,
@@ -64,42 +46,28 @@ if TYPE_CHECKING:
     from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
     from attune_judge.judges._judge_item import judge_item, read_judge_item
     from attune_judge.judges._jury import Jury, JuryMethod, combine
-    from attune_judge.judges._pairwise import (
-        PairwiseJudge,
-        pairwise_item,
-        pairwise_signature,
-        reconcile,
-    )
-    from attune_judge.judges._reference import ReferenceJudge, reference_signature, render_criteria
+    from attune_judge.judges._pairwise import PairwiseJudge, pairwise_item, reconcile
+    from attune_judge.judges._reference import ReferenceJudge
 
 _LAZY = {
     "BASELINES": "_factory",
     "BehaviourJudge": "_behaviour",
     "CriterionJudge": "_criterion",
     "JUDGE_KINDS": "_factory",
-    "JudgeBuilder": "_factory",
     "JudgeOptions": "_factory",
     "Jury": "_jury",
     "JuryMethod": "_jury",
     "PairwiseJudge": "_pairwise",
     "ReferenceJudge": "_reference",
-    "SCORE_MODES": "_criterion",
-    "ScoreMode": "_criterion",
     "attach_behaviour_items": "_items",
-    "behaviour_score": "_behaviour",
-    "behaviour_signature": "_behaviour",
     "build_judge": "_factory",
     "build_jury": "_factory",
     "combine": "_jury",
-    "default_score_mode": "_criterion",
     "judge_item": "_judge_item",
     "pairwise_item": "_pairwise",
     "pairwise_items_from_preferences": "_items",
-    "pairwise_signature": "_pairwise",
     "read_judge_item": "_judge_item",
     "reconcile": "_pairwise",
-    "reference_signature": "_reference",
-    "render_criteria": "_reference",
     "resolve_judge_lm": "_factory",
 }
 """Names whose modules import DSPy (judges subclass ``dspy.Module``): imported on
@@ -117,10 +85,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BASELINES",
-    "DEFAULT_MAX_OUT_OF_SCALE",
     "EMPATHY_LEXICON",
     "JUDGE_KINDS",
-    "SCORE_MODES",
     "WARN_OUT_OF_SCALE",
     "AsyncJudge",
     "BehaviourJudge",
@@ -128,7 +94,6 @@ __all__ = [
     "CriterionDemo",
     "CriterionJudge",
     "Judge",
-    "JudgeBuilder",
     "JudgeOptions",
     "Jury",
     "JuryMethod",
@@ -137,19 +102,12 @@ __all__ = [
     "LexiconJudge",
     "PairwiseJudge",
     "ReferenceJudge",
-    "ScoreDistribution",
-    "ScoreMode",
-    "acall_program",
     "attach_behaviour_items",
-    "behaviour_score",
-    "behaviour_signature",
     "build_judge",
     "build_jury",
     "call_program",
     "combine",
-    "criterion_labels",
     "criterion_messages",
-    "default_score_mode",
     "failure_judgment",
     "format_conversation",
     "hash_spec",
@@ -158,17 +116,11 @@ __all__ = [
     "judge_item",
     "judge_spec",
     "lcs_length",
-    "level_probabilities",
-    "lexicon_count",
     "pairwise_item",
     "pairwise_items_from_preferences",
-    "pairwise_signature",
-    "position_logprobs",
     "read_distribution",
     "read_judge_item",
     "reconcile",
-    "reference_signature",
-    "render_criteria",
     "resolve_judge_lm",
     "rouge_l_f1",
     "token_f1",

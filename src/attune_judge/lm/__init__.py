@@ -19,46 +19,23 @@ from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._handle import ModelHandle, model_handle, register_model
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
-from attune_judge.lm._prefix import check_provider_prefix, suggest_model
+from attune_judge.lm._prefix import suggest_model
 from attune_judge.lm._resolve import (
-    DEFAULT_TIMEOUT_S,
-    KEY_ENV_VARS,
     check_api_base,
     check_model,
     configure_cache,
     configure_cache_from_env,
-    default_response_format,
-    lm_model_string,
     lm_response_format,
     lm_spec,
     resolve_lm,
     resolve_lm_from_settings,
-    resolve_timeout,
 )
-from attune_judge.lm._settings import (
-    ENV_VARS,
-    LMSettings,
-    ModelOptions,
-    ResponseFormat,
-    env_int,
-    env_setting,
-    read_env,
-)
-from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
-from attune_judge.lm._untrusted import (
-    QUOTED_PREFIX,
-    neutralize,
-    neutralize_markers,
-    neutralize_speakers,
-    neutralize_value,
-    untrusted,
-)
+from attune_judge.lm._settings import LMSettings, ModelOptions, env_int, env_setting, read_env
+from attune_judge.lm._strict import PARSE_REASONS, check_value, strict_parse
+from attune_judge.lm._untrusted import QUOTED_PREFIX, neutralize, neutralize_markers, untrusted
 
 __all__ = [
-    "DEFAULT_TIMEOUT_S",
-    "ENV_VARS",
     "HISTORY_KEEP",
-    "KEY_ENV_VARS",
     "PARSE_REASONS",
     "QUOTED_PREFIX",
     "AsyncLocalEngine",
@@ -68,20 +45,16 @@ __all__ = [
     "ModelHandle",
     "ModelOptions",
     "RecordedCall",
-    "ResponseFormat",
     "check_api_base",
     "check_model",
-    "check_provider_prefix",
     "check_value",
     "configure_cache",
     "configure_cache_from_env",
     "default_gguf_path",
-    "default_response_format",
     "env_int",
     "env_setting",
     "evict",
     "is_transient_error",
-    "lm_model_string",
     "lm_response_format",
     "lm_spec",
     "local_lm",
@@ -90,10 +63,7 @@ __all__ = [
     "model_handle",
     "neutralize",
     "neutralize_markers",
-    "neutralize_speakers",
-    "neutralize_value",
     "output_schema",
-    "parse_failure",
     "prompt_size",
     "read_env",
     "redact_request_cache",
@@ -103,7 +73,6 @@ __all__ = [
     "request_messages",
     "resolve_lm",
     "resolve_lm_from_settings",
-    "resolve_timeout",
     "response_format_for",
     "retry_after_of",
     "strict_parse",

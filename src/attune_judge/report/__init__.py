@@ -28,23 +28,8 @@ Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and
 matplotlib is imported only when a figure is drawn, and never through pyplot.
 """
 
-from attune_judge.report._agreement import (
-    agreement_section,
-    calibration_curve_section,
-    confusion_section,
-    metrics_table,
-)
-from attune_judge.report._bench_extra import bench_extra_sections, bench_run_sections
-from attune_judge.report._blocks import (
-    Block,
-    Figure,
-    KeyValues,
-    Note,
-    Paragraph,
-    Report,
-    Section,
-    Table,
-)
+from attune_judge.report._bench_extra import bench_extra_sections
+from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Report, Section, Table
 from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_kinds, write_report
 from attune_judge.report._calibration import calibration_figure_data, calibration_report_sections
 from attune_judge.report._demo_sections import recorded_judges_section
@@ -53,14 +38,8 @@ from attune_judge.report._fig_matrices import (
     calibration_plot,
     confusion_matrix_plot,
     tau_heatmap,
-    value_heatmap,
 )
-from attune_judge.report._fig_scores import (
-    forest_plot,
-    grouped_forest_plot,
-    rank_set_plot,
-    status_plot,
-)
+from attune_judge.report._fig_scores import forest_plot, rank_set_plot, status_plot
 from attune_judge.report._format import (
     fmt_cost,
     fmt_int,
@@ -70,28 +49,13 @@ from attune_judge.report._format import (
     fmt_rank_set,
 )
 from attune_judge.report._html import render_html
-from attune_judge.report._leaderboard import (
-    LeaderboardEntry,
-    comparison_section,
-    leaderboard_entries,
-    leaderboard_section,
-)
+from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
 from attune_judge.report._markdown import render_markdown
-from attune_judge.report._rankings import rank_flip_table, ranking_agreement_section, tau_table
-from attune_judge.report._run_sections import (
-    failures_section,
-    judges_failures_section,
-    manifest_section,
-)
+from attune_judge.report._run_sections import manifest_section
 from attune_judge.report._rundata import RunData, load_run, read_json
-from attune_judge.report._score_sections import compute_leaderboard, score_sections
-from attune_judge.report._sensitivity_extra import (
-    sensitivity_extra_sections,
-    sensitivity_sections_from_summary,
-)
+from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
 from attune_judge.report._style import OKABE_ITO
 from attune_judge.report._writers import (
-    bench_report,
     write_bench_report,
     write_calibration_run,
     write_sensitivity_report,
@@ -100,10 +64,8 @@ from attune_judge.report._writers import (
 __all__ = [
     "OKABE_ITO",
     "SECTION_BUILDERS",
-    "Block",
     "Figure",
     "KeyValues",
-    "LeaderboardEntry",
     "Note",
     "Paragraph",
     "Report",
@@ -111,21 +73,13 @@ __all__ = [
     "Section",
     "Table",
     "agreement_heatmap",
-    "agreement_section",
     "bench_extra_sections",
-    "bench_report",
-    "bench_run_sections",
     "build_report",
-    "calibration_curve_section",
     "calibration_figure_data",
     "calibration_plot",
     "calibration_report_sections",
-    "comparison_section",
-    "compute_leaderboard",
     "confusion_matrix_plot",
-    "confusion_section",
     "detect_kinds",
-    "failures_section",
     "fmt_cost",
     "fmt_int",
     "fmt_interval",
@@ -133,27 +87,18 @@ __all__ = [
     "fmt_pct",
     "fmt_rank_set",
     "forest_plot",
-    "grouped_forest_plot",
-    "judges_failures_section",
     "leaderboard_entries",
     "leaderboard_section",
     "load_run",
     "manifest_section",
-    "metrics_table",
-    "rank_flip_table",
     "rank_set_plot",
-    "ranking_agreement_section",
     "read_json",
     "recorded_judges_section",
     "render_html",
     "render_markdown",
-    "score_sections",
-    "sensitivity_extra_sections",
     "sensitivity_sections_from_summary",
     "status_plot",
     "tau_heatmap",
-    "tau_table",
-    "value_heatmap",
     "write_bench_report",
     "write_calibration_run",
     "write_report",

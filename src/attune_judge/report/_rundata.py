@@ -1,4 +1,6 @@
-"""Reading a run directory: its manifest and summary as plain dicts."""
+"""Reading a run directory: its manifest and its typed summary (through
+:func:`attune_judge.runs.read_summary`), with the summary also as the plain JSON the section
+builders read."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.errors import UserError
+from attune_judge.runs import RunSummary, read_summary, summary_json
 
 __all__ = ["RunData", "load_run", "read_json"]
 
@@ -22,7 +25,9 @@ class RunData:
     manifest: Mapping[str, Any]
     """``manifest.json`` (empty when absent)."""
     summary: Mapping[str, Any]
-    """``summary.json`` (empty when absent)."""
+    """``summary.json`` as JSON, as read into its model (empty when absent)."""
+    record: RunSummary | None = None
+    """The typed summary (``None`` when absent)."""
 
 
 def read_json(path: Path) -> dict[str, Any]:
@@ -53,10 +58,11 @@ def load_run(run_dir: Path | str) -> RunData:
     if not path.is_dir():
         raise UserError(f"{path}: no such run directory")
     manifest = read_json(path / "manifest.json")
-    summary = read_json(path / "summary.json")
+    record = read_summary(path)
+    summary = {} if record is None else summary_json(record)
     if not manifest and not summary:
         raise UserError(
             f"{path}: not a run directory (no summary.json or manifest.json)",
             ["pass the output directory (-o) of score, calibrate, bench, sensitivity or demo"],
         )
-    return RunData(path, manifest, summary)
+    return RunData(path, manifest, summary, record)

@@ -1,18 +1,15 @@
 """Sections of a scoring run (the runner's ``summary.json``: ``judges → models → blocks``).
 
-Per judge: the leaderboard (intervals and rank sets), mean criterion scores, and failures,
-tokens and cost. Judges are never pooled. When the summary carries no rank sets for a judge,
-they are computed here from ``judgments.jsonl`` with the calibration layer's ``leaderboard``
-(same paired cluster bootstrap, same seed and B as the summary), and the report says so.
+Per judge: the leaderboard the runner stored (intervals and rank sets), mean criterion
+scores, and failures, tokens and cost. Judges are never pooled. Nothing is computed here: a
+judge without a stored leaderboard (fewer than two conversations) shows its models' means.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
-from attune_judge.errors import UserError
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
 from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
@@ -20,49 +17,7 @@ from attune_judge.report._panel_sections import pairwise_section, panels_section
 from attune_judge.report._run_sections import failures_section, members_section
 from attune_judge.report._rundata import RunData
 
-__all__ = ["compute_leaderboard", "score_sections"]
-
-log = logging.getLogger(__name__)
-
-
-def compute_leaderboard(
-    run: RunData, judge_id: str, *, B: int = 10_000, seed: int = 0, level: float = 0.95
-) -> dict[str, Any] | None:
-    """Leaderboard (as a dict) of one judge from the run's ok judgments; ``None`` if impossible.
-
-    Uses the last judgment of each ``(item_id, judge_id)`` (the log's current state), its
-    ``normalized`` score, the model and the conversation as cluster.
-    """
-    path = run.path / "judgments.jsonl"
-    if not path.exists():
-        return None
-    from attune_judge.calibration import leaderboard
-    from attune_judge.data import Judgment, read_jsonl
-
-    last: dict[str, Judgment] = {}
-    for j in read_jsonl(path, Judgment, tolerate_torn_tail=True):
-        if j.judge_id == judge_id:
-            last[j.item_id] = j
-    rows = [
-        (j.candidate_model or "", j.conversation_id or j.item_id, float(j.normalized))
-        for j in last.values()
-        if j.status == "ok" and j.normalized is not None
-    ]
-    if len({m for m, _, _ in rows}) < 2:
-        return None
-    try:
-        board = leaderboard(
-            [m for m, _, _ in rows],
-            [c for _, c, _ in rows],
-            [v for _, _, v in rows],
-            B=B,
-            seed=seed,
-            level=level,
-        )
-    except UserError as exc:
-        log.info("no rank sets for judge %s: %s", judge_id, exc)
-        return None
-    return board.model_dump(mode="json")
+__all__ = ["score_sections"]
 
 
 def _criteria_table(models: Mapping[str, Mapping[str, Any]], order: list[str]) -> Table | None:
@@ -108,11 +63,7 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
         if first
         else "cluster bootstrap over conversations."
     )
-    if board is None:
-        board = compute_leaderboard(run, jid, B=B, seed=seed, level=level)
-        if board is not None:
-            note += " Rank sets were computed by the report from judgments.jsonl."
-    if board is None:
+    if board is None:  # one conversation: the means, without intervals or rank sets
         board = models
     lb = leaderboard_section(
         board, title="Leaderboard", key=f"{jid}-leaderboard", level=level, interval_note=note

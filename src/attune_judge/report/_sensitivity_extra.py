@@ -2,7 +2,7 @@
 verdicts with their reasons, score shifts per model and per criterion, the variance method.
 
 Built from the report package's blocks, so they render to Markdown and HTML alike, from the
-plain :class:`~attune_judge.sensitivity.SensitivityAnalysis` that
+plain :class:`~attune_judge.calibration.SensitivityAnalysis` that
 :func:`attune_judge.sensitivity.run_sensitivity` returns and stores in ``summary.json``. The
 report of a sensitivity run draws them from there (:func:`sensitivity_sections_from_summary`).
 """
@@ -16,7 +16,7 @@ from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_interval, fmt_num, fmt_pct
 
 if TYPE_CHECKING:
-    from attune_judge.sensitivity import SensitivityAnalysis
+    from attune_judge.calibration import SensitivityAnalysis
 
 __all__ = [
     "sensitivity_extra_sections",
@@ -139,6 +139,6 @@ def sensitivity_sections_from_summary(block: Mapping[str, Any]) -> list[Section]
     data = block.get("analysis")
     if not isinstance(data, Mapping):
         return []
-    from attune_judge.sensitivity import SensitivityAnalysis
+    from attune_judge.calibration import SensitivityAnalysis
 
     return sensitivity_extra_sections(SensitivityAnalysis.model_validate(data))

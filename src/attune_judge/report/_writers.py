@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.report._blocks import Report, Section
 from attune_judge.report._build import build_report, write_report
 from attune_judge.report._calibration import _dump, calibration_figure_data
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
+from attune_judge.runs import CalibrateSummary, write_summary
 
 if TYPE_CHECKING:
-    from attune_judge.sensitivity import SensitivityAnalysis
+    from attune_judge.calibration import SensitivityAnalysis
 
 __all__ = [
     "bench_report",
@@ -80,10 +80,8 @@ def write_calibration_run(
     block: dict[str, Any] = {"report": _dump(report)}
     if human and judge:
         block["figures"] = calibration_figure_data(human, judge)
-    summary = {"schema_version": SCHEMA_VERSION, "kind": "calibration", "calibration": block}
-    tmp = path / "summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2, ensure_ascii=False, default=str) + "\n", "utf-8")
-    tmp.replace(path / "summary.json")
+    block = json.loads(json.dumps(block, default=str))
+    write_summary(path, CalibrateSummary(calibration=block))
     return write_report(path)
 
 

@@ -15,10 +15,9 @@ from attune_judge.rubrics._load import (
     validate_mapping,
     yaml_location,
 )
-from attune_judge.rubrics._model import Aggregation, Criterion, Rubric, RubricKind, Scale
+from attune_judge.rubrics._model import Criterion, Rubric, RubricKind, Scale
 
 __all__ = [
-    "Aggregation",
     "Criterion",
     "Rubric",
     "RubricKind",

@@ -5,12 +5,7 @@
 commands reuse the same execution, resume and summary machinery with their own judges.
 """
 
-from attune_judge.runner._candidates import (
-    PSEUDO_MODELS,
-    Candidate,
-    items_for_candidates,
-    read_candidates,
-)
+from attune_judge.runner._candidates import PSEUDO_MODELS, Candidate, read_candidates
 from attune_judge.runner._degenerate import (
     degenerate_findings,
     degenerate_judgments,
@@ -22,7 +17,6 @@ from attune_judge.runner._execution import (
     ExecutionOptions,
 )
 from attune_judge.runner._executor import (
-    CancelFlag,
     Executor,
     JudgeTaskFn,
     RetryPolicy,
@@ -30,9 +24,8 @@ from attune_judge.runner._executor import (
     is_retryable,
     judge_with_retries,
 )
-from attune_judge.runner._export import EXPORT_COLUMNS, ExportFormat, RunData, export_run, load_run
+from attune_judge.runner._export import EXPORT_COLUMNS, RunData, export_run, load_run
 from attune_judge.runner._generate import (
-    DraftFn,
     GenerateResult,
     draft_reply,
     generate_candidates,
@@ -44,29 +37,23 @@ from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl,
 from attune_judge.runner._leaderboard import run_leaderboard
 from attune_judge.runner._pairwise_rank import (
     PairwiseRanking,
-    pairwise_outcomes,
     pairwise_ranking,
     run_pairwise_ranking,
 )
-from attune_judge.runner._plan import Task, TaskKey, pending_tasks, plan_tasks
+from attune_judge.runner._plan import Task, plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
 from attune_judge.runner._progress import Progress, make_progress
 from attune_judge.runner._ray import RayExecutor
-from attune_judge.runner._report import render_report_md
 from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
-from attune_judge.runner._scale import EXECUTOR_FIELDS, ExecutorName, scaled_executor
+from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
 from attune_judge.runner._score import (
-    ExecutionSettings,
     ScoreConfig,
     build_score_judge,
-    build_score_judges,
     execution_options,
     judge_mode_options,
     run_score,
-    score_lms,
 )
 from attune_judge.runner._store import (
-    FINISHED_STATUSES,
     RunDir,
     RunManifest,
     cut_torn_tail,
@@ -76,7 +63,7 @@ from attune_judge.runner._store import (
     secret_values,
     versions,
 )
-from attune_judge.runner._summary import SUMMARY_STATUSES, summarize
+from attune_judge.runner._summary import summarize
 
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
@@ -84,17 +71,10 @@ __all__ = [
     "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "EXPORT_COLUMNS",
-    "FINISHED_STATUSES",
     "PSEUDO_MODELS",
-    "SUMMARY_STATUSES",
-    "CancelFlag",
     "Candidate",
-    "DraftFn",
     "ExecutionOptions",
-    "ExecutionSettings",
     "Executor",
-    "ExecutorName",
-    "ExportFormat",
     "FailureBudget",
     "GenerateResult",
     "JudgeFactory",
@@ -110,11 +90,9 @@ __all__ = [
     "RunResult",
     "ScoreConfig",
     "Task",
-    "TaskKey",
     "ThreadExecutor",
     "WorkerError",
     "build_score_judge",
-    "build_score_judges",
     "cut_torn_tail",
     "degenerate_findings",
     "degenerate_judgments",
@@ -129,27 +107,22 @@ __all__ = [
     "is_judge_item_jsonl",
     "is_retryable",
     "is_transient",
-    "items_for_candidates",
     "judge_mode_options",
     "judge_with_retries",
     "load_judge_items",
     "load_run",
     "make_progress",
     "make_responder",
-    "pairwise_outcomes",
     "pairwise_ranking",
-    "pending_tasks",
     "plan_tasks",
     "read_candidates",
     "redact",
-    "render_report_md",
     "run_generate",
     "run_leaderboard",
     "run_pairwise_ranking",
     "run_score",
     "run_tasks",
     "scaled_executor",
-    "score_lms",
     "secret_values",
     "summarize",
     "versions",

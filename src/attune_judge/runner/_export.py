@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import Judgment, read_jsonl
 from attune_judge.errors import UserError
+from attune_judge.runs import RunSummary, read_summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -84,7 +85,7 @@ class RunData:
     """The run directory."""
     manifest: dict[str, Any]
     """``manifest.json``."""
-    summary: dict[str, Any] | None
+    summary: RunSummary | None
     """``summary.json`` (``None`` if the run has none yet)."""
     judgments: list[Judgment] = field(default_factory=list)
     """The last judgment of each (item, judge), in file order."""
@@ -198,18 +199,13 @@ def load_run(path: str | Path) -> RunData:
     if not log.is_file():
         raise UserError(f"{run}: no judgments.jsonl; is this a run directory of score/bench?")
     manifest: dict[str, Any] = {}
-    summary: dict[str, Any] | None = None
-    for name in ("manifest.json", "summary.json"):
-        file = run / name
-        if file.is_file():
-            try:
-                data = json.loads(file.read_text("utf-8"))
-            except ValueError as exc:
-                raise UserError(f"{file}: not valid JSON: {exc}") from None
-            if name == "manifest.json":
-                manifest = data
-            else:
-                summary = data
+    file = run / "manifest.json"
+    if file.is_file():
+        try:
+            manifest = json.loads(file.read_text("utf-8"))
+        except ValueError as exc:
+            raise UserError(f"{file}: not valid JSON: {exc}") from None
+    summary = read_summary(run)
     judgments = list(
         effective_judgments(read_jsonl(log, Judgment, tolerate_torn_tail=True)).values()
     )

@@ -1,16 +1,19 @@
-"""A scoring run's leaderboard: the one stored in ``summary.json``, or computed when absent.
+"""A scoring run's leaderboard: the one stored in ``summary.json``, or computed again.
 
 :func:`~attune_judge.runner.summarize` stores each judge's leaderboard with rank sets; the
-report and ``attune-judge rank RUN`` read it rather than bootstrapping the judgments again.
+report and ``attune-judge rank RUN`` read it. Other settings (``B``, seed, level, the
+``overall`` score) recompute it with the runner's own :func:`judge_leaderboard` on the run's
+effective judgments (the last judgment of each item), exactly as the runner did.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from attune_judge.errors import UserError
+from attune_judge.runner._summary import judge_leaderboard
+from attune_judge.runs import JudgedSummary, read_summary
 
 if TYPE_CHECKING:
     from attune_judge.calibration import Leaderboard
@@ -21,25 +24,18 @@ __all__ = ["run_leaderboard"]
 def _stored(
     run_dir: Path, judge_id: str | None, *, B: int, seed: int, level: float
 ) -> Leaderboard | None:
-    try:
-        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    judges = summary.get("judges") if isinstance(summary, dict) else None
-    if not isinstance(judges, dict) or not judges:
+    summary = read_summary(run_dir)
+    if not isinstance(summary, JudgedSummary) or not summary.judges:
         return None
     if judge_id is None:
-        if len(judges) > 1:
+        if len(summary.judges) > 1:
             return None  # the judgments path names the judges in its error
-        judge_id = next(iter(judges))
-    board = (judges.get(judge_id) or {}).get("leaderboard")
-    if not isinstance(board, dict):
-        return None
-    if (board.get("B"), board.get("seed"), board.get("level")) != (B, seed, level):
+        judge_id = next(iter(summary.judges))
+    block = summary.judges.get(judge_id)
+    board = None if block is None else block.leaderboard
+    if board is None or (board.B, board.seed, board.level) != (B, seed, level):
         return None  # other settings than the run's: compute them
-    from attune_judge.calibration import Leaderboard
-
-    return Leaderboard.model_validate(board)
+    return board
 
 
 def run_leaderboard(
@@ -54,8 +50,8 @@ def run_leaderboard(
     """The leaderboard of one judge of a scoring run directory.
 
     The one stored in ``summary.json`` when it was computed with these settings (normalised
-    scores, ``B``, ``seed``, ``level``); otherwise computed from ``judgments.jsonl`` (ok
-    judgments; the cluster is the conversation).
+    scores, ``B``, ``seed``, ``level``); otherwise :func:`judge_leaderboard` on the last
+    judgment of each item in ``judgments.jsonl``.
 
     Raises
     ------
@@ -68,21 +64,23 @@ def run_leaderboard(
         stored = _stored(path, judge_id, B=B, seed=seed, level=level)
         if stored is not None:
             return stored
-    from attune_judge.calibration import judgments_to_scores, leaderboard
     from attune_judge.data import Judgment, read_jsonl
+    from attune_judge.runner._store import effective_judgments
 
     log = path / "judgments.jsonl"
     if not log.exists():
         raise UserError(f"{path}: a run directory must contain judgments.jsonl")
-    js = read_jsonl(log, Judgment, tolerate_torn_tail=True)
+    js = list(effective_judgments(read_jsonl(log, Judgment, tolerate_torn_tail=True)).values())
     ids = sorted({j.judge_id for j in js})
     if judge_id is None and len(ids) > 1:
         raise UserError(f"{log}: several judges {ids[:5]}; choose one with --judge-id")
     if judge_id is not None and judge_id not in ids:
         raise UserError(f"{log}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
-    models, clusters, scores = judgments_to_scores(
-        [j for j in js if judge_id is None or j.judge_id == judge_id], field=field
-    )
-    if not scores:
-        raise UserError(f"{path}: no usable scores (status ok with a {field} score)")
-    return leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    mine = [j for j in js if j.status == "ok" and (judge_id is None or j.judge_id == judge_id)]
+    board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
+    if board is None:
+        raise UserError(
+            f"{path}: no leaderboard: it needs ok judgments with a {field} score of two or "
+            "more models in two or more conversations"
+        )
+    return board

@@ -12,13 +12,13 @@ cluster bootstrap over conversations and rank sets.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
+from attune_judge.runs import JudgedSummary, read_summary
 
 if TYPE_CHECKING:
     from attune_judge.calibration import BradleyTerryResult
@@ -131,26 +131,15 @@ def pairwise_ranking(
 def _stored(
     run_dir: Path, judge_id: str, *, B: int, seed: int, level: float
 ) -> list[PairwiseRanking] | None:
-    try:
-        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
-        stored = summary["judges"][judge_id]["pairwise"]["rankings"]
-        settings = summary["judges"][judge_id]["pairwise"]["ranking_settings"]
-    except (OSError, ValueError, KeyError, TypeError):
+    summary = read_summary(run_dir)
+    block = summary.judges.get(judge_id) if isinstance(summary, JudgedSummary) else None
+    pairwise = None if block is None else block.pairwise
+    if pairwise is None or pairwise.rankings is None or pairwise.ranking_settings is None:
         return None
-    if settings != {"B": B, "seed": seed, "level": level}:
+    settings = pairwise.ranking_settings
+    if (settings.B, settings.seed, settings.level) != (B, seed, level):
         return None
-    from attune_judge.calibration import BradleyTerryResult
-
-    return [
-        PairwiseRanking(
-            list(r["options"]),
-            None
-            if r["bradley_terry"] is None
-            else BradleyTerryResult.model_validate(r["bradley_terry"]),
-            r.get("note"),
-        )
-        for r in stored
-    ]
+    return [PairwiseRanking(r.options, r.bradley_terry, r.note) for r in pairwise.rankings]
 
 
 def run_pairwise_ranking(

@@ -18,13 +18,12 @@ Resume rules (documented in the README of the run directory contract):
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from attune_judge.runner._store import (
     versions,
 )
 from attune_judge.runner._summary import summarize
+from attune_judge.runs import read_summary, write_summary
 
 __all__ = ["EXIT_FAILURE_BUDGET", "FAILED_STATUSES", "FailureBudget", "RunResult", "run_tasks"]
 
@@ -239,6 +239,7 @@ def run_tasks(
     level: float = DEFAULT_LEVEL,
     pricing: Pricing | None = None,
     max_cost: float | None = None,
+    extend_summary: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 
@@ -271,6 +272,10 @@ def run_tasks(
     max_cost
         Stop (exit 3) once the run directory's judgments cost this many US dollars: no new
         request starts after that. Needs a price for every judge model.
+    extend_summary
+        A study's analysis: given the runner's summary of a finished invocation, returns the
+        study's summary (its ``kind`` and block added), which is what ``summary.json`` holds
+        (written once, by :func:`attune_judge.runs.write_summary`).
 
     Returns
     -------
@@ -304,6 +309,7 @@ def run_tasks(
             level=level,
             pricing=pricing,
             max_cost=max_cost,
+            extend_summary=extend_summary,
         )
 
 
@@ -326,6 +332,7 @@ def _run_locked(
     level: float,
     pricing: Pricing,
     max_cost: float | None,
+    extend_summary: Callable[[dict[str, Any]], dict[str, Any]] | None,
 ) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -402,7 +409,13 @@ def _run_locked(
             },
         )
         try:
-            run_dir.write_json(run_dir.summary_path, summary)
+            if extend_summary is not None and not failed:
+                try:
+                    summary = extend_summary(summary)
+                except BaseException:
+                    write_summary(run_dir.path, summary)  # the judgments' summary is kept
+                    raise
+            write_summary(run_dir.path, summary)
             run_dir.write_text(
                 run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
             )
@@ -445,10 +458,11 @@ def _status_counts(tasks: Sequence[Task], effective: Mapping[TaskKey, Judgment])
 def _previous_wall_time(run_dir: RunDir) -> float:
     """Wall time of earlier invocations, from the summary they left (0 for a new run)."""
     try:
-        summary = json.loads(run_dir.summary_path.read_text("utf-8"))
-        return float(summary["run"].get("wall_time_total_s") or 0.0)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        summary = read_summary(run_dir.path)
+    except UserError:
         return 0.0
+    run = getattr(summary, "run", None)
+    return float(getattr(run, "wall_time_total_s", None) or 0.0)
 
 
 def _rubric_hash(spec: Mapping[str, Any]) -> str | None:

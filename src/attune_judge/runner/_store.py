@@ -29,17 +29,14 @@ import os
 import platform
 import time
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge._secrets import redact, secret_values
 from attune_judge.data import JsonlAppender, Judgment, read_jsonl, write_error
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import TaskKey
+from attune_judge.runs import RunManifest, write_json, write_text
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -155,48 +152,6 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
-
-
-class RunManifest(BaseModel):
-    """``manifest.json``: everything needed to know what a run directory holds."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    command: str
-    """The command that made the run (``score``, or another helper's task kind)."""
-    arguments: dict[str, Any]
-    """The command's arguments (paths, model string, options). Never a credential."""
-    versions: dict[str, str]
-    """attune-judge, dspy and Python versions, and the platform."""
-    judges: dict[str, dict[str, Any]]
-    """Judge spec per judge_id (program, rubric id/version/hash, lm string, decoding)."""
-    rubric_hashes: dict[str, str | None]
-    """Rubric content hash per judge_id (``None`` for judges without a rubric)."""
-    data_fingerprint: str
-    """SHA-256 over the content of all input files (data and candidates)."""
-    inputs: dict[str, str]
-    """SHA-256 per input path."""
-    models: list[str]
-    """The candidate models scored."""
-    seed: int
-    """Seed of the bootstrap (and of the LM where the provider honours one)."""
-    n_tasks: int
-    """Number of planned (item, judge) tasks."""
-    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-    """When the run directory was first made."""
-    updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
-    """When the run was last invoked."""
-    invocations: int = 1
-    """Invocations of the run that finished (a failed or interrupted one is not counted)."""
-
-    def identity(self) -> dict[str, Any]:
-        """What must not change between a run and its resume."""
-        return {
-            "command": self.command,
-            "judge_ids": sorted(self.judges),
-            "data_fingerprint": self.data_fingerprint,
-            "models": sorted(self.models),
-        }
 
 
 def effective_judgments(judgments: Iterable[Judgment]) -> dict[TaskKey, Judgment]:
@@ -356,30 +311,12 @@ class RunDir:
     # -- plain files ------------------------------------------------------------------------
 
     def write_json(self, path: Path, obj: Any) -> None:
-        """Write JSON atomically, with secret values redacted (``summary.json`` gets its
-        ``schema_version``)."""
-        if path == self.summary_path and isinstance(obj, dict):
-            obj = {"schema_version": SCHEMA_VERSION, **obj}
-        self.write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+        """Write JSON atomically, with secret values redacted (``runs.write_json``)."""
+        write_json(path, obj)
 
     def write_text(self, path: Path, text: str) -> None:
-        """Write text atomically (temporary file, then rename), with secret values redacted.
-
-        Raises
-        ------
-        UserError
-            The file system refused (read-only, full, no permission); the temporary file is
-            removed and the previous version of ``path`` is left as it was.
-        """
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            self.path.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(redact(text, self._secrets), encoding="utf-8")
-            tmp.replace(path)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
-            raise write_error(path, exc) from None
+        """Write text atomically, with secret values redacted (``runs.write_text``)."""
+        write_text(path, text)
 
 
 class JudgmentWriter:

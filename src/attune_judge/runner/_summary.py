@@ -2,10 +2,11 @@
 
 Everything is computed per ``judge_id`` — judgments of two judges (another rubric, another model)
 are never pooled. Within a judge, the models' normalised score means get a *paired* cluster
-bootstrap over conversations (every model evaluated on the same resampled conversations, from
-:func:`attune_judge.calibration.bootstrap_means`), so the intervals of two models can be compared
-honestly. Means are over the ``ok`` judgments only; ``n_ok`` is the n of the mean and every other
-planned item is counted under its failure status (or ``missing`` when it was never judged).
+bootstrap over conversations (every model evaluated on the same resampled conversations): the
+judge's one leaderboard (:func:`judge_leaderboard`), whose rows also give each model block its
+``score``, so the intervals of two models can be compared honestly and are computed once.
+Means are over the ``ok`` judgments only; ``n_ok`` is the n of the mean and every other planned
+item is counted under its failure status (or ``missing`` when it was never judged).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import Judgment
 from attune_judge.runner._degenerate import degenerate_judgments
@@ -21,7 +22,10 @@ from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
 
-__all__ = ["SUMMARY_STATUSES", "summarize"]
+if TYPE_CHECKING:
+    from attune_judge.calibration import Leaderboard
+
+__all__ = ["SUMMARY_STATUSES", "judge_leaderboard", "summarize"]
 
 SUMMARY_STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
 """Every planned task is counted under exactly one of these."""
@@ -31,12 +35,59 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
+def judge_leaderboard(
+    ok: Sequence[Judgment],
+    *,
+    seed: int,
+    B: int,
+    level: float,
+    field: Literal["normalized", "overall"] = "normalized",
+) -> Leaderboard | None:
+    """The one leaderboard of a judge: its models' scores with intervals and rank sets.
+
+    ``ok`` are the judge's effective judgments (the last of each item, see
+    :func:`~attune_judge.runner.effective_judgments`); only ``ok`` ones with a score count,
+    the cluster is the conversation. ``None`` with fewer than two models, or when the scores
+    come from fewer than two conversations. The runner stores it in ``summary.json``; ``rank
+    RUN`` with other settings calls this again on the same judgments.
+    """
+    named = {j.candidate_model for j in ok if j.status == "ok" and getattr(j, field) is not None}
+    if len(named - {None}) < 2:
+        return None  # (before importing the statistics: an interrupted run stops at once)
+    from attune_judge.calibration import judgments_to_scores, leaderboard
+    from attune_judge.errors import UserError
+
+    models, clusters, scores = judgments_to_scores(ok, field=field)
+    if not scores:
+        return None
+    try:
+        return leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    except UserError:
+        return None
+
+
 def _score_intervals(
-    ok: Sequence[Judgment], *, seed: int, B: int, level: float
+    board: Leaderboard | None, ok: Sequence[Judgment], *, seed: int, B: int, level: float
 ) -> dict[str, dict[str, Any]]:
-    """Per model: normalised-score mean with a paired cluster-bootstrap interval."""
-    rows = [(j.candidate_model or "", j.conversation_id or "", j.normalized) for j in ok]
-    rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
+    """Per model: its leaderboard row's mean and interval (no second bootstrap); without a
+    leaderboard (one model, or one conversation) the model's own cluster-bootstrap interval."""
+    if board is not None:
+        return {
+            r.model: {
+                "mean": r.score.estimate,
+                "lower": r.score.lower,
+                "upper": r.score.upper,
+                "level": board.level,
+                "method": f"paired cluster bootstrap over conversations ({r.score.method})",
+                "B": board.B,
+                "seed": board.seed,
+                "n": r.n,
+                "n_conversations": r.n_clusters,
+            }
+            for r in board.rows
+        }
+    rows = [(j.candidate_model, j.conversation_id or j.item_id, j.normalized) for j in ok]
+    rows_f = [(m, c, float(v)) for m, c, v in rows if m and v is not None and math.isfinite(v)]
     if not rows_f:
         return {}
     from attune_judge.calibration import bootstrap_means
@@ -49,38 +100,20 @@ def _score_intervals(
         seed=seed,
         level=level,
     )
-    out: dict[str, dict[str, Any]] = {}
-    for label, metric in zip(res.labels, res.means, strict=True):
-        out[str(label)] = {
-            "mean": metric.estimate,
-            "lower": metric.lower,
-            "upper": metric.upper,
-            "level": metric.level,
-            "method": f"paired cluster bootstrap over conversations ({metric.method})",
-            "B": metric.B,
-            "seed": metric.seed,
-            "n": metric.n,
-            "n_conversations": metric.n_clusters,
+    return {
+        str(label): {
+            "mean": m.estimate,
+            "lower": m.lower,
+            "upper": m.upper,
+            "level": m.level,
+            "method": f"paired cluster bootstrap over conversations ({m.method})",
+            "B": m.B,
+            "seed": m.seed,
+            "n": m.n,
+            "n_conversations": m.n_clusters,
         }
-    return out
-
-
-def _leaderboard(
-    ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> dict[str, Any] | None:
-    """The judge's leaderboard with rank sets (stored once, read by the report and ``rank``);
-    ``None`` with fewer than two models."""
-    if len({j.candidate_model for j in ok if j.candidate_model and j.normalized is not None}) < 2:
-        return None  # (before importing the statistics: an interrupted run stops at once)
-    from attune_judge.calibration import judgments_to_scores, leaderboard
-    from attune_judge.errors import UserError
-
-    models, clusters, scores = judgments_to_scores(ok)
-    try:
-        board = leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
-    except UserError:
-        return None
-    return board.model_dump(mode="json")
+        for label, m in zip(res.labels, res.means, strict=True)
+    }
 
 
 def _add_ranking(
@@ -225,12 +258,13 @@ def summarize(
             judges_out[jid]["pairwise"] = pairwise
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
         else:
-            for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+            board = judge_leaderboard(ok_all, seed=seed, B=B, level=level)
+            intervals = _score_intervals(board, ok_all, seed=seed, B=B, level=level)
+            for model, interval in intervals.items():
                 if model in models:
                     models[model]["score"] = interval
-            board = _leaderboard(ok_all, seed=seed, B=B, level=level)
             if board is not None:
-                judges_out[jid]["leaderboard"] = board
+                judges_out[jid]["leaderboard"] = board.model_dump(mode="json")
         members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])
         if members:
             judges_out[jid]["members"] = members

@@ -1,25 +1,36 @@
-"""Typed run records: what a run directory's ``summary.json`` holds, per run kind.
+"""Typed run records: the one door to a run directory's ``manifest.json`` and ``summary.json``.
 
-``parse_summary(data)`` reads any summary into its kind's model (:data:`SUMMARY_MODELS`);
-``json_schema(kind)`` gives the JSON Schema of ``manifest.json`` or of a kind's summary (also
-shipped as ``runs/schemas/<kind>.schema.json`` and printed by ``attune-judge schema KIND``).
-Every summary carries ``schema_version`` (:data:`SCHEMA_VERSION`).
+``write_summary(run_dir, summary)`` is how every command writes its summary (validated,
+``schema_version`` stamped, redacted, atomic) and ``read_summary(run_dir)`` how every reader
+loads it into its kind's model (:data:`SUMMARY_MODELS`); ``write_manifest`` writes a
+:class:`RunManifest` (runs of the runner) or a :class:`CommandManifest`. ``json_schema(kind)``
+gives the JSON Schema of ``manifest.json`` or of a kind's summary (also shipped as
+``runs/schemas/<kind>.schema.json`` and printed by ``attune-judge schema KIND``).
 """
 
+from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.runs._files import write_json, write_text
+from attune_judge.runs._io import (
+    MIGRATIONS,
+    read_summary,
+    summary_json,
+    write_manifest,
+    write_summary,
+)
+from attune_judge.runs._manifest import CommandManifest, RunManifest
 from attune_judge.runs._records import (
-    ALIGN_KIND,
-    SCHEMA_VERSION,
     SUMMARY_MODELS,
+    AlignSummary,
     BenchSummary,
     CalibrateSummary,
     DegenerateFinding,
     DemoSummary,
     JudgeBlock,
+    JudgedSummary,
     ModelBlock,
     PpiSummary,
     RunFacts,
     RunSummary,
-    ScoreInterval,
     ScoreSummary,
     SensitivitySummary,
     ValidateSummary,
@@ -28,25 +39,34 @@ from attune_judge.runs._records import (
 from attune_judge.runs._schema import SCHEMA_DIR, json_schema, schema_kinds, write_schemas
 
 __all__ = [
-    "ALIGN_KIND",
+    "MIGRATIONS",
     "SCHEMA_DIR",
     "SCHEMA_VERSION",
     "SUMMARY_MODELS",
+    "AlignSummary",
     "BenchSummary",
     "CalibrateSummary",
+    "CommandManifest",
     "DegenerateFinding",
     "DemoSummary",
     "JudgeBlock",
+    "JudgedSummary",
     "ModelBlock",
     "PpiSummary",
     "RunFacts",
+    "RunManifest",
     "RunSummary",
-    "ScoreInterval",
     "ScoreSummary",
     "SensitivitySummary",
     "ValidateSummary",
     "json_schema",
     "parse_summary",
+    "read_summary",
     "schema_kinds",
+    "summary_json",
+    "write_json",
+    "write_manifest",
     "write_schemas",
+    "write_summary",
+    "write_text",
 ]

@@ -1,10 +1,12 @@
 """Typed records of a run directory's ``summary.json``, one model per run kind.
 
-Every summary carries ``schema_version`` (:data:`SCHEMA_VERSION`) and ``kind`` (absent in a
-scoring run's summary: ``score`` is the default). The models type what every reader relies on
-(the run facts, the scoring blocks per judge and model) and keep each kind's analysis block
-as the JSON its owning layer writes (``calibration``, ``bench``, ``sensitivity``, ...);
-unknown keys are kept (``extra="allow"``), so a newer writer's additions survive a read.
+Every summary carries ``schema_version`` (:data:`SCHEMA_VERSION`) and ``kind`` (``score``
+when absent: summaries written before the kind was stamped). Unknown keys are an error: a new
+summary field is one declaration here (and ``write_schemas()``). The scoring blocks are typed
+down to the statistics layer's own results (``Leaderboard``, ``PositionBias``,
+``BradleyTerryResult``, ``PanelAgreement``); the study blocks written by upper layers
+(``calibration``, ``bench``, ``sensitivity``, the demo's parts, ``align``) are JSON objects
+whose layout their owning layer documents.
 """
 
 from __future__ import annotations
@@ -14,21 +16,21 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
 
 __all__ = [
-    "ALIGN_KIND",
-    "SCHEMA_VERSION",
     "SUMMARY_MODELS",
+    "AlignSummary",
     "BenchSummary",
     "CalibrateSummary",
     "DegenerateFinding",
     "DemoSummary",
     "JudgeBlock",
+    "JudgedSummary",
     "ModelBlock",
     "PpiSummary",
     "RunFacts",
     "RunSummary",
-    "ScoreInterval",
     "ScoreSummary",
     "SensitivitySummary",
     "ValidateSummary",
@@ -36,15 +38,14 @@ __all__ = [
 ]
 
 
-ALIGN_KIND = "align"
-"""Reserved ``kind`` of an ``align`` run: its model joins :data:`SUMMARY_MODELS` when the
-align command stores a summary (until then such a summary is read as :class:`RunSummary`)."""
+class _Record(BaseModel):
+    """Base of every record: unknown keys are an error (a new field is declared here)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
-class RunSummary(BaseModel):
+class RunSummary(_Record):
     """What every ``summary.json`` has: its layout version and its kind."""
-
-    model_config = ConfigDict(extra="allow")
 
     schema_version: int = SCHEMA_VERSION
     """Layout version (summaries written before versioning are read as version 1)."""
@@ -52,10 +53,10 @@ class RunSummary(BaseModel):
     """The run kind (``score`` when absent: the runner's summary of a scoring run)."""
 
 
-class ScoreInterval(BaseModel):
-    """A model's normalised-score mean with its paired cluster-bootstrap interval."""
-
-    model_config = ConfigDict(extra="allow")
+class ScoreInterval(_Record):
+    """A model's normalised-score mean with its interval: its leaderboard row's
+    (:class:`~attune_judge.calibration.LeaderboardRow`), so the judge's leaderboard and its
+    model blocks are one computation."""
 
     mean: float | None
     lower: float | None
@@ -71,10 +72,26 @@ class ScoreInterval(BaseModel):
     """Conversations resampled (the clusters)."""
 
 
-class ModelBlock(BaseModel):
-    """Per judge and candidate model: what was planned, judged, failed, and the scores."""
+class Tokens(_Record):
+    """Tokens and calls summed over judgments."""
 
-    model_config = ConfigDict(extra="allow")
+    prompt: int = 0
+    completion: int = 0
+    calls: int = 0
+
+
+class Totals(_Record):
+    """Tokens and cost summed over model blocks; ``cost_usd`` ``None`` when any is unknown."""
+
+    tokens: Tokens
+    cost_usd: float | None
+    cost_usd_known: float | None
+    n_cost_known: int
+    n_judged: int
+
+
+class ModelBlock(_Record):
+    """Per judge and candidate model: what was planned, judged, failed, and the scores."""
 
     n_planned: int
     n_judged: int
@@ -84,17 +101,29 @@ class ModelBlock(BaseModel):
     score: ScoreInterval | None = None
     overall_mean: float | None = None
     criteria_means: dict[str, float | None] = Field(default_factory=dict)
-    tokens: dict[str, int] = Field(default_factory=dict)
+    tokens: Tokens = Field(default_factory=Tokens)
     cost_usd: float | None = None
+    cost_usd_known: float | None = None
     n_cost_known: int = 0
     latency_s_mean: float | None = None
+    request_s_mean: float | None = None
+    queue_s_mean: float | None = None
     retries: int = 0
 
 
-class DegenerateFinding(BaseModel):
-    """A judge whose scores carry no information (``attune_judge.runner._degenerate``)."""
+class MemberTotals(_Record):
+    """A jury member's tokens and cost (over all its judgments, every status)."""
 
-    model_config = ConfigDict(extra="allow")
+    judge_id: str
+    tokens: Tokens
+    n_judged: int
+    n_cost_known: int
+    cost_usd: float | None
+    cost_usd_known: float | None
+
+
+class DegenerateFinding(_Record):
+    """A judge whose scores carry no information (``attune_judge.runner._degenerate``)."""
 
     criterion: str | None
     """The criterion (or ``verdict``, a behaviour item, ``judge_scores.<criterion>``);
@@ -113,44 +142,114 @@ class DegenerateFinding(BaseModel):
     """The judge, where the list is not inside its judge block (validate, bench)."""
 
 
-class JudgeBlock(BaseModel):
-    """Per judge (``judge_id``): a label and a :class:`ModelBlock` per candidate model."""
+class PairCounts(_Record):
+    """The verdicts of one option pair, each option's wins whichever side it was shown on."""
 
-    model_config = ConfigDict(extra="allow")
+    n: int
+    wins: dict[str, int]
+    ties: int
+    inconsistent: int
+
+
+class PairwiseRankingBlock(_Record):
+    """The Bradley–Terry fit of one group of options compared with each other."""
+
+    options: list[str]
+    bradley_terry: BradleyTerryResult | None
+    note: str | None = None
+
+
+class BootstrapSettings(_Record):
+    """The settings a stored statistic was computed with."""
+
+    B: int
+    seed: int
+    level: float
+
+
+class PairwiseBlock(_Record):
+    """A pairwise judge's verdict counts, position bias and rankings of the options."""
+
+    n_pairs: int
+    verdicts: dict[str, int]
+    by_pair: dict[str, PairCounts]
+    position_bias: PositionBias | None
+    position_bias_note: str | None = None
+    rankings: list[PairwiseRankingBlock] | None = None
+    ranking_note: str | None = None
+    """Why there is no ranking."""
+    ranking_settings: BootstrapSettings | None = None
+
+
+class JudgeBlock(_Record):
+    """Per judge (``judge_id``): a label, a :class:`ModelBlock` per candidate model, and the
+    judge's one leaderboard (or, for a pairwise judge, its :class:`PairwiseBlock`)."""
 
     label: str
     models: dict[str, ModelBlock]
-    pairwise: dict[str, Any] | None = None
+    totals: Totals | None = None
+    leaderboard: Leaderboard | None = None
+    """The models' normalised scores with intervals and rank sets (``None``: no ok score in
+    two or more conversations, or a pairwise judge)."""
+    pairwise: PairwiseBlock | None = None
     """A pairwise judge's verdict counts, position bias and per-pair results."""
+    members: dict[str, MemberTotals] = Field(default_factory=dict)
+    """A jury's tokens and cost per member model."""
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the judge gave one value to every item, or the judge as a whole when
     its scores only follow the criterion order (empty: informative)."""
 
 
-class RunFacts(BaseModel):
-    """The runner's facts about the run (``run``): tasks, statuses, completeness, timing."""
+class PanelBlock(PanelAgreement):
+    """Agreement within a panel (a jury, or every judge of the run: ``jury_id`` ``None``)."""
 
-    model_config = ConfigDict(extra="allow")
+    jury_id: str | None
+
+
+class PanelNote(_Record):
+    """A panel whose agreement could not be computed, and why."""
+
+    jury_id: str | None
+    note: str
+
+
+class RunFacts(_Record):
+    """The runner's facts about the run (``run``): tasks, statuses, completeness, timing."""
 
     n_tasks: int
     n_by_status: dict[str, int]
     complete: bool
+    totals: Totals | None = None
+    wall_time_s: float | None = None
+    """Wall time of the last invocation."""
+    wall_time_total_s: float | None = None
+    """Wall time of every invocation."""
+    n_skipped: int | None = None
+    n_run: int | None = None
+    stopped: str | None = None
+    """Why the last invocation stopped before finishing its plan."""
+    invocations: int | None = None
 
 
-class ScoreSummary(RunSummary):
+class JudgedSummary(RunSummary):
+    """The runner's blocks of a run of judges: run facts, per judge blocks, panels."""
+
+    run: RunFacts
+    judges: dict[str, JudgeBlock]
+    panels: list[PanelBlock | PanelNote] = Field(default_factory=list)
+    """Juries and several judges on the same items."""
+
+
+class ScoreSummary(JudgedSummary):
     """``score``: per judge and model, counts by status and scores with intervals."""
 
     kind: Literal["score"] = "score"
-    run: RunFacts
-    judges: dict[str, JudgeBlock]
 
 
-class SensitivitySummary(RunSummary):
+class SensitivitySummary(JudgedSummary):
     """``sensitivity``: the runner's blocks for every variant's judge plus the study."""
 
-    kind: Literal["sensitivity"]
-    run: RunFacts
-    judges: dict[str, JudgeBlock]
+    kind: Literal["sensitivity"] = "sensitivity"
     sensitivity: dict[str, Any]
     """Variants, leaderboards, τ, flips, verdicts, variance (``sensitivity/_summary.py``)."""
 
@@ -158,47 +257,64 @@ class SensitivitySummary(RunSummary):
 class BenchSummary(RunSummary):
     """``bench``: the run facts and the per-task analysis (``tasks/_analysis.py``)."""
 
-    kind: Literal["bench"]
-    run: dict[str, Any] = Field(default_factory=dict)
+    kind: Literal["bench"] = "bench"
+    run: RunFacts
     bench: dict[str, Any]
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """The drafting task's judges (per evaluated model) that gave one value to every draft."""
+    panels: list[PanelBlock | PanelNote] = Field(default_factory=list)
+    """The drafting task's judges on the same drafts."""
 
 
 class CalibrateSummary(RunSummary):
     """``calibration``: a ``CalibrationReport`` dump (``report``) with figure data, or the
-    preference-agreement block of pairwise data."""
+    preference- or behaviour-agreement block."""
 
-    kind: Literal["calibration"]
+    kind: Literal["calibration"] = "calibration"
     calibration: dict[str, Any]
 
 
 class ValidateSummary(RunSummary):
     """``validate``: a judge's agreement with a shipped set's people."""
 
-    kind: Literal["validate"]
+    kind: Literal["validate"] = "validate"
+    validation: dict[str, Any]
+    """The set, the judge, counts, ``B``, ``seed`` and notes."""
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the validated judge gave one value to every item (see
     :class:`DegenerateFinding`)."""
+    calibration: dict[str, Any] | None = None
+    """The ``CalibrationReport`` dump and figure data (absent without a usable judgment)."""
+    baselines: dict[str, Any] | None = None
+    recorded_judges: list[dict[str, Any]] | None = None
 
 
 class DemoSummary(RunSummary):
     """``demo``: the parts run and their results (recorded judges, DUO, local judge, ...)."""
 
-    kind: Literal["demo"]
+    kind: Literal["demo"] = "demo"
     parts: list[str]
     B: int
     seed: int
     recorded_judges: list[dict[str, Any]] | None = None
     duo: dict[str, Any] | None = None
     local_judge: dict[str, Any] | None = None
+    sensitivity: dict[str, Any] | None = None
+    sensitivity_notes: list[str] | None = None
 
 
 class PpiSummary(RunSummary):
     """``ppi``: a prediction-powered leaderboard (``rank --human``)."""
 
-    kind: Literal["ppi"]
+    kind: Literal["ppi"] = "ppi"
     ppi: dict[str, Any]
+
+
+class AlignSummary(RunSummary):
+    """``align``: the aligned judge's artifact manifest and its held-out proof."""
+
+    kind: Literal["align"] = "align"
+    align: dict[str, Any]
 
 
 SUMMARY_MODELS: dict[str, type[RunSummary]] = {
@@ -209,8 +325,9 @@ SUMMARY_MODELS: dict[str, type[RunSummary]] = {
     "bench": BenchSummary,
     "demo": DemoSummary,
     "ppi": PpiSummary,
+    "align": AlignSummary,
 }
-"""``kind`` → summary model (``align``: see :data:`ALIGN_KIND`)."""
+"""``kind`` → summary model."""
 
 
 def parse_summary(data: dict[str, Any]) -> RunSummary:
@@ -218,8 +335,9 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
 
     Raises
     ------
-    pydantic.ValidationError
-        When the summary does not have its kind's layout.
+    ValueError
+        An unknown ``kind``, or (``pydantic.ValidationError``) a summary that does not have
+        its kind's layout.
 
     Examples
     --------
@@ -227,7 +345,9 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
     >>> type(s).__name__, s.schema_version
     ('PpiSummary', 1)
     >>> type(parse_summary({"kind": "align", "align": {}})).__name__
-    'RunSummary'
+    'AlignSummary'
     """
-    model = SUMMARY_MODELS.get(str(data.get("kind", "score")), RunSummary)
-    return model.model_validate(data)
+    kind = str(data.get("kind", "score"))
+    if kind not in SUMMARY_MODELS:
+        raise ValueError(f"unknown summary kind {kind!r}; known: {', '.join(SUMMARY_MODELS)}")
+    return SUMMARY_MODELS[kind].model_validate(data)

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import TypeAdapter
 
 from attune_judge.errors import UserError
+from attune_judge.runs._manifest import CommandManifest, RunManifest
 from attune_judge.runs._records import SUMMARY_MODELS
 
 __all__ = ["SCHEMA_DIR", "json_schema", "schema_kinds", "write_schemas"]
@@ -18,10 +19,8 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 """The shipped schema files, ``<kind>.schema.json`` (kept equal to the models by a test)."""
 
 
-def _models() -> dict[str, type[BaseModel]]:
-    from attune_judge.runner import RunManifest
-
-    return {"manifest": RunManifest, **SUMMARY_MODELS}
+def _models() -> dict[str, Any]:
+    return {"manifest": RunManifest | CommandManifest, **SUMMARY_MODELS}
 
 
 def schema_kinds() -> list[str]:
@@ -40,7 +39,7 @@ def json_schema(kind: str) -> dict[str, Any]:
     models = _models()
     if kind not in models:
         raise UserError(f"unknown schema {kind!r}; known: {', '.join(models)}")
-    schema = models[kind].model_json_schema()
+    schema = TypeAdapter(models[kind]).json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"attune-judge/{kind}.schema.json"
     return schema

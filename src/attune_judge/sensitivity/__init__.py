@@ -21,18 +21,7 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 ['base', 'shuffled', 'scale-1-5']
 """
 
-from attune_judge.sensitivity._analysis import RULE, analyze_sensitivity
-from attune_judge.sensitivity._perturb import (
-    change_scale,
-    drop_anchors,
-    paraphrase_criteria,
-    remove_criterion,
-    replace_instructions,
-    rescale_level,
-    shuffle_criteria,
-)
-from attune_judge.sensitivity._resolve import Variant, apply_perturbation, resolve_variants
-from attune_judge.sensitivity._results import (
+from attune_judge.calibration import (
     CriterionShift,
     ModelScore,
     PairComparison,
@@ -42,34 +31,23 @@ from attune_judge.sensitivity._results import (
     VariantRanking,
     VariantVerdict,
 )
-from attune_judge.sensitivity._run import (
-    SensitivityConfig,
-    SensitivityResult,
-    default_lm,
-    design_factors,
-    judgment_tables,
-    run_sensitivity,
+from attune_judge.sensitivity._analysis import analyze_sensitivity
+from attune_judge.sensitivity._perturb import (
+    change_scale,
+    drop_anchors,
+    paraphrase_criteria,
+    remove_criterion,
+    rescale_level,
+    shuffle_criteria,
 )
-from attune_judge.sensitivity._summary import sensitivity_block, tau_matrix
+from attune_judge.sensitivity._resolve import Variant, resolve_variants
+from attune_judge.sensitivity._run import SensitivityConfig, SensitivityResult, run_sensitivity
+from attune_judge.sensitivity._summary import tau_matrix
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
-from attune_judge.sensitivity._variance import (
-    FACTOR_ORDER,
-    is_proportional,
-    variance_decomposition,
-)
-from attune_judge.sensitivity._variants import (
-    BASE_VARIANT,
-    AnalysisSettings,
-    VariantsFile,
-    load_variants,
-    parse_variants,
-)
+from attune_judge.sensitivity._variance import is_proportional, variance_decomposition
+from attune_judge.sensitivity._variants import load_variants, parse_variants
 
 __all__ = [
-    "BASE_VARIANT",
-    "FACTOR_ORDER",
-    "RULE",
-    "AnalysisSettings",
     "CriterionShift",
     "CriterionTable",
     "ModelScore",
@@ -83,24 +61,17 @@ __all__ = [
     "Variant",
     "VariantRanking",
     "VariantVerdict",
-    "VariantsFile",
     "analyze_sensitivity",
-    "apply_perturbation",
     "change_scale",
-    "default_lm",
-    "design_factors",
     "drop_anchors",
     "is_proportional",
-    "judgment_tables",
     "load_variants",
     "paraphrase_criteria",
     "parse_variants",
     "remove_criterion",
-    "replace_instructions",
     "rescale_level",
     "resolve_variants",
     "run_sensitivity",
-    "sensitivity_block",
     "shuffle_criteria",
     "tau_matrix",
     "variance_decomposition",

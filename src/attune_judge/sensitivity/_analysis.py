@@ -29,20 +29,22 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge.calibration import MIN_CLUSTERS, IntervalMethod, bootstrap_weights
+from attune_judge.calibration import (
+    MIN_CLUSTERS,
+    IntervalMethod,
+    PairComparison,
+    SensitivityAnalysis,
+    VarianceDecomposition,
+    VariantRanking,
+    VariantVerdict,
+    bootstrap_weights,
+)
 from attune_judge.sensitivity._paired import (
     VariantBoot,
     aligned_sums,
     criterion_shifts,
     pair_comparisons,
     ranking,
-)
-from attune_judge.sensitivity._results import (
-    PairComparison,
-    SensitivityAnalysis,
-    VarianceDecomposition,
-    VariantRanking,
-    VariantVerdict,
 )
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
 

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.lm import ModelOptions
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
-from attune_judge.sensitivity._results import SensitivityAnalysis
 
 __all__ = ["SensitivityConfig", "SensitivityResult"]
 

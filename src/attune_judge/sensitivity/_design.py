@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge.calibration import VarianceDecomposition
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.sensitivity._resolve import Variant
-from attune_judge.sensitivity._results import VarianceDecomposition
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
 from attune_judge.sensitivity._variance import variance_decomposition
 from attune_judge.sensitivity._variants import BASE_VARIANT, VariantsFile

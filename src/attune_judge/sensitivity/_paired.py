@@ -10,9 +10,13 @@ import numpy as np
 
 from attune_judge.calibration import (
     ClusterSums,
+    CriterionShift,
     IntervalMethod,
     Metric,
+    ModelScore,
+    PairComparison,
     PairedBootstrapResult,
+    VariantRanking,
     difference_intervals,
     interval_endpoints,
     paired_cluster_bootstrap,
@@ -20,12 +24,6 @@ from attune_judge.calibration import (
     ranks_of,
     ratio_replicates,
     tau_b_rows,
-)
-from attune_judge.sensitivity._results import (
-    CriterionShift,
-    ModelScore,
-    PairComparison,
-    VariantRanking,
 )
 from attune_judge.sensitivity._table import CriterionTable, FloatArray, StrArray
 

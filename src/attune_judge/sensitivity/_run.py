@@ -19,10 +19,11 @@ writes it afterwards with the report package's ``write_sensitivity_report``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from attune_judge.calibration import SensitivityAnalysis, VarianceDecomposition
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
@@ -39,7 +40,6 @@ from attune_judge.sensitivity._judges import (
     default_lm,
     sensitivity_judges,
 )
-from attune_judge.sensitivity._results import SensitivityAnalysis, VarianceDecomposition
 from attune_judge.sensitivity._summary import sensitivity_block
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
 from attune_judge.sensitivity._variants import AnalysisSettings
@@ -99,26 +99,25 @@ def run_sensitivity(
     )
     judge_ids = {name: j.judge_id for name, j in judges.items()}
     B = config.bootstrap_replicates or spec.analysis.bootstrap_replicates
-    result = _judge(config, items, list(_unique(judges).values()), B, lm_factory, executor)
-    run_dir = RunDir(config.out)
-    effective = effective_judgments(run_dir.read_judgments())
-    scores, criteria = judgment_tables(variants, judge_ids, items, effective)
-    design = design_factors(spec, variants)
-    variance, variance_error = decompose_variance(
-        scores, variants, judge_ids, design, spec.analysis.variance_method
-    )
-    analysis, error = _analyse(scores, criteria, variance, spec.analysis, B)
-    summary = dict(result.summary)
-    summary["kind"] = "sensitivity"
-    summary["sensitivity"] = sensitivity_block(
-        spec,
-        variants,
-        judge_ids,
-        analysis,
-        design=design,
-        notes=[n for n in (error, variance_error) if n],
-    )
-    run_dir.write_json(run_dir.summary_path, summary)
+    found: dict[str, Any] = {}
+
+    def study(summary: dict[str, Any]) -> dict[str, Any]:
+        effective = effective_judgments(RunDir(config.out).read_judgments())
+        scores, criteria = judgment_tables(variants, judge_ids, items, effective)
+        design = design_factors(spec, variants)
+        variance, variance_error = decompose_variance(
+            scores, variants, judge_ids, design, spec.analysis.variance_method
+        )
+        found["analysis"], found["error"] = _analyse(scores, criteria, variance, spec.analysis, B)
+        notes = [n for n in (found["error"], variance_error) if n]
+        block = sensitivity_block(
+            spec, variants, judge_ids, found["analysis"], design=design, notes=notes
+        )
+        return {**summary, "kind": "sensitivity", "sensitivity": block}
+
+    unique = list(_unique(judges).values())
+    result = _judge(config, items, unique, B, lm_factory, executor, study)
+    analysis, error = found.get("analysis"), found.get("error")
     return SensitivityResult(
         run_dir=Path(config.out),
         judge_ids=judge_ids,
@@ -138,8 +137,10 @@ def _judge(
     B: int,
     lm_factory: LMFactory | None,
     executor: Any,
+    study: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> RunResult:
-    """Plan every (item, judge) task and run them with the runner, on ``config``'s executor."""
+    """Plan every (item, judge) task and run them with the runner, on ``config``'s executor;
+    ``study`` adds the analysis to the summary (see ``run_tasks(extend_summary=...)``)."""
     from attune_judge.runner import (
         EXECUTOR_FIELDS,
         JudgeFactory,
@@ -183,6 +184,7 @@ def _judge(
             **execution_options(config),
             fsync=config.fsync,
             bootstrap_B=B,
+            extend_summary=study,
         )
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.sensitivity._resolve import Variant
-from attune_judge.sensitivity._results import SensitivityAnalysis
 from attune_judge.sensitivity._variants import BASE_VARIANT, VariantsFile
 
 __all__ = ["sensitivity_block", "tau_matrix"]

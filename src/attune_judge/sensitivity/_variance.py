@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge.sensitivity._results import VarianceComponent, VarianceDecomposition
+from attune_judge.calibration import VarianceComponent, VarianceDecomposition
 from attune_judge.sensitivity._table import FloatArray
 
 __all__ = ["FACTOR_ORDER", "is_proportional", "variance_decomposition"]

@@ -226,19 +226,17 @@ def run_bench(
     ``write_bench_report(result.run_dir)``, which Python callers call themselves when they
     want it.
     """
-    from attune_judge.data import load_attunebench, write_jsonl
+    from attune_judge.data import load_attunebench
     from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import (
         EXECUTOR_FIELDS,
         FailureBudget,
         JudgeFactory,
-        RunDir,
         Task,
         fingerprint_inputs,
         run_tasks,
         scaled_executor,
     )
-    from attune_judge.tasks._analysis import analyse_records
 
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
@@ -286,9 +284,29 @@ def run_bench(
             budget=FailureBudget(max_failure_rate=config.max_failure_rate),
             quiet=config.quiet,
             bootstrap_B=200,
+            extend_summary=lambda summary: _bench_summary(config, plan, summary),
         )
-    records = _records(RunDir(config.out), plan)
+    return BenchResult(
+        run_dir=Path(config.out),
+        n_units=len(plan),
+        n_skipped=result.n_skipped,
+        n_run=result.n_run,
+        stopped=result.stopped,
+        summary=result.summary,
+    )
+
+
+def _bench_summary(
+    config: BenchConfig, plan: Sequence[Any], runner_summary: dict[str, Any]
+) -> dict[str, Any]:
+    """The bench's ``summary.json``: the runner's run facts and the per-task analysis (the
+    records are also written to ``records.jsonl``)."""
+    from attune_judge.data import write_jsonl
+    from attune_judge.runner import RunDir
+    from attune_judge.tasks._analysis import analyse_records
+
     run_dir = RunDir(config.out)
+    records = _records(run_dir, plan)
     write_jsonl(run_dir.path / "records.jsonl", records)
     analysis = analyse_records(
         records,
@@ -299,22 +317,14 @@ def run_bench(
     )
     summary = {
         "kind": "bench",
-        "run": result.summary.get("run", {}),
+        "run": runner_summary.get("run", {}),
         "bench": analysis,
         "degenerate": _degenerate_draft_judges(run_dir, plan),
     }
-    panels = _draft_panels(RunDir(config.out), plan, seed=config.seed, B=config.bootstrap_B)
+    panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_B)
     if panels:
         summary["panels"] = panels
-    run_dir.write_json(run_dir.summary_path, summary)
-    return BenchResult(
-        run_dir=run_dir.path,
-        n_units=len(plan),
-        n_skipped=result.n_skipped,
-        n_run=result.n_run,
-        stopped=result.stopped,
-        summary=summary,
-    )
+    return summary
 
 
 def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:

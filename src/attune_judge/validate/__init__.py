@@ -15,29 +15,14 @@ This layer reads files and writes run directories; the statistics themselves are
 :mod:`attune_judge.calibration` (no I/O, no DSPy).
 """
 
-from attune_judge.validate._baselines import baseline_comparison
-from attune_judge.validate._calibrate import (
-    LEVELS,
-    TIE_POLICIES,
-    CalibrationOutcome,
-    calibrate_files,
-)
-from attune_judge.validate._files import (
-    RecordKind,
-    check_human_labels,
-    check_level,
-    jsonl_path,
-    record_kind,
-)
-from attune_judge.validate._judge import ValidationResult, validate_judge, validation_judge
-from attune_judge.validate._preferences import calibrate_preferences, preference_block
+from attune_judge.validate._calibrate import CalibrationOutcome, calibrate_files
+from attune_judge.validate._files import check_human_labels, record_kind
+from attune_judge.validate._judge import ValidationResult, validate_judge
 from attune_judge.validate._rank import (
-    PPIRank,
     pairwise_ranking_markdown,
     ppi_rank,
     rank_pairwise,
     rank_scores,
-    read_scores,
 )
 from attune_judge.validate._recorded import (
     JudgeRow,
@@ -51,43 +36,28 @@ from attune_judge.validate._report import (
     validation_sections,
     write_validation_report,
 )
-from attune_judge.validate._rundir import CALIBRATE_MANIFEST, check_out_dir, write_run_dir
 from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
 
 __all__ = [
-    "CALIBRATE_MANIFEST",
-    "LEVELS",
-    "TIE_POLICIES",
     "VALIDATION_SETS",
     "CalibrationOutcome",
     "JudgeRow",
-    "PPIRank",
-    "RecordKind",
     "RecordedJudges",
     "ValidationResult",
     "ValidationSet",
-    "baseline_comparison",
     "calibrate_files",
-    "calibrate_preferences",
     "check_human_labels",
-    "check_level",
-    "check_out_dir",
-    "jsonl_path",
     "judge_rows",
     "judge_rows_markdown",
     "judge_rows_table",
     "load_calibration_set",
     "pairwise_ranking_markdown",
     "ppi_rank",
-    "preference_block",
     "rank_pairwise",
     "rank_scores",
-    "read_scores",
     "record_kind",
     "recorded_judges_vs_experts",
     "validate_judge",
-    "validation_judge",
     "validation_sections",
-    "write_run_dir",
     "write_validation_report",
 ]

@@ -16,8 +16,6 @@ from pydantic import BaseModel, Field
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
-from attune_judge._schema_version import SCHEMA_VERSION
-from attune_judge._secrets import redact
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
@@ -25,6 +23,7 @@ from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 from attune_judge.runner import effective_judgments, failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.runs import write_summary
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
@@ -306,7 +305,6 @@ def validate_judge(
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {_counts(reasons) or 0}.")
     degenerate = _degenerate([j for j in judgments if j.item_id in ids])
     summary: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
         "kind": "validate",
         "degenerate": degenerate,
     }
@@ -369,10 +367,7 @@ def validate_judge(
         "seed": seed,
         "notes": notes,
     }
-    (out / "summary.json").write_text(
-        redact(json.dumps(summary, indent=1, ensure_ascii=False, default=str) + "\n"),
-        encoding="utf-8",
-    )
+    write_summary(out, json.loads(json.dumps(summary, default=str)))
     # the hand-written summary stays beside the full report (which replaces report.md)
     (out / "validation.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     if report_files:

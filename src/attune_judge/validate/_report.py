@@ -20,6 +20,7 @@ from attune_judge.report import (
     Section,
     Table,
     calibration_report_sections,
+    load_run,
     manifest_section,
     read_json,
     recorded_judges_section,
@@ -145,7 +146,7 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
 
 def write_validation_report(run_dir: Path) -> tuple[Path, Path]:
     """``report.md`` / ``report.html`` of a ``validate`` run directory (its summary.json)."""
-    summary = read_json(run_dir / "summary.json")
+    summary = load_run(run_dir).summary
     info: Mapping[str, Any] = summary.get("validation") or {}
     sections = validation_sections(summary)
     runner = read_json(run_dir / "run" / "manifest.json")

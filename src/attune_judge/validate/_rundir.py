@@ -1,16 +1,15 @@
 """Run directories of the commands that run no judge (``calibrate``, ``rank --human``):
-``manifest.json`` (what was asked), ``summary.json`` (the numbers, with ``schema_version``)
-and the report through :func:`attune_judge.report.write_report`.
+``manifest.json`` (what was asked), ``summary.json`` (the numbers, through
+:func:`attune_judge.runs.write_summary`) and the report through
+:func:`attune_judge.report.write_report`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
 
-from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge._version import __version__
 from attune_judge.errors import UserError
 
@@ -43,14 +42,18 @@ def check_out_dir(out: Path, command: str = CALIBRATE_MANIFEST, option: str = "-
 
 def write_manifest(out: Path, command: str, arguments: dict[str, Any]) -> None:
     """``manifest.json``: the command, when, its (non-``None``) arguments, the version."""
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "command": command,
-        "created_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "arguments": {k: v for k, v in arguments.items() if v is not None},
-        "versions": {"attune-judge": __version__},
-    }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    from attune_judge.runs import CommandManifest
+    from attune_judge.runs import write_manifest as write
+
+    arguments = json.loads(json.dumps(arguments, default=str))
+    write(
+        out,
+        CommandManifest(
+            command=command,
+            arguments={k: v for k, v in arguments.items() if v is not None},
+            versions={"attune-judge": __version__},
+        ),
+    )
 
 
 def write_run_dir(
@@ -74,8 +77,7 @@ def write_run_dir(
         return write_calibration_run(
             out, calibration["report"], human=calibration["human"], judge=calibration["judge"]
         )
-    body = {"schema_version": SCHEMA_VERSION, **summary}
-    (out / "summary.json").write_text(
-        json.dumps(body, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-    )
+    from attune_judge.runs import write_summary
+
+    write_summary(out, json.loads(json.dumps(summary, default=str)))
     return write_report(out)

@@ -6,25 +6,12 @@ items and a report of counts, unmatched ids and value ranges); :func:`write_resu
 
 from pathlib import Path
 
-from attune_judge.data.adapters._duo import DUO_DIMENSIONS, convert_duo
-from attune_judge.data.adapters._empathic import (
-    EC_RATERS,
-    EC_SOURCES,
-    EcSource,
-    convert_empathic_communication,
-)
+from attune_judge.data.adapters._duo import convert_duo
+from attune_judge.data.adapters._empathic import EC_SOURCES, convert_empathic_communication
 from attune_judge.data.adapters._esconv import ESCONV_STRATEGIES, convert_esconv
-from attune_judge.data.adapters._ieval import (
-    IEVAL_BOTS,
-    IEVAL_STATEMENTS,
-    convert_ieval,
-    parse_ieval_chat_log,
-)
+from attune_judge.data.adapters._ieval import convert_ieval, parse_ieval_chat_log
 from attune_judge.data.adapters._result import (
-    AdapterReport,
     AdapterResult,
-    messages_to_item,
-    parse_number,
     parse_transcript,
     value_ranges,
     write_result,
@@ -32,26 +19,17 @@ from attune_judge.data.adapters._result import (
 from attune_judge.errors import UserError
 
 __all__ = [
-    "DUO_DIMENSIONS",
-    "EC_RATERS",
     "EC_SOURCES",
     "ESCONV_STRATEGIES",
-    "IEVAL_BOTS",
-    "IEVAL_STATEMENTS",
-    "AdapterReport",
     "AdapterResult",
-    "EcSource",
     "convert",
     "convert_duo",
     "convert_empathic_communication",
     "convert_esconv",
     "convert_ieval",
-    "messages_to_item",
     "parse_ieval_chat_log",
-    "parse_number",
     "parse_transcript",
     "value_ranges",
-    "write_result",
 ]
 
 

@@ -1,10 +1,11 @@
-"""Result models of the sensitivity analysis (all serialise with ``model_dump()``)."""
+"""Result models of the sensitivity analysis (all serialise with ``model_dump()``): the
+statistics layer's types, so the run record and the report read them without the study."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from attune_judge.calibration import Metric, ResultModel
+from attune_judge.calibration._results import Metric, ResultModel
 
 __all__ = [
     "CriterionShift",

@@ -1,0 +1,117 @@
+"""The one writer and the one reader of a run directory's records.
+
+Every command writes ``summary.json`` through :func:`write_summary` (validated against its
+kind's model, ``schema_version`` stamped, secrets redacted, written atomically) and every
+reader loads it through :func:`read_summary` into the typed model. ``manifest.json`` is
+written by :func:`write_manifest`.
+
+Older layouts: a summary without ``schema_version`` was written before versioning and is
+read as version 1 (:data:`MIGRATIONS` lists the upgrades of older versions; there are none
+yet). A summary of a newer version than :data:`SCHEMA_VERSION` is refused with one line
+naming both versions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.errors import UserError
+from attune_judge.runs._files import write_json
+from attune_judge.runs._records import RunSummary, parse_summary
+
+__all__ = [
+    "MIGRATIONS",
+    "SUMMARY_FILE",
+    "read_summary",
+    "summary_json",
+    "write_manifest",
+    "write_summary",
+]
+
+SUMMARY_FILE = "summary.json"
+"""The summary's file name inside a run directory."""
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+"""``version → upgrade`` of a summary of that version to the next one (applied in turn up to
+:data:`SCHEMA_VERSION`)."""
+
+
+def summary_json(summary: RunSummary) -> dict[str, Any]:
+    """The JSON object of a typed summary, as :func:`write_summary` writes it (the fields a
+    writer set; ``schema_version`` and ``kind`` always): ``read_summary`` then
+    ``summary_json`` gives back the file's object."""
+    data = summary.model_dump(mode="json", exclude_unset=True)
+    return {"schema_version": summary.schema_version, "kind": summary.kind, **data}
+
+
+def write_summary(run_dir: Path | str, summary: RunSummary | Mapping[str, Any]) -> RunSummary:
+    """Write ``<run_dir>/summary.json``: the typed summary of its kind, stamped with
+    :data:`SCHEMA_VERSION`, redacted, atomically. Returns the typed summary written.
+
+    A mapping is first read into its kind's model (a writer's layout error is a
+    ``pydantic.ValidationError``, a bug to fix, never a silent file).
+    """
+    model = summary if isinstance(summary, RunSummary) else parse_summary(dict(summary))
+    model.schema_version = SCHEMA_VERSION
+    write_json(Path(run_dir) / SUMMARY_FILE, summary_json(model))
+    return model
+
+
+def write_manifest(run_dir: Path | str, manifest: BaseModel) -> None:
+    """Write ``<run_dir>/manifest.json`` (a :class:`RunManifest` or :class:`CommandManifest`)."""
+    write_json(Path(run_dir) / "manifest.json", manifest.model_dump(mode="json"))
+
+
+def _field(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return f"field {loc}: {err['msg']}"
+
+
+def read_summary(run_dir: Path | str) -> RunSummary | None:
+    """The typed summary of a run directory (``None`` when it has no ``summary.json``).
+
+    ``run_dir`` may also be the ``summary.json`` file itself.
+
+    Raises
+    ------
+    UserError
+        One line naming the file: not JSON, not an object, a newer ``schema_version`` than
+        this attune-judge reads, or a field that does not have its kind's layout.
+    """
+    path = Path(run_dir)
+    if path.is_dir() or path.name != SUMMARY_FILE:
+        path = path / SUMMARY_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read it as JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object at the top level")
+    version = data.get("schema_version", 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise UserError(f"{path}: schema_version {version!r} is not a layout version")
+    if version > SCHEMA_VERSION:
+        raise UserError(
+            f"{path}: schema_version {version} is newer than this attune-judge reads "
+            f"({SCHEMA_VERSION}); upgrade attune-judge to read it"
+        )
+    for v in range(version, SCHEMA_VERSION):
+        data = MIGRATIONS[v](data)
+    try:
+        return parse_summary(data)
+    except ValidationError as exc:
+        raise UserError(
+            f"{path}: not a {data.get('kind', 'score')} summary of schema_version "
+            f"{version} ({_field(exc)})"
+        ) from None
+    except ValueError as exc:  # an unknown kind
+        raise UserError(f"{path}: {exc}") from None

@@ -1,0 +1,75 @@
+"""The one writer and reader of ``summary.json``: stamped, redacted, atomic, versioned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attune_judge.errors import UserError
+from attune_judge.runs import (
+    SCHEMA_VERSION,
+    PpiSummary,
+    read_summary,
+    summary_json,
+    write_summary,
+)
+
+
+def test_write_stamps_the_version_and_redacts_and_read_gives_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOME_API_KEY", "sk-secret-value-123")
+    written = write_summary(
+        tmp_path, {"kind": "ppi", "ppi": {"note": "key sk-secret-value-123 at http://u:pw@h/x"}}
+    )
+    text = (tmp_path / "summary.json").read_text("utf-8")
+    assert "sk-secret-value-123" not in text and ":pw@" not in text
+    data = json.loads(text)
+    assert data == {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "ppi",
+        "ppi": {"note": "key *** at http://u:***@h/x"},
+    }
+    assert not list(tmp_path.glob("*.tmp"))
+    record = read_summary(tmp_path)
+    assert isinstance(record, PpiSummary) and isinstance(written, PpiSummary)
+    assert summary_json(record) == data
+    assert read_summary(tmp_path / "summary.json") == record
+    assert read_summary(tmp_path / "empty") is None
+
+
+def test_a_writer_layout_error_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="ppi"):
+        write_summary(tmp_path, {"kind": "ppi"})
+    assert not (tmp_path / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"schema_version": 99, "kind": "ppi", "ppi": {}}', "schema_version 99 is newer"),
+        ('{"schema_version": "one", "kind": "ppi", "ppi": {}}', "'one' is not a layout version"),
+        ('{"kind": "ppi"}', "not a ppi summary of schema_version 1 (field ppi: Field required)"),
+        ('{"kind": "ppi", "ppi": {}, "extra": 1}', "field extra: Extra inputs"),
+        ('{"kind": "nope"}', "unknown summary kind 'nope'"),
+        ("[1]", "expected a JSON object"),
+        ("{", "cannot read it as JSON"),
+    ],
+)
+def test_bad_or_newer_summaries_are_refused_in_one_line(
+    tmp_path: Path, body: str, message: str
+) -> None:
+    (tmp_path / "summary.json").write_text(body, "utf-8")
+    with pytest.raises(UserError) as err:
+        read_summary(tmp_path)
+    assert message in str(err.value) and str(tmp_path / "summary.json") in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_summary_from_before_versioning_reads_as_version_1(tmp_path: Path) -> None:
+    (tmp_path / "summary.json").write_text('{"kind": "ppi", "ppi": {"rows": []}}', "utf-8")
+    record = read_summary(tmp_path)
+    assert isinstance(record, PpiSummary) and record.schema_version == 1
+    assert summary_json(record)["schema_version"] == 1
