@@ -126,10 +126,12 @@ def test_timeout_cuts_a_hung_request(tmp_path: Path, capsys: pytest.CaptureFixtu
     with openai_stub(_reference_answer) as server:
         server.delay_s = 2.0
         argv = ["judge", str(path), "--lm", "openai/stub", "--api-base", server.url]
-        assert _cli([*argv, "--no-cache", "--timeout", "0.3"]) == 0
-    judgment = json.loads(capsys.readouterr().out)
+        assert _cli([*argv, "--no-cache", "--timeout", "0.3"]) == 3  # a failed judgment
+    captured = capsys.readouterr()
+    judgment = json.loads(captured.out)
     assert judgment["status"] == "lm_error"
     assert "timeout" in judgment["error"].lower()
+    assert captured.err.startswith("error: judgment lm_error: ")
 
 
 def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:

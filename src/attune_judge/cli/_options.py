@@ -39,6 +39,7 @@ __all__ = [
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
+    "NoReferenceOption",
     "ParseRetriesOption",
     "PerCriterionOption",
     "PriceInOption",
@@ -256,6 +257,15 @@ PerCriterionOption = Annotated[
         "--per-criterion",
         help="One short call per criterion instead of one call for all (implied by "
         "--score-mode expected and by checklist rubrics).",
+    ),
+]
+
+NoReferenceOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-reference",
+        help="Withhold the reference reply from the judge (reference rubrics), so items "
+        "without one (every shipped set in data/) are judged instead of refused.",
     ),
 ]
 

@@ -13,10 +13,12 @@ from attune_judge.lm._calls import (
     evict,
     retry_after_of,
     trim_history,
+    typed_call_kwargs,
 )
 from attune_judge.lm._errors import is_transient_error
-from attune_judge.lm._handle import ModelHandle, model_handle, register_model
+from attune_judge.lm._handle import ModelHandle, model_handle, register_model, server_identity
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
+from attune_judge.lm._log import LIBRARY_LOGGERS, library_output_to
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import check_provider_prefix, suggest_model
 from attune_judge.lm._resolve import (
@@ -40,6 +42,9 @@ from attune_judge.lm._settings import (
     ResponseFormat,
     env_int,
     env_setting,
+    has_model_settings,
+    member_api_base,
+    parse_model_spec,
     read_env,
 )
 from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
@@ -57,6 +62,7 @@ __all__ = [
     "ENV_VARS",
     "HISTORY_KEEP",
     "KEY_ENV_VARS",
+    "LIBRARY_LOGGERS",
     "PARSE_REASONS",
     "QUOTED_PREFIX",
     "AsyncLocalEngine",
@@ -77,13 +83,16 @@ __all__ = [
     "env_int",
     "env_setting",
     "evict",
+    "has_model_settings",
     "is_transient_error",
+    "library_output_to",
     "lm_model_string",
     "lm_response_format",
     "lm_spec",
     "local_lm",
     "make_adapter",
     "make_response",
+    "member_api_base",
     "model_handle",
     "neutralize",
     "neutralize_markers",
@@ -91,6 +100,7 @@ __all__ = [
     "neutralize_value",
     "output_schema",
     "parse_failure",
+    "parse_model_spec",
     "prompt_size",
     "read_env",
     "register_model",
@@ -101,8 +111,10 @@ __all__ = [
     "resolve_timeout",
     "response_format_for",
     "retry_after_of",
+    "server_identity",
     "strict_parse",
     "suggest_model",
     "trim_history",
+    "typed_call_kwargs",
     "untrusted",
 ]
