@@ -83,12 +83,15 @@ def _print_result(result: RunResult) -> None:
         cost = totals.get("cost_usd")
         known = totals.get("cost_usd_known")
         unpriced = int(totals.get("n_judged") or 0) - int(totals.get("n_cost_known") or 0)
-        money = (
-            f"${cost:.4f}"
-            if cost is not None
-            else f"${known or 0.0:.4f} known + {unpriced} judgment(s) with an unknown price "
-            "(--price-in/--price-out)"
-        )
+        if cost is not None:
+            money = f"${cost:.4f}"
+        elif known is not None:  # a jury with a priced member: its part is known
+            money = (
+                f"${known:.4f} known + {unpriced} judgment(s) with an unknown price "
+                "(--price-in/--price-out)"
+            )
+        else:
+            money = f"unknown ({unpriced} judgment(s) without a price: --price-in/--price-out)"
         print(
             f"cost {money}; tokens {tokens['prompt']} in, {tokens['completion']} out, "
             f"{tokens['calls']} calls"
