@@ -26,6 +26,7 @@ from attune_judge.align._optimize import (
     OptimizerName,
     OptimizerSettings,
     estimate_budget,
+    gepa_metric_cap,
     run_optimizer,
     to_examples,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "crossfit_score_map",
     "estimate_budget",
     "fit_score_map",
+    "gepa_metric_cap",
     "held_out_items",
     "held_out_proof",
     "is_aligned_judge",
