@@ -130,7 +130,9 @@ def set_title(
     bold_chars = max(int(width_in * 11.5), 24)
     lines = textwrap.wrap(title, bold_chars)
     note_lines = [ln for n in notes for ln in textwrap.wrap(n, int(bold_chars * 1.2))]
-    ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines))
+    # wrap=True: re-wrapped at draw time to the figure's right edge, once the layout has
+    # moved the axes (long tick labels): the estimate above alone could still clip a title
+    ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines), wrap=True)
     if note_lines:
         ax.annotate(
             "\n".join(note_lines),
@@ -142,6 +144,7 @@ def set_title(
             ha="left",
             fontsize=8,
             color="#333333",
+            wrap=True,
         )
 
 
