@@ -87,7 +87,7 @@ def test_unpriced_model_cost_is_unknown(tmp_path: Path, capsys: pytest.CaptureFi
     with openai_stub(_reference_answer) as server:
         assert _score(run, server.url) == 0
     assert all(j["cost"] is None for j in read_jsonl_rows(run / "judgments.jsonl"))
-    assert "cost unknown;" in capsys.readouterr().out
+    assert "cost unknown (19 judgment(s) without a price" in capsys.readouterr().out
     with openai_stub(_reference_answer) as server:
         assert _score(tmp_path / "r2", server.url, "--max-cost", "1") == 2
         assert server.requests == []

@@ -130,9 +130,7 @@ def set_title(
     bold_chars = max(int(width_in * 11.5), 24)
     lines = textwrap.wrap(title, bold_chars)
     note_lines = [ln for n in notes for ln in textwrap.wrap(n, int(bold_chars * 1.2))]
-    # wrap=True: re-wrapped at draw time to the figure's right edge, once the layout has
-    # moved the axes (long tick labels): the estimate above alone could still clip a title
-    ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines), wrap=True)
+    ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines))
     if note_lines:
         ax.annotate(
             "\n".join(note_lines),
@@ -144,7 +142,6 @@ def set_title(
             ha="left",
             fontsize=8,
             color="#333333",
-            wrap=True,
         )
 
 
