@@ -103,6 +103,6 @@ def _quiet_litellm() -> None:
     if "litellm" not in sys.modules:  # not imported yet: nothing to quiet (and no slow import)
         return
     try:
-        sys.modules["litellm"].suppress_debug_info = True
+        sys.modules["litellm"].suppress_debug_info = True  # type: ignore[attr-defined]
     except Exception:  # pragma: no cover - a LiteLLM without the switch
         return
