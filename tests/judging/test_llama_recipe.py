@@ -49,6 +49,7 @@ def _cli(argv: list[str]) -> int:
     return 0
 
 
+@pytest.mark.timeout(1800)
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_the_readme_llama_cpp_recipe_runs_in_both_score_modes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
