@@ -272,8 +272,9 @@ def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> di
         lm = member.get("lm")
         model = lm.get("lm") if isinstance(lm, Mapping) else lm
         server = lm.get("api_base") if isinstance(lm, Mapping) else None
-        name = str(model or hash_spec(member)) + (f"@{server}" if server else "")
-        names[hash_spec(member)] = name
+        names[hash_spec(member)] = str(model or hash_spec(member)) + (
+            f"@{server}" if server else ""
+        )
     out: dict[str, dict[str, Any]] = {
         name: {
             "judge_id": jid,

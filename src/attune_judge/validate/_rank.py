@@ -354,7 +354,7 @@ def _fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) 
     aligned = spec.get("aligned") if isinstance(spec, dict) else None
     if not isinstance(aligned, dict):
         return None
-    where = (manifest.get("arguments") or {}).get("rubric")
+    where = str((manifest.get("arguments") or {}).get("rubric") or "")
     if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
         "artifact_hash"
     ):
