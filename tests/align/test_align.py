@@ -113,3 +113,20 @@ def test_mipro_and_gepa_run_within_the_estimate(tmp_path: Path, name: str) -> No
     else:  # GEPA rewrites instructions only; this engine learns only from demonstrations
         assert res.proof.improvement.estimate == 0.0
         assert "not distinguishable" in res.proof.verdict
+
+
+def test_gepa_stays_within_a_tight_max_calls(tmp_path: Path) -> None:
+    """GEPA checks its metric-call cap only between rounds: the cap it is given leaves room for
+    the round begun below it and for the reflections, so every call (optimizer and held-out
+    evaluation, counted by the model itself) stays within --max-calls (issue 29: 216 > 200)."""
+    from attune_judge.align import gepa_metric_cap
+
+    engine = ScriptedEngine(learner)
+    max_calls = 110
+    res = align_judge(_config(tmp_path, "gepa", max_calls=max_calls), lm=engine.lm(), echo=print)
+    n_dev = len(res.split.items["dev"])
+    cap = gepa_metric_cap(max_calls - 2 * len(res.split.items["test"]), n_dev=n_dev)
+    assert cap > 0 and res.budget.total_calls <= max_calls
+    assert res.optimizer_calls <= res.budget.optimizer_calls
+    assert res.optimizer_calls + res.evaluation_calls <= max_calls
+    assert engine.calls <= max_calls

@@ -93,6 +93,7 @@ def test_align_then_score_and_judge_with_the_artifact(
             str(items),
             "--rubric",
             "empathic-communication-epitome",
+            "--no-reference",  # the items have none (a reference rubric would refuse them)
             "--lm",
             "scripted/judge",
             "-o",
@@ -101,6 +102,7 @@ def test_align_then_score_and_judge_with_the_artifact(
         ],
         capsys,
     )
+    assert code == 0, err
     plain = read_jsonl(tmp_path / "plain" / "judgments.jsonl", Judgment)
     assert {j.judge_id for j in plain}.isdisjoint({j.judge_id for j in js})
     # resuming the aligned run into the plain run's folder is refused, never mixed

@@ -41,7 +41,7 @@ def test_judge_sends_exactly_one_request(
     path.write_text(item.model_dump_json(), "utf-8")
     with _always("server_error") as server:
         argv = ["judge", str(path), "--lm", "openai/fake", "--api-base", server.url, "--no-cache"]
-        assert _cli([*argv, "--response-format", "json_object"]) == 0
+        assert _cli([*argv, "--response-format", "json_object"]) == 3  # a failed judgment
         assert server.requests == 1
     assert json.loads(capsys.readouterr().out)["status"] == "lm_error"
 

@@ -126,10 +126,12 @@ def test_timeout_cuts_a_hung_request(tmp_path: Path, capsys: pytest.CaptureFixtu
     with openai_stub(_reference_answer) as server:
         server.delay_s = 2.0
         argv = ["judge", str(path), "--lm", "openai/stub", "--api-base", server.url]
-        assert _cli([*argv, "--no-cache", "--timeout", "0.3"]) == 0
-    judgment = json.loads(capsys.readouterr().out)
+        assert _cli([*argv, "--no-cache", "--timeout", "0.3"]) == 3  # a failed judgment
+    captured = capsys.readouterr()
+    judgment = json.loads(captured.out)
     assert judgment["status"] == "lm_error"
     assert "timeout" in judgment["error"].lower()
+    assert captured.err.startswith("error: judgment lm_error: ")
 
 
 def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
@@ -154,3 +156,18 @@ def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
     kwargs = judge.lm.kwargs
     assert (kwargs["temperature"], kwargs["max_tokens"], kwargs["timeout"]) == (0.2, 99, 4.0)
     assert judge.spec["lm"]["response_format"] == "json_object"
+
+
+def test_expected_score_requests_send_the_limit_every_server_honours(tmp_path: Path) -> None:
+    """llama-cpp-python's server ignores ``max_completion_tokens`` (DSPy's name for the limit)
+    and writes until its context is full: a server is sent ``max_tokens`` (issue 29)."""
+    (item,), _, _ = sample_items(1)
+    path = tmp_path / "item.json"
+    path.write_text(item.model_dump_json(), "utf-8")
+    with openai_stub(lambda body: "4") as server:
+        argv = ["judge", str(path), "--lm", "openai/stub", "--api-base", server.url, "--no-cache"]
+        code = _cli([*argv, "--score-mode", "expected"])
+    assert code == 2  # the stub returns no logprobs: refused with one line
+    body = server.requests[0]
+    assert body["max_tokens"] == 4 and "max_completion_tokens" not in body
+    assert body["logprobs"] is True and body["top_logprobs"] == 20

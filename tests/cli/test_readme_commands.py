@@ -42,6 +42,8 @@ ELSEWHERE_PREFIXES = {
     "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
     "attune-judge report judges/duo": "tests/align/test_readme_workflow.py",
     "attune-judge calibrate --human labels.jsonl --judge runs/score": "tests/annotate/test_cli.py",
+    "attune-judge score data/samples/attunebench/conversation_5.json --models original --lm "
+    "openai/smollm2 ": "tests/judging/test_llama_recipe.py",
     "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --batch": (
         "tests/cli/test_batch_cli.py"
     ),

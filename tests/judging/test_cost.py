@@ -87,7 +87,7 @@ def test_unpriced_model_cost_is_unknown(tmp_path: Path, capsys: pytest.CaptureFi
     with openai_stub(_reference_answer) as server:
         assert _score(run, server.url) == 0
     assert all(j["cost"] is None for j in read_jsonl_rows(run / "judgments.jsonl"))
-    assert "cost unknown;" in capsys.readouterr().out
+    assert "cost unknown (19 judgment(s) without a price" in capsys.readouterr().out
     with openai_stub(_reference_answer) as server:
         assert _score(tmp_path / "r2", server.url, "--max-cost", "1") == 2
         assert server.requests == []
@@ -99,17 +99,17 @@ def test_max_cost_stops_before_spending_more(
 ) -> None:
     run = tmp_path / "run"
     prices = ["--price-in", "2", "--price-out", "10"]
+    # one server throughout: the server's address is part of the judge id (issue 29)
     with openai_stub(_reference_answer) as server:
         # 0.0004 per judgment: the third reaches 0.001, and no fourth request starts
         assert _score(run, server.url, *prices, "--max-cost", "0.001") == 3
         assert len(server.requests) == 3
-    assert len(read_jsonl_rows(run / "judgments.jsonl")) == 3
-    assert "cost budget reached" in capsys.readouterr().err
-    with openai_stub(_reference_answer) as server:
+        assert len(read_jsonl_rows(run / "judgments.jsonl")) == 3
+        assert "cost budget reached" in capsys.readouterr().err
         # resumed with the same budget: spent already, nothing is sent
         assert _score(run, server.url, *prices, "--max-cost", "0.001") == 3
-        assert server.requests == []
+        assert len(server.requests) == 3
         # a larger budget goes on from where it stopped
         assert _score(run, server.url, *prices, "--max-cost", "0.0021") == 3
-        assert len(server.requests) == 3  # 6 x 0.0004 = 0.0024 >= 0.0021
+        assert len(server.requests) == 6  # 6 x 0.0004 = 0.0024 >= 0.0021
     assert len(read_jsonl_rows(run / "judgments.jsonl")) == 6

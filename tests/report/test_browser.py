@@ -133,3 +133,64 @@ def test_reports_render_in_headless_chromium(tmp_path: Path) -> None:
                     Path(keep, f"{name}.png").write_bytes(shot.read_bytes())
         finally:
             browser.close()
+
+
+MODELS4 = ["gpt-4.1-mini-2025-04-14", "claude-sonnet-4-5-20250929", "gemini-2.5-flash", "local"]
+
+
+def _bench_with_four_models(path: Path) -> Path:
+    """The bench run of :func:`make_run_dir` with four long-named models on both tasks."""
+    import json
+
+    from tests.report._rundir import _row
+
+    run = make_run_dir(path, kinds=("bench",))
+    summary = json.loads((run / "summary.json").read_text("utf-8"))
+    bench = summary["bench"]
+    bench["models"] = MODELS4
+    for n, task in enumerate(bench["tasks"].values()):
+        order = MODELS4 if n == 0 else MODELS4[::-1]
+        task["leaderboard"]["rows"] = [
+            _row(m, 0.8 - 0.1 * i, i + 1, [i + 1, min(i + 2, 4)]) for i, m in enumerate(order)
+        ]
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    return run
+
+
+@pytest.mark.browser
+def test_reports_fit_a_1280_px_window(tmp_path: Path) -> None:
+    """At 1280 px no element is wider than the page and no table scrolls sideways: every
+    column of a four-model bench table is visible (issue 29)."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    runs = {name: make_run_dir(tmp_path / name, kinds=c[0]) for name, c in CASES.items()}
+    runs["bench-4-models"] = _bench_with_four_models(tmp_path / "bench4")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            for name, run in runs.items():
+                _, html_path = write_report(run)
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(html_path.as_uri(), wait_until="load")
+                page.screenshot(path=str(tmp_path / f"{name}-1280.png"), full_page=True)
+                found = page.evaluate(
+                    """() => {
+                      const w = document.documentElement.clientWidth;
+                      const wide = [];
+                      for (const el of document.querySelectorAll('body *')) {
+                        const r = el.getBoundingClientRect();
+                        if (r.width > 0 && r.right > w + 1) wide.push(el.tagName + ' ' + r.right);
+                      }
+                      const scrolls = Array.from(document.querySelectorAll('.table-wrap'))
+                        .filter(d => d.scrollWidth > d.clientWidth + 1)
+                        .map(d => d.innerText.slice(0, 60));
+                      return {page: document.documentElement.scrollWidth - w, wide, scrolls};
+                    }"""
+                )
+                page.close()
+                assert found["page"] <= 0, (name, found)
+                assert found["wide"] == [], (name, found["wide"][:5])
+                assert found["scrolls"] == [], (name, found["scrolls"])
+        finally:
+            browser.close()

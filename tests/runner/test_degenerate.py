@@ -202,3 +202,24 @@ def test_bench_warns_for_a_constant_drafting_judge(
     assert "warning: degenerate drafting judge" in err
     assert "Degenerate judge" in (out / "report.md").read_text("utf-8")
     parse_summary(summary)
+
+
+def test_pairwise_judge_is_degenerate_only_when_every_verdict_is_the_same() -> None:
+    """Issue 29: 22 pairs answered A, B or tie and 6 ``inconsistent`` are not "inconsistent
+    to every item"; one verdict on every pair is degenerate."""
+
+    def pair(i: int, verdict: str) -> Judgment:
+        scores = (
+            {}
+            if verdict == "inconsistent"
+            else {"a_win": {"A": 1.0, "tie": 0.5, "B": 0.0}[verdict]}
+        )
+        return Judgment(item_id=f"p{i}", judge_id="J", verdict=verdict, scores=scores)
+
+    mixed = [pair(i, "ABtie"[i % 3] if i % 3 < 2 else "tie") for i in range(22)]
+    mixed += [pair(22 + i, "inconsistent") for i in range(6)]
+    assert degenerate_judgments(mixed) == []
+    (finding,) = degenerate_judgments([pair(i, "inconsistent") for i in range(6)])
+    assert finding["criterion"] == "verdict" and finding["value"] == "inconsistent"
+    (finding,) = degenerate_judgments([pair(i, "A") for i in range(6)])
+    assert finding["criterion"] == "verdict" and finding["value"] == "A"

@@ -76,3 +76,33 @@ def test_not_a_run_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert _cli(["export", str(tmp_path), "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
     assert "no judgments.jsonl" in err and "Traceback" not in err
+
+
+def test_sums_over_the_export_equal_the_summary(tmp_path: Path) -> None:
+    """A judgment's tokens, calls and cost are on its first row only: summing a column of the
+    exported table gives the run's totals of summary.json (not once per criterion)."""
+    from tests._openai_stub import openai_stub
+    from tests.judging._stub_judges import requested_fields
+
+    def reply(body: dict[str, object]) -> str:
+        return json.dumps({n: "ok" if n == "rationale" else 4 for n in requested_fields(body)})
+
+    out = tmp_path / "run"
+    with openai_stub(reply) as server:
+        argv = ["score", str(SAMPLES), "--lm", "openai/stub", "--api-base", server.url, "-q"]
+        argv += ["--models", "original", "--price-in", "2.5", "--price-out", "10", "-o", str(out)]
+        assert _cli(argv) == 0
+    table = tmp_path / "t.csv"
+    assert _cli(["export", str(out), "-o", str(table)]) == 0
+    frame = pd.read_csv(table)
+    judgments = _judgments(out)
+    assert len(frame) == 4 * len(judgments)  # four criteria per judgment
+    totals = json.loads((out / "summary.json").read_text("utf-8"))["run"]["totals"]
+    assert frame["prompt_tokens"].sum() == totals["tokens"]["prompt"] > 0
+    assert frame["completion_tokens"].sum() == totals["tokens"]["completion"] > 0
+    assert frame["calls"].sum() == totals["tokens"]["calls"] == len(judgments)
+    assert frame["cost_usd"].sum() == pytest.approx(totals["cost_usd"])
+    # the stub reports 100 prompt and 20 completion tokens per request, priced by hand
+    assert totals["cost_usd"] == pytest.approx(len(judgments) * (100 * 2.5 + 20 * 10) / 1e6)
+    per_judgment = frame.groupby("item_id")["cost_usd"].count()
+    assert (per_judgment == 1).all()  # exactly one row of each judgment carries its cost

@@ -181,9 +181,13 @@ def test_mixed_faults_are_counted_exactly_and_never_scored(
     tmp_path: Path, isolated_cache: Path
 ) -> None:
     items = write_items(tmp_path / "items.jsonl", n_conv=15, n_turns=4)  # 120 items
+    # one server (the server is part of the cache key): faulty now, always ok below
     with FaultServer(MIX, seed=3, retry_after_s=0) as server:
         judgments = _run(tmp_path, server, "run1", cache=True)
         log = list(server.log)
+        server.mix = {}  # now always ok
+        again = _run(tmp_path, server, "run2", cache=True)
+        second = list(server.log)[len(log) :]
     assert len(judgments) == len(items) == len({j.item_id for j in judgments})
     # requests sent == attempts recorded == requests recorded
     assert len(log) == sum(j.details["attempts"] for j in judgments)
@@ -207,9 +211,6 @@ def test_mixed_faults_are_counted_exactly_and_never_scored(
 
     # a new run directory on the same cache: ok answers come from the cache, but no failed
     # answer is ever replayed -- every item that was not ok is asked again
-    with FaultServer(seed=4) as server:  # now always ok
-        again = _run(tmp_path, server, "run2", cache=True)
-        second = list(server.log)
     first_status = {j.item_id: j.status for j in judgments}
     asked = {i for i, cand in by_candidate.items() if any(cand in r.user_text for r in second)}
     assert asked == {i for i, s in first_status.items() if s != "ok"}

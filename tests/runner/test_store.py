@@ -58,14 +58,15 @@ def test_a_damaged_manifest_is_a_user_error_naming_the_file(tmp_path: Path) -> N
         RunDir(tmp_path).read_manifest()
 
 
-def test_progress_is_silent_when_quiet_or_not_a_terminal(
+def test_progress_is_silent_when_quiet_or_shorter_than_its_interval(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # under pytest stderr is not a terminal: both give the silent counter
-    for quiet in (True, False):
+    # under pytest stderr is not a terminal: quiet gives the silent counter, otherwise plain
+    # lines at an interval (issue 29; tests/runner/test_progress_lines.py), none this short
+    for quiet, kind in ((True, "Progress"), (False, "_LineProgress")):
         with make_progress(3, quiet=quiet) as bar:
             bar.advance()
             bar.advance(failed=True)
-        assert type(bar).__name__ == "Progress"
+        assert type(bar).__name__ == kind
         assert (bar.done, bar.failed) == (2, 1)
-    assert capsys.readouterr() == ("", "")  # silent: nothing written at all
+    assert capsys.readouterr() == ("", "")  # nothing written at all

@@ -20,7 +20,10 @@ from attune_judge.align._artifact import (
 from attune_judge.align._data import LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
 from attune_judge.align._metric import item_agreement
-from attune_judge.align._optimize import OptimizerSettings
+from attune_judge.align._optimize import (
+    OptimizerSettings,
+    gepa_metric_cap,
+)
 from attune_judge.align._proof import length_baseline
 from attune_judge.align._run import AlignConfig, AlignResult, align_judge
 from attune_judge.align._split import Split, cluster_split
@@ -39,6 +42,7 @@ __all__ = [
     "cluster_split",
     "crossfit_score_map",
     "fit_score_map",
+    "gepa_metric_cap",
     "held_out_items",
     "is_aligned_judge",
     "item_agreement",

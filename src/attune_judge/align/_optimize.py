@@ -24,12 +24,14 @@ from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
 
 __all__ = [
+    "GEPA_ROUND_EXTRA",
     "OPTIMIZERS",
     "BudgetEstimate",
     "CallCounter",
     "OptimizerName",
     "OptimizerSettings",
     "estimate_budget",
+    "gepa_metric_cap",
     "run_optimizer",
     "to_examples",
 ]
@@ -113,6 +115,26 @@ def _cost(lm: Any, calls: int, prompt_tokens: int, completion_tokens: int) -> fl
     return calls * per_call
 
 
+GEPA_ROUND_EXTRA = 6
+"""GEPA checks its metric-call cap only between rounds, and a round evaluates a minibatch (3)
+before and after a reflection, plus the whole dev set when the new program does better: one
+round begun just below the cap may spend up to ``n_dev + 6`` more metric calls."""
+
+
+def gepa_metric_cap(calls: int, *, n_dev: int) -> int:
+    """The largest metric-call cap for GEPA whose worst case (the cap, one more round, and a
+    reflection per 3 metric calls; see :func:`estimate_budget`) stays within ``calls``.
+
+    >>> cap = gepa_metric_cap(200, n_dev=20)
+    >>> cap, cap + 20 + 6 + -(-(cap + 20 + 6) // 3) <= 200
+    (124, True)
+    """
+    metric = (max(calls, 0) * 3) // 4
+    while metric > 0 and metric + math.ceil(metric / 3) > calls:
+        metric -= 1
+    return metric - n_dev - GEPA_ROUND_EXTRA
+
+
 def estimate_budget(
     settings: OptimizerSettings,
     *,
@@ -128,7 +150,8 @@ def estimate_budget(
     ``bootstrap-fewshot``: (K + 3) candidate programs scored on dev, and up to K + 1
     bootstrapping passes over train. ``mipro`` (light): DSPy's own count — 15 prompt-model
     calls, bootstrapping 6 demo sets, 10 trials on dev (minibatches of 35 when dev > 50).
-    ``gepa``: the metric-call cap plus one reflection call per 3 of them.
+    ``gepa``: the metric-call cap, plus the round begun below it (:data:`GEPA_ROUND_EXTRA`
+    and the dev set), plus one reflection call per 3 metric calls.
     """
     name = settings.name
     k = settings.num_candidates
@@ -145,8 +168,12 @@ def estimate_budget(
         detail = f"15 proposal calls + 6 demo sets × {n_train} + {task} trial calls on dev"
     else:
         cap = settings.gepa_metric_calls or 0
-        opt = cap + math.ceil(cap / 3)
-        detail = f"{cap} metric calls + {math.ceil(cap / 3)} reflection calls"
+        metric = cap + n_dev + GEPA_ROUND_EXTRA  # the round begun below the cap is finished
+        opt = metric + math.ceil(metric / 3)
+        detail = (
+            f"{cap} metric calls + up to {n_dev + GEPA_ROUND_EXTRA} of the round begun below "
+            f"the cap + {math.ceil(metric / 3)} reflection calls"
+        )
     evaluation = 2 * n_test
     demos = settings.max_labeled_demos + (
         settings.max_bootstrapped_demos if name in ("bootstrap-fewshot", "mipro") else 0

@@ -25,10 +25,12 @@ from attune_judge.align._metric import (
     make_verdict_metric,
 )
 from attune_judge.align._optimize import (
+    GEPA_ROUND_EXTRA,
     BudgetEstimate,
     CallCounter,
     OptimizerSettings,
     estimate_budget,
+    gepa_metric_cap,
     run_optimizer,
     to_examples,
 )
@@ -38,6 +40,7 @@ from attune_judge.align._save import save_artifact
 from attune_judge.align._split import Split, cluster_split
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
+from attune_judge.lm import library_output_to
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
 
@@ -135,8 +138,12 @@ def _scores(j: Judgment) -> dict[str, float] | None:
     return dict(j.scores) if j.status == "ok" and j.scores else None
 
 
+ALIGN_LOG = "align.log"
+"""The optimizer's own output (DSPy's log lines and progress bars), in the output folder."""
+
+
 def _check_out(out: Path) -> None:
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+    if out.exists() and (not out.is_dir() or any(p.name != ALIGN_LOG for p in out.iterdir())):
         raise UserError(f"{out}: already exists and is not an empty folder; choose a new --out")
 
 
@@ -235,12 +242,14 @@ def align_judge(
     opt = config.optimizer.model_copy()
     if opt.name == "gepa" and not opt.gepa_metric_calls:
         spare = (config.max_calls or 0) - evaluation_estimate
-        if spare <= 0:
+        cap = gepa_metric_cap(spare, n_dev=per * len(dev))
+        if cap < 1:
             raise UserError(
                 f"--optimizer gepa needs --max-calls above the {evaluation_estimate} calls of "
-                "the held-out evaluation"
+                f"the held-out evaluation plus GEPA's last round ({per * len(dev)} dev "
+                f"examples + {GEPA_ROUND_EXTRA}) and its reflections"
             )
-        opt.gepa_metric_calls = max(1, (spare * 3) // 4)
+        opt.gepa_metric_calls = cap
     budget = estimate_budget(
         opt,
         n_train=per * len(train),
@@ -282,8 +291,14 @@ def align_judge(
         metric = make_dspy_metric(rubric, kind, threshold=opt.metric_threshold, log=log)
         trainset, devset = to_examples(base, train, rubric), to_examples(base, dev, rubric)
     echo(f"optimising with {opt.name} on {len(trainset)} train / {len(devset)} dev examples ...")
-    counter = CallCounter(echo)
-    with dspy.context(callbacks=[counter.callback]):
+    console = sys.stderr  # our lines stay on the console while DSPy's go to the log
+    say = echo if echo is not _echo else (lambda text: print(text, file=console, flush=True))
+    counter = CallCounter(say)
+    say(f"  (DSPy's own log and progress bars: {out / ALIGN_LOG})")
+    with (
+        dspy.context(callbacks=[counter.callback]),
+        library_output_to(out / ALIGN_LOG, bars=True),
+    ):
         program = run_optimizer(base, trainset, devset, opt, metric)
     echo(f"optimizer done: {counter.calls} model calls")
     tuned: Any = build_judge(rubric, model, **options, **settings)

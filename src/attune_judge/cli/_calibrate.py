@@ -200,6 +200,8 @@ def rank(
         if res.report_files is not None:
             md, html = res.report_files
             print(f"report: {md} and {html.name}", file=sys.stderr)
+        for warning in res.data.get("warnings") or []:
+            print(f"warning: {warning}", file=sys.stderr)
         _emit(res.markdown, res.data, as_json, output)
         return
     pair = rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=ci)

@@ -27,7 +27,9 @@ def export(
     ),
 ) -> None:
     """Write a run's judgments as one long table: one row per item x criterion x judge, with
-    model, conversation, turn, status, tokens and cost. Python: load_run(RUN).to_pandas()."""
+    model, conversation, turn, status, tokens and cost (a judgment's tokens, calls, cost and
+    latency on its first row only, so column sums are the run's totals).
+    Python: load_run(RUN).to_pandas()."""
     from attune_judge.runner import export_run
 
     n = export_run(run, out, fmt.value)

@@ -7,6 +7,7 @@ variables, overridden by the options.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +20,7 @@ from attune_judge.cli._options import (
     JuryOption,
     LmsOption,
     MaxTokensOption,
+    NoReferenceOption,
     PerCriterionOption,
     ResponseFormatOption,
     ScoreModeOption,
@@ -45,9 +47,7 @@ def judge_command(
     seed: Annotated[int | None, typer.Option(help="Sampling seed.", envvar="ATTUNE_SEED")] = None,
     response_format: ResponseFormatOption = None,
     timeout: TimeoutOption = None,
-    no_reference: Annotated[
-        bool, typer.Option("--no-reference", help="Withhold the reference from the judge.")
-    ] = False,
+    no_reference: NoReferenceOption = False,
     reasoning: Annotated[
         bool, typer.Option("--reasoning", help="Let the judge reason before scoring.")
     ] = False,
@@ -56,7 +56,8 @@ def judge_command(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
     judge_artifact: JudgeArtifactOption = None,
 ) -> None:
-    """Judge one item and print the Judgment as JSON."""
+    """Judge one item and print the Judgment as JSON (exit 3 when it is not ok: lm_error,
+    parse_error or refused)."""
     import json
 
     from attune_judge._secrets import redact  # a key echoed by the model is never printed
@@ -91,6 +92,11 @@ def judge_command(
         print(redact(json.dumps([j.model_dump(mode="json") for j in result], indent=2)))
     else:
         print(redact(result.model_dump_json(indent=2)))
+    failed = [j for j in (result if isinstance(result, list) else [result]) if j.status != "ok"]
+    for j in failed:  # the JSON above says why; the exit code says that it failed
+        print(f"error: judgment {j.status}: {redact(str(j.error or ''))}", file=sys.stderr)
+    if failed:
+        raise typer.Exit(3)
 
 
 def register(app: typer.Typer) -> None:

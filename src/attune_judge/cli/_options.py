@@ -39,6 +39,7 @@ __all__ = [
     "MaxRetriesOption",
     "MaxTokensOption",
     "ModelsOption",
+    "NoReferenceOption",
     "ParseRetriesOption",
     "PerCriterionOption",
     "PriceInOption",
@@ -259,6 +260,15 @@ PerCriterionOption = Annotated[
     ),
 ]
 
+NoReferenceOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-reference",
+        help="Withhold the reference reply from the judge (reference rubrics), so items "
+        "without one (every shipped set in data/) are judged instead of refused.",
+    ),
+]
+
 
 class ExecutorKind(StrEnum):
     """Where judgments run: threads of this process, worker processes, or Ray actors."""
@@ -319,10 +329,11 @@ def model_options(
     ``lms`` (the command's ``--lm`` values) are checked with ``api_base`` first, before any
     heavy import (:func:`attune_judge.lm.check_model`), so an option error is immediate.
     """
-    from attune_judge.lm import ModelOptions, check_model
+    from attune_judge.lm import ModelOptions, check_model, member_api_base
 
-    for lm in [lms] if isinstance(lms, str) else lms or []:
-        check_model(lm, api_base)
+    several = [lms] if isinstance(lms, str) else list(lms or [])
+    for lm in several:
+        check_model(lm, member_api_base(lm, api_base, jury=len(several) > 1))
 
     return ModelOptions(
         temperature=temperature,

@@ -26,6 +26,7 @@ from attune_judge.cli._options import (
     MaxRetriesOption,
     MaxTokensOption,
     ModelsOption,
+    NoReferenceOption,
     ParseRetriesOption,
     PerCriterionOption,
     PriceInOption,
@@ -81,11 +82,16 @@ def _print_result(result: RunResult) -> None:
         tokens = totals["tokens"]
         cost = totals.get("cost_usd")
         known = totals.get("cost_usd_known")
-        money = (
-            f"${cost:.4f}"
-            if cost is not None
-            else "unknown" + (f" (${known:.4f} for the priced part)" if known else "")
-        )
+        unpriced = int(totals.get("n_judged") or 0) - int(totals.get("n_cost_known") or 0)
+        if cost is not None:
+            money = f"${cost:.4f}"
+        elif known is not None:  # a jury with a priced member: its part is known
+            money = (
+                f"${known:.4f} known + {unpriced} judgment(s) with an unknown price "
+                "(--price-in/--price-out)"
+            )
+        else:
+            money = f"unknown ({unpriced} judgment(s) without a price: --price-in/--price-out)"
         print(
             f"cost {money}; tokens {tokens['prompt']} in, {tokens['completion']} out, "
             f"{tokens['calls']} calls"
@@ -180,6 +186,7 @@ def score(
     timeout: TimeoutOption = None,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
+    no_reference: NoReferenceOption = False,
     executor: ExecutorOption = ExecutorKind.thread,
     workers: WorkersOption = DEFAULT_WORKERS,
     ray_address: RayAddressOption = None,
@@ -226,6 +233,7 @@ def score(
         ),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
+        use_reference=False if no_reference else None,
         candidates=candidates,
         models=split_csv(models),
         max_failure_rate=max_failure_rate,

@@ -162,6 +162,7 @@ def run_demo(
             B=B,
             seed=seed,
             judge=local_judge,
+            quiet=False,  # the demo's slow part: progress (plain lines without a terminal)
         )
         summary_json["local_judge"] = val.model_dump(mode="json")
         lines += ["c. " + val.summary[0], *val.summary[1:]]

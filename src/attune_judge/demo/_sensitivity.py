@@ -188,7 +188,7 @@ def demo_sensitivity(
         max_failure_rate=1.0,
         seed=seed,
         bootstrap_replicates=max(B, 100),
-        quiet=True,
+        quiet=False,
     )
     try:
         res = run_sensitivity(config, lm_factory=lm_factory or _capped_lm_factory(seed))

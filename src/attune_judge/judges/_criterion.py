@@ -20,6 +20,7 @@ costs nothing, and the runner resumes judgments like any other judge's.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -29,7 +30,6 @@ from attune_judge.judges._base import _usage, add_usage, item_judgment
 from attune_judge.judges._criterion_answer import (
     CriterionAnswer,
     ScoreMode,
-    evict_request,
     failed_answer,
     raw_text,
     read_answer,
@@ -41,7 +41,8 @@ from attune_judge.judges._criterion_prompt import (
 )
 from attune_judge.judges._distribution import DEFAULT_MAX_OUT_OF_SCALE
 from attune_judge.judges._judge_base import JudgeBase, Plan
-from attune_judge.lm import model_handle
+from attune_judge.lm import evict, model_handle, typed_call_kwargs
+from attune_judge.lm._timing import add_request
 from attune_judge.rubrics import Criterion, Rubric
 
 __all__ = ["SCORE_MODES", "CriterionJudge", "ScoreMode", "default_score_mode"]
@@ -109,7 +110,9 @@ class CriterionJudge(JudgeBase):
         self.use_reference = use_reference
         self.max_out_of_scale = max_out_of_scale
         self.prefill = model_handle(lm).prefill if prefill is None else bool(prefill)
-        self.labels = {c.id: criterion_labels(rubric, c) for c in rubric.criteria}
+        self.labels = {
+            c.id: criterion_labels(rubric, c, one_token=mode == "expected") for c in rubric.criteria
+        }
         self.demos = _demos_by_criterion(rubric, demos)
         options: dict[str, Any] = {
             "score_mode": mode,
@@ -139,11 +142,17 @@ class CriterionJudge(JudgeBase):
             for m in messages[1:]
         )
         kwargs = dict(getattr(self.lm, "kwargs", {}) or {})
+        limit = _ANSWER_TOKENS[self.score_mode]
+        # DSPy names the limit max_completion_tokens (OpenAI's field), which an
+        # OpenAI-compatible server such as llama-cpp-python's ignores (it then writes until its
+        # context is full): a server gets the max_tokens they all honour, sent as written
+        server = model_handle(self.lm).server is not None
         config = Config(
-            max_tokens=_ANSWER_TOKENS[self.score_mode],
+            max_tokens=None if server else limit,
             temperature=0.0 if self.score_mode == "expected" else kwargs.get("temperature"),
             seed=kwargs.get("seed"),
             logprobs=TOP_LOGPROBS if self.score_mode == "expected" else None,
+            extensions={"max_tokens": limit} if server else None,
         )
         return Request(
             model=self.lm.model, system=messages[0]["content"], messages=turns, config=config
@@ -155,13 +164,16 @@ class CriterionJudge(JudgeBase):
         from dspy.utils.usage_tracker import track_usage
 
         request = self._request(call, item)
+        started = time.perf_counter()
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
-                response = self.lm(request)
+                response = self.lm(request, **typed_call_kwargs(self.lm))
             except UserError:
                 raise
             except Exception as exc:
+                add_request(time.perf_counter() - started)
                 return failed_answer(exc, tracker)
+        add_request(time.perf_counter() - started)
         return self._done(call, request, response, tracker, False)
 
     async def _acall(self, item: JudgeItem, call: Criterion) -> CriterionAnswer:
@@ -170,13 +182,16 @@ class CriterionJudge(JudgeBase):
         from dspy.utils.usage_tracker import track_usage
 
         request = self._request(call, item)
+        started = time.perf_counter()
         with dspy.context(lm=self.lm), track_usage() as tracker:
             try:
-                response = await self.lm.acall(request)
+                response = await self.lm.acall(request, **typed_call_kwargs(self.lm))
             except UserError:
                 raise
             except Exception as exc:
+                add_request(time.perf_counter() - started)
                 return failed_answer(exc, tracker)
+        add_request(time.perf_counter() - started)
         return self._done(call, request, response, tracker, True)
 
     def _done(
@@ -195,7 +210,7 @@ class CriterionJudge(JudgeBase):
             model=self.lm.model,
         )
         if answer.status == "parse_error":
-            evict_request(self.lm, request, asynchronous)
+            evict(self.lm, request, asynchronous=asynchronous)
         return answer
 
     # --- one item ------------------------------------------------------------------------

@@ -27,6 +27,7 @@ __all__ = [
     "answer_prefix",
     "criterion_labels",
     "criterion_messages",
+    "multi_token_levels",
     "untrusted_text",
 ]
 
@@ -72,24 +73,43 @@ class CriterionDemo(BaseModel):
     """The label (a scale level; 0/1 for checklist no/yes)."""
 
 
-def criterion_labels(rubric: Rubric, criterion: Criterion) -> dict[int, tuple[str, ...]]:
-    """Level -> the answer texts that mean it (digits; ``yes``/``no`` for checklists)."""
+def criterion_labels(
+    rubric: Rubric, criterion: Criterion, *, one_token: bool = True
+) -> dict[int, tuple[str, ...]]:
+    """Level -> the answer texts that mean it (numbers; ``yes``/``no`` for checklists).
+
+    ``one_token`` (expected scores, read from the first answer token) needs levels 0..9.
+    """
     if rubric.kind == "checklist":
         return CHECKLIST_LABELS
     scale = rubric.scale_of(criterion.id)
     bad = [level for level in scale.levels if not 0 <= level <= 9]
-    if bad:
+    if bad and one_token:
         raise ValueError(
             f"criterion {criterion.id!r}: one-token answers need levels 0..9, not {bad}"
         )
     return {level: (str(level),) for level in scale.levels}
 
 
+def multi_token_levels(rubric: Rubric) -> list[str]:
+    """``criterion (min-max)`` of every criterion whose levels are not one digit each (expected
+    scores read one token: they cannot score those)."""
+    if rubric.kind == "checklist":
+        return []
+    out = []
+    for c in rubric.criteria:
+        scale = rubric.scale_of(c.id)
+        if any(not 0 <= level <= 9 for level in scale.levels):
+            out.append(f"{c.id} ({scale.min}-{scale.max})")
+    return out
+
+
 def _answer_rule(rubric: Rubric, criterion: Criterion) -> str:
     if rubric.kind == "checklist":
         return "Answer with one word: yes or no."
     scale = rubric.scale_of(criterion.id)
-    return f"Answer with a single digit from {scale.min} to {scale.max} and nothing else."
+    unit = "single digit" if 0 <= scale.min and scale.max <= 9 else "whole number"
+    return f"Answer with a {unit} from {scale.min} to {scale.max} and nothing else."
 
 
 def answer_prefix(rubric: Rubric) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from attune_judge.errors import UserError
 from attune_judge.judges._aligned import (
     AlignedJudge,
     aligned_rubric,
@@ -16,6 +18,7 @@ from attune_judge.judges._aligned import (
 from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._behaviour import BehaviourJudge
 from attune_judge.judges._criterion import SCORE_MODES, CriterionJudge, default_score_mode
+from attune_judge.judges._criterion_prompt import multi_token_levels
 from attune_judge.judges._jury import Jury, JuryMethod
 from attune_judge.judges._lexicon import LexiconJudge
 from attune_judge.judges._pairwise import PairwiseJudge
@@ -69,7 +72,7 @@ def _criterion_judge(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge | Non
     and checklist rubrics without reasoning); an error where they ask it of another judge."""
     mode = o.score_mode
     if rubric.kind in ("reference", "checklist") and not o.reasoning:
-        mode = mode or default_score_mode(model)
+        mode = _score_mode(rubric, model, mode)
         if mode == "expected" and o.per_criterion is False:
             raise ValueError("score_mode 'expected' asks one criterion per call (per_criterion)")
         if rubric.kind == "checklist" or mode == "expected" or o.per_criterion or o.demos:
@@ -90,6 +93,30 @@ def _criterion_judge(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge | Non
             + (" with reasoning" if o.reasoning else "")
         )
     return None
+
+
+def _score_mode(rubric: Rubric, model: Any, mode: str | None) -> str:
+    """The score mode: ``mode``, else the model's default. Expected scores read one token, so
+    a scale with two-digit levels (1-10) is scored from the sampled answer by default and
+    refused with an explicit ``expected``."""
+    wide = multi_token_levels(rubric)
+    if mode == "expected" and wide:
+        raise UserError(
+            f"rubric {rubric.id!r}: {', '.join(wide)} has levels that are not one digit; "
+            "--score-mode expected reads the score from one token (levels 0-9): use "
+            "--score-mode sampled"
+        )
+    if mode is None:
+        mode = default_score_mode(model)
+        if mode == "expected" and wide:
+            logging.getLogger(__name__).warning(
+                "rubric %s: %s: levels not one digit each, so scored from the sampled "
+                "answer (expected scores read one token)",
+                rubric.id,
+                ", ".join(wide),
+            )
+            mode = "sampled"
+    return mode
 
 
 def _no_reference_option(rubric: Rubric, o: JudgeOptions) -> None:

@@ -151,7 +151,8 @@ class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
                 item,
                 self.judge_id,
                 "no_reference",
-                f"item {item.item_id} has no reference; use use_reference=False to judge it",
+                f"item {item.item_id} has no reference reply; judge it without one: "
+                "--no-reference (use_reference=False)",
             )
         return None
 

@@ -18,7 +18,7 @@ from attune_judge.data import JudgeItem, Judgment, format_validation_error, read
 from attune_judge.errors import UserError
 from attune_judge.judges._factory import BASELINES, build_judge
 from attune_judge.judges._jury import Jury
-from attune_judge.lm import LMSettings, configure_cache
+from attune_judge.lm import LMSettings, configure_cache, member_api_base
 
 __all__ = ["judge_item", "read_judge_item"]
 
@@ -82,8 +82,18 @@ def judge_item(
     if per_criterion:
         options["per_criterion"] = True
     configure_cache(settings.cache_dir, enabled=settings.cache)
-    lm_options = settings.model_dump(exclude={"lm", "cache_dir"})
-    judges = [build_judge(rubric, m, **options, **lm_options) for m in models]
+    lm_options = settings.model_dump(exclude={"lm", "cache_dir", "api_base"})
+    several = len(models) > 1
+    judges = [
+        build_judge(
+            rubric,
+            m,
+            **options,
+            **lm_options,
+            api_base=member_api_base(m, settings.api_base, jury=several),
+        )
+        for m in models
+    ]
     if len(judges) == 1:
         return judges[0].judge(item)
     if jury == "none":

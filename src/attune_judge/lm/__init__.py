@@ -14,10 +14,12 @@ from attune_judge.lm._calls import (
     evict,
     retry_after_of,
     trim_history,
+    typed_call_kwargs,
 )
 from attune_judge.lm._errors import is_transient_error
-from attune_judge.lm._handle import ModelHandle, model_handle, register_model
+from attune_judge.lm._handle import ModelHandle, model_handle, register_model, server_identity
 from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
+from attune_judge.lm._log import LIBRARY_LOGGERS, library_output_to
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import suggest_model
 from attune_judge.lm._resolve import (
@@ -30,12 +32,27 @@ from attune_judge.lm._resolve import (
     resolve_lm,
     resolve_lm_from_settings,
 )
-from attune_judge.lm._settings import LMSettings, ModelOptions, env_int, env_setting, read_env
-from attune_judge.lm._strict import PARSE_REASONS, check_value, strict_parse
-from attune_judge.lm._untrusted import QUOTED_PREFIX, neutralize, neutralize_markers, untrusted
+from attune_judge.lm._settings import (
+    LMSettings,
+    ModelOptions,
+    env_int,
+    env_setting,
+    has_model_settings,
+    member_api_base,
+    parse_model_spec,
+    read_env,
+)
+from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
+from attune_judge.lm._untrusted import (
+    QUOTED_PREFIX,
+    neutralize,
+    neutralize_markers,
+    untrusted,
+)
 
 __all__ = [
     "HISTORY_KEEP",
+    "LIBRARY_LOGGERS",
     "PARSE_REASONS",
     "QUOTED_PREFIX",
     "AsyncLocalEngine",
@@ -54,16 +71,21 @@ __all__ = [
     "env_int",
     "env_setting",
     "evict",
+    "has_model_settings",
     "is_transient_error",
+    "library_output_to",
     "lm_response_format",
     "lm_spec",
     "local_lm",
     "make_adapter",
     "make_response",
+    "member_api_base",
     "model_handle",
     "neutralize",
     "neutralize_markers",
     "output_schema",
+    "parse_failure",
+    "parse_model_spec",
     "prompt_size",
     "read_env",
     "redact_request_cache",
@@ -75,8 +97,10 @@ __all__ = [
     "resolve_lm_from_settings",
     "response_format_for",
     "retry_after_of",
+    "server_identity",
     "strict_parse",
     "suggest_model",
     "trim_history",
+    "typed_call_kwargs",
     "untrusted",
 ]

@@ -23,6 +23,7 @@ __all__ = [
     "memoize_model_metadata",
     "retry_after_of",
     "trim_history",
+    "typed_call_kwargs",
 ]
 
 log = logging.getLogger(__name__)
@@ -189,17 +190,22 @@ class CallRecorder:
         return sum(1 for c in self.calls if not c.cache_hit)
 
 
-def evict(lm: Any, call: RecordedCall, *, asynchronous: bool) -> bool:
+def evict(lm: Any, call: RecordedCall | Any, *, asynchronous: bool) -> bool:
     """Remove ``call``'s answer from DSPy's request cache; ``True`` when an entry was removed.
 
-    The key is rebuilt with DSPy's own request preparation, as its executor does. Failures are
-    logged and ignored (eviction is a safeguard, never a reason to fail a judgment).
+    ``call`` is a :class:`RecordedCall` (a program call) or a ``dspy.lm15.Request`` sent with
+    :func:`typed_call_kwargs`. The key is rebuilt with DSPy's own request preparation, as its
+    executor does. Failures are logged and ignored (eviction is a safeguard, never a reason to
+    fail a judgment).
     """
     try:
         import dspy
         from dspy.clients.execution import IGNORED_CACHE_KEYS, prepare
 
-        prepared = prepare(lm, None, call.messages, call.kwargs, asynchronous=asynchronous)
+        if isinstance(call, RecordedCall):
+            prepared = prepare(lm, None, call.messages, call.kwargs, asynchronous=asynchronous)
+        else:
+            prepared = prepare(lm, call, None, typed_call_kwargs(lm), asynchronous=asynchronous)
         if not prepared.cache:
             return False
         cache = dspy.cache
@@ -218,6 +224,15 @@ def evict(lm: Any, call: RecordedCall, *, asynchronous: bool) -> bool:
     except Exception as exc:  # pragma: no cover - depends on DSPy internals
         log.warning("could not evict a failed answer from the request cache: %s", exc)
         return False
+
+
+def typed_call_kwargs(lm: Any) -> dict[str, Any]:
+    """Keywords of a call of ``lm`` with a ``dspy.lm15.Request``: the server's cache salt
+    (DSPy keys a typed request by the request alone, which names no server)."""
+    from attune_judge.lm._handle import model_handle
+
+    salt = model_handle(lm).cache_salt
+    return {} if salt is None else {"rollout_id": salt}
 
 
 def _seconds(value: Any) -> float | None:

@@ -11,14 +11,19 @@ long as its LM and the ``dspy.LM`` class is left as DSPy made it.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import hashlib
 import threading
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from attune_judge._secrets import redact_url
 from attune_judge.lm._settings import ResponseFormat
 
-__all__ = ["ModelHandle", "model_handle", "register_model"]
+__all__ = ["ModelHandle", "model_handle", "register_model", "server_identity", "server_of"]
 
 _LM = TypeVar("_LM")
 
@@ -36,6 +41,13 @@ class ModelHandle:
     prefill: bool = False
     """The engine continues a trailing assistant message and reports token logprobs
     (the embedded model): per-criterion judges default to expected scores on it."""
+    server: str | None = None
+    """The server the LM answers from (its ``api_base``, credentials redacted; ``None`` for a
+    provider's own endpoint or the embedded model): part of the judge id and, through
+    :data:`ModelHandle.cache_salt`, of every request's cache key."""
+    cache_salt: int | None = None
+    """DSPy's ``rollout_id`` that keeps the cached answers of one server apart from another's
+    (DSPy's cache key leaves ``api_base`` out); ``None`` without a server."""
 
 
 _HANDLES: weakref.WeakKeyDictionary[Any, ModelHandle] = weakref.WeakKeyDictionary()
@@ -69,3 +81,28 @@ def model_handle(lm: Any) -> ModelHandle:
 
 def _default(lm: Any) -> ModelHandle:
     return ModelHandle(model=str(getattr(lm, "model", None) or "unknown"))
+
+
+_UNSET = object()
+_IDENTITY: contextvars.ContextVar[Any] = contextvars.ContextVar("attune_server", default=_UNSET)
+
+
+@contextlib.contextmanager
+def server_identity(api_base: str | None) -> Iterator[None]:
+    """LMs resolved inside answer *as* ``api_base`` (their judge id and cache keys), whatever
+    address they are sent to: the batch collector stands in for the real server this way."""
+    token = _IDENTITY.set(api_base)
+    try:
+        yield
+    finally:
+        _IDENTITY.reset(token)
+
+
+def server_of(api_base: str | None) -> tuple[str | None, int | None]:
+    """The recorded server (credentials redacted) and its cache salt (DSPy ``rollout_id``)."""
+    chosen = _IDENTITY.get()
+    base = api_base if chosen is _UNSET else chosen
+    if base is None:
+        return None, None
+    shown = redact_url(str(base).rstrip("/"))
+    return shown, int(hashlib.sha256(shown.encode("utf-8")).hexdigest()[:12], 16)

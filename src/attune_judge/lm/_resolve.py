@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,9 +13,15 @@ from urllib.parse import urlparse
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
 from attune_judge.lm._calls import memoize_model_metadata
-from attune_judge.lm._handle import model_handle, register_model
+from attune_judge.lm._handle import model_handle, register_model, server_of
 from attune_judge.lm._prefix import check_provider_prefix
-from attune_judge.lm._settings import LMSettings, ResponseFormat, env_setting
+from attune_judge.lm._settings import (
+    LMSettings,
+    ResponseFormat,
+    env_setting,
+    has_model_settings,
+    parse_model_spec,
+)
 
 if TYPE_CHECKING:
     import dspy
@@ -154,6 +161,7 @@ def _check_provider(model: str) -> None:
         import litellm
     except ImportError:  # another engine may route it; let it try
         return
+    litellm.suppress_debug_info = True  # no "Give Feedback" banners: the judgment records it
     provider = model.split("/", 1)[0]
     known = {getattr(p, "value", p) for p in litellm.provider_list}
     if provider not in known:
@@ -188,11 +196,15 @@ def check_model(model: str | None, api_base: str | None = None) -> str:
     if not model or not model.strip():
         raise UserError("no model given: pass --lm or set ATTUNE_LM")
     model = model.strip()
-    if model == "local" or model.startswith("local:"):
+    name = model
+    if has_model_settings(model):  # MODEL@http://host/v1: the member's own server
+        name, own = parse_model_spec(model)
+        api_base = own.get("api_base", api_base)
+    if name == "local" or name.startswith("local:"):
         if api_base is not None:
             raise UserError("api_base cannot be used with the embedded model 'local'")
     else:
-        check_provider_prefix(model)
+        check_provider_prefix(name)
     return model
 
 
@@ -253,6 +265,11 @@ def resolve_lm(
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     model = check_model(model, api_base)  # before any heavy import: an option error is fast
+    if has_model_settings(model):  # MODEL@http://host/v1 or MODEL@key=value: its own settings
+        model, own = parse_model_spec(model)
+        api_base = own.get("api_base", api_base)
+        temperature = own.get("temperature", temperature)
+        max_tokens, seed = own.get("max_tokens", max_tokens), own.get("seed", seed)
     is_local = model == "local" or model.startswith("local:")
     import dspy
 
@@ -291,7 +308,25 @@ def resolve_lm(
             # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
             lm_kwargs.setdefault("max_retries", 0)
         memoize_model_metadata()  # DSPy's per-call price lookup: once per model
-        lm = dspy.LM(model, **lm_kwargs)
+        server, salt = server_of(api_base)
+        if salt is not None:
+            # DSPy's cache key leaves api_base out: two servers would share their answers.
+            # rollout_id is in the key and never sent (DSPy warns that it does not change
+            # sampling at temperature 0: here it only separates the caches, as intended).
+            lm_kwargs.setdefault("rollout_id", salt)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="rollout_id has no effect")
+                lm = dspy.LM(model, **lm_kwargs)
+        else:
+            lm = dspy.LM(model, **lm_kwargs)
+        return register_model(
+            lm,
+            model=model,
+            response_format=mode,
+            timeout_s=request_timeout,
+            server=server,
+            cache_salt=salt,
+        )
     return register_model(lm, model=model, response_format=mode, timeout_s=request_timeout)
 
 
@@ -359,12 +394,17 @@ def lm_response_format(lm: Any) -> ResponseFormat:
 
 
 def lm_spec(lm: Any) -> dict[str, Any]:
-    """JSON-serialisable identity of ``lm`` for judge specs: model string and decoding."""
+    """JSON-serialisable identity of ``lm`` for judge specs: model string (the served name),
+    decoding, response format and, for an OpenAI-compatible server, its address."""
     kwargs = dict(getattr(lm, "kwargs", {}) or {})
-    return {
+    spec = {
         "lm": lm_model_string(lm),
         "temperature": kwargs.get("temperature"),
         "max_tokens": kwargs.get("max_tokens", kwargs.get("max_completion_tokens")),
         "seed": kwargs.get("seed"),
         "response_format": lm_response_format(lm),
     }
+    server = model_handle(lm).server
+    if server is not None:  # absent otherwise, so hosted and embedded judges keep their ids
+        spec["api_base"] = server
+    return spec

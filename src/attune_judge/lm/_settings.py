@@ -25,6 +25,9 @@ __all__ = [
     "ResponseFormat",
     "env_int",
     "env_setting",
+    "has_model_settings",
+    "member_api_base",
+    "parse_model_spec",
     "read_env",
 ]
 
@@ -180,3 +183,68 @@ class ModelOptions(BaseModel):
     def as_kwargs(self) -> dict[str, Any]:
         """The options that were set, as keyword arguments."""
         return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+_SPEC_SETTINGS = {"temperature": float, "seed": int, "max_tokens": int, "api_base": str}
+
+
+def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """A model string with its own settings: ``MODEL@http://host:port/v1`` (its server) or
+    ``MODEL@key=value,...`` (``temperature``, ``seed``, ``max_tokens``, ``api_base``), so
+    that each member of a jury (or each evaluated model) can have its own. The settings
+    override the command's.
+
+    >>> parse_model_spec("local@temperature=0.7,seed=1")
+    ('local', {'temperature': 0.7, 'seed': 1})
+    >>> parse_model_spec("openai/qwen@http://10.0.0.2:8000/v1")
+    ('openai/qwen', {'api_base': 'http://10.0.0.2:8000/v1'})
+
+    Raises
+    ------
+    UserError
+        A setting that is not ``key=value`` with a known key and a valid value.
+    """
+    name, _, rest = spec.partition("@")
+    rest = rest.strip()
+    url = rest.lower().startswith(("http://", "https://"))  # a URL may hold "," and "@"
+    parts = ["api_base=" + rest] if url else rest.split(",")
+    settings: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in parts)):
+        key, eq, value = part.partition("=")
+        if not eq or key.strip() not in _SPEC_SETTINGS:
+            raise UserError(
+                f"model {spec!r}: bad setting {part!r}",
+                [
+                    "write MODEL@http://host:port/v1 or MODEL@key=value,... with key one of "
+                    + ", ".join(_SPEC_SETTINGS)
+                ],
+            )
+        try:
+            settings[key.strip()] = _SPEC_SETTINGS[key.strip()](value.strip())
+        except ValueError:
+            raise UserError(
+                f"model {spec!r}: {key.strip()}={value.strip()!r} is not valid"
+            ) from None
+    if not name.strip():
+        raise UserError(f"model {spec!r}: no model name before '@'")
+    return name.strip(), settings
+
+
+def has_model_settings(spec: str) -> bool:
+    """Whether ``spec`` carries settings after ``@`` (a URL or ``key=value``); a provider's
+    own ``name@version`` (Vertex AI) does not."""
+    rest = spec.partition("@")[2].strip().lower()
+    return rest.startswith(("http://", "https://")) or "=" in rest
+
+
+def member_api_base(lm: str, api_base: str | None, *, jury: bool) -> str | None:
+    """The command's ``--api-base`` for one judge model of several: not for the embedded model
+    of a jury (it runs in-process), so ``--lm local --lm openai/x --api-base URL`` works; a
+    member's own ``MODEL@URL`` wins over it anyway.
+
+    >>> member_api_base("local", "http://h:1/v1", jury=True)
+    >>> member_api_base("openai/x", "http://h:1/v1", jury=True)
+    'http://h:1/v1'
+    """
+    local = lm == "local" or lm.startswith(("local:", "local@"))
+    return None if jury and local else api_base

@@ -30,7 +30,8 @@ _CSS = """
 * { box-sizing: border-box; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
        sans-serif; color: var(--ink); margin: 0; background: #fff; }
-main { max-width: 980px; margin: 0 auto; padding: 24px 28px 64px; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 64px; }
+main p, main ul, main ol, .note, figcaption, .caption { max-width: 980px; }
 h1 { font-size: 1.7em; margin: 0.2em 0 0.1em; }
 h2 { font-size: 1.3em; margin-top: 2em; padding-bottom: 0.2em;
      border-bottom: 2px solid var(--rule); }
@@ -46,7 +47,8 @@ table { border-collapse: collapse; margin: 10px 0 6px; font-size: 0.92em;
         font-variant-numeric: tabular-nums; }
 th, td { border-bottom: 1px solid var(--rule); padding: 4px 10px; vertical-align: top; }
 th { background: var(--band); text-align: left; border-bottom: 2px solid #bbb; }
-td.r, th.r { text-align: right; white-space: nowrap; }
+td.r, th.r { text-align: right; }
+td.r { white-space: nowrap; }
 td.c, th.c { text-align: center; }
 tbody tr:nth-child(even) { background: #fbfbfb; }
 .caption { color: var(--muted); font-size: 0.88em; margin: 2px 0 12px; }

@@ -8,7 +8,9 @@ Cost is ``None`` ("unknown") only when no price is known; never a guessed 0.
 
 A jury's cost is the sum of its members' costs (each member at its own model's price); each
 member entry of the jury judgment (``details["members"]``) gets its own ``cost`` too, so the
-summary can sum tokens and cost per member model.
+summary can sum tokens and cost per member model. When a member has no price, the jury's cost
+is unknown, and ``details["cost_known"]`` / ``details["members_unpriced"]`` keep the priced
+members' part and how many answers had no price.
 """
 
 from __future__ import annotations
@@ -44,15 +46,18 @@ class Pricing(BaseModel):
             raise UserError("give both --price-in and --price-out (USD per million tokens)")
 
 
-def token_prices(model: str | None, pricing: Pricing) -> tuple[float, float] | None:
-    """``(USD per prompt token, USD per completion token)`` of ``model``, or ``None``."""
+def token_prices(
+    model: str | None, pricing: Pricing, server: str | None = None
+) -> tuple[float, float] | None:
+    """``(USD per prompt token, USD per completion token)`` of ``model`` (answering from
+    ``server``, its own ``api_base``), or ``None``."""
     if pricing.price_in is not None and pricing.price_out is not None:
         return pricing.price_in / 1e6, pricing.price_out / 1e6
     if not model:
         return None
     if model == "local" or model.startswith(("local:", "local/")):
         return 0.0, 0.0
-    if pricing.api_base is not None and model.startswith("openai/"):
+    if (server or pricing.api_base) is not None and model.startswith("openai/"):
         return None
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
@@ -71,17 +76,21 @@ def token_prices(model: str | None, pricing: Pricing) -> tuple[float, float] | N
     return None
 
 
-def _model(spec: Mapping[str, Any]) -> str | None:
+def _model(spec: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The model string of a judge spec and its own server (``None``: none recorded)."""
     lm = spec.get("lm")
     if isinstance(lm, Mapping):
-        return str(lm["lm"]) if lm.get("lm") else None
-    return lm if isinstance(lm, str) else None
+        server = lm.get("api_base")
+        return (str(lm["lm"]) if lm.get("lm") else None), (str(server) if server else None)
+    return (lm if isinstance(lm, str) else None), None
 
 
-def _priced(model: str | None, prompt: int, completion: int, pricing: Pricing) -> float | None:
+def _priced(
+    model: tuple[str | None, str | None], prompt: int, completion: int, pricing: Pricing
+) -> float | None:
     if prompt == 0 and completion == 0:
         return 0.0
-    prices = token_prices(model, pricing)
+    prices = token_prices(model[0], pricing, model[1])
     if prices is None:
         return None
     return prompt * prices[0] + completion * prices[1]
@@ -98,16 +107,21 @@ def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing)
 
         models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
         total: float | None = 0.0
+        known, unpriced = 0.0, 0
         for member in members:
             usage = member.get("usage") or {}
             cost = _priced(
-                models.get(str(member.get("judge_id"))),
+                models.get(str(member.get("judge_id")), (None, None)),
                 int(usage.get("prompt_tokens") or 0),
                 int(usage.get("completion_tokens") or 0),
                 pricing,
             )
             member["cost"] = cost
             total = None if cost is None or total is None else total + cost
+            known, unpriced = known + (cost or 0.0), unpriced + (cost is None)
+        if total is None:  # the priced members' part is still known
+            judgment.details["cost_known"] = known
+            judgment.details["members_unpriced"] = unpriced
         return total
     usage = judgment.usage
     return _priced(_model(spec), usage.prompt_tokens, usage.completion_tokens, pricing)

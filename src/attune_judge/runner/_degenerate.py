@@ -113,11 +113,13 @@ def degenerate_findings(
 
 
 def _answer(j: Judgment) -> dict[str, Any]:
-    """A judgment's answer: its criterion scores, else its verdict (pairwise) or overall."""
-    if j.scores:
-        return dict(j.scores)
+    """A judgment's answer: its verdict (pairwise: every verdict, ``inconsistent`` included,
+    so one verdict is constant only when every pair got it), else its criterion scores or
+    overall."""
     if j.verdict is not None:
         return {"verdict": j.verdict}
+    if j.scores:
+        return dict(j.scores)
     return {"overall": j.overall} if j.overall is not None else {}
 
 

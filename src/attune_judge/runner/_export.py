@@ -6,6 +6,10 @@ One row per item × criterion × judge, from the run's current judgments (the la
 an empty criterion, so every judgment is in the table and ``status`` says what happened. A
 jury's members appear as their own rows (``jury_id`` names the jury; their tokens and cost are
 counted in the jury's rows only). Columns: see :data:`EXPORT_COLUMNS`.
+
+The quantities of a whole judgment (:data:`JUDGMENT_QUANTITIES`: tokens, calls, cost, latency)
+are on its first row only and empty on its other criterion rows, so a column's sum over the
+table is the run's total (``summary.json``'s ``run.totals``), not a multiple of it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,14 @@ from attune_judge.runs import RunSummary, read_summary
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EXPORT_COLUMNS", "ExportFormat", "RunData", "export_run", "load_run"]
+__all__ = [
+    "EXPORT_COLUMNS",
+    "JUDGMENT_QUANTITIES",
+    "ExportFormat",
+    "RunData",
+    "export_run",
+    "load_run",
+]
 
 ExportFormat = Literal["csv", "parquet", "jsonl"]
 
@@ -51,6 +62,15 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "timestamp",
 )
 """The long table's columns, in order."""
+
+JUDGMENT_QUANTITIES: tuple[str, ...] = (
+    "prompt_tokens",
+    "completion_tokens",
+    "calls",
+    "cost_usd",
+    "latency_s",
+)
+"""Columns measured per judgment, not per criterion: filled on a judgment's first row only."""
 
 
 def _judge_model(spec: Mapping[str, Any] | None) -> str | None:
@@ -178,8 +198,9 @@ def _judgment_rows(
     if not j.scores:
         yield base
         return
-    for criterion, value in sorted(j.scores.items()):
-        yield {**base, "criterion": criterion, "value": value}
+    once = dict.fromkeys(JUDGMENT_QUANTITIES)  # later rows: the judgment's totals not again
+    for n, (criterion, value) in enumerate(sorted(j.scores.items())):
+        yield {**base, **(once if n else {}), "criterion": criterion, "value": value}
 
 
 def load_run(path: str | Path) -> RunData:

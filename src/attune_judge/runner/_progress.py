@@ -1,12 +1,21 @@
-"""Progress display: a rich bar with rate, ETA and failure count, silent when not a terminal."""
+"""Progress display: a rich bar on a terminal; without one (CI, ``nohup``, a log file) a plain
+line on stderr at a steady interval — done / total, ok / failed, rate, time left — so a long
+run is never silent. The interval is ``ATTUNE_PROGRESS_INTERVAL`` seconds (default 30); a run
+shorter than one interval prints nothing.
+"""
 
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from types import TracebackType
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["Progress", "make_progress"]
+__all__ = ["DEFAULT_PROGRESS_INTERVAL_S", "Progress", "make_progress", "progress_line"]
+
+DEFAULT_PROGRESS_INTERVAL_S = 30.0
+"""Seconds between plain progress lines (``ATTUNE_PROGRESS_INTERVAL``)."""
 
 
 class Progress:
@@ -88,8 +97,112 @@ class _RichProgress(Progress):
         self._bar.stop()
 
 
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def progress_line(description: str, done: int, total: int, failed: int, elapsed_s: float) -> str:
+    """One plain progress line.
+
+    >>> progress_line("judging", 30, 120, 2, 60.0)
+    'judging: 30/120 done (28 ok, 2 failed), 0.50/s, about 3 min 00 s left'
+    >>> progress_line("judging", 0, 10, 0, 5.0)
+    'judging: 0/10 done (0 ok, 0 failed), 0.00/s, time left unknown'
+    """
+    rate = done / elapsed_s if elapsed_s > 0 else 0.0
+    left = f"about {_duration((total - done) / rate)} left" if rate > 0 else "time left unknown"
+    return (
+        f"{description}: {done}/{total} done ({done - failed} ok, {failed} failed), "
+        f"{rate:.2f}/s, {left}"
+    )
+
+
+class _LineProgress(Progress):
+    """Plain lines on a stream every ``interval_s`` seconds (from a timer thread, so a line
+    comes even while one slow judgment runs), and a last line at the end if any was written."""
+
+    def __init__(
+        self, total: int, description: str, interval_s: float, stream: TextIO | None = None
+    ) -> None:
+        super().__init__(total, description)
+        self.interval_s = interval_s
+        self.stream = stream
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._started = 0.0
+        self.lines = 0
+
+    def advance(self, *, failed: bool = False) -> None:
+        with self._lock:
+            super().advance(failed=failed)
+
+    def _write(self) -> None:
+        with self._lock:
+            line = progress_line(
+                self.description,
+                self.done,
+                self.total,
+                self.failed,
+                time.monotonic() - self._started,
+            )
+        stream = self.stream or sys.stderr
+        try:
+            print(line, file=stream, flush=True)
+        except (OSError, ValueError):  # a closed stream never breaks a run
+            return
+        self.lines += 1
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._write()
+
+    def __enter__(self) -> Progress:
+        self._started = time.monotonic()
+        self._thread = threading.Thread(target=self._loop, name="attune-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.lines:  # the run was long enough to report: say where it ended
+            self._write()
+
+
+def _interval() -> float:
+    from attune_judge.lm import read_env
+
+    raw = read_env("ATTUNE_PROGRESS_INTERVAL")
+    try:
+        value = float(raw) if raw is not None else DEFAULT_PROGRESS_INTERVAL_S
+    except ValueError:
+        from attune_judge.errors import UserError
+
+        raise UserError(
+            f"environment variable ATTUNE_PROGRESS_INTERVAL: expected seconds, got {raw!r}"
+        ) from None
+    return value if value > 0 else DEFAULT_PROGRESS_INTERVAL_S
+
+
 def make_progress(total: int, *, quiet: bool, description: str = "judging") -> Progress:
-    """A rich progress bar on stderr, or a silent counter when quiet or stderr is no terminal."""
-    if quiet or not sys.stderr.isatty():
+    """A rich progress bar on a terminal's stderr; without a terminal, plain lines every
+    ``ATTUNE_PROGRESS_INTERVAL`` seconds; a silent counter when ``quiet``."""
+    if quiet:
         return Progress(total, description)
+    if not sys.stderr.isatty():
+        return _LineProgress(total, description, _interval())
     return _RichProgress(total, description)

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment
 from attune_judge.errors import Interrupted, UserError
+from attune_judge.lm import library_output_to
 from attune_judge.runner._cost import Pricing, judgment_cost
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
@@ -48,7 +49,17 @@ from attune_judge.runner._store import (
 from attune_judge.runner._summary import summarize
 from attune_judge.runs import read_summary, write_summary
 
-__all__ = ["EXIT_FAILURE_BUDGET", "FAILED_STATUSES", "FailureBudget", "RunResult", "run_tasks"]
+__all__ = [
+    "EXIT_FAILURE_BUDGET",
+    "FAILED_STATUSES",
+    "RUN_LOG",
+    "FailureBudget",
+    "RunResult",
+    "run_tasks",
+]
+
+RUN_LOG = "run.log"
+"""DSPy's and LiteLLM's own log lines during a run (not on the console)."""
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +165,7 @@ def _execute(
         with (
             run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
             make_progress(len(pending), quiet=quiet) as bar,
+            library_output_to(run_dir.path / RUN_LOG),
         ):
             for judgment in executor.map_unordered(fn, pending, stop=stop):
                 if pricing is not None and judgment.cost is None:
@@ -210,7 +222,8 @@ def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
         for part in [spec, *(spec.get("members") or [])]:
             lm = part.get("lm")
             model = lm.get("lm") if isinstance(lm, Mapping) else lm
-            if isinstance(model, str) and token_prices(model, pricing) is None:
+            server = lm.get("api_base") if isinstance(lm, Mapping) else None
+            if isinstance(model, str) and token_prices(model, pricing, server) is None:
                 unknown.add(model)
     if unknown:
         raise UserError(

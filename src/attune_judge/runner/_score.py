@@ -78,6 +78,9 @@ class ScoreConfig(BaseModel):
     """``sampled`` or ``expected`` (token probabilities); ``None``: by model."""
     per_criterion: bool = False
     """One call per criterion (implied by ``expected`` and checklist rubrics)."""
+    use_reference: bool | None = None
+    """Show the judge the reference reply (``None``: as the rubric's kind does: reference
+    rubrics show it); ``False`` (``--no-reference``) judges items that have none."""
     candidates: Path | None = None
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
@@ -171,7 +174,7 @@ def build_score_judges(config: ScoreConfig) -> list[Judge]:
     :class:`~attune_judge.judges.Jury` of the models when there are several)."""
     lms = score_lms(config)
     if len(lms) > 1 and config.jury == "none":
-        return [_one_judge(config, lm) for lm in lms]
+        return [_one_judge(config, lm, jury=True) for lm in lms]
     return [build_score_judge(config)]
 
 
@@ -189,22 +192,24 @@ def build_score_judge(config: ScoreConfig) -> Judge:
         raise ValueError("jury='none' gives one judge per model: use build_score_judges")
     from attune_judge.judges import Jury
 
-    return Jury([_one_judge(config, lm) for lm in lms], method=config.jury)
+    return Jury([_one_judge(config, lm, jury=True) for lm in lms], method=config.jury)
 
 
-def _one_judge(config: ScoreConfig, lm: str) -> Judge:
+def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env
+    from attune_judge.lm import configure_cache_from_env, member_api_base
 
     configure_cache_from_env()
     return build_judge(
         config.rubric,
         lm,
-        api_base=config.api_base,
+        api_base=member_api_base(lm, config.api_base, jury=jury),
         seed=config.seed,
         num_retries=0,
         **config.model_options.as_kwargs(),
-        **judge_mode_options(config.rubric, config.score_mode, config.per_criterion),
+        **judge_mode_options(
+            config.rubric, config.score_mode, config.per_criterion, config.use_reference
+        ),
     )
 
 
@@ -235,19 +240,22 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
         formats.append(lm["response_format"])
 
     def judges_for(url: str) -> list[Judge]:
-        return [
-            build_score_judge(
-                config.model_copy(
-                    update={
-                        "api_base": url,
-                        "model_options": config.model_options.model_copy(
-                            update={"response_format": fmt}
-                        ),
-                    }
-                )
+        from attune_judge.lm import server_identity
+
+        with server_identity(config.api_base):  # the collector answers as the real server
+            return [_batch_judge(url, fmt) for fmt in formats]
+
+    def _batch_judge(url: str, fmt: str) -> Judge:
+        return build_score_judge(
+            config.model_copy(
+                update={
+                    "api_base": url,
+                    "model_options": config.model_options.model_copy(
+                        update={"response_format": fmt}
+                    ),
+                }
             )
-            for fmt in formats
-        ]
+        )
 
     client = OpenAIBatchClient(
         config.api_base or "https://api.openai.com/v1", os.environ.get("OPENAI_API_KEY")
@@ -262,9 +270,16 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
 
 
 def judge_mode_options(
-    rubric: str, score_mode: str | None, per_criterion: bool
+    rubric: str, score_mode: str | None, per_criterion: bool, use_reference: bool | None = None
 ) -> dict[str, object]:
-    """``score_mode`` / ``per_criterion`` options for :func:`build_judge` (only those set)."""
+    """``score_mode`` / ``per_criterion`` / ``use_reference`` options for :func:`build_judge`
+    (only those set; ``use_reference`` only where the rubric has a reference to withhold).
+
+    Raises
+    ------
+    UserError
+        ``use_reference`` given for a pairwise or behaviour rubric (they have none).
+    """
     from attune_judge.judges import BASELINES
 
     if rubric in BASELINES:
@@ -274,7 +289,27 @@ def judge_mode_options(
         options["score_mode"] = score_mode
     if per_criterion:
         options["per_criterion"] = True
+    if use_reference is not None:
+        kind = rubric_kind(rubric)
+        if kind == "reference":
+            options["use_reference"] = use_reference
+        elif kind != "checklist":  # checklist questions are asked without it anyway
+            raise UserError(
+                f"--no-reference: rubric {rubric!r} is a {kind} rubric, which shows no reference"
+            )
     return options
+
+
+def _check_references(config: ScoreConfig, judges: Sequence[Judge], items: Sequence[Any]) -> None:
+    """Refuse up front a run whose judge needs the reference reply on data that has none."""
+    if any(i.reference for i in items):
+        return
+    members = [m for j in judges for m in (getattr(j, "members", None) or [j])]
+    if any(getattr(m, "use_reference", False) for m in members):
+        raise UserError(
+            f"{config.data}: no item has a reference reply, and rubric {config.rubric!r} shows "
+            "the judge one; judge without it: --no-reference"
+        )
 
 
 def rubric_kind(rubric: str) -> str:
@@ -349,6 +384,8 @@ def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args.pop("quiet", None)
     if not config.model_options.as_kwargs():  # manifests without options stay as they were
         args.pop("model_options", None)
+    if config.use_reference is None:
+        args.pop("use_reference", None)
     if config.executor == "thread":  # manifests of thread runs stay as they were
         for key in EXECUTOR_FIELDS:
             args.pop(key, None)
@@ -391,6 +428,7 @@ def run_score(
     paths = [config.data] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
     judge_list = list(judges) if judges is not None else build_score_judges(config)
+    _check_references(config, judge_list, items)
     tasks = plan_tasks(items, judge_list)
     pricing = Pricing(
         price_in=config.price_in, price_out=config.price_out, api_base=config.api_base

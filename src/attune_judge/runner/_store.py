@@ -280,8 +280,8 @@ class RunDir:
                 f"{self.path} holds a different run; refusing to mix judgments",
                 [
                     *diffs,
-                    "a changed rubric, model or decoding setting is a different judge_id; "
-                    "score it into a new output directory (-o)",
+                    "a changed rubric, model, server or decoding setting is a different "
+                    "judge_id; score it into a new output directory (-o)",
                 ],
             )
         return manifest.model_copy(

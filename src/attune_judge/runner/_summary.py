@@ -144,6 +144,12 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
         for name, value in j.scores.items():
             criteria[name].append(value)
     costs = [j.cost for j in judgments if j.cost is not None]
+    # a jury with an unpriced member: its priced members' part is known all the same
+    partial = [
+        float(j.details["cost_known"])
+        for j in judgments
+        if j.cost is None and isinstance(j.details.get("cost_known"), int | float)
+    ]
     latencies = [j.latency_s for j in judgments if j.latency_s is not None]
     requests = [
         float(j.details["request_s"])
@@ -169,7 +175,7 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
             "calls": sum(j.usage.calls for j in judgments),
         },
         "cost_usd": math.fsum(costs) if costs and len(costs) == len(judgments) else None,
-        "cost_usd_known": math.fsum(costs) if costs else None,
+        "cost_usd_known": math.fsum(costs + partial) if costs or partial else None,
         "n_cost_known": len(costs),
         "latency_s_mean": _mean(latencies),
         "request_s_mean": _mean(requests),
@@ -299,7 +305,10 @@ def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> di
     for member in spec.get("members") or []:
         lm = member.get("lm")
         model = lm.get("lm") if isinstance(lm, Mapping) else lm
-        names[hash_spec(member)] = str(model or hash_spec(member))
+        server = lm.get("api_base") if isinstance(lm, Mapping) else None
+        names[hash_spec(member)] = str(model or hash_spec(member)) + (
+            f"@{server}" if server else ""
+        )
     out: dict[str, dict[str, Any]] = {
         name: {
             "judge_id": jid,

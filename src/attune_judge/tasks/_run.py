@@ -23,41 +23,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions
+from attune_judge.lm import ModelOptions, parse_model_spec
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
-
-_SETTINGS = {"temperature": float, "seed": int, "max_tokens": int, "api_base": str}
-
-
-def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``local@temperature=0.7,seed=1`` -> ``("local", {"temperature": 0.7, "seed": 1})``.
-
-    The whole string is the model's label, so two variants of one model are two models.
-
-    >>> parse_model_spec("local@temperature=0.7,seed=1")
-    ('local', {'temperature': 0.7, 'seed': 1})
-    """
-    name, _, rest = spec.partition("@")
-    settings: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq or key.strip() not in _SETTINGS:
-            raise UserError(
-                f"model {spec!r}: bad setting {part!r}",
-                [f"write MODEL@key=value,... with key one of {', '.join(_SETTINGS)}"],
-            )
-        try:
-            settings[key.strip()] = _SETTINGS[key.strip()](value.strip())
-        except ValueError:
-            raise UserError(
-                f"model {spec!r}: {key.strip()}={value.strip()!r} is not valid"
-            ) from None
-    if not name.strip():
-        raise UserError(f"model {spec!r}: no model name before '@'")
-    return name.strip(), settings
 
 
 class BenchConfig(BaseModel):

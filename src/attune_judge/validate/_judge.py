@@ -96,8 +96,18 @@ def validation_judge(
 
         if jury not in ("mean", "median", "majority"):
             raise UserError(f"validate combines several models with a jury, not {jury!r}")
+        from attune_judge.lm import member_api_base
+
         members = [
-            validation_judge(rubric, m, api_base, seed, score_mode, per_criterion, model_options)
+            validation_judge(
+                rubric,
+                m,
+                member_api_base(m, api_base, jury=True),
+                seed,
+                score_mode,
+                per_criterion,
+                model_options,
+            )
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]

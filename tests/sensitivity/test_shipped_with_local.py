@@ -1,0 +1,111 @@
+"""Every shipped rubric and variants file with the embedded model (issue 29).
+
+The shipped variants file has a 1-10 scale variant; the embedded model's default score mode
+(expected: one token per score) cannot read two-digit levels. Its judge is built scored from
+the sampled answer instead (``--score-mode expected`` given explicitly is refused with one
+line), so no shipped combination ends in a traceback.
+
+The fast test builds every variant's judge on the embedded model without calling it; the slow
+one runs every shipped rubric (``score``) and every variants file (``sensitivity``) from the
+CLI with ``--lm local`` on two items.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attune_judge.cli import main
+from attune_judge.data import write_jsonl
+from attune_judge.runner._inputs import load_judge_items
+from attune_judge.sensitivity import SensitivityConfig
+from attune_judge.sensitivity._judges import sensitivity_judges
+from tests.conftest import REPO_ROOT, SAMPLES
+
+VARIANTS = sorted((REPO_ROOT / "rubrics" / "variants").glob("*.yaml"))
+RUBRICS = sorted((REPO_ROOT / "rubrics").glob("*.yaml"))
+
+
+def _cli(argv: list[str]) -> int:
+    try:
+        main(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    return 0
+
+
+def _two_items(tmp_path: Path) -> Path:
+    items = load_judge_items(SAMPLES / "conversation_5.json", models=["original"])[:2]
+    path = tmp_path / "two.jsonl"
+    write_jsonl(path, items)
+    return path
+
+
+@pytest.mark.parametrize("variants", VARIANTS, ids=[p.stem for p in VARIANTS])
+def test_every_variant_builds_a_judge_on_the_embedded_model(tmp_path: Path, variants: Path) -> None:
+    config = SensitivityConfig(
+        data=_two_items(tmp_path), variants=variants, out=tmp_path / "r", lm="local"
+    )
+    judges = sensitivity_judges(config)
+    modes = {j.spec.get("options", {}).get("score_mode") for j in judges}
+    assert judges and "expected" in modes  # the one-digit scales keep the default
+    wide = [j for j in judges if j.rubric.scale_of(j.rubric.criteria[0].id).max > 9]
+    assert wide and all(j.spec["program"] != "criterion" for j in wide)  # sampled, one call
+
+
+def test_explicit_expected_on_a_1_10_scale_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric = tmp_path / "ten.yaml"
+    text = (REPO_ROOT / "rubrics" / "attune-empathy-anchored.yaml").read_text("utf-8")
+    rubric.write_text(text.replace("scale: {min: 1, max: 5}", "scale: {min: 1, max: 10}"), "utf-8")
+    item = tmp_path / "item.json"
+    (first,) = load_judge_items(SAMPLES / "conversation_5.json", models=["original"])[:1]
+    item.write_text(first.model_dump_json(), "utf-8")
+    assert _cli(["judge", str(item), "--rubric", str(rubric), "--score-mode", "expected"]) == 2
+    err = capsys.readouterr().err
+    assert "--score-mode sampled" in err and "(1-10)" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_every_shipped_rubric_and_variants_file_runs_with_the_embedded_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = _two_items(tmp_path)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "conversation_5.json").write_text((SAMPLES / "conversation_5.json").read_text("utf-8"))
+    fast = ["--lm", "local", "--max-tokens", "48", "--max-failure-rate", "1", "-q"]
+    outcomes = {}
+    for rubric in RUBRICS:
+        kind = next(
+            ln.split(":", 1)[1].strip()
+            for ln in rubric.read_text("utf-8").splitlines()
+            if ln.startswith("kind:")
+        )
+        source = data if kind in ("pairwise", "behaviour") else items
+        argv = ["score", str(source), "--rubric", str(rubric), "-o", str(tmp_path / rubric.stem)]
+        if kind in ("pairwise", "behaviour"):
+            argv += ["--models", "original"]
+        outcomes[rubric.stem] = _cli([*argv, *fast])
+    for variants in VARIANTS:
+        argv = [
+            "sensitivity",
+            str(items),
+            "--variants",
+            str(variants),
+            "-o",
+            str(tmp_path / variants.stem),
+        ]
+        outcomes[variants.stem] = _cli([*argv, *fast, "--no-report"])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    # 0, or 3 when the tiny model's answers all failed to parse: recorded, never a crash
+    assert set(outcomes.values()) <= {0, 3}, outcomes
+    for name in outcomes:
+        summary = tmp_path / name / "summary.json"
+        assert summary.is_file(), name
+        assert json.loads(summary.read_text("utf-8"))["run"]["n_tasks"] > 0
