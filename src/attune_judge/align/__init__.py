@@ -6,6 +6,10 @@ judges the test items with the unaligned judge, optimises the judge's DSPy progr
 (``labeled-fewshot``, ``bootstrap-fewshot``, ``mipro``, ``gepa``), judges the test items again,
 fits a monotone score map (cross-fitted by conversation), and writes an artifact directory that
 ``build_judge`` / ``--judge PATH`` load as a judge (:func:`load_aligned_judge`).
+
+``calibrate_judge`` (``align --method calibrate``, LLM-Rubric) instead fits an ordinal head with
+rater offsets on the judge's score distributions (expected-score mode), with the same split and
+a held-out proof; its artifact loads the same way, as a calibrated judge.
 """
 
 from attune_judge.align._artifact import (
@@ -17,6 +21,8 @@ from attune_judge.align._artifact import (
     load_aligned_judge,
     read_manifest,
 )
+from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
+from attune_judge.align._calibrate_run import CalibrateResult, calibrate_judge, proof_markdown
 from attune_judge.align._data import AlignData, LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
 from attune_judge.align._metric import MetricKind, MetricLog, item_agreement, make_dspy_metric
@@ -42,6 +48,8 @@ __all__ = [
     "AlignedJudge",
     "AlignedJudgeManifest",
     "BudgetEstimate",
+    "CalibrateResult",
+    "CalibrationProof",
     "HeldOutProof",
     "LabelledItem",
     "MetricKind",
@@ -51,6 +59,8 @@ __all__ = [
     "ScoreMap",
     "Split",
     "align_judge",
+    "calibrate_judge",
+    "calibration_proof",
     "cluster_split",
     "crossfit_score_map",
     "estimate_budget",
@@ -63,6 +73,7 @@ __all__ = [
     "load_align_data",
     "load_aligned_judge",
     "make_dspy_metric",
+    "proof_markdown",
     "read_manifest",
     "run_optimizer",
     "to_examples",

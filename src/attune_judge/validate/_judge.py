@@ -24,6 +24,7 @@ from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.validate._baselines import baseline_comparison
+from attune_judge.validate._calibrated import calibrated_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
 from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
@@ -245,6 +246,8 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
+    # the shipped calibration head applies to the plain model judge it was fitted on
+    judge_is_plain = judge is None and not jury_lms and rubric is None and per_criterion is False
     judge = _run_judge(
         out,
         rubric or spec.rubric,
@@ -322,6 +325,14 @@ def validate_judge(
         result.summary += base_lines
         md += base_md
         summary["baselines"] = base_data
+        if judge_is_plain:
+            shipped = calibrated_comparison(
+                set_name, lm, items, ok_here, humans, B=B, seed=seed, judge_name=name
+            )
+            if shipped is not None:
+                result.summary += shipped[0]
+                md += shipped[1]
+                summary["calibrated"] = shipped[2]
         summary["recorded_judges"] = [r.model_dump(mode="json") for r in result.rows]
         summary["calibration"] = {
             "report": report.model_dump(mode="json"),
