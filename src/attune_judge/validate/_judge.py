@@ -246,8 +246,6 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
-    # the shipped calibration head applies to the plain model judge it was fitted on
-    judge_is_plain = judge is None and not jury_lms and rubric is None and per_criterion is False
     judge = _run_judge(
         out,
         rubric or spec.rubric,
@@ -325,7 +323,10 @@ def validate_judge(
         result.summary += base_lines
         md += base_md
         summary["baselines"] = base_data
-        if judge_is_plain:
+        # the shipped calibration head applies to the plain model judge it was fitted on
+        from attune_judge.judges import CriterionJudge
+
+        if not jury_lms and rubric is None and isinstance(judge, CriterionJudge):
             shipped = calibrated_comparison(
                 set_name, lm, items, ok_here, humans, B=B, seed=seed, judge_name=name
             )
