@@ -124,16 +124,18 @@ def _params(head: Any, raters: Sequence[str]) -> np.ndarray:
 
 
 class FittedHeads:
-    """The heads of one calibration run (without and, if asked, with reply features)."""
+    """The heads of one calibration run: without and with reply features (the proof shows
+    both; the artifact keeps the one asked for)."""
 
-    def __init__(self, plain: CalibrationHead, reply: CalibrationHead | None):
+    def __init__(self, plain: CalibrationHead, reply: CalibrationHead, *, keep_reply: bool):
         self.plain = plain
         self.reply = reply
+        self.keep_reply = keep_reply
 
     @property
     def saved(self) -> CalibrationHead:
         """The head the artifact keeps (with reply features when they were asked for)."""
-        return self.reply or self.plain
+        return self.reply if self.keep_reply else self.plain
 
 
 def fit_heads(
@@ -162,8 +164,8 @@ def fit_heads(
     sub_d = [dists[k] for k in ok]
     kw = {"judge_levels": judge_levels, "target_levels": target_levels}
     plain = fit_head(sub, sub_d, fit_rows, dev_rows, reply=False, **kw)  # type: ignore[arg-type]
-    with_reply = fit_head(sub, sub_d, fit_rows, dev_rows, reply=True, **kw) if reply else None  # type: ignore[arg-type]
-    return FittedHeads(plain, with_reply)
+    with_reply = fit_head(sub, sub_d, fit_rows, dev_rows, reply=True, **kw)  # type: ignore[arg-type]
+    return FittedHeads(plain, with_reply, keep_reply=reply)
 
 
 def _distributions(j: Judgment | None, judge_levels: dict[str, list[int]]) -> dict | None:
@@ -184,9 +186,7 @@ def head_systems(
     criterion (``None`` where the judgment failed)."""
     systems: dict[str, dict[str, list[float | None]]] = {}
     dists: dict[str, dict[str, list[dict | None]]] = {}
-    variants: list[tuple[str, CalibrationHead]] = [("calibrated", heads.plain)]
-    if heads.reply is not None:
-        variants.append(("calibrated+reply", heads.reply))
+    variants = [("calibrated", heads.plain), ("calibrated+reply", heads.reply)]
     judge_levels = heads.plain.judge_levels
     raw_d = [_distributions(j, judge_levels) for j in judgments]
     systems["uncalibrated"] = {

@@ -106,6 +106,16 @@ def _levels_round(v: np.ndarray, levels: Sequence[int]) -> np.ndarray:
     return lv[np.argmin(np.abs(v[:, None] - lv[None, :]), axis=1)]
 
 
+def _pair(f: Stat, x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: f(x, y, w)
+
+
+def _diff(
+    f: Stat, xa: np.ndarray, ya: np.ndarray, xb: np.ndarray, yb: np.ndarray
+) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda w: f(xa, ya, w) - f(xb, yb, w)
+
+
 def _boot(
     stat: Callable[[np.ndarray], np.ndarray],
     codes: np.ndarray,
@@ -145,9 +155,7 @@ def _criterion(
         out.systems[system] = {}
         for m in METRICS:
             x, y = prep(m, v)
-            out.systems[system][m] = _boot(
-                lambda w, x=x, y=y, f=STATS[m]: f(x, y, w), codes, m, len(v), B, seed
-            )
+            out.systems[system][m] = _boot(_pair(STATS[m], x, y), codes, m, len(v), B, seed)
     for a, b in pairs:
         key = f"{a} − {b}"
         out.differences[key] = {}
@@ -155,7 +163,7 @@ def _criterion(
             xa, ya = prep(m, values[a])
             xb, yb = prep(m, values[b])
             out.differences[key][m] = _boot(
-                lambda w, xa=xa, ya=ya, xb=xb, yb=yb, f=STATS[m]: f(xa, ya, w) - f(xb, yb, w),
+                _diff(STATS[m], xa, ya, xb, yb),
                 codes,
                 f"{m}_difference",
                 len(xa),
@@ -185,7 +193,7 @@ def _ceiling(
             if m == "kappa_qw" and levels is not None
             else (rest, own)
         )
-        out[m] = _boot(lambda w, x=x, y=y, f=STATS[m]: f(x, y, w), codes, m, len(own), B, seed)
+        out[m] = _boot(_pair(STATS[m], x, y), codes, m, len(own), B, seed)
     return out
 
 
@@ -223,7 +231,10 @@ def calibration_proof(
         The calibrated system the verdict is about.
     """
     criteria = list(human)
-    pairs = [(headline, s) for s in systems if s != headline]
+    calibrated = [s for s in systems if s.startswith("calibrated")]
+    pairs = [(a, b) for a in calibrated for b in systems if b not in calibrated]
+    if len(calibrated) == 2:
+        pairs.append((calibrated[1], calibrated[0]))
     out: dict[str, CriterionProof] = {}
     usable = [
         k
@@ -248,18 +259,19 @@ def calibration_proof(
         ceil = []
         for k in keep:
             rs = {r: v[c] for r, v in raters[k].items() if c in v}
-            for r, v in rs.items():
+            for r, own in rs.items():
                 others = [x for o, x in rs.items() if o != r]
                 if others:
-                    ceil.append((clusters[k], v, float(np.mean(others))))
+                    ceil.append((clusters[k], own, float(np.mean(others))))
         out[c].human_ceiling = _ceiling(ceil, levels[c], B, seed)
         for s, by_c in distributions.items():
-            dists, labels = [], []
+            dists: list[Mapping[str, float] | None] = []
+            labels: list[float | None] = []
             for k in keep:
-                for v in raters[k].values():
-                    if c in v:
+                for given in raters[k].values():
+                    if c in given:
                         dists.append(by_c[c][k])
-                        labels.append(v[c])
+                        labels.append(given[c])
             out[c].probability[s] = probability_scores(dists, labels, levels[c]).model_dump(
                 mode="json"
             )

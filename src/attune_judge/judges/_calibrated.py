@@ -116,7 +116,7 @@ class CalibrationHead(BaseModel):
 
     def feature_names(self) -> list[str]:
         """Names of the features, in order."""
-        names = [f"{c}:p{lv}" for c, lv in self.judge_levels.items() for lv in lv[1:]]
+        names = [f"{c}:p{v}" for c, lv in self.judge_levels.items() for v in lv[1:]]
         return names + (list(REPLY_FEATURES) if self.reply_features else [])
 
     def raw_features(
