@@ -3,8 +3,8 @@ score mode, whose per-criterion distributions an ordinal head turns into the dis
 person's rating on each criterion (read side; ``attune_judge.align`` fits and writes it).
 
 The head, per target criterion ``t`` with levels ``l_0 < … < l_{K-1}``, is a proportional-odds
-model on the standardised features ``z`` of an item (every criterion's level probabilities,
-optionally the reply's log length and empathy-word count)::
+model on the standardised features ``z`` of an item (every criterion's expected level and level
+probabilities, optionally the reply's log length and empathy-word count)::
 
     P(y ≤ l_k | z, rater r) = σ(θ_k − z·w − b_r),   θ_0 < θ_1 < … < θ_{K-2}
 
@@ -102,7 +102,8 @@ class CalibrationHead(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     judge_levels: dict[str, list[int]]
-    """Judge criterion → its levels (the features are P(level) for all levels but the first)."""
+    """Judge criterion → its levels (its features: the expected level, and P(level) for all
+    levels but the first)."""
     reply_features: bool = False
     """Whether the reply's length and lexicon count are features too."""
     center: list[float]
@@ -116,7 +117,11 @@ class CalibrationHead(BaseModel):
 
     def feature_names(self) -> list[str]:
         """Names of the features, in order."""
-        names = [f"{c}:p{v}" for c, lv in self.judge_levels.items() for v in lv[1:]]
+        names = [
+            name
+            for c, lv in self.judge_levels.items()
+            for name in (f"{c}:expected", *(f"{c}:p{v}" for v in lv[1:]))
+        ]
         return names + (list(REPLY_FEATURES) if self.reply_features else [])
 
     def raw_features(
@@ -129,7 +134,10 @@ class CalibrationHead(BaseModel):
             probs = d.get("probabilities") if isinstance(d, Mapping) else None
             if not isinstance(probs, Mapping):
                 return None
-            out += [float(probs.get(str(lv), 0.0)) for lv in levels[1:]]
+            p = [float(probs.get(str(lv), 0.0)) for lv in levels]
+            total = sum(p) or 1.0
+            out.append(sum(lv * q for lv, q in zip(levels, p, strict=True)) / total)
+            out += p[1:]
         if self.reply_features:
             rf = reply_features(item)
             out += [rf[k] for k in REPLY_FEATURES]
