@@ -74,3 +74,8 @@ def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
     n_cal = data["calibrated"]["dimensions"]["total"]["agreement"]["n"]
     assert n_cal == data["uncalibrated"]["dimensions"]["total"]["agreement"]["n"]
     assert n_cal <= len(test_ids) < result.n_items
+    # the calibrated rows' Brier score is the head's distributions', not the raw ones'
+    crit = "level_explorations"
+    cal_p = data["calibrated"]["dimensions"][crit]["probability_scores"]
+    raw_p = data["uncalibrated"]["dimensions"][crit]["probability_scores"]
+    assert cal_p["n"] == raw_p["n"] and cal_p["brier"] != raw_p["brier"]

@@ -66,6 +66,22 @@ def calibrated_comparison(
         return None
     rubric = aligned_rubric(root, manifest)
     calibrated = [calibrate_judgment(head, rubric, j, by_id[j.item_id]) for j in raw]
+    # the Brier score and ECE of the calibrated rows are those of the head's distributions
+    calibrated = [
+        j.model_copy(
+            update={
+                "details": {
+                    **j.details,
+                    "distributions": {
+                        c: {"probabilities": p} for c, p in j.details["calibrated"].items()
+                    },
+                }
+            }
+        )
+        if "calibrated" in j.details
+        else j
+        for j in calibrated
+    ]
     test_items = [by_id[j.item_id] for j in raw]
     name = f"{judge_name} (calibrated)"
     lines = [
