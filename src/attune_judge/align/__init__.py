@@ -6,6 +6,10 @@ judges the test items with the unaligned judge, optimises the judge's DSPy progr
 (``labeled-fewshot``, ``bootstrap-fewshot``, ``mipro``, ``gepa``), judges the test items again,
 fits a monotone score map (cross-fitted by conversation), and writes an artifact directory that
 ``build_judge`` / ``--judge PATH`` load as a judge (:func:`load_aligned_judge`).
+
+``calibrate_judge`` (``align --method calibrate``, LLM-Rubric) instead fits an ordinal head with
+rater offsets on the judge's score distributions (expected-score mode), with the same split and
+a held-out proof; its artifact loads the same way, as a calibrated judge.
 """
 
 from attune_judge.align._artifact import (
@@ -17,6 +21,8 @@ from attune_judge.align._artifact import (
     load_aligned_judge,
     read_manifest,
 )
+from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
+from attune_judge.align._calibrate_run import CalibrateResult, calibrate_judge
 from attune_judge.align._data import LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
 from attune_judge.align._metric import item_agreement
@@ -34,11 +40,15 @@ __all__ = [
     "AlignResult",
     "AlignedJudge",
     "AlignedJudgeManifest",
+    "CalibrateResult",
+    "CalibrationProof",
     "LabelledItem",
     "OptimizerSettings",
     "ScoreMap",
     "Split",
     "align_judge",
+    "calibrate_judge",
+    "calibration_proof",
     "cluster_split",
     "crossfit_score_map",
     "fit_score_map",

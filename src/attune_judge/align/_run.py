@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,6 +82,11 @@ class AlignConfig(BaseModel):
     B: int = 2000
     score_map: bool = True
     """Fit (and save) the monotone score map."""
+    method: Literal["optimize", "calibrate"] = "optimize"
+    """``optimize``: a DSPy optimizer on the program; ``calibrate``: an ordinal head on the
+    judge's score distributions (:func:`attune_judge.align.calibrate_judge`)."""
+    reply_features: bool = False
+    """``calibrate``: the reply's length and empathy-word count are features of the head too."""
 
 
 class AlignResult(BaseModel):
@@ -196,6 +201,8 @@ def align_judge(
     from attune_judge.judges import build_judge
     from attune_judge.lm import configure_cache
 
+    if config.method != "optimize":
+        raise UserError("align_judge optimises; --method calibrate is calibrate_judge")
     start = time.monotonic()
     out = Path(config.out)
     _check_out(out)

@@ -52,6 +52,13 @@ class OptimizerChoice(StrEnum):
     gepa = "gepa"
 
 
+class MethodChoice(StrEnum):
+    """How ``align`` fits the judge to people."""
+
+    optimize = "optimize"
+    calibrate = "calibrate"
+
+
 class MetricChoice(StrEnum):
     """Per-item agreement with the people."""
 
@@ -144,6 +151,21 @@ def align(
         int, typer.Option(min=1, help="Judgments in flight (held-out evaluation).")
     ] = 4,
     score_map: Annotated[bool, typer.Option(help="Fit and save the monotone score map.")] = True,
+    method: Annotated[
+        MethodChoice,
+        typer.Option(
+            help="optimize: a DSPy optimizer on the judge's program; calibrate: an ordinal head "
+            "with rater offsets on the judge's score distributions (expected-score mode, "
+            "LLM-Rubric)."
+        ),
+    ] = MethodChoice.optimize,
+    reply_features: Annotated[
+        bool,
+        typer.Option(
+            help="--method calibrate: the reply's length and empathy-word count are features of "
+            "the head too (the proof shows the head with and without them)."
+        ),
+    ] = False,
     replicates: BootstrapOption = DEFAULT_B,
 ) -> None:
     """Align a judge to people: optimise its DSPy program on their ratings (rubric judge) or
@@ -185,7 +207,12 @@ def align(
         max_concurrency=max_concurrency,
         B=replicates,
         score_map=score_map,
+        method=method.value,
+        reply_features=reply_features,
     )
+    if method is MethodChoice.calibrate:
+        _print_calibrated(config)
+        return
     res = align_judge(config)
     p = res.proof
 
@@ -214,6 +241,31 @@ def align(
         f"{res.evaluation_calls}); use it with --judge {res.out}"
     )
     print(f"report: {Path(res.out) / 'report.md'} and report.html ({res.seconds:.0f} s)")
+
+
+def _print_calibrated(config: object) -> None:
+    from attune_judge.align import calibrate_judge
+    from attune_judge.cli._options import interval_cell
+
+    res = calibrate_judge(config)
+    p = res.proof
+    print(
+        f"held-out test split: {p.n_items} items, {p.n_clusters} conversations "
+        f"({p.n_failed} failed judgments); RMSE / Spearman ρ / κ_qw with the people's mean:"
+    )
+    for c, cp in p.criteria.items():
+        print(f"  {c}:")
+        rows = [*cp.systems.items(), *(("human ceiling", cp.human_ceiling),)]
+        rows += [(f"Δ {k}", v) for k, v in cp.differences.items()]
+        for name, m in rows:
+            if m:
+                cells = "  ".join(interval_cell(v.estimate, v.lower, v.upper) for v in m.values())
+                print(f"    {name:<34} {cells}")
+    print(p.verdict)
+    print(
+        f"calibrated judge: {res.out} ({res.calls} model requests); use it with --judge {res.out}"
+    )
+    print(f"report: {Path(res.out) / 'report.md'} ({res.seconds:.0f} s)")
 
 
 def register(app: typer.Typer) -> None:

@@ -129,9 +129,12 @@ def validate(
     judge = None
     only: set[str] | None = None
     if judge_artifact is not None:
-        from attune_judge.align import held_out_items
+        from attune_judge.align import held_out_items, read_manifest
+        from attune_judge.judges._aligned import CALIBRATED_FORMAT
 
-        if (score_mode is not None and score_mode.value == "expected") or per_criterion:
+        calibrated = read_manifest(judge_artifact).format == CALIBRATED_FORMAT
+        expected = score_mode is not None and score_mode.value == "expected"
+        if not calibrated and (expected or per_criterion):
             raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
         if executor is not ExecutorKind.thread:
             raise UserError("validate --judge runs on the thread executor: drop --executor")
@@ -140,7 +143,7 @@ def validate(
         only = held_out_items(judge_artifact, set_name)
         if only is not None:
             print(
-                f"{judge_artifact} was aligned on {set_name}: validating on its {len(only)} "
+                f"{judge_artifact} was fitted on {set_name}: validating on its {len(only)} "
                 "held-out (test-split) items only"
             )
 

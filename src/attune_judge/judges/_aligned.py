@@ -29,6 +29,7 @@ from attune_judge.errors import UserError
 
 __all__ = [
     "ARTIFACT_FILE",
+    "CALIBRATED_FORMAT",
     "AlignedJudge",
     "AlignedJudgeManifest",
     "ScoreMap",
@@ -69,6 +70,8 @@ class ScoreMap(BaseModel):
 
 ARTIFACT_FILE = "aligned-judge.json"
 FORMAT = "attune-aligned-judge/1"
+CALIBRATED_FORMAT = "attune-calibrated-judge/1"
+"""``align --method calibrate``: the same manifest, ``head.json`` in place of ``program.json``."""
 
 
 class AlignedJudgeManifest(BaseModel):
@@ -100,7 +103,7 @@ class AlignedJudgeManifest(BaseModel):
     score_map: ScoreMap | None = None
     """Monotone map of the judge's scores to the human scale (applied when judging)."""
     program_sha256: str
-    """sha256 of ``program.json``."""
+    """sha256 of ``program.json`` (a calibrated judge: of ``head.json``)."""
     artifact_hash: str
     """Hash of program, rubric, options and score map: part of the judge id."""
     calls: dict[str, int] = Field(default_factory=dict)

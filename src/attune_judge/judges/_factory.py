@@ -17,6 +17,7 @@ from attune_judge.judges._aligned import (
 )
 from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._behaviour import BehaviourJudge
+from attune_judge.judges._calibrated import CalibratedJudge, calibrated_parts
 from attune_judge.judges._criterion import SCORE_MODES, CriterionJudge, default_score_mode
 from attune_judge.judges._criterion_prompt import multi_token_levels
 from attune_judge.judges._jury import Jury, JuryMethod
@@ -244,8 +245,9 @@ def build_jury(
 
 def load_aligned_judge(
     path: Path | str, lm: Any = None, *, apply_score_map: bool = True, **settings: Any
-) -> AlignedJudge:
-    """Rebuild an aligned judge from its directory.
+) -> AlignedJudge | CalibratedJudge:
+    """Rebuild an aligned judge from its directory (a calibrated one from ``align --method
+    calibrate``: :class:`~attune_judge.judges._calibrated.CalibratedJudge`).
 
     Parameters
     ----------
@@ -265,11 +267,15 @@ def load_aligned_judge(
     import logging
 
     from attune_judge.errors import UserError
-    from attune_judge.judges._aligned import FORMAT
+    from attune_judge.judges._aligned import CALIBRATED_FORMAT, FORMAT
 
     log = logging.getLogger(__name__)
     root = Path(path)
     manifest = read_manifest(root)
+    if manifest.format == CALIBRATED_FORMAT:
+        model, options, head = calibrated_parts(root, manifest, lm, settings)
+        base = build_judge(aligned_rubric(root, manifest), model, **options, **settings)
+        return CalibratedJudge(base, manifest, head)
     if manifest.format != FORMAT:
         raise UserError(f"{root}: unsupported aligned-judge format {manifest.format!r}")
     rubric = aligned_rubric(root, manifest)

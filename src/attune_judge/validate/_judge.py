@@ -25,6 +25,7 @@ from attune_judge.runner import effective_judgments, failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.runs import write_summary
 from attune_judge.validate._baselines import baseline_comparison
+from attune_judge.validate._calibrated import calibrated_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
 from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
@@ -350,6 +351,18 @@ def validate_judge(
                 md.append(f"\nNote: {note}.")
                 notes.append(note)
             result.summary += base_lines
+            # the shipped calibration head applies to the plain model judge it was fitted on
+            from attune_judge.judges import CriterionJudge
+
+            if not jury_lms and rubric is None and isinstance(judge, CriterionJudge):
+                ok_here = [j for j in judgments if j.item_id in ids]
+                shipped = calibrated_comparison(
+                    set_name, lm, items, ok_here, humans, B=B, seed=seed, judge_name=name
+                )
+                if shipped is not None:
+                    result.summary += shipped[0]
+                    md += shipped[1]
+                    summary["calibrated"] = shipped[2]
     if result.not_compared is not None:
         why = f"; failures: {_counts(reasons)}" if reasons else ""
         md.append(f"\n**Not compared:** {result.not_compared}{why}.")

@@ -1,0 +1,162 @@
+"""Fit the embedded model's calibration heads on the shipped sets (``align --method calibrate``).
+
+For each set: judge all its items once with the embedded model in expected-score mode through
+``validate`` (a resumable run directory: a killed run loses nothing, a re-run costs no model
+call), fit the ordinal head on the train + dev conversations from those distributions, prove
+it on the test conversations, and write the calibrated judge to ``calibration/heads/<set>/``
+(shipped: ``validate --lm local --set <set>`` prints its calibrated row). The held-out tables
+are printed and written to ``<runs>/calibrated-heads.md``.
+
+``--recorded`` instead calibrates the recorded frontier-model ratings shipped with the
+empathic-communication sets (GPT-4o, Claude 3.7 Sonnet, Gemini 2.5 Pro: levels, no
+probabilities, so each rating is a one-hot distribution) with the same split, head and proof,
+and prints the overall rows (no model is run, nothing is shipped).
+
+    python benchmarks/fit_calibrated_heads.py [--sets a,b] [--runs runs/heads] [--reply]
+    python benchmarks/fit_calibrated_heads.py --recorded [--sets a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from attune_judge._resources import shipped_dir
+from attune_judge.align import (
+    AlignConfig,
+    calibrate_judge,
+    calibration_proof,
+    cluster_split,
+    load_align_data,
+)
+from attune_judge.align._calibrate import fit_heads, head_systems
+from attune_judge.align._calibrate_run import proof_markdown
+from attune_judge.data import Judgment, read_jsonl
+from attune_judge.validate import VALIDATION_SETS, load_calibration_set, validate_judge
+
+SETS = (
+    "empathic-communication-empatheticdialogues",
+    "empathic-communication-epitome",
+    "empathic-communication-lend_an_ear",
+    "duo",
+    "esconv",
+)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--runs", type=Path, default=Path("runs/heads"))
+    ap.add_argument("--lm", default="local")
+    ap.add_argument("--reply", action="store_true", help="Save the head with reply features.")
+    ap.add_argument("--B", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-ship", action="store_true", help="Do not write calibration/heads/.")
+    ap.add_argument("--recorded", action="store_true", help="Calibrate the recorded judges.")
+    args = ap.parse_args()
+    if args.recorded:
+        recorded(args)
+        return
+    md: list[str] = []
+    for name in [s for s in args.sets.split(",") if s]:
+        start = time.monotonic()
+        run = args.runs / f"validate-{name}-{args.lm}"
+        print(f"== {name}: judging every item in expected mode ({run}, resumed)", flush=True)
+        validate_judge(name, args.lm, run, B=200, seed=args.seed, quiet=False, report_files=False)
+        judgments = read_jsonl(run / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f"head-{name}-")) / "judge"
+        config = AlignConfig(
+            labels=name,
+            out=tmp,
+            lm=args.lm,
+            method="calibrate",
+            reply_features=args.reply,
+            B=args.B,
+            seed=args.seed,
+        )
+        res = calibrate_judge(config, judgments=judgments)
+        text = proof_markdown(res.proof, f"{name} ({args.lm})")
+        print(text, flush=True)
+        md.append(text.replace("\n# ", "\n## "))
+        if not args.no_ship:
+            dest = shipped_dir("calibration") / "heads" / name
+            shutil.rmtree(dest, ignore_errors=True)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(tmp, dest)
+            print(f"shipped: {dest} ({time.monotonic() - start:.0f} s)", flush=True)
+        shutil.rmtree(tmp.parent, ignore_errors=True)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    (args.runs / "calibrated-heads.md").write_text("\n".join(md), encoding="utf-8")
+
+
+def recorded(args: argparse.Namespace) -> None:
+    """The recorded judges' levels as one-hot distributions, calibrated like a model's."""
+    md: list[str] = []
+    for name in [s for s in args.sets.split(",") if s.startswith("empathic-communication")]:
+        data, rubric = load_align_data(name)
+        items = data.items
+        split = cluster_split(
+            [li.item.item_id for li in items], [li.cluster for li in items], seed=args.seed
+        )
+        spec = VALIDATION_SETS[name]
+        ratings = [r for r in load_calibration_set(spec.calibration) if spec.recorded(r)]
+        for judge in ("gpt", "claude", "gemini"):
+            levels: dict[str, dict[str, float]] = {}
+            for r in ratings:
+                if r.rater == judge and isinstance(r.value, int | float):
+                    levels.setdefault(r.item_id, {})[r.dimension] = float(r.value)
+            judged: list[Judgment | None] = []
+            for li in items:
+                got = levels.get(li.item.item_id, {})
+                if any(c.id not in got for c in rubric.criteria):
+                    judged.append(None)
+                    continue
+                dists = {
+                    c.id: {
+                        "probabilities": {
+                            str(lv): float(lv == round(got[c.id]))
+                            for lv in rubric.scale_of(c.id).levels
+                        }
+                    }
+                    for c in rubric.criteria
+                }
+                judged.append(
+                    Judgment(
+                        item_id=li.item.item_id,
+                        judge_id=f"recorded:{judge}",
+                        scores=got,
+                        details={"distributions": dists},
+                    )
+                )
+            heads = fit_heads(data, rubric, items, judged, split, reply=False)
+            part = {iid: n for n, ids in split.items.items() for iid in ids}
+            test = [k for k, li in enumerate(items) if part[li.item.item_id] == "test"]
+            fit = [li for li in items if part[li.item.item_id] != "test"]
+            test_items = [items[k] for k in test]
+            systems, dists_ = head_systems(
+                heads, fit, test_items, [judged[k] for k in test], data.criteria
+            )
+            proof = calibration_proof(
+                clusters=[li.cluster for li in test_items],
+                human={c: [li.human.get(c) for li in test_items] for c in data.criteria},
+                raters=[li.raters for li in test_items],
+                systems=systems,
+                distributions=dists_,
+                levels={c: list(rubric.scale_of(c).levels) for c in data.criteria},
+                headline="calibrated",
+                n_failed=sum(judged[k] is None for k in test),
+                B=args.B,
+                seed=args.seed,
+            )
+            text = proof_markdown(proof, f"{name}: recorded {judge}")
+            print(text, flush=True)
+            md.append(text)
+    args.runs.mkdir(parents=True, exist_ok=True)
+    (args.runs / "calibrated-recorded.md").write_text("\n".join(md), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
