@@ -287,6 +287,9 @@ class ValidateSummary(RunSummary):
     """The ``CalibrationReport`` dump and figure data (absent without a usable judgment)."""
     baselines: dict[str, Any] | None = None
     recorded_judges: list[dict[str, Any]] | None = None
+    calibrated: dict[str, Any] | None = None
+    """The shipped calibration head's rows beside the uncalibrated judge (the embedded
+    judge on a set a head was fitted on; :mod:`attune_judge.align`'s calibrate method)."""
 
 
 class DemoSummary(RunSummary):
