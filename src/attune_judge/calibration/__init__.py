@@ -9,7 +9,9 @@ Main entry points
 -----------------
 Bootstrap engine
     ``bootstrap_weights``, ``ClusterSums``, ``paired_cluster_bootstrap``, ``bootstrap_means``,
-    ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``.
+    ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``; bounded
+    scores (pass/fail, ceilings): ``bounds=`` on the means, ``infer_bounds``,
+    ``interval_warnings`` (see ``_bounded``).
 Agreement
     ``pair_agreement`` (raw, Cohen's κ ×3, Spearman, Kendall τ-b, Pearson, MAE),
     ``krippendorff_alpha``, ``fleiss_kappa`` (any number of ratings per item), ``gwet_ac1``,
@@ -74,6 +76,12 @@ from attune_judge.calibration._bootstrap import (
     iter_bootstrap_weights,
     per_replicate,
     ratio_replicates,
+)
+from attune_judge.calibration._bounded import (
+    AT_BOUND,
+    check_level,
+    infer_bounds,
+    interval_warnings,
 )
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
@@ -193,6 +201,7 @@ from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
+    "AT_BOUND",
     "ICC_FORMS",
     "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
@@ -262,6 +271,7 @@ __all__ = [
     "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
+    "check_level",
     "cluster_robust_covariance",
     "compare_preferences",
     "difference_intervals",
@@ -274,7 +284,9 @@ __all__ = [
     "group_agreement",
     "gwet_ac1",
     "human_ceiling",
+    "infer_bounds",
     "interval_endpoints",
+    "interval_warnings",
     "intraclass_correlation",
     "is_behaviour_dimension",
     "iter_bootstrap_weights",

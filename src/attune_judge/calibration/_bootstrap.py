@@ -33,6 +33,8 @@ __all__ = [
     "DEGENERATE",
     "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
+    "ROUNDING",
+    "SINGLE_CLUSTER",
     "ClusterSums",
     "Endpoints",
     "FloatArray",
@@ -173,6 +175,14 @@ class ClusterSums:
         return np.asarray(out, dtype=np.float64)
 
 
+ROUNDING = 1e-10
+"""Relative size below which an expanded sum of squares is rounding noise (treated as 0)."""
+
+SINGLE_CLUSTER = (
+    "no interval: a single conversation (cluster); resampling it always gives the same value"
+)
+"""Note of a statistic computed from one cluster (an estimate, never an interval)."""
+
 MIN_CLUSTERS = 10
 """Fewest clusters (conversations) for which intervals and rank claims are supported.
 
@@ -208,7 +218,11 @@ def ratio_replicate_variances(
     S, n = sums.sums, sums.counts
     den = weights @ n
     with np.errstate(invalid="ignore", divide="ignore"):
-        v = weights @ (S * S) - 2 * reps * (weights @ (S * n)) + reps**2 * (weights @ (n * n))
+        a, c = weights @ (S * S), reps**2 * (weights @ (n * n))
+        v = a - 2 * reps * (weights @ (S * n)) + c
+        # the expanded sum cancels: a replicate without spread gives rounding noise (1e-17),
+        # not 0, and a huge finite t*; below rounding relative to the terms it is 0
+        v[np.abs(v) <= ROUNDING * (a + c)] = 0.0
         v = v / den**2 * (C / max(C - 1, 1))
     v[den <= 0] = np.nan
     return np.asarray(np.clip(v, 0, None), dtype=np.float64)
@@ -305,6 +319,15 @@ def bootstrap_statistic(
             n_clusters=n_clusters,
             n=n,
             requested_method=method,
+        )
+    if n_clusters < 2:
+        return Metric(
+            name=name,
+            estimate=point,
+            requested_method=method,
+            n_clusters=n_clusters,
+            n=n,
+            note=join_notes(note, SINGLE_CLUSTER),
         )
     reps = np.concatenate(
         [

@@ -10,6 +10,8 @@ from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
     DEGENERATE,
+    ROUNDING,
+    SINGLE_CLUSTER,
     ClusterSums,
     Endpoints,
     FloatArray,
@@ -20,6 +22,14 @@ from attune_judge.calibration._bootstrap import (
     ratio_replicate_variances,
     ratio_replicates,
     studentized_endpoints,
+)
+from attune_judge.calibration._bounded import (
+    Bounds,
+    bounded_mean_endpoints,
+    check_bounds,
+    infer_bounds,
+    kish_clusters,
+    mover_endpoints,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
@@ -83,6 +93,7 @@ def paired_cluster_bootstrap(
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",
     weights: FloatArray | None = None,
+    bounds: Bounds | None = None,
 ) -> PairedBootstrapResult:
     """Bootstrap every label's mean on the same cluster draws.
 
@@ -99,6 +110,11 @@ def paired_cluster_bootstrap(
     weights
         A ``(B × C)`` weights matrix to reuse (to pair with another bootstrap); overrides
         ``B``, ``seed`` and ``scheme``.
+    bounds
+        ``(lo, hi)`` of the scores (``(0, 1)`` for normalised or pass/fail scores): the
+        studentized interval is then taken on the logit scale, with the Wilson score interval
+        with the cluster design effect where that is undefined (:mod:`._bounded`), so it stays
+        inside the bounds and keeps its coverage near them.
 
     Returns
     -------
@@ -122,38 +138,17 @@ def paired_cluster_bootstrap(
     and ceiling-skewed Likert ratings and asserts 93–97% at 10, 15 and 60 conversations.
     """
     C = len(sums.clusters)
+    check_bounds(bounds, sums.sums, sums.counts)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
     reps = ratio_replicates(sums, W)
     theta = sums.estimate
-    jack = sums.jackknife() if C >= 3 else None
     observed = sums.counts.sum(0) > 0
     cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
-    tstar = None
-    if method == "studentized" and C >= 2:
-        dev = reps - theta[None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / np.sqrt(ratio_replicate_variances(sums, W, reps))
-        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+    all_ends = _label_endpoints(sums, W, reps, cov_c, level, method, bounds)
     means = []
     for m, label in enumerate(sums.labels):
         est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
-        if method == "studentized":
-            se = float(np.sqrt(cov_c[m, m])) if np.isfinite(cov_c[m, m]) else None
-            ends = _studentized_or_percentile(
-                est,
-                se,
-                tstar[:, m] if tstar is not None else np.full(len(W), np.nan),
-                reps[:, m],
-                level,
-            )
-        else:
-            ends = interval_endpoints(
-                est,
-                reps[:, m],
-                level=level,
-                method=method,
-                jackknife=None if jack is None else jack[:, m],
-            )
+        ends = all_ends[m]
         means.append(
             Metric(
                 name=f"mean[{label}]",
@@ -191,32 +186,115 @@ def paired_cluster_bootstrap(
     return out
 
 
+def _label_endpoints(
+    sums: ClusterSums,
+    W: FloatArray,
+    reps: FloatArray,
+    cov: FloatArray,
+    level: float,
+    method: IntervalMethod,
+    bounds: Bounds | None,
+) -> list[Endpoints]:
+    """Each label's interval (one cluster: none, with the reason)."""
+    C, M = sums.sums.shape
+    theta = sums.estimate
+    observed = sums.counts.sum(0) > 0
+    if C < 2:
+        return [Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER) for _ in range(M)]
+    jack = sums.jackknife() if C >= 3 else None
+    sd = np.sqrt(ratio_replicate_variances(sums, W, reps)) if method == "studentized" else None
+    kish = kish_clusters(sums.counts)
+    span = _cluster_mean_range(sums) if bounds is None else np.full(M, bounds[1] - bounds[0])
+    out = []
+    for m in range(M):
+        est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
+        if sd is None:
+            out.append(
+                interval_endpoints(
+                    est,
+                    reps[:, m],
+                    level=level,
+                    method=method,
+                    jackknife=None if jack is None else jack[:, m],
+                )
+            )
+            continue
+        se = float(np.sqrt(cov[m, m])) if np.isfinite(cov[m, m]) else None
+        if bounds is not None:
+            out.append(
+                bounded_mean_endpoints(
+                    est,
+                    se,
+                    reps[:, m],
+                    sd[:, m],
+                    bounds,
+                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
+                    kish=float(kish[m]),
+                    level=level,
+                )
+            )
+            continue
+        dev = reps[:, m] - theta[m]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tstar = dev / sd[:, m]
+        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+        out.append(_studentized_or_percentile(est, se, tstar, reps[:, m], level, span[m]))
+    return out
+
+
+def _cluster_mean_range(sums: ClusterSums) -> FloatArray:
+    """Per label, max − min of its cluster means: no interval of its mean is wider."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(sums.counts > 0, sums.sums / sums.counts, np.nan)
+    out = np.full(means.shape[1], np.nan)
+    seen = np.any(np.isfinite(means), axis=0)
+    out[seen] = np.nanmax(means[:, seen], axis=0) - np.nanmin(means[:, seen], axis=0)
+    return out
+
+
 def _studentized_or_percentile(
-    est: float | None, se: float | None, tstar: FloatArray, reps: FloatArray, level: float
+    est: float | None,
+    se: float | None,
+    tstar: FloatArray,
+    reps: FloatArray,
+    level: float,
+    span: float = np.inf,
 ) -> Endpoints:
-    """The studentized interval; percentile (said in the note) when it is degenerate.
+    """The studentized interval; percentile (said in the note) when it is degenerate or
+    implausibly wide.
 
     Degenerate: more than 1 − ``level`` of the replicates have zero spread but a deviation
     (only possible with very few clusters, where a replicate can repeat one cluster), so the
-    quantile of ``|t*|`` is infinite.
+    quantile of ``|t*|`` is infinite. Implausible: wider than ``span``, the range of the
+    cluster means (no mean of them lies outside it; a difference of two means has the sum of
+    their ranges).
     """
     ends = studentized_endpoints(est, se, tstar, level=level)
+    why = None
     if ends.method == "none" and ends.note == DEGENERATE:
-        pct = interval_endpoints(est, reps, level=level, method="percentile")
-        return Endpoints(
-            pct.lower,
-            pct.upper,
-            pct.method,
-            pct.mc_error_lower,
-            pct.mc_error_upper,
-            pct.n_undefined,
-            join_notes(
-                "studentized interval undefined (too many replicates without spread, too few "
-                "clusters): percentile interval",
-                pct.note,
-            ),
+        why = (
+            "studentized interval undefined (too many replicates without spread, too few "
+            "clusters): percentile interval"
         )
-    return ends
+    elif ends.lower is not None and ends.upper is not None and np.isfinite(span):
+        width = ends.upper - ends.lower
+        if width > span * (1 + ROUNDING) + ROUNDING:
+            why = (
+                f"studentized interval [{ends.lower:.4g}, {ends.upper:.4g}] implausibly wide "
+                f"(wider than the range of the cluster means, {span:.4g}): percentile interval"
+            )
+    if why is None:
+        return ends
+    pct = interval_endpoints(est, reps, level=level, method="percentile")
+    return Endpoints(
+        pct.lower,
+        pct.upper,
+        pct.method,
+        pct.mc_error_lower,
+        pct.mc_error_upper,
+        pct.n_undefined,
+        join_notes(why, pct.note),
+    )
 
 
 def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:
@@ -239,10 +317,12 @@ def bootstrap_means(
     """Convenience: ``paired_cluster_bootstrap`` straight from long columns.
 
     ``labels`` defaults to a single label ``all``; ``kwargs`` go to
-    ``paired_cluster_bootstrap``.
+    ``paired_cluster_bootstrap``. Without ``bounds``, scores that are all 0 or 1 (pass/fail)
+    get ``bounds=(0, 1)``.
     """
     labs: Sequence[object] = labels if labels is not None else ["all"] * len(values)
     sums = ClusterSums.from_long(labs, clusters, values)
+    kwargs.setdefault("bounds", infer_bounds(np.asarray(values, dtype=np.float64)))
     return paired_cluster_bootstrap(sums, **kwargs)  # type: ignore[arg-type]
 
 
@@ -256,6 +336,7 @@ def difference_intervals(
     seed: int = 0,
     method: IntervalMethod = "studentized",
     chunk_pairs: int = 256,
+    bounds: Bounds | None = None,
 ) -> list[Metric]:
     """Paired intervals of ``θ_j − θ_k`` for the given (j, k) label pairs, on one cluster draw.
 
@@ -263,10 +344,12 @@ def difference_intervals(
     cluster-robust SE, each replicate using its own SE*: with
     ``e_cm = S_cm − θ*_m n_cm`` and ``N*_m = Σ_c w_c n_cm``,
     ``SE*² = C/(C−1) · Σ_c w_c (e_cj/N*_j − e_ck/N*_k)²`` — four matrix products per block of
-    pairs. ``percentile`` and ``bca`` are the usual ones. Name of each result:
-    ``diff[j_label-k_label]``.
+    pairs. ``percentile`` and ``bca`` are the usual ones. With ``bounds`` (see
+    :func:`paired_cluster_bootstrap`) a studentized difference is the MOVER interval of the two
+    bounded means' intervals. Name of each result: ``diff[j_label-k_label]``.
     """
     C = len(sums.clusters)
+    check_bounds(bounds, sums.sums, sums.counts)
     W = bootstrap_weights(C, B, seed) if weights is None else np.asarray(weights, np.float64)
     reps = ratio_replicates(sums, W)
     theta = sums.estimate
@@ -274,6 +357,10 @@ def difference_intervals(
     jack = sums.jackknife() if C >= 3 else None
     S, n = sums.sums, sums.counts
     den = W @ n
+    label_ends = None
+    if method == "studentized" and bounds is not None and C >= 2:
+        label_ends = _label_endpoints(sums, W, reps, cov, level, method, bounds)
+    span = _cluster_mean_range(sums)
     out: list[Metric] = []
     for a in range(0, len(pairs), chunk_pairs):
         block = list(pairs[a : a + chunk_pairs])
@@ -281,7 +368,7 @@ def difference_intervals(
         K = np.array([p[1] for p in block], dtype=np.intp)
         d_reps = reps[:, J] - reps[:, K]
         tstar = None
-        if method == "studentized" and C >= 2:
+        if method == "studentized" and label_ends is None and C >= 2:
             tj, tk = reps[:, J], reps[:, K]
             with np.errstate(invalid="ignore", divide="ignore"):
                 own = ratio_replicate_variances(sums, W, reps) * (C - 1) / C  # Σ w e²/N² per label
@@ -291,14 +378,28 @@ def difference_intervals(
                     - tj * (W @ (n[:, J] * S[:, K]))
                     + tj * tk * (W @ (n[:, J] * n[:, K]))
                 ) / (den[:, J] * den[:, K])
-                var = (own[:, J] + own[:, K] - 2 * cross) * C / max(C - 1, 1)
+                var = own[:, J] + own[:, K] - 2 * cross
+                var[np.abs(var) <= ROUNDING * (own[:, J] + own[:, K] + 2 * np.abs(cross))] = 0
+                var = var * C / max(C - 1, 1)
                 dev = d_reps - (theta[J] - theta[K])[None, :]
                 tstar = dev / np.sqrt(np.clip(var, 0, None))
             tstar[dev == 0] = 0.0
         for i, (j, k) in enumerate(block):
             est_f = theta[j] - theta[k]
             est = float(est_f) if np.isfinite(est_f) else None
-            if method == "studentized":
+            if C < 2:
+                ends = Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER)
+            elif label_ends is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    r = cov[j, k] / np.sqrt(cov[j, j] * cov[k, k])
+                ends = mover_endpoints(
+                    None if est is None else float(theta[j]),
+                    label_ends[j],
+                    None if est is None else float(theta[k]),
+                    label_ends[k],
+                    float(r),
+                )
+            elif method == "studentized":
                 v = cov[j, j] + cov[k, k] - 2 * cov[j, k]
                 se = float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else None
                 ends = _studentized_or_percentile(
@@ -307,6 +408,7 @@ def difference_intervals(
                     tstar[:, i] if tstar is not None else np.full(len(W), np.nan),
                     d_reps[:, i],
                     level,
+                    float(span[j] + span[k]),
                 )
             else:
                 ends = interval_endpoints(

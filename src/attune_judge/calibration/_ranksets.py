@@ -126,19 +126,30 @@ class StudentizedDraws:
     carries the noise of the estimated σ's that a normal ``N(0, Σ̂)`` with Σ̂ treated as known
     misses (Mogstad et al. 2024 allow any consistent approximation of this distribution).
 
+    A replicate without spread in either model of a pair (a pass/fail model that passed every
+    resampled turn, and another that did too) has σ*_jk = 0: its deviation is then studentized
+    by the full data's σ̂_jk, so a model at the bound is still compared through the other's
+    variance (an infinite t* would make the critical value infinite and separate nothing).
+
     All ``n × p × p`` statistics are computed once (float32, in blocks of replicates) and each
     step-down step only takes maxima over the pairs still in play: memory ``4·n·p²`` bytes
     (160 MB for 200 models and n = 1,000) and time O(n·C·p²).
     """
 
     def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 1_000_000) -> None:
-        from attune_judge.calibration._bootstrap import ClusterSums, ratio_replicates
+        from attune_judge.calibration._bootstrap import (
+            ROUNDING,
+            ClusterSums,
+            cluster_robust_covariance,
+            ratio_replicates,
+        )
 
         assert isinstance(sums, ClusterSums)
         W = np.asarray(weights, dtype=np.float64)
         S, N = sums.sums, sums.counts
         C, p = S.shape
         theta = sums.estimate
+        sigma_hat = _sigma(cluster_robust_covariance(sums)) if C >= 2 else np.zeros((p, p))
         n = len(W)
         self.n = n
         self.T = np.empty((n, p, p), dtype=np.float32)
@@ -152,9 +163,13 @@ class StudentizedDraws:
                 G = (S[None, :, :] - reps[:, None, :] * N[None, :, :]) / den[:, None, :]
                 Q = np.matmul(np.transpose(G * w[:, :, None], (0, 2, 1)), G)  # (b, p, p)
                 d = np.diagonal(Q, axis1=1, axis2=2)
-                var = (d[:, :, None] + d[:, None, :] - 2 * Q) * infl
+                var = d[:, :, None] + d[:, None, :] - 2 * Q
+                scale = d[:, :, None] + d[:, None, :] + 2 * np.abs(Q)
+                var[np.abs(var) <= ROUNDING * scale] = 0.0  # rounding noise of a zero spread
+                sd = np.sqrt(np.clip(var * infl, 0, None))
+                sd = np.where(sd > 0, sd, sigma_hat[None, :, :])
                 diff = (reps[:, :, None] - reps[:, None, :]) - (theta[:, None] - theta[None, :])
-                t = diff / np.sqrt(np.clip(var, 0, None))
+                t = diff / sd
             t[diff == 0] = 0.0  # no deviation, whatever the spread
             t[np.isnan(t)] = -np.inf  # undefined (a model absent from the replicate)
             idx = np.arange(p)
@@ -187,6 +202,15 @@ class StudentizedDraws:
         return out
 
 
+def _finite_quantile(values: FloatArray, level: float) -> float:
+    """The ``level`` quantile of values that may hold ±inf; NaN when it is not finite (the
+    quantile itself infinite, or every value undefined), never numpy's ``inf − inf``."""
+    big = np.finfo(np.float64).max / 4
+    v = np.clip(np.asarray(values, dtype=np.float64), -big, big)
+    c = float(np.quantile(v, level))
+    return c if abs(c) < big else float("nan")
+
+
 def _critical_value(
     Z: FloatArray | StudentizedDraws,
     sigma: FloatArray,
@@ -200,7 +224,7 @@ def _critical_value(
     J = np.fromiter((p[0] for p in live), dtype=np.intp, count=len(live))
     K = np.fromiter((p[1] for p in live), dtype=np.intp, count=len(live))
     if isinstance(Z, StudentizedDraws):
-        return float(np.quantile(Z.maxima(J, K), level))
+        return _finite_quantile(Z.maxima(J, K), level)
     s = sigma[J, K]
     n = len(Z)
     mx = np.full(n, -np.inf)

@@ -40,7 +40,6 @@ class CoincidenceData:
         self.index: dict[str, int] = {}
         """str(value) → position in ``domain`` (set by ``coincidence_data``)."""
         V = len(domain)
-        cl_names, cidx = np.unique(np.asarray(clusters), return_inverse=True)
         counts = np.zeros((codes.shape[0], V))
         for j in range(codes.shape[1]):
             ok = codes[:, j] >= 0
@@ -50,11 +49,14 @@ class CoincidenceData:
         self.unpairable_units = int(np.sum((m > 0) & (m < 2)))
         self.n_values = int(m[m >= 2].sum())
         keep = m >= 2
+        # resample only the clusters that hold a pairable item: a conversation that only
+        # another coder (a judge left out of this table) rated carries nothing for α
+        cl_names, cidx = np.unique(np.asarray(clusters)[keep], return_inverse=True)
         per_item = np.einsum("uv,uw->uvw", counts[keep], counts[keep])
         per_item -= np.einsum("uv,vw->uvw", counts[keep], np.eye(V))
         per_item /= (m[keep] - 1)[:, None, None]
         coinc = np.zeros((len(cl_names), V, V))
-        np.add.at(coinc, cidx[keep], per_item)
+        np.add.at(coinc, cidx, per_item)
         self.n_clusters = len(cl_names)
         self.flat = coinc.reshape(len(cl_names), V * V)
         if level == "interval":

@@ -33,13 +33,20 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def _score_intervals(
     ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> dict[str, dict[str, Any]]:
-    """Per model: normalised-score mean with a paired cluster-bootstrap interval."""
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Per model: normalised-score mean with a paired cluster-bootstrap interval (for scores
+    on [0, 1]: see ``calibration._bounded``); and the warnings about them (scores that are not
+    finite, every score at a bound, zero-width intervals)."""
     rows = [(j.candidate_model or "", j.conversation_id or "", j.normalized) for j in ok]
     rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
+    bad: dict[str, int] = defaultdict(int)
+    for m, _, v in rows:
+        if v is not None and not math.isfinite(v):
+            bad[m] += 1
+    warnings = [f"{m}: {k} score(s) not finite, left out" for m, k in sorted(bad.items())]
     if not rows_f:
-        return {}
-    from attune_judge.calibration import bootstrap_means
+        return {}, warnings
+    from attune_judge.calibration import bootstrap_means, interval_warnings
 
     res = bootstrap_means(
         [v for _, _, v in rows_f],
@@ -48,7 +55,9 @@ def _score_intervals(
         B=B,
         seed=seed,
         level=level,
+        bounds=(0.0, 1.0),
     )
+    warnings += interval_warnings(res.means)
     out: dict[str, dict[str, Any]] = {}
     for label, metric in zip(res.labels, res.means, strict=True):
         out[str(label)] = {
@@ -61,8 +70,9 @@ def _score_intervals(
             "seed": metric.seed,
             "n": metric.n,
             "n_conversations": metric.n_clusters,
+            "note": metric.note,
         }
-    return out
+    return out, warnings
 
 
 def _leaderboard(
@@ -77,7 +87,9 @@ def _leaderboard(
 
     models, clusters, scores = judgments_to_scores(ok)
     try:
-        board = leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+        board = leaderboard(
+            models, clusters, scores, B=B, seed=seed, level=level, bounds=(0.0, 1.0)
+        )
     except UserError:
         return None
     return board.model_dump(mode="json")
@@ -225,9 +237,12 @@ def summarize(
             judges_out[jid]["pairwise"] = pairwise
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
         else:
-            for model, interval in _score_intervals(ok_all, seed=seed, B=B, level=level).items():
+            intervals, warnings = _score_intervals(ok_all, seed=seed, B=B, level=level)
+            for model, interval in intervals.items():
                 if model in models:
                     models[model]["score"] = interval
+            if warnings:
+                judges_out[jid]["warnings"] = warnings
             board = _leaderboard(ok_all, seed=seed, B=B, level=level)
             if board is not None:
                 judges_out[jid]["leaderboard"] = board
