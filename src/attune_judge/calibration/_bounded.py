@@ -27,6 +27,7 @@ Coverage in seeded simulations is in ``tests/calibration/test_coverage.py`` and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from scipy import stats
@@ -50,6 +51,7 @@ __all__ = [
     "check_level",
     "infer_bounds",
     "interval_warnings",
+    "is_binary",
     "kish_clusters",
     "mover_endpoints",
     "wilson_cluster_endpoints",
@@ -117,8 +119,14 @@ def kish_clusters(counts: FloatArray) -> FloatArray:
         return np.asarray(n.sum(0) ** 2 / (n * n).sum(0), dtype=np.float64)
 
 
+@lru_cache(maxsize=256)
 def _z(level: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2))
+
+
+@lru_cache(maxsize=1024)
+def _t(level: float, df: int) -> float:
+    return float(stats.t.ppf(0.5 + level / 2, df))
 
 
 def wilson_cluster_endpoints(
@@ -155,7 +163,7 @@ def wilson_cluster_endpoints(
         )
     z = _z(level)
     if n_clusters >= 2:
-        neff *= (z / float(stats.t.ppf(0.5 + level / 2, n_clusters - 1))) ** 2
+        neff *= (z / _t(level, n_clusters - 1)) ** 2
     d = 1 + z * z / neff
     centre = (x + z * z / (2 * neff)) / d
     half = z / d * np.sqrt(max(x * (1 - x), 0.0) / neff + z * z / (4 * neff * neff))
@@ -174,13 +182,66 @@ def bounded_mean_endpoints(
     n_clusters: int,
     kish: float,
     level: float = 0.95,
+    binary: bool = False,
+    raw: Endpoints | None = None,
 ) -> Endpoints:
-    """Logit-scale studentized interval of a bounded mean; Wilson (design effect) fallback.
+    """The interval of a bounded mean (see the module notes).
 
-    ``reps`` are the replicate means, ``rep_sd`` each replicate's cluster-robust SE.
+    ``reps`` are the replicate means, ``rep_sd`` each replicate's cluster-robust SE;
+    ``binary``: pass/fail scores (the Wilson interval with the design effect); ``raw``: the
+    raw-scale studentized interval, whose union with the logit-scale one is returned.
     """
     if estimate is None or se is None or not np.isfinite(estimate) or not np.isfinite(se):
         return Endpoints(None, None, "none", None, None, int(np.sum(np.isnan(reps))))
+    if binary:
+        return wilson_cluster_endpoints(
+            estimate, se * se, bounds, n_clusters=n_clusters, kish=kish, level=level
+        )
+    ends = _logit_endpoints(estimate, se, reps, rep_sd, bounds, n_clusters, kish, level)
+    if (
+        raw is None
+        or raw.method != "studentized"
+        or None in (raw.lower, raw.upper, ends.lower, ends.upper)
+    ):
+        return ends
+    lower = max(min(float(ends.lower), float(raw.lower)), bounds[0])  # type: ignore[arg-type]
+    upper = min(max(float(ends.upper), float(raw.upper)), bounds[1])  # type: ignore[arg-type]
+    if (lower, upper) == (ends.lower, ends.upper):
+        return ends
+    return Endpoints(
+        lower,
+        upper,
+        ends.method,
+        ends.mc_error_lower,
+        ends.mc_error_upper,
+        ends.n_undefined,
+        join_notes(ends.note, "widened to the raw-scale studentized interval"),
+    )
+
+
+def is_binary(sums: FloatArray, counts: FloatArray, bounds: Bounds) -> bool:
+    """Whether a label's scores look pass/fail: every cluster's ``(S − lo·n)/(hi − lo)`` (its
+    number of passes) is a whole number. Ratings pass this by chance with probability about
+    ``(1/steps)^C`` (a 1–5 scale, 10 conversations: 1e-6)."""
+    lo, hi = bounds
+    k = (np.asarray(sums) - lo * np.asarray(counts)) / (hi - lo)
+    present = np.asarray(counts) > 0
+    return bool(
+        present.any() and np.all(np.abs(k - np.round(k))[present] <= 1e-9 * (1 + k[present]))
+    )
+
+
+def _logit_endpoints(
+    estimate: float,
+    se: float,
+    reps: FloatArray,
+    rep_sd: FloatArray,
+    bounds: Bounds,
+    n_clusters: int,
+    kish: float,
+    level: float,
+) -> Endpoints:
+    """Logit-scale studentized interval; Wilson (design effect) where it is undefined."""
     lo, hi = bounds
     width = hi - lo
     x = (estimate - lo) / width

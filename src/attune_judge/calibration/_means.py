@@ -28,6 +28,7 @@ from attune_judge.calibration._bounded import (
     bounded_mean_endpoints,
     check_bounds,
     infer_bounds,
+    is_binary,
     kish_clusters,
     mover_endpoints,
 )
@@ -194,8 +195,10 @@ def _label_endpoints(
     level: float,
     method: IntervalMethod,
     bounds: Bounds | None,
+    widen: bool = True,
 ) -> list[Endpoints]:
-    """Each label's interval (one cluster: none, with the reason)."""
+    """Each label's interval (one cluster: none, with the reason); ``widen=False`` keeps a
+    bounded rating's logit-scale interval as it is (the input of MOVER)."""
     C, M = sums.sums.shape
     theta = sums.estimate
     observed = sums.counts.sum(0) > 0
@@ -220,17 +223,12 @@ def _label_endpoints(
             )
             continue
         se = float(np.sqrt(cov[m, m])) if np.isfinite(cov[m, m]) else None
-        if bounds is not None:
+        binary = bounds is not None and is_binary(sums.sums[:, m], sums.counts[:, m], bounds)
+        if binary and bounds is not None:
+            kw = {"n_clusters": int(np.sum(sums.counts[:, m] > 0)), "kish": float(kish[m])}
             out.append(
                 bounded_mean_endpoints(
-                    est,
-                    se,
-                    reps[:, m],
-                    sd[:, m],
-                    bounds,
-                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
-                    kish=float(kish[m]),
-                    level=level,
+                    est, se, reps[:, m], sd[:, m], bounds, level=level, binary=True, **kw
                 )
             )
             continue
@@ -238,7 +236,23 @@ def _label_endpoints(
         with np.errstate(invalid="ignore", divide="ignore"):
             tstar = dev / sd[:, m]
         tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
-        out.append(_studentized_or_percentile(est, se, tstar, reps[:, m], level, span[m]))
+        raw = _studentized_or_percentile(est, se, tstar, reps[:, m], level, span[m])
+        if bounds is None:
+            out.append(raw)
+            continue
+        out.append(
+            bounded_mean_endpoints(
+                est,
+                se,
+                reps[:, m],
+                sd[:, m],
+                bounds,
+                n_clusters=int(np.sum(sums.counts[:, m] > 0)),
+                kish=float(kish[m]),
+                level=level,
+                raw=raw if widen else None,
+            )
+        )
     return out
 
 
@@ -359,7 +373,7 @@ def difference_intervals(
     den = W @ n
     label_ends = None
     if method == "studentized" and bounds is not None and C >= 2:
-        label_ends = _label_endpoints(sums, W, reps, cov, level, method, bounds)
+        label_ends = _label_endpoints(sums, W, reps, cov, level, method, bounds, widen=False)
     span = _cluster_mean_range(sums)
     out: list[Metric] = []
     for a in range(0, len(pairs), chunk_pairs):
