@@ -224,7 +224,11 @@ def _bounded_coverage(kind: str, C: int, n_sims: int, seed: int) -> dict[str, ob
     if kind == "pass/fail":
         truth, bounds, make = np.array([_pass_rate(a) for a in PASS_LOGITS]), (0.0, 1.0), _pass_fail
     else:
-        truth, bounds, make = np.array([_true_mean(c) for c in CEILING_CENTRES]), (1.0, 5.0), _ceiling
+        truth, bounds, make = (
+            np.array([_true_mean(c) for c in CEILING_CENTRES]),
+            (1.0, 5.0),
+            _ceiling,
+        )
     mean_hits = np.zeros(len(truth))
     diff_hits = np.zeros(len(DIFF_PAIRS))
     raw_hits = np.zeros(len(truth))

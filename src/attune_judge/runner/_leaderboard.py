@@ -80,9 +80,13 @@ def run_leaderboard(
         raise UserError(f"{log}: several judges {ids[:5]}; choose one with --judge-id")
     if judge_id is not None and judge_id not in ids:
         raise UserError(f"{log}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
-    models, clusters, scores = judgments_to_scores(
-        [j for j in js if judge_id is None or j.judge_id == judge_id], field=field
-    )
+    try:
+        models, clusters, scores = judgments_to_scores(
+            [j for j in js if judge_id is None or j.judge_id == judge_id], field=field
+        )
+    except UserError as exc:
+        raise UserError(f"{log}: {exc}") from None
     if not scores:
         raise UserError(f"{path}: no usable scores (status ok with a {field} score)")
-    return leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    bounds = (0.0, 1.0) if field == "normalized" else None
+    return leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
