@@ -271,3 +271,27 @@ def test_multiclass_murphy_terms_add_up_to_the_reported_brier() -> None:
     # the uncertainty term of a multi-class Brier score is Σ_k ȳ_k (1 − ȳ_k)
     ybar = np.bincount(y, minlength=4) / 60
     assert cal.uncertainty == pytest.approx(float(np.sum(ybar * (1 - ybar))), abs=1e-12)
+
+
+def test_a_scoring_summary_warns_when_every_score_is_at_the_bound() -> None:
+    from attune_judge.data import Judgment
+    from attune_judge.runner._summary import _score_intervals
+
+    ok = [
+        Judgment(
+            item_id=f"{m}-{c}-{t}",
+            judge_id="j",
+            status="ok",
+            candidate_model=m,
+            conversation_id=f"c{c}",
+            normalized=1.0 if m == "perfect" else float((c + t) % 3 != 0),
+        )
+        for m in ("perfect", "other")
+        for c in range(12)
+        for t in range(3)
+    ]
+    intervals, warnings = _score_intervals(ok, seed=0, B=300, level=0.95)
+    assert intervals["perfect"]["upper"] == 1.0 and intervals["perfect"]["lower"] < 1.0
+    assert "every score is at the bound 1" in (intervals["perfect"]["note"] or "")
+    assert [w.split(":")[0] for w in warnings] == ["perfect"]
+    assert 0.0 <= intervals["other"]["lower"] < intervals["other"]["upper"] <= 1.0

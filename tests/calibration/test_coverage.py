@@ -1,4 +1,4 @@
-"""Coverage simulations for few conversations (seeded; about a minute in total).
+"""Coverage simulations for few conversations (seeded; about two minutes in total).
 
 Data: C conversations of 2–15 turns; every model's turn score is a 1–5 rating
 ``clip(round(3 + u_c + v_cm + e), 1, 5)`` with a conversation effect ``u_c ~ N(0, 0.8²)``, a
@@ -18,6 +18,10 @@ Checked:
 - the default interval of a mean and of a difference (symmetric studentized cluster bootstrap)
   covers 93–97% at C = 10, 15 and 60 (symmetric ratings) and at C = 10 and 15 (skewed), where
   percentile intervals fall short at 10 and 15;
+- scores at a bound (pass/fail with 90–96% passes; ratings with 65–78% at the ceiling): the
+  intervals for bounded scores (``bounds=``; ``calibration/_bounded.py``) of a mean and of a
+  difference cover 93–97% pooled over four models at C = 10 and 15, where the raw-scale
+  studentized interval falls short (see the section at the end);
 - simultaneous rank sets with all 8 models tied keep ≥ 95% joint coverage at C = 10 and 15
   (joint coverage = no pair of tied models declared different; ≥ 93% at 60, see there), for
   leaderboard means and for Bradley–Terry strengths (which also cover 93–97% each).
