@@ -91,6 +91,7 @@ from attune_judge.calibration._bradley_terry import (
     fit_bradley_terry_batch,
     win_tables,
 )
+from attune_judge.calibration._differences import difference_intervals
 from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
@@ -113,7 +114,6 @@ from attune_judge.calibration._markdown import (
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
     bootstrap_means,
-    difference_intervals,
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
