@@ -34,6 +34,7 @@ from attune_judge.calibration._bounded import (
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
 __all__ = [
+    "IMPLAUSIBLE_WIDTH",
     "PairedBootstrapResult",
     "bootstrap_means",
     "cluster_mean_range",
@@ -41,6 +42,12 @@ __all__ = [
     "paired_cluster_bootstrap",
     "studentized_or_percentile",
 ]
+
+
+IMPLAUSIBLE_WIDTH = 3
+"""A studentized interval wider than this many times the range of the cluster means is
+replaced by the percentile interval (and says so): at 10 conversations a legitimate one is
+rarely wider than the range itself."""
 
 
 class PairedBootstrapResult(ResultModel):
@@ -280,9 +287,10 @@ def studentized_or_percentile(
 
     Degenerate: more than 1 − ``level`` of the replicates have zero spread but a deviation
     (only possible with very few clusters, where a replicate can repeat one cluster), so the
-    quantile of ``|t*|`` is infinite. Implausible: wider than ``span``, the range of the
-    cluster means (no mean of them lies outside it; a difference of two means has the sum of
-    their ranges).
+    quantile of ``|t*|`` is infinite. Implausible: more than :data:`IMPLAUSIBLE_WIDTH` times
+    ``span``, the range of the cluster means (no mean of them lies outside it; a difference of
+    two means has the sum of their ranges) — what rounding in SE* produced (±6.7 million for
+    a difference of two pass rates).
     """
     ends = studentized_endpoints(est, se, tstar, level=level)
     why = None
@@ -293,10 +301,11 @@ def studentized_or_percentile(
         )
     elif ends.lower is not None and ends.upper is not None and np.isfinite(span):
         width = ends.upper - ends.lower
-        if width > span * (1 + ROUNDING) + ROUNDING:
+        if width > IMPLAUSIBLE_WIDTH * span * (1 + ROUNDING) + ROUNDING:
             why = (
                 f"studentized interval [{ends.lower:.4g}, {ends.upper:.4g}] implausibly wide "
-                f"(wider than the range of the cluster means, {span:.4g}): percentile interval"
+                f"(more than {IMPLAUSIBLE_WIDTH} × the range of the cluster means, {span:.4g}): "
+                "percentile interval"
             )
     if why is None:
         return ends

@@ -46,7 +46,11 @@ def _score_intervals(
     warnings = [f"{m}: {k} score(s) not finite, left out" for m, k in sorted(bad.items())]
     if not rows_f:
         return {}, warnings
-    from attune_judge.calibration import bootstrap_means, interval_warnings
+    from attune_judge.calibration import (
+        bootstrap_means,
+        few_clusters_warning,
+        interval_warnings,
+    )
 
     res = bootstrap_means(
         [v for _, _, v in rows_f],
@@ -57,7 +61,8 @@ def _score_intervals(
         level=level,
         bounds=(0.0, 1.0),
     )
-    warnings += interval_warnings(res.means)
+    few = few_clusters_warning(len({c for _, c, _ in rows_f}))
+    warnings += ([few] if few else []) + interval_warnings(res.means)
     out: dict[str, dict[str, Any]] = {}
     for label, metric in zip(res.labels, res.means, strict=True):
         out[str(label)] = {
