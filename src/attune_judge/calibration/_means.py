@@ -144,7 +144,8 @@ def paired_cluster_bootstrap(
     87–91% at a nominal 95%, a t(C−1) interval with the cluster-robust SE 91.9–93.8%, the
     symmetric studentized bootstrap 93.2–94.7% (1,500 data sets per cell); at 60 conversations
     all are close to 95%. ``tests/calibration/test_coverage.py`` re-checks this on symmetric
-    and ceiling-skewed Likert ratings and asserts 93–97% at 10, 15 and 60 conversations.
+    and ceiling-skewed Likert ratings and asserts 93–97% at 10, 15 and 60 conversations; near
+    a bound (pass/fail, most ratings at the top) only with ``bounds``, which it also checks.
     """
     C = len(sums.clusters)
     check_bounds(bounds, sums.sums, sums.counts)
