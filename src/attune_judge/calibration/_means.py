@@ -234,10 +234,17 @@ def label_endpoints(
         se = float(np.sqrt(cov[m, m])) if np.isfinite(cov[m, m]) else None
         binary = bounds is not None and is_binary(sums.sums[:, m], sums.counts[:, m], bounds)
         if binary and bounds is not None:
-            kw = {"n_clusters": int(np.sum(sums.counts[:, m] > 0)), "kish": float(kish[m])}
             out.append(
                 bounded_mean_endpoints(
-                    est, se, reps[:, m], sd[:, m], bounds, level=level, binary=True, **kw
+                    est,
+                    se,
+                    reps[:, m],
+                    sd[:, m],
+                    bounds,
+                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
+                    kish=float(kish[m]),
+                    level=level,
+                    binary=True,
                 )
             )
             continue

@@ -28,8 +28,9 @@ def _score_cell(score: Mapping[str, Any] | None) -> str:
 
 def _level(models: Mapping[str, Any]) -> str:
     """The confidence level of the score intervals, as ``95%`` (95% when none is stored)."""
-    levels = {(m.get("score") or {}).get("level") for m in models.values()} - {None}
-    return f"{(levels.pop() if len(levels) == 1 else 0.95) * 100:.10g}%"
+    levels = {float(lv) for m in models.values() if (lv := (m.get("score") or {}).get("level"))}
+    level = levels.pop() if len(levels) == 1 else 0.95
+    return f"{level * 100:.10g}%"
 
 
 def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
