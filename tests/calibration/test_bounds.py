@@ -244,7 +244,11 @@ def test_nan_scores_are_counted_and_a_model_without_scores_is_listed() -> None:
 
 
 def test_leaderboard_level_as_a_percentage_is_a_clear_error() -> None:
-    with pytest.raises(UserError, match=r"between 0 and 1, not 95 \(did you mean 0.95\?\)"):
+    with pytest.raises(
+        UserError,
+        match=r"level is a confidence level between 0 and 1 \(e.g. 0.95\), not 95 "
+        r"\(did you mean 0.95\?\)",
+    ):
         leaderboard(["a", "b"] * 10, [f"c{i // 2}" for i in range(20)], [0.5] * 20, level=95)
 
 

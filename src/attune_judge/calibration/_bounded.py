@@ -63,11 +63,18 @@ AT_BOUND = "every score is at the bound"
 """Start of the note of an interval whose scores all sit at one bound (coverage not promised)."""
 
 
-def check_level(level: float) -> None:
-    """UserError unless ``0 < level < 1`` (``95`` is a percentage, not a level)."""
+def check_level(level: float, name: str = "level") -> None:
+    """UserError unless ``0 < level < 1`` (``95`` is a percentage, not a level); ``name`` is
+    the option or argument named in the message."""
     if isinstance(level, bool) or not isinstance(level, int | float) or not 0 < level < 1:
-        hint = f" (did you mean {level / 100:g}?)" if isinstance(level, int | float) else ""
-        raise UserError(f"level must be a confidence level between 0 and 1, not {level!r}{hint}")
+        hint = (
+            f" (did you mean {level / 100:g}?)"
+            if isinstance(level, int | float) and 1 < level < 100
+            else ""
+        )
+        raise UserError(
+            f"{name} is a confidence level between 0 and 1 (e.g. 0.95), not {level!r}{hint}"
+        )
 
 
 def interval_warnings(metrics: Sequence[Metric]) -> list[str]:
