@@ -130,6 +130,9 @@ class ClusterSums:
     """``S_cm``: sum of values of label m in cluster c, shape (C, M)."""
     counts: FloatArray
     """``n_cm``: number of values of label m in cluster c, shape (C, M)."""
+    extremes: FloatArray | None = None
+    """Per label: smallest and largest value, and 1.0 when every value is one of those two
+    (shape (M, 3); from :meth:`from_long`, ``None`` when built from sums)."""
 
     @classmethod
     def from_long(
@@ -157,7 +160,14 @@ class ClusterSums:
         flat = ci * M + li
         sums = np.bincount(flat, weights=vals, minlength=C * M).reshape(C, M).astype(np.float64)
         counts = np.bincount(flat, minlength=C * M).reshape(C, M).astype(np.float64)
-        return cls([str(c) for c in cluster_names], [str(m) for m in label_names], sums, counts)
+        lo, hi = np.full(M, np.inf), np.full(M, -np.inf)
+        np.minimum.at(lo, li, vals)
+        np.maximum.at(hi, li, vals)
+        other = np.zeros(M)
+        np.add.at(other, li, ((vals != lo[li]) & (vals != hi[li])).astype(np.float64))
+        extremes = np.column_stack([lo, hi, (other == 0).astype(np.float64)])
+        labels_out = [str(m) for m in label_names]
+        return cls([str(c) for c in cluster_names], labels_out, sums, counts, extremes)
 
     @property
     def estimate(self) -> FloatArray:

@@ -226,11 +226,19 @@ def bounded_mean_endpoints(
     )
 
 
-def is_binary(sums: FloatArray, counts: FloatArray, bounds: Bounds) -> bool:
-    """Whether a label's scores look pass/fail: every cluster's ``(S − lo·n)/(hi − lo)`` (its
-    number of passes) is a whole number. Ratings pass this by chance with probability about
-    ``(1/steps)^C`` (a 1–5 scale, 10 conversations: 1e-6)."""
+def is_binary(
+    sums: FloatArray, counts: FloatArray, bounds: Bounds, extremes: FloatArray | None = None
+) -> bool:
+    """Whether a label's scores are pass/fail: every value is ``lo`` or ``hi``.
+
+    ``extremes`` (a label's row of ``ClusterSums.extremes``: min, max, two-valued) decides
+    exactly. Without it (sums built by hand) the sums decide: every cluster's
+    ``(S − lo·n)/(hi − lo)`` (its number of passes) is a whole number — ratings pass this by
+    chance with probability about ``(1/steps)^C`` (a 1–5 scale, 10 conversations: 1e-6)."""
     lo, hi = bounds
+    if extremes is not None:
+        vmin, vmax, two = (float(v) for v in extremes)
+        return bool(two == 1.0 and vmin in (lo, hi) and vmax in (lo, hi))
     k = (np.asarray(sums) - lo * np.asarray(counts)) / (hi - lo)
     present = np.asarray(counts) > 0
     return bool(
@@ -248,10 +256,16 @@ def _logit_endpoints(
     kish: float,
     level: float,
 ) -> Endpoints:
-    """Logit-scale studentized interval; Wilson (design effect) where it is undefined."""
+    """Logit-scale studentized interval; Wilson (design effect) where it is undefined.
+
+    Ratings without any spread inside the range (every conversation's mean the same) get the
+    zero-width interval every resample gives, marked :data:`ZERO_WIDTH`: a Bernoulli variance
+    would be an invention there."""
     lo, hi = bounds
     width = hi - lo
     x = (estimate - lo) / width
+    if 0 < x < 1 and se == 0:
+        return Endpoints(estimate, estimate, "studentized_logit", None, None, 0, ZERO_WIDTH)
     if 0 < x < 1 and se > 0:
         xs = (np.asarray(reps, dtype=np.float64) - lo) / width
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -232,7 +232,12 @@ def label_endpoints(
             )
             continue
         se = float(np.sqrt(cov[m, m])) if np.isfinite(cov[m, m]) else None
-        binary = bounds is not None and is_binary(sums.sums[:, m], sums.counts[:, m], bounds)
+        binary = bounds is not None and is_binary(
+            sums.sums[:, m],
+            sums.counts[:, m],
+            bounds,
+            None if sums.extremes is None else sums.extremes[m],
+        )
         if binary and bounds is not None:
             out.append(
                 bounded_mean_endpoints(
