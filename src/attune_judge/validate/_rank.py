@@ -79,10 +79,15 @@ def rank_scores(
             seed=seed,
             level=level,
         )
-    models, clusters, scores = read_scores(jsonl_path(source), field, judge_id)
+    path = jsonl_path(source)
+    models, clusters, scores = read_scores(path, field, judge_id)
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
-    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    # judgments' normalised scores lie on [0, 1] (as in a run directory's leaderboard); other
+    # rows are bounded only when they are pass/fail (0 or 1)
+    judged = path.suffix.lower() != ".csv" and record_kind(path) == "judgment"
+    bounds = (0.0, 1.0) if judged and field == "normalized" else None
+    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
 
 
 def _pairwise_judgments(source: Path, judge_id: str | None) -> tuple[str, list[Judgment]] | None:
