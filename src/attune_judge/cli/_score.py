@@ -70,7 +70,8 @@ def _print_result(result: RunResult) -> None:
             cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
-        board_warnings = (block.get("leaderboard") or {}).get("warnings") or []
+        board = block.get("leaderboard")
+        board_warnings = (board.get("warnings") or []) if isinstance(board, dict) else []
         for w in dict.fromkeys([*(block.get("warnings") or []), *board_warnings]):
             print(f"  warning: {w}")  # too few conversations, scores at a bound, ...
         if block.get("pairwise"):

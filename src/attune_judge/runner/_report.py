@@ -38,8 +38,9 @@ def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
     lines = [f"## Judge `{jid}`", "", f"{block.get('label', '')}", ""]
     for finding in block.get("degenerate") or []:
         lines += [f"**Warning: degenerate judge** — {finding.get('message')}.", ""]
-    board = block.get("leaderboard") or {}
-    for w in dict.fromkeys([*(block.get("warnings") or []), *(board.get("warnings") or [])]):
+    board = block.get("leaderboard")
+    board_warnings = (board.get("warnings") or []) if isinstance(board, Mapping) else []
+    for w in dict.fromkeys([*(block.get("warnings") or []), *board_warnings]):
         lines += [f"**Warning:** {w}", ""]
     lines += [
         f"| model | score (0–1) [{_level(models)} CI] | n ok | parse_error | lm_error | refused "
