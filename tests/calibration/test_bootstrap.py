@@ -236,5 +236,6 @@ def test_undefined_replicates_are_counted_and_too_many_withhold_the_interval() -
     # BCa's fallback says why
     flat = interval_endpoints(3.0, np.full(100, 3.0), method="bca", jackknife=np.full(5, 3.0))
     assert flat.method == "percentile" and flat.note == (
-        "BCa undefined (all replicates are equal): percentile interval"
+        "BCa undefined (all replicates are equal): percentile interval; "
+        "degenerate: zero-width interval (every resample gives the same value)"
     )

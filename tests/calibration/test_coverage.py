@@ -1,4 +1,4 @@
-"""Coverage simulations for few conversations (seeded; about a minute in total).
+"""Coverage simulations for few conversations (seeded; about two minutes in total).
 
 Data: C conversations of 2–15 turns; every model's turn score is a 1–5 rating
 ``clip(round(3 + u_c + v_cm + e), 1, 5)`` with a conversation effect ``u_c ~ N(0, 0.8²)``, a
@@ -18,6 +18,10 @@ Checked:
 - the default interval of a mean and of a difference (symmetric studentized cluster bootstrap)
   covers 93–97% at C = 10, 15 and 60 (symmetric ratings) and at C = 10 and 15 (skewed), where
   percentile intervals fall short at 10 and 15;
+- scores at a bound (pass/fail with 90–96% passes; ratings with 65–78% at the ceiling): the
+  intervals for bounded scores (``bounds=``; ``calibration/_bounded.py``) of a mean and of a
+  difference cover 93–97% pooled over four models at C = 10 and 15, where the raw-scale
+  studentized interval falls short (see the section at the end);
 - simultaneous rank sets with all 8 models tied keep ≥ 95% joint coverage at C = 10 and 15
   (joint coverage = no pair of tied models declared different; ≥ 93% at 60, see there), for
   leaderboard means and for Bradley–Terry strengths (which also cover 93–97% each).
@@ -169,3 +173,102 @@ def test_bradley_terry_rank_sets_cover_jointly_when_all_models_tie(C: int, n_sim
     assert cov["bootstrap_max_t"] >= 0.95
     assert cov["normal"] < cov["bootstrap_max_t"]
     assert 0.93 <= cov["strengths"] <= 0.97
+
+
+# --- scores at a bound: pass/fail checks and ceiling-heavy ratings (issue 25) ---------------
+#
+# Pass/fail: in conversation c, model j passes a turn with probability
+# ``expit(a_j + u_c + v_cj)``, ``u_c ~ N(0, 1)``, ``v_cj ~ N(0, 0.5²)``, 2–15 turns; logits
+# a = 2.6, 3.0, 3.4, 3.7 give marginal pass rates 0.896, 0.925, 0.947, 0.959 (the truth
+# ``E[expit(a + √1.25·Z)]`` by Gauss–Hermite quadrature, not by the code under test).
+# Ceiling-heavy: the Likert model above with centres 5.0, 5.2, 5.35, 5.5, i.e. 65%, 71%, 75% and
+# 78% of the ratings at 5 (truth from the normal CDF). Intervals use the scores' bounds.
+
+PASS_LOGITS = (2.6, 3.0, 3.4, 3.7)
+CEILING_CENTRES = (5.0, 5.2, 5.35, 5.5)
+DIFF_PAIRS = [(0, 1), (1, 2), (2, 3), (0, 3)]
+N_RAW = 200
+
+
+def _pass_rate(a: float, sd: float = float(np.sqrt(1.25))) -> float:
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    return float(np.sum(w * (1 / (1 + np.exp(-(a + sd * x))))) / np.sum(w))
+
+
+def test_pass_rate_quadrature_matches_a_known_value() -> None:
+    # a = 0 is symmetric: the pass rate is exactly 1/2 whatever the spread
+    assert _pass_rate(0.0) == pytest.approx(0.5, abs=1e-12)
+    assert 0.89 < _pass_rate(2.6) < _pass_rate(3.7) < 0.96
+
+
+def _pass_fail(rng: np.random.Generator, C: int) -> ClusterSums:
+    m = rng.integers(2, 16, C)
+    logit = np.asarray(PASS_LOGITS)[None, :] + rng.normal(0, 1, (C, 1))
+    p = 1 / (1 + np.exp(-(logit + rng.normal(0, 0.5, (C, len(PASS_LOGITS))))))
+    S = rng.binomial(np.repeat(m[:, None], len(PASS_LOGITS), axis=1), p).astype(float)
+    N = np.repeat(m[:, None], len(PASS_LOGITS), axis=1).astype(float)
+    return ClusterSums([f"c{c:03d}" for c in range(C)], [f"m{j}" for j in range(4)], S, N)
+
+
+def _ceiling(rng: np.random.Generator, C: int) -> ClusterSums:
+    m = rng.integers(2, 16, C)
+    conv = np.repeat(np.arange(C), m)
+    centre = np.asarray(CEILING_CENTRES)[None, :]
+    u, v = rng.normal(0, 0.8, C), rng.normal(0, 0.4, (C, len(CEILING_CENTRES)))
+    e = rng.normal(0, 0.9, (len(conv), len(CEILING_CENTRES)))
+    x = np.clip(np.round(centre + u[conv, None] + v[conv] + e), 1, 5)
+    S = np.zeros((C, len(CEILING_CENTRES)))
+    np.add.at(S, conv, x)
+    N = np.repeat(m[:, None], len(CEILING_CENTRES), axis=1).astype(float)
+    return ClusterSums([f"c{c:03d}" for c in range(C)], [f"m{j}" for j in range(4)], S, N)
+
+
+def _bounded_coverage(kind: str, C: int, n_sims: int, seed: int) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+    if kind == "pass/fail":
+        truth, bounds, make = np.array([_pass_rate(a) for a in PASS_LOGITS]), (0.0, 1.0), _pass_fail
+    else:
+        truth, bounds, make = (
+            np.array([_true_mean(c) for c in CEILING_CENTRES]),
+            (1.0, 5.0),
+            _ceiling,
+        )
+    mean_hits = np.zeros(len(truth))
+    diff_hits = np.zeros(len(DIFF_PAIRS))
+    raw_hits = np.zeros(len(truth))
+    for s in range(n_sims):
+        sums = make(rng, C)
+        W = bootstrap_weights(C, 999, seed=s)
+        res = paired_cluster_bootstrap(sums, weights=W, bounds=bounds)
+        for j, m in enumerate(res.means):
+            assert m.lower is not None and m.upper is not None
+            assert bounds[0] <= m.lower <= m.upper <= bounds[1]
+            mean_hits[j] += m.lower <= truth[j] <= m.upper
+        if s < N_RAW:  # the raw-scale studentized interval, for comparison (on fewer sets)
+            for j, m in enumerate(paired_cluster_bootstrap(sums, weights=W).means):
+                raw_hits[j] += m.lower is not None and m.lower <= truth[j] <= m.upper  # type: ignore[operator]
+        for i, d in enumerate(difference_intervals(sums, DIFF_PAIRS, weights=W, bounds=bounds)):
+            t = truth[DIFF_PAIRS[i][0]] - truth[DIFF_PAIRS[i][1]]
+            diff_hits[i] += d.lower <= t <= d.upper  # type: ignore[operator]
+    return {
+        "mean": float(mean_hits.mean() / n_sims),
+        "mean_per_model": (mean_hits / n_sims).round(3).tolist(),
+        "diff": float(diff_hits.mean() / n_sims),
+        "diff_per_pair": (diff_hits / n_sims).round(3).tolist(),
+        "raw_studentized_mean": float(raw_hits.mean() / min(n_sims, N_RAW)),
+    }
+
+
+@pytest.mark.parametrize(
+    ("kind", "C", "n_sims"),
+    [("pass/fail", 10, 500), ("pass/fail", 15, 500), ("ceiling", 10, 500), ("ceiling", 15, 500)],
+)
+def test_bounded_intervals_cover_at_the_bound(kind: str, C: int, n_sims: int) -> None:
+    # 500 data sets × 4 models (2,000 intervals, standard error about 0.5–0.7%), every score on
+    # its scale (pass/fail 0–1, ratings 1–5); the pooled coverage is asserted in the band
+    cov = _bounded_coverage(kind, C, n_sims, seed=300 + C)
+    print(f"\n{kind}, C={C}, {n_sims} data sets × 4 models: {cov}")
+    assert 0.93 <= cov["mean"] <= 0.97  # type: ignore[operator]
+    assert 0.93 <= cov["diff"] <= 0.97  # type: ignore[operator]
+    # the raw-scale studentized interval is what fell short here
+    assert cov["raw_studentized_mean"] < cov["mean"]  # type: ignore[operator]

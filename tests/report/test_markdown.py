@@ -140,7 +140,7 @@ def test_a_sensitivity_study_shows_variants_not_one_leaderboard_per_judge(
     ]
     assert "### Leaderboard" not in md
     # τ against the base, with the verdicts of the fixture
-    assert "| shuffled | 1.000 | [1.000, 1.000] | stable |" in md
+    assert "| shuffled | 1.000 | [1.000, 1.000] (degenerate) | stable |" in md
     assert "| scale 1-7 | -1.000 | [-1.000, 0.200] | UNSTABLE |" in md
     # the flip, with the hostile name escaped
     assert r"| scale 1-7 | alpha > &lt;b>beta\|&lt;/b> | &lt;b>beta\|&lt;/b> > alpha |" in md

@@ -50,7 +50,8 @@ def test_the_summary_stores_the_leaderboard_of_the_judgments(run: Path) -> None:
     stored = _summary(run)["judges"]["fake-judge"]["leaderboard"]
     # the same statistic computed independently from the log
     js = read_jsonl(run / "judgments.jsonl", Judgment)
-    fresh = leaderboard(*judgments_to_scores(js), B=B, seed=3, level=0.95)
+    # normalised scores: bounded on [0, 1], as the runner's summary treats them
+    fresh = leaderboard(*judgments_to_scores(js), B=B, seed=3, level=0.95, bounds=(0.0, 1.0))
     assert stored == fresh.model_dump(mode="json")
     assert [r["model"] for r in stored["rows"]] == ["a", "b", "c"]
 

@@ -9,7 +9,9 @@ Main entry points
 -----------------
 Bootstrap engine
     ``bootstrap_weights``, ``ClusterSums``, ``paired_cluster_bootstrap``, ``bootstrap_means``,
-    ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``.
+    ``bootstrap_statistic``, ``cluster_robust_covariance``, ``interval_endpoints``; bounded
+    scores (pass/fail, ceilings): ``bounds=`` on the means, ``infer_bounds``,
+    ``interval_warnings`` (see ``_bounded``).
 Agreement
     ``pair_agreement`` (raw, Cohen's κ ×3, Spearman, Kendall τ-b, Pearson, MAE),
     ``krippendorff_alpha``, ``fleiss_kappa`` (any number of ratings per item), ``gwet_ac1``,
@@ -72,6 +74,12 @@ from attune_judge.calibration._bootstrap import (
     interval_endpoints,
     ratio_replicates,
 )
+from attune_judge.calibration._bounded import (
+    AT_BOUND,
+    check_level,
+    infer_bounds,
+    interval_warnings,
+)
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
@@ -80,7 +88,8 @@ from attune_judge.calibration._bradley_terry import (
     fit_bradley_terry_batch,
     win_tables,
 )
-from attune_judge.calibration._icc import IccForm, IccResult, intraclass_correlation
+from attune_judge.calibration._differences import difference_intervals
+from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
     judgments_to_preferences,
@@ -102,7 +111,6 @@ from attune_judge.calibration._markdown import (
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
     bootstrap_means,
-    difference_intervals,
     paired_cluster_bootstrap,
 )
 from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
@@ -198,6 +206,8 @@ from attune_judge.calibration._sensitivity_results import (
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
+    "AT_BOUND",
+    "ICC_FORMS",
     "MIN_CLUSTERS",
     "PAIR_METRICS",
     "AlphaWithJudge",
@@ -272,6 +282,7 @@ __all__ = [
     "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
+    "check_level",
     "cluster_robust_covariance",
     "compare_preferences",
     "difference_intervals",
@@ -284,7 +295,9 @@ __all__ = [
     "group_agreement",
     "gwet_ac1",
     "human_ceiling",
+    "infer_bounds",
     "interval_endpoints",
+    "interval_warnings",
     "intraclass_correlation",
     "is_behaviour_dimension",
     "join_report",

@@ -33,6 +33,8 @@ __all__ = [
     "DEGENERATE",
     "MAX_UNDEFINED_SHARE",
     "MIN_CLUSTERS",
+    "ROUNDING",
+    "SINGLE_CLUSTER",
     "ClusterSums",
     "Endpoints",
     "FloatArray",
@@ -148,6 +150,9 @@ class ClusterSums:
     """``S_cm``: sum of values of label m in cluster c, shape (C, M)."""
     counts: FloatArray
     """``n_cm``: number of values of label m in cluster c, shape (C, M)."""
+    extremes: FloatArray | None = None
+    """Per label: smallest and largest value, and 1.0 when every value is one of those two
+    (shape (M, 3); from :meth:`from_long`, ``None`` when built from sums)."""
 
     @classmethod
     def from_long(
@@ -175,7 +180,14 @@ class ClusterSums:
         flat = ci * M + li
         sums = np.bincount(flat, weights=vals, minlength=C * M).reshape(C, M).astype(np.float64)
         counts = np.bincount(flat, minlength=C * M).reshape(C, M).astype(np.float64)
-        return cls([str(c) for c in cluster_names], [str(m) for m in label_names], sums, counts)
+        lo, hi = np.full(M, np.inf), np.full(M, -np.inf)
+        np.minimum.at(lo, li, vals)
+        np.maximum.at(hi, li, vals)
+        other = np.zeros(M)
+        np.add.at(other, li, ((vals != lo[li]) & (vals != hi[li])).astype(np.float64))
+        extremes = np.column_stack([lo, hi, (other == 0).astype(np.float64)])
+        labels_out = [str(m) for m in label_names]
+        return cls([str(c) for c in cluster_names], labels_out, sums, counts, extremes)
 
     @property
     def estimate(self) -> FloatArray:
@@ -192,6 +204,14 @@ class ClusterSums:
         out[den <= 0] = np.nan
         return np.asarray(out, dtype=np.float64)
 
+
+ROUNDING = 1e-10
+"""Relative size below which an expanded sum of squares is rounding noise (treated as 0)."""
+
+SINGLE_CLUSTER = (
+    "no interval: a single conversation (cluster); resampling it always gives the same value"
+)
+"""Note of a statistic computed from one cluster (an estimate, never an interval)."""
 
 MIN_CLUSTERS = 10
 """Fewest clusters (conversations) for which intervals and rank claims are supported.
@@ -263,7 +283,11 @@ def _variances(sums: ClusterSums, reps: FloatArray, den: FloatArray, sq: FloatAr
     C, M = sums.sums.shape
     ss, sn, nn = sq[:, :M], sq[:, M : 2 * M], sq[:, 2 * M :]
     with np.errstate(invalid="ignore", divide="ignore"):
-        v = ss - 2 * reps * sn + reps**2 * nn
+        c = reps**2 * nn
+        v = ss - 2 * reps * sn + c
+        # the expanded sum cancels: a replicate without spread gives rounding noise (1e-17),
+        # not 0, and a huge finite t*; below rounding relative to the terms it is 0
+        v[np.abs(v) <= ROUNDING * (ss + c)] = 0.0
         v = v / den**2 * (C / max(C - 1, 1))
     v[den <= 0] = np.nan
     return np.asarray(np.clip(v, 0, None), dtype=np.float64)
@@ -347,6 +371,15 @@ def bootstrap_statistic(
             n_clusters=n_clusters,
             n=n,
             requested_method=method,
+        )
+    if n_clusters < 2:
+        return Metric(
+            name=name,
+            estimate=point,
+            requested_method=method,
+            n_clusters=n_clusters,
+            n=n,
+            note=join_notes(note, SINGLE_CLUSTER),
         )
     reps = np.concatenate(
         [

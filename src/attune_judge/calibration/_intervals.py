@@ -21,6 +21,7 @@ from attune_judge.calibration._results import IntervalMethod
 __all__ = [
     "DEGENERATE",
     "MAX_UNDEFINED_SHARE",
+    "ZERO_WIDTH",
     "Endpoints",
     "FloatArray",
     "interval_endpoints",
@@ -32,6 +33,9 @@ FloatArray = NDArray[np.float64]
 
 DEGENERATE = "no interval: degenerate replicates"
 """Note of a studentized interval whose ``|t*|`` quantile is infinite."""
+
+ZERO_WIDTH = "degenerate: zero-width interval (every resample gives the same value)"
+"""Note of an interval whose ends coincide: it shows no uncertainty, not certainty."""
 
 MAX_UNDEFINED_SHARE = 0.10
 """Largest share of undefined bootstrap replicates with which an interval is still reported.
@@ -152,6 +156,8 @@ def interval_endpoints(
             q_lo, q_hi = adj
             used = "bca"
     lo, hi = np.quantile(srt, [q_lo, q_hi])
+    if lo == hi:
+        notes.append(ZERO_WIDTH)
     return Endpoints(
         float(lo),
         float(hi),
@@ -215,6 +221,8 @@ def studentized_endpoints(
     if not np.isfinite(q):
         return Endpoints(None, None, "none", None, None, n_undef, DEGENERATE)
     mc = _order_stat_mc_error(srt, level) * se if np.all(np.isfinite(srt)) else None
+    if q * se == 0:
+        note = join_notes(note, ZERO_WIDTH)
     return Endpoints(
         float(estimate - q * se), float(estimate + q * se), "studentized", mc, mc, n_undef, note
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Literal
 
 from attune_judge.data import Judgment, Preference, Rating
+from attune_judge.errors import UserError
 
 __all__ = [
     "ScoreColumns",
@@ -54,7 +56,8 @@ def judgments_to_scores(
 
     The model is ``candidate_model``, the cluster ``conversation_id`` (the item id when
     missing), the score ``normalized`` (0–1) or ``overall``. Judgments without a model or
-    without the score are skipped.
+    without the score are skipped; NaN is kept (``leaderboard`` counts it per model); an
+    infinite score is refused (UserError naming the judgment and the field).
     """
     models: list[str] = []
     clusters: list[str] = []
@@ -63,6 +66,11 @@ def judgments_to_scores(
         val = j.normalized if field == "normalized" else j.overall
         if j.status != "ok" or val is None or j.candidate_model is None:
             continue
+        if math.isinf(val):
+            raise UserError(
+                f"judgment of item {j.item_id!r} (model {j.candidate_model!r}, judge "
+                f"{j.judge_id!r}): field {field!r} is {val}; scores must be finite"
+            )
         models.append(j.candidate_model)
         clusters.append(j.conversation_id or j.item_id)
         scores.append(float(val))

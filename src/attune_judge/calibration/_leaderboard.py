@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,6 +13,12 @@ from attune_judge.calibration._bootstrap import (
     ClusterSums,
     FloatArray,
     few_clusters_warning,
+)
+from attune_judge.calibration._bounded import (
+    Bounds,
+    check_level,
+    infer_bounds,
+    interval_warnings,
 )
 from attune_judge.calibration._means import PairedBootstrapResult, paired_cluster_bootstrap
 from attune_judge.calibration._ranksets import (
@@ -92,7 +99,11 @@ class Leaderboard(ResultModel):
     """Whether rank sets and tiers are reported; ``False`` below ``MIN_CLUSTERS`` clusters
     (every rank set is then ``[1, p]``)."""
     warnings: list[str] = Field(default_factory=list)
-    """Caveats: too few conversations, undefined replicates, ..."""
+    """Caveats: too few conversations, undefined replicates, scores at a bound, ..."""
+    nan_scores: dict[str, int] = Field(default_factory=dict)
+    """NaN scores skipped, per model (models without any are left out)."""
+    models_without_scores: dict[str, str] = Field(default_factory=dict)
+    """Models with no usable score (no row), and why."""
 
     _bootstrap: PairedBootstrapResult | None = PrivateAttr(default=None)
 
@@ -127,13 +138,16 @@ def leaderboard(
     method: IntervalMethod = "studentized",
     n_draws: int = 20_000,
     weights: FloatArray | None = None,
+    bounds: Bounds | None = None,
 ) -> Leaderboard:
     """Rank models by mean score with intervals, rank sets and rank probabilities.
 
     Parameters
     ----------
     models, clusters, scores
-        Long columns: one score per (model, cluster, turn) row; NaN scores are skipped.
+        Long columns: one score per (model, cluster, turn) row. NaN scores are skipped and
+        counted per model (``nan_scores``; a model with only NaN scores is listed in
+        ``models_without_scores``); an infinite score is refused (UserError naming its row).
         Scores of one cluster are resampled together and all models share the draws.
     B, level, seed, scheme, method
         Bootstrap replicates (10,000), confidence level (95%), seed, weight scheme,
@@ -148,6 +162,10 @@ def leaderboard(
         A ``(B × C)`` cluster-weights matrix to reuse, rows over the clusters sorted by id
         (e.g. ``bootstrap_weights(C, B, seed)`` shared with another leaderboard or statistic,
         so the two are paired); overrides ``B`` and ``scheme``.
+    bounds
+        ``(lo, hi)`` of the scores (``(0, 1)`` for normalised scores): intervals for bounded
+        scores (:func:`paired_cluster_bootstrap`). Default: ``(0, 1)`` when every score is 0
+        or 1 (pass/fail), else none.
 
     Returns
     -------
@@ -156,20 +174,45 @@ def leaderboard(
         than ``MIN_CLUSTERS`` (10) conversations no rank claim is made: every rank set is
         ``[1, p]``, there is one tier, and ``warnings`` says why.
     """
+    check_level(level)
+    vals = np.asarray(scores, dtype=np.float64)
+    if len(vals) != len(models) or len(vals) != len(clusters):
+        raise UserError("models, clusters and scores must have the same length")
+    if np.isinf(vals).any():
+        i = int(np.flatnonzero(np.isinf(vals))[0])
+        raise UserError(
+            f"row {i + 1} (model {models[i]!r}, cluster {clusters[i]!r}): score is {vals[i]}; "
+            "scores must be finite"
+        )
+    nan = np.isnan(vals)
+    names = [str(m) for m in models]
+    nan_counts = Counter(m for m, bad in zip(names, nan, strict=True) if bad)
+    usable = {m for m, bad in zip(names, nan, strict=True) if not bad}
+    without = {m: f"all {k} scores are NaN" for m, k in nan_counts.items() if m not in usable}
     try:
-        sums = ClusterSums.from_long(models, clusters, scores)
+        sums = ClusterSums.from_long(models, clusters, vals)
     except ValueError as exc:
         raise UserError(f"cannot build a leaderboard: {exc}") from None
-    return leaderboard_from_sums(
-        sums,
-        B=B,
-        level=level,
-        seed=seed,
-        scheme=scheme,
-        method=method,
-        n_draws=n_draws,
-        weights=weights,
-    )
+    try:
+        board = leaderboard_from_sums(
+            sums,
+            B=B,
+            level=level,
+            seed=seed,
+            scheme=scheme,
+            method=method,
+            n_draws=n_draws,
+            weights=weights,
+            bounds=bounds if bounds is not None else infer_bounds(vals),
+        )
+    except ValueError as exc:
+        raise UserError(f"cannot build a leaderboard: {exc}") from None
+    board.nan_scores = dict(sorted(nan_counts.items()))
+    board.models_without_scores = dict(sorted(without.items()))
+    board.warnings += [
+        f"{m}: {k} NaN score(s) skipped" for m, k in sorted(nan_counts.items()) if m in usable
+    ] + [f"{m}: no usable score ({why}); left out of the leaderboard" for m, why in without.items()]
+    return board
 
 
 def leaderboard_from_sums(
@@ -182,6 +225,7 @@ def leaderboard_from_sums(
     method: IntervalMethod = "studentized",
     n_draws: int = 20_000,
     weights: FloatArray | None = None,
+    bounds: Bounds | None = None,
 ) -> Leaderboard:
     """:func:`leaderboard` from per-cluster sums (e.g. ratio-estimator numerators and
     denominators that are not one score per row, or tables sharing one cluster draw).
@@ -199,8 +243,16 @@ def leaderboard_from_sums(
                 f"got shape {weights.shape}"
             )
         B = len(weights)
+    check_level(level)
     boot = paired_cluster_bootstrap(
-        sums, B=B, level=level, seed=seed, scheme=scheme, method=method, weights=weights
+        sums,
+        B=B,
+        level=level,
+        seed=seed,
+        scheme=scheme,
+        method=method,
+        weights=weights,
+        bounds=bounds,
     )
     theta = sums.estimate
     cov = np.asarray(boot.covariance_closed_form)
@@ -231,12 +283,14 @@ def leaderboard_from_sums(
             )
             for kind in ("simultaneous", "marginal")
         )
+    warnings += _rank_warnings(sim, mar, sums) if claims else []
     probs: RankProbabilities = rank_probabilities(boot.replicates, names, level)
     arena = arena_rank_upper_bound([m.lower for m in boot.means], [m.upper for m in boot.means])
     point_rank = ranks_of(theta)
     undefined = [m.model_copy() for m in boot.means if m.note and "no interval" in m.note]
     if undefined:
         warnings.append(f"{len(undefined)} model(s) without an interval: " + undefined[0].note)  # type: ignore[operator]
+    warnings += interval_warnings(boot.means)
     rows = [
         LeaderboardRow(
             model=name,
@@ -289,6 +343,26 @@ def leaderboard_from_sums(
         warnings=warnings,
     )
     out._bootstrap = boot
+    return out
+
+
+def _rank_warnings(sim: RankSets, mar: RankSets, sums: ClusterSums) -> list[str]:
+    out = []
+    if any(not np.isfinite(c) for cs in sim.critical_values + mar.critical_values for c in cs):
+        out.append(
+            "rank sets: a critical value is undefined (too many bootstrap replicates without "
+            "spread); the pairs it governs are not separated"
+        )
+    flat = [
+        lab
+        for j, lab in enumerate(sums.labels)
+        if np.allclose(sums.sums[:, j], sums.estimate[j] * sums.counts[:, j])
+    ]
+    if flat:
+        out.append(
+            f"{', '.join(flat)}: the same score in every conversation (no spread); compared "
+            "with the others through their variance only"
+        )
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from attune_judge.calibration._bootstrap import SINGLE_CLUSTER
 from attune_judge.calibration._leaderboard import Leaderboard
 from attune_judge.calibration._preference import PreferenceAgreement
 from attune_judge.calibration._report import CalibrationReport, DimensionReport
@@ -19,7 +20,8 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
 
     Caveats are visible, not only in ``method``: a percentile interval where BCa was asked for
     but is undefined ends in ``(percentile: BCa undefined)``; dropped undefined replicates in
-    ``(7% of replicates undefined)``; a withheld interval reads ``no interval (…)``.
+    ``(7% of replicates undefined)``; a withheld interval reads ``no interval (…)``; a
+    zero-width interval ends in ``(degenerate: zero width)``.
     """
     if m is None:
         return "—"
@@ -29,9 +31,11 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
     if m.lower is None or m.upper is None:
         if m.B and share > 0:
             return f"{_f(m.estimate, digits)} (no interval: {share:.0%} of replicates undefined)"
+        if m.note and SINGLE_CLUSTER in m.note:
+            return f"{_f(m.estimate, digits)} (no interval: a single conversation)"
         return _f(m.estimate, digits)
     out = f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
-    caveats = []
+    caveats = ["degenerate: zero width"] if m.lower == m.upper else []
     if m.requested_method in ("bca", "studentized") and m.method == "percentile":
         caveats.append(
             f"percentile: {'BCa' if m.requested_method == 'bca' else 'studentized'} undefined"

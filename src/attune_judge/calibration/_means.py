@@ -10,6 +10,8 @@ from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
     DEGENERATE,
+    ROUNDING,
+    SINGLE_CLUSTER,
     ClusterSums,
     Endpoints,
     FloatArray,
@@ -19,17 +21,33 @@ from attune_judge.calibration._bootstrap import (
     join_notes,
     ratio_replicate_variances,
     ratio_replicates,
-    ratio_replicates_and_variances,
     studentized_endpoints,
+)
+from attune_judge.calibration._bounded import (
+    Bounds,
+    bounded_mean_endpoints,
+    check_bounds,
+    infer_bounds,
+    is_binary,
+    kish_clusters,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
 __all__ = [
+    "IMPLAUSIBLE_WIDTH",
     "PairedBootstrapResult",
     "bootstrap_means",
-    "difference_intervals",
+    "cluster_mean_range",
+    "label_endpoints",
     "paired_cluster_bootstrap",
+    "studentized_or_percentile",
 ]
+
+
+IMPLAUSIBLE_WIDTH = 3
+"""A studentized interval wider than this many times the range of the cluster means is
+replaced by the percentile interval (and says so): at 10 conversations a legitimate one is
+rarely wider than the range itself."""
 
 
 class PairedBootstrapResult(ResultModel):
@@ -84,6 +102,7 @@ def paired_cluster_bootstrap(
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",
     weights: FloatArray | None = None,
+    bounds: Bounds | None = None,
 ) -> PairedBootstrapResult:
     """Bootstrap every label's mean on the same cluster draws.
 
@@ -100,6 +119,11 @@ def paired_cluster_bootstrap(
     weights
         A ``(B × C)`` weights matrix to reuse (to pair with another bootstrap); overrides
         ``B``, ``seed`` and ``scheme``.
+    bounds
+        ``(lo, hi)`` of the scores (``(0, 1)`` for normalised or pass/fail scores): the
+        studentized interval is then taken on the logit scale, with the Wilson score interval
+        with the cluster design effect where that is undefined (:mod:`._bounded`), so it stays
+        inside the bounds and keeps its coverage near them.
 
     Returns
     -------
@@ -120,45 +144,21 @@ def paired_cluster_bootstrap(
     87–91% at a nominal 95%, a t(C−1) interval with the cluster-robust SE 91.9–93.8%, the
     symmetric studentized bootstrap 93.2–94.7% (1,500 data sets per cell); at 60 conversations
     all are close to 95%. ``tests/calibration/test_coverage.py`` re-checks this on symmetric
-    and ceiling-skewed Likert ratings and asserts 93–97% at 10, 15 and 60 conversations.
+    and ceiling-skewed Likert ratings and asserts 93–97% at 10, 15 and 60 conversations; near
+    a bound (pass/fail, most ratings at the top) only with ``bounds``, which it also checks.
     """
     C = len(sums.clusters)
+    check_bounds(bounds, sums.sums, sums.counts)
     W = bootstrap_weights(C, B, seed, scheme) if weights is None else weights
-    studentized = method == "studentized" and C >= 2
-    if studentized:  # the replicates and their variances from one matrix product
-        reps, variances = ratio_replicates_and_variances(sums, W)
-    else:
-        reps = ratio_replicates(sums, W)
+    reps = ratio_replicates(sums, W)
     theta = sums.estimate
-    jack = sums.jackknife() if C >= 3 else None
     observed = sums.counts.sum(0) > 0
     cov_c = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
-    tstar = None
-    if studentized:
-        dev = reps - theta[None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / np.sqrt(variances)
-        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+    all_ends = label_endpoints(sums, W, reps, cov_c, level, method, bounds)
     means = []
     for m, label in enumerate(sums.labels):
         est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
-        if method == "studentized":
-            se = float(np.sqrt(cov_c[m, m])) if np.isfinite(cov_c[m, m]) else None
-            ends = _studentized_or_percentile(
-                est,
-                se,
-                tstar[:, m] if tstar is not None else np.full(len(W), np.nan),
-                reps[:, m],
-                level,
-            )
-        else:
-            ends = interval_endpoints(
-                est,
-                reps[:, m],
-                level=level,
-                method=method,
-                jackknife=None if jack is None else jack[:, m],
-            )
+        ends = all_ends[m]
         means.append(
             Metric(
                 name=f"mean[{label}]",
@@ -196,32 +196,142 @@ def paired_cluster_bootstrap(
     return out
 
 
-def _studentized_or_percentile(
-    est: float | None, se: float | None, tstar: FloatArray, reps: FloatArray, level: float
+def label_endpoints(
+    sums: ClusterSums,
+    W: FloatArray,
+    reps: FloatArray,
+    cov: FloatArray,
+    level: float,
+    method: IntervalMethod,
+    bounds: Bounds | None,
+    widen: bool = True,
+) -> list[Endpoints]:
+    """Each label's interval (one cluster: none, with the reason); ``widen=False`` keeps a
+    bounded rating's logit-scale interval as it is (the input of MOVER)."""
+    C, M = sums.sums.shape
+    theta = sums.estimate
+    observed = sums.counts.sum(0) > 0
+    if C < 2:
+        return [Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER) for _ in range(M)]
+    jack = sums.jackknife() if C >= 3 else None
+    sd = np.sqrt(ratio_replicate_variances(sums, W, reps)) if method == "studentized" else None
+    kish = kish_clusters(sums.counts)
+    span = cluster_mean_range(sums) if bounds is None else np.full(M, bounds[1] - bounds[0])
+    out = []
+    for m in range(M):
+        est = float(theta[m]) if observed[m] and np.isfinite(theta[m]) else None
+        if sd is None:
+            out.append(
+                interval_endpoints(
+                    est,
+                    reps[:, m],
+                    level=level,
+                    method=method,
+                    jackknife=None if jack is None else jack[:, m],
+                )
+            )
+            continue
+        se = float(np.sqrt(cov[m, m])) if np.isfinite(cov[m, m]) else None
+        binary = bounds is not None and is_binary(
+            sums.sums[:, m],
+            sums.counts[:, m],
+            bounds,
+            None if sums.extremes is None else sums.extremes[m],
+        )
+        if binary and bounds is not None:
+            out.append(
+                bounded_mean_endpoints(
+                    est,
+                    se,
+                    reps[:, m],
+                    sd[:, m],
+                    bounds,
+                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
+                    kish=float(kish[m]),
+                    level=level,
+                    binary=True,
+                )
+            )
+            continue
+        dev = reps[:, m] - theta[m]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tstar = dev / sd[:, m]
+        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+        raw = studentized_or_percentile(est, se, tstar, reps[:, m], level, span[m])
+        if bounds is None:
+            out.append(raw)
+            continue
+        out.append(
+            bounded_mean_endpoints(
+                est,
+                se,
+                reps[:, m],
+                sd[:, m],
+                bounds,
+                n_clusters=int(np.sum(sums.counts[:, m] > 0)),
+                kish=float(kish[m]),
+                level=level,
+                raw=raw if widen else None,
+            )
+        )
+    return out
+
+
+def cluster_mean_range(sums: ClusterSums) -> FloatArray:
+    """Per label, max − min of its cluster means: no interval of its mean is wider."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(sums.counts > 0, sums.sums / sums.counts, np.nan)
+    out = np.full(means.shape[1], np.nan)
+    seen = np.any(np.isfinite(means), axis=0)
+    out[seen] = np.nanmax(means[:, seen], axis=0) - np.nanmin(means[:, seen], axis=0)
+    return out
+
+
+def studentized_or_percentile(
+    est: float | None,
+    se: float | None,
+    tstar: FloatArray,
+    reps: FloatArray,
+    level: float,
+    span: float = np.inf,
 ) -> Endpoints:
-    """The studentized interval; percentile (said in the note) when it is degenerate.
+    """The studentized interval; percentile (said in the note) when it is degenerate or
+    implausibly wide.
 
     Degenerate: more than 1 − ``level`` of the replicates have zero spread but a deviation
     (only possible with very few clusters, where a replicate can repeat one cluster), so the
-    quantile of ``|t*|`` is infinite.
+    quantile of ``|t*|`` is infinite. Implausible: more than :data:`IMPLAUSIBLE_WIDTH` times
+    ``span``, the range of the cluster means (no mean of them lies outside it; a difference of
+    two means has the sum of their ranges) — what rounding in SE* produced (±6.7 million for
+    a difference of two pass rates).
     """
     ends = studentized_endpoints(est, se, tstar, level=level)
+    why = None
     if ends.method == "none" and ends.note == DEGENERATE:
-        pct = interval_endpoints(est, reps, level=level, method="percentile")
-        return Endpoints(
-            pct.lower,
-            pct.upper,
-            pct.method,
-            pct.mc_error_lower,
-            pct.mc_error_upper,
-            pct.n_undefined,
-            join_notes(
-                "studentized interval undefined (too many replicates without spread, too few "
-                "clusters): percentile interval",
-                pct.note,
-            ),
+        why = (
+            "studentized interval undefined (too many replicates without spread, too few "
+            "clusters): percentile interval"
         )
-    return ends
+    elif ends.lower is not None and ends.upper is not None and np.isfinite(span):
+        width = ends.upper - ends.lower
+        if width > IMPLAUSIBLE_WIDTH * span * (1 + ROUNDING) + ROUNDING:
+            why = (
+                f"studentized interval [{ends.lower:.4g}, {ends.upper:.4g}] implausibly wide "
+                f"(more than {IMPLAUSIBLE_WIDTH} × the range of the cluster means, {span:.4g}): "
+                "percentile interval"
+            )
+    if why is None:
+        return ends
+    pct = interval_endpoints(est, reps, level=level, method="percentile")
+    return Endpoints(
+        pct.lower,
+        pct.upper,
+        pct.method,
+        pct.mc_error_lower,
+        pct.mc_error_upper,
+        pct.n_undefined,
+        join_notes(why, pct.note),
+    )
 
 
 def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:
@@ -244,101 +354,10 @@ def bootstrap_means(
     """Convenience: ``paired_cluster_bootstrap`` straight from long columns.
 
     ``labels`` defaults to a single label ``all``; ``kwargs`` go to
-    ``paired_cluster_bootstrap``.
+    ``paired_cluster_bootstrap``. Without ``bounds``, scores that are all 0 or 1 (pass/fail)
+    get ``bounds=(0, 1)``.
     """
     labs: Sequence[object] = labels if labels is not None else ["all"] * len(values)
     sums = ClusterSums.from_long(labs, clusters, values)
+    kwargs.setdefault("bounds", infer_bounds(np.asarray(values, dtype=np.float64)))
     return paired_cluster_bootstrap(sums, **kwargs)  # type: ignore[arg-type]
-
-
-def difference_intervals(
-    sums: ClusterSums,
-    pairs: Sequence[tuple[int, int]],
-    *,
-    weights: FloatArray | None = None,
-    B: int = 10_000,
-    level: float = 0.95,
-    seed: int = 0,
-    method: IntervalMethod = "studentized",
-    chunk_pairs: int = 256,
-) -> list[Metric]:
-    """Paired intervals of ``θ_j − θ_k`` for the given (j, k) label pairs, on one cluster draw.
-
-    ``studentized`` (default) is the symmetric bootstrap-t of the difference with its
-    cluster-robust SE, each replicate using its own SE*: with
-    ``e_cm = S_cm − θ*_m n_cm`` and ``N*_m = Σ_c w_c n_cm``,
-    ``SE*² = C/(C−1) · Σ_c w_c (e_cj/N*_j − e_ck/N*_k)²`` — four matrix products per block of
-    pairs. ``percentile`` and ``bca`` are the usual ones. Name of each result:
-    ``diff[j_label-k_label]``.
-    """
-    C = len(sums.clusters)
-    W = bootstrap_weights(C, B, seed) if weights is None else np.asarray(weights, np.float64)
-    reps = ratio_replicates(sums, W)
-    theta = sums.estimate
-    cov = cluster_robust_covariance(sums) if C >= 2 else np.full((len(theta),) * 2, np.nan)
-    jack = sums.jackknife() if C >= 3 else None
-    S, n = sums.sums, sums.counts
-    den = W @ n
-    out: list[Metric] = []
-    for a in range(0, len(pairs), chunk_pairs):
-        block = list(pairs[a : a + chunk_pairs])
-        J = np.array([p[0] for p in block], dtype=np.intp)
-        K = np.array([p[1] for p in block], dtype=np.intp)
-        d_reps = reps[:, J] - reps[:, K]
-        tstar = None
-        if method == "studentized" and C >= 2:
-            tj, tk = reps[:, J], reps[:, K]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                own = ratio_replicate_variances(sums, W, reps) * (C - 1) / C  # Σ w e²/N² per label
-                cross = (
-                    W @ (S[:, J] * S[:, K])
-                    - tk * (W @ (S[:, J] * n[:, K]))
-                    - tj * (W @ (n[:, J] * S[:, K]))
-                    + tj * tk * (W @ (n[:, J] * n[:, K]))
-                ) / (den[:, J] * den[:, K])
-                var = (own[:, J] + own[:, K] - 2 * cross) * C / max(C - 1, 1)
-                dev = d_reps - (theta[J] - theta[K])[None, :]
-                tstar = dev / np.sqrt(np.clip(var, 0, None))
-            tstar[dev == 0] = 0.0
-        for i, (j, k) in enumerate(block):
-            est_f = theta[j] - theta[k]
-            est = float(est_f) if np.isfinite(est_f) else None
-            if method == "studentized":
-                v = cov[j, j] + cov[k, k] - 2 * cov[j, k]
-                se = float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else None
-                ends = _studentized_or_percentile(
-                    est,
-                    se,
-                    tstar[:, i] if tstar is not None else np.full(len(W), np.nan),
-                    d_reps[:, i],
-                    level,
-                )
-            else:
-                ends = interval_endpoints(
-                    est,
-                    d_reps[:, i],
-                    level=level,
-                    method=method,
-                    jackknife=None if jack is None else jack[:, j] - jack[:, k],
-                )
-            out.append(
-                Metric(
-                    name=f"diff[{sums.labels[j]}-{sums.labels[k]}]",
-                    estimate=est,
-                    lower=ends.lower,
-                    upper=ends.upper,
-                    level=level,
-                    method=ends.method,
-                    requested_method=method,
-                    B=len(W),
-                    seed=seed,
-                    n_clusters=int(np.sum((n[:, j] > 0) | (n[:, k] > 0))),
-                    n=int(n[:, [j, k]].sum()),
-                    mc_error_lower=ends.mc_error_lower,
-                    mc_error_upper=ends.mc_error_upper,
-                    n_undefined_replicates=ends.n_undefined,
-                    undefined_reason=None if est is not None else "a label has no observations",
-                    note=ends.note,
-                )
-            )
-    return out

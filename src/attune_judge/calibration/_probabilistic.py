@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from attune_judge.calibration._probability import bin_index
 from attune_judge.calibration._results import ResultModel
 
 __all__ = [
@@ -86,13 +87,15 @@ def binary_brier_score(p_yes: Sequence[float], outcomes: Sequence[int]) -> float
 def expected_calibration_error(
     probs: Sequence[Sequence[float]], labels: Sequence[int], *, bins: int = 10
 ) -> float:
-    """Top-label ECE with ``bins`` equal-width confidence bins (a confidence of exactly 1
-    falls in the last bin).
+    """Top-label ECE with ``bins`` equal-width confidence bins, right-closed ``(l, u]`` with 0
+    in the first — the bins of :func:`probability_calibration` (and of scikit-learn's
+    ``calibration_curve``), so a confidence on an edge lands in the same bin in both.
 
     Examples
     --------
-    Four items, two levels; confidences 0.9, 0.9 (bin 9; one hit: acc 0.5, |0.5 − 0.9| = 0.4)
-    and 0.6, 0.6 (bin 6; both hit: |1 − 0.6| = 0.4): ECE = 0.5 · 0.4 + 0.5 · 0.4 = 0.4.
+    Four items, two levels; confidences 0.9, 0.9 (bin (0.8, 0.9]; one hit: acc 0.5,
+    |0.5 − 0.9| = 0.4) and 0.6, 0.6 (bin (0.5, 0.6]; both hit: |1 − 0.6| = 0.4):
+    ECE = 0.5 · 0.4 + 0.5 · 0.4 = 0.4.
 
     >>> round(expected_calibration_error(
     ...     [[0.9, 0.1], [0.9, 0.1], [0.4, 0.6], [0.4, 0.6]], [0, 1, 1, 1]), 10)
@@ -105,7 +108,7 @@ def expected_calibration_error(
         raise ValueError("bins must be at least 1")
     conf = p.max(axis=1)
     hit = (p.argmax(axis=1) == y).astype(np.float64)
-    index = np.minimum((conf * bins).astype(np.int64), bins - 1)
+    index = bin_index(conf, np.linspace(0.0, 1.0, bins + 1))
     total = 0.0
     for b in range(bins):
         mask = index == b

@@ -39,6 +39,7 @@ from attune_judge.errors import UserError
 __all__ = [
     "ProbabilityCalibration",
     "ReliabilityBin",
+    "bin_index",
     "probability_calibration",
     "reliability_diagram",
 ]
@@ -79,14 +80,17 @@ class ProbabilityCalibration(ResultModel):
     bins: list[ReliabilityBin]
     """The reliability diagram."""
     reliability: float
-    """Murphy decomposition: ``Σ_b n_b (p̄_b − ȳ_b)² / n`` (lower is better)."""
+    """Murphy decomposition: ``Σ_b n_b (p̄_b − ȳ_b)² / n`` (lower is better). Multi-class
+    (``top_label``): each term is summed over the classes, each class's forecasts
+    ``p_k`` against ``1[y = k]`` in their own bins, so that ``reliability − resolution +
+    uncertainty + within_bin`` is the reported (multi-class) Brier score."""
     resolution: float
     """``Σ_b n_b (ȳ_b − ȳ)² / n`` (higher is better)."""
     uncertainty: float
     """``ȳ (1 − ȳ)`` — the Brier score of always forecasting the base rate."""
     within_bin: float
-    """``BS − (reliability − resolution + uncertainty)``: the part due to spread of forecasts
-    within bins (0 when every bin holds one forecast value)."""
+    """``brier − (reliability − resolution + uncertainty)``: the part due to spread of
+    forecasts within bins (0 when every bin holds one forecast value)."""
 
 
 def _prepare(
@@ -133,7 +137,7 @@ def _edges(conf: FloatArray, n_bins: int, strategy: BinStrategy) -> FloatArray:
     raise UserError(f"unknown bin strategy {strategy!r} (uniform or quantile)")
 
 
-def _bin_index(conf: FloatArray, edges: FloatArray) -> np.ndarray:
+def bin_index(conf: FloatArray, edges: FloatArray) -> np.ndarray:
     """Right-closed bins ``(l, u]`` with 0 in the first (as ``calibration_curve``)."""
     return np.searchsorted(edges[1:-1], conf, side="left")
 
@@ -212,7 +216,7 @@ def probability_calibration(
         raise UserError(f"{len(y)} forecasts but {len(cl)} clusters")
     edges = _edges(conf, n_bins, strategy)
     nb = len(edges) - 1
-    idx = _bin_index(conf, edges)
+    idx = bin_index(conf, edges)
     table, C = _per_cluster(conf, y, sq, idx, nb, cl)
 
     def ece(w: FloatArray) -> FloatArray:
@@ -235,12 +239,17 @@ def probability_calibration(
         **kw,  # type: ignore[arg-type]
     )
     bins = _bins_from(conf, y, edges)
-    ybar = float(y.mean())
-    full = [(b.n, float(b.mean_forecast or 0), float(b.observed_rate or 0)) for b in bins if b.n]
-    rel = sum(n * (pf - ob) ** 2 for n, pf, ob in full) / len(y)
-    res = sum(n * (ob - ybar) ** 2 for n, pf, ob in full) / len(y)
-    unc = ybar * (1 - ybar)
-    binary_bs = float(np.mean((conf - y) ** 2))
+    if kind == "binary":
+        rel, res, unc = _murphy(conf, y, edges)
+    else:  # the reported Brier sums over classes: so do its terms (each class's own bins)
+        p = np.asarray(probs, dtype=np.float64)
+        onehot = np.eye(p.shape[1])[np.asarray(outcomes, dtype=np.float64).astype(int)]
+        terms = [
+            _murphy(p[:, k], onehot[:, k], _edges(p[:, k], n_bins, strategy))
+            for k in range(p.shape[1])
+        ]
+        rel, res, unc = (sum(t[i] for t in terms) for i in range(3))
+    total = float(np.mean(sq))
     return ProbabilityCalibration(
         n=len(y),
         n_clusters=C,
@@ -251,13 +260,23 @@ def probability_calibration(
         bins=bins,
         reliability=float(rel),
         resolution=float(res),
-        uncertainty=unc,
-        within_bin=binary_bs - (float(rel) - float(res) + unc),
+        uncertainty=float(unc),
+        within_bin=total - (float(rel) - float(res) + unc),
     )
 
 
+def _murphy(p: FloatArray, y: FloatArray, edges: FloatArray) -> tuple[float, float, float]:
+    """Murphy's reliability, resolution and uncertainty of binary forecasts over ``edges``."""
+    bins = _bins_from(p, y, edges)
+    ybar = float(y.mean())
+    full = [(b.n, float(b.mean_forecast or 0), float(b.observed_rate or 0)) for b in bins if b.n]
+    rel = sum(n * (pf - ob) ** 2 for n, pf, ob in full) / len(y)
+    res = sum(n * (ob - ybar) ** 2 for n, pf, ob in full) / len(y)
+    return float(rel), float(res), ybar * (1 - ybar)
+
+
 def _bins_from(conf: FloatArray, y: FloatArray, edges: FloatArray) -> list[ReliabilityBin]:
-    idx = _bin_index(conf, edges)
+    idx = bin_index(conf, edges)
     out = []
     for b in range(len(edges) - 1):
         sel = idx == b

@@ -23,13 +23,13 @@ time is O(draws × pairs) per step — 200 models fit in well under 500 MB.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-from numpy.typing import NDArray
 from pydantic import Field
 
 from attune_judge.calibration._bootstrap import FloatArray
+from attune_judge.calibration._maxt import CHUNK_CELLS, StudentizedDraws, sigma_of
 from attune_judge.calibration._results import ResultModel
 
 __all__ = [
@@ -44,9 +44,6 @@ __all__ = [
 ]
 
 Pair = tuple[int, int]
-
-CHUNK_CELLS = 2_000_000
-"""Largest draws × pairs block evaluated at once by the critical-value simulation."""
 
 
 class RankSets(ResultModel):
@@ -101,12 +98,6 @@ def ranks_of(theta: FloatArray) -> FloatArray:
     return out.reshape(t.shape)
 
 
-def _sigma(cov: FloatArray) -> FloatArray:
-    d = np.diag(cov)
-    var = d[:, None] + d[None, :] - 2 * cov
-    return np.asarray(np.sqrt(np.clip(var, 0, None)), dtype=np.float64)
-
-
 def _draws(cov: FloatArray, n_draws: int, seed: int) -> FloatArray:
     rng = np.random.default_rng(seed)
     vals, vecs = np.linalg.eigh((cov + cov.T) / 2)
@@ -114,77 +105,13 @@ def _draws(cov: FloatArray, n_draws: int, seed: int) -> FloatArray:
     return np.asarray(rng.standard_normal((n_draws, len(cov))) @ root.T, dtype=np.float64)
 
 
-class StudentizedDraws:
-    """Bootstrap draws of the studentized differences, for critical values of rank sets.
-
-    For replicate b (cluster weights ``w_b``) and ordered pair (j, k):
-    ``t*_bjk = ((θ*_j − θ*_k) − (θ̂_j − θ̂_k)) / σ*_jk`` with σ*_jk the replicate's own
-    cluster-robust standard error of the difference,
-    ``σ*²_jk = C/(C−1) · Σ_c w_c (g_cj − g_ck)²``, ``g_cm = (S_cm − θ*_m n_cm) / Σ_c w_c n_cm``
-    (the ratio estimator's influence values). The critical value of a set I of pairs is the
-    ``level`` quantile of ``max_{(j,k)∈I} t*_jk``: a bootstrap of the max-t statistic, which
-    carries the noise of the estimated σ's that a normal ``N(0, Σ̂)`` with Σ̂ treated as known
-    misses (Mogstad et al. 2024 allow any consistent approximation of this distribution).
-
-    All ``n × p × p`` statistics are computed once (float32, in blocks of replicates) and each
-    step-down step only takes maxima over the pairs still in play: memory ``4·n·p²`` bytes
-    (160 MB for 200 models and n = 1,000) and time O(n·C·p²).
-    """
-
-    def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 1_000_000) -> None:
-        from attune_judge.calibration._bootstrap import ClusterSums, ratio_replicates
-
-        assert isinstance(sums, ClusterSums)
-        W = np.asarray(weights, dtype=np.float64)
-        S, N = sums.sums, sums.counts
-        C, p = S.shape
-        theta = sums.estimate
-        n = len(W)
-        self.n = n
-        self.T = np.empty((n, p, p), dtype=np.float32)
-        b = max(1, chunk_cells // max(1, C * p + p * p))
-        infl = C / max(C - 1, 1)
-        for a in range(0, n, b):
-            w = W[a : a + b]
-            reps = ratio_replicates(sums, w)  # (b, p)
-            den = w @ N  # (b, p)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                G = (S[None, :, :] - reps[:, None, :] * N[None, :, :]) / den[:, None, :]
-                Q = np.matmul(np.transpose(G * w[:, :, None], (0, 2, 1)), G)  # (b, p, p)
-                d = np.diagonal(Q, axis1=1, axis2=2)
-                var = (d[:, :, None] + d[:, None, :] - 2 * Q) * infl
-                diff = (reps[:, :, None] - reps[:, None, :]) - (theta[:, None] - theta[None, :])
-                t = diff / np.sqrt(np.clip(var, 0, None))
-            t[diff == 0] = 0.0  # no deviation, whatever the spread
-            t[np.isnan(t)] = -np.inf  # undefined (a model absent from the replicate)
-            idx = np.arange(p)
-            t[:, idx, idx] = -np.inf
-            self.T[a : a + b] = t
-
-    @classmethod
-    def from_statistics(cls, tstar: NDArray[np.floating[Any]]) -> StudentizedDraws:
-        """Draws from precomputed statistics ``t*_bjk`` of shape (n, p, p) (e.g. Bradley–Terry's,
-        studentized by each replicate's sandwich covariance); NaN counts as undefined.
-
-        A float32 array is used as it is, not copied (its NaN and diagonal entries are set to
-        −inf in place)."""
-        T = np.asarray(tstar, dtype=np.float32)
-        n, p, _ = T.shape
-        T[np.isnan(T)] = -np.inf
-        T[:, np.arange(p), np.arange(p)] = -np.inf
-        self = cls.__new__(cls)
-        self.n, self.T = n, T
-        return self
-
-    def maxima(self, J: NDArray[np.intp], K: NDArray[np.intp]) -> FloatArray:
-        """``max_{(j,k)} t*_jk`` over the given pairs, one value per replicate."""
-        out = np.full(self.n, -np.inf)
-        flat = self.T.reshape(self.n, -1)
-        cols = J * self.T.shape[1] + K
-        step = max(1, CHUNK_CELLS // max(1, len(cols)))
-        for a in range(0, self.n, step):
-            out[a : a + step] = flat[a : a + step][:, cols].max(axis=1)
-        return out
+def _finite_quantile(values: FloatArray, level: float) -> float:
+    """The ``level`` quantile of values that may hold ±inf; NaN when it is not finite (the
+    quantile itself infinite, or every value undefined), never numpy's ``inf − inf``."""
+    big = np.finfo(np.float64).max / 4
+    v = np.clip(np.asarray(values, dtype=np.float64), -big, big)
+    c = float(np.quantile(v, level))
+    return c if abs(c) < big else float("nan")
 
 
 def _critical_value(
@@ -200,7 +127,7 @@ def _critical_value(
     J = np.fromiter((p[0] for p in live), dtype=np.intp, count=len(live))
     K = np.fromiter((p[1] for p in live), dtype=np.intp, count=len(live))
     if isinstance(Z, StudentizedDraws):
-        return float(np.quantile(Z.maxima(J, K), level))
+        return _finite_quantile(Z.maxima(J, K), level)
     s = sigma[J, K]
     n = len(Z)
     mx = np.full(n, -np.inf)
@@ -241,7 +168,7 @@ def simulate_max_critical_value(
     cov = np.asarray(cov, dtype=np.float64)
     p = len(cov)
     allp = [(j, k) for j in range(p) for k in range(p) if j != k] if pairs is None else pairs
-    return _critical_value(_draws(cov, n_draws, seed), _sigma(cov), allp, level, df)
+    return _critical_value(_draws(cov, n_draws, seed), sigma_of(cov), allp, level, df)
 
 
 def _stepdown(
@@ -312,7 +239,7 @@ def rank_confidence_sets(
     S = np.asarray(cov, dtype=np.float64)
     p = len(theta)
     names = [str(x) for x in (labels if labels is not None else range(p))]
-    sigma = _sigma(S)
+    sigma = sigma_of(S)
     Z: FloatArray | StudentizedDraws = draws if draws is not None else _draws(S, n_draws, seed)
     n_better = np.zeros(p, dtype=int)  # #{k : (k, j) rejected}
     n_worse = np.zeros(p, dtype=int)  # #{k : (j, k) rejected}

@@ -40,7 +40,6 @@ class CoincidenceData:
         self.index: dict[str, int] = {}
         """str(value) → position in ``domain`` (set by ``coincidence_data``)."""
         V = len(domain)
-        cl_names, cidx = np.unique(np.asarray(clusters), return_inverse=True)
         counts = np.zeros((codes.shape[0], V))
         for j in range(codes.shape[1]):
             ok = codes[:, j] >= 0
@@ -50,6 +49,11 @@ class CoincidenceData:
         self.unpairable_units = int(np.sum((m > 0) & (m < 2)))
         self.n_values = int(m[m >= 2].sum())
         keep = m >= 2
+        cl_names, cidx = np.unique(np.asarray(clusters), return_inverse=True)
+        # clusters that hold a pairable item: a conversation that only one coder rated (the
+        # judge, left out of a humans-only table) carries nothing for α and is not resampled
+        self.pairable_clusters = np.zeros(len(cl_names), dtype=bool)
+        self.pairable_clusters[cidx[keep]] = True
         per_item = np.einsum("uv,uw->uvw", counts[keep], counts[keep])
         per_item -= np.einsum("uv,vw->uvw", counts[keep], np.eye(V))
         per_item /= (m[keep] - 1)[:, None, None]
@@ -159,12 +163,19 @@ def krippendorff_alpha(
             undefined_reason="all pairable values are identical: no expected disagreement, "
             "α is undefined (perfect agreement without variation)",
             n=data.n_values,
-            n_clusters=data.n_clusters,
+            n_clusters=int(data.pairable_clusters.sum()),
             note=note,
         )
+    idx = np.flatnonzero(data.pairable_clusters)
+
+    def alpha(w: FloatArray) -> FloatArray:
+        full = np.zeros((len(w), data.n_clusters))
+        full[:, idx] = w
+        return data.alpha(full)
+
     res = bootstrap_statistic(
-        data.alpha,
-        data.n_clusters,
+        alpha,
+        len(idx),
         name=name,
         B=B,
         level=conf_level,

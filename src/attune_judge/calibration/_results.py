@@ -8,7 +8,9 @@ from pydantic import BaseModel, ConfigDict
 
 __all__ = ["IntervalMethod", "JoinReport", "Metric", "ResultModel"]
 
-IntervalMethod = Literal["bca", "percentile", "studentized", "none"]
+IntervalMethod = Literal[
+    "bca", "percentile", "studentized", "studentized_logit", "score", "mover", "none"
+]
 
 
 class ResultModel(BaseModel):
@@ -37,7 +39,10 @@ class Metric(ResultModel):
     method: IntervalMethod = "none"
     """Interval method actually used: ``bca``, ``percentile`` (also the fallback when BCa is
     undefined on degenerate data), ``studentized`` (symmetric bootstrap-t with the cluster-robust
-    standard error; the default for means) or ``none``."""
+    standard error; the default for means), ``studentized_logit`` (the same on the logit scale
+    of a bounded score), ``score`` (Wilson score interval with the cluster design effect),
+    ``mover`` (a difference of two bounded means from their intervals) or ``none``; see
+    :mod:`attune_judge.calibration._bounded`."""
     requested_method: IntervalMethod = "bca"
     """Interval method that was asked for; differs from ``method`` after a fallback."""
     B: int = 0

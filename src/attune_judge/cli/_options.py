@@ -415,11 +415,14 @@ def split_csv(value: str | None) -> list[str] | None:
 
 
 def interval_cell(value: float | None, lower: float | None, upper: float | None) -> str:
-    """``0.512 [0.401, 0.623]``, ``0.512`` without an interval, ``—`` without a value."""
+    """``0.512 [0.401, 0.623]``, ``0.512`` without an interval, ``—`` without a value; a
+    zero-width interval is marked ``(degenerate)``."""
     if value is None:
         return "—"
     if lower is None or upper is None:
         return f"{value:.3f}"
+    if lower == upper:
+        return f"{value:.3f} [{lower:.3f}, {upper:.3f}] (degenerate)"
     return f"{value:.3f} [{lower:.3f}, {upper:.3f}]"
 
 

@@ -71,8 +71,10 @@ def _print_result(result: RunResult) -> None:
             cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
-        for w in (block.get("leaderboard") or {}).get("warnings") or []:
-            print(f"  warning: {w}")  # e.g. too few conversations (issue 17)
+        board = block.get("leaderboard")
+        board_warnings = (board.get("warnings") or []) if isinstance(board, dict) else []
+        for w in dict.fromkeys([*(block.get("warnings") or []), *board_warnings]):
+            print(f"  warning: {w}")  # too few conversations, scores at a bound, ...
         if block.get("pairwise"):
             _print_pairwise(block["pairwise"])
     for panel in result.summary.get("panels") or []:

@@ -46,15 +46,18 @@ def fmt_num(x: Any, digits: int = 3) -> str:
 
 
 def fmt_interval(lower: Any, upper: Any, digits: int = 3) -> str:
-    """``[lower, upper]``; ``—`` when either end is missing.
+    """``[lower, upper]``; ``—`` when either end is missing; a zero-width interval is marked.
 
     >>> fmt_interval(0.65, 0.7712)
     '[0.650, 0.771]'
+    >>> fmt_interval(1.0, 1.0)
+    '[1.000, 1.000] (degenerate)'
     """
     lo, hi = to_float(lower), to_float(upper)
     if lo is None or hi is None:
         return MISSING
-    return f"[{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
+    out = f"[{fmt_num(lo, digits)}, {fmt_num(hi, digits)}]"
+    return out + " (degenerate)" if lo == hi else out
 
 
 def fmt_rank_set(lower: Any, upper: Any) -> str:

@@ -51,6 +51,11 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
         if finding.get("reason") == "criterion_order":
             text = f"Degenerate judge: {finding.get('message')}; read its scores as noise."
         section.blocks.append(Note(text, "warning"))
+    stored = block.get("leaderboard")  # a dict, or a list of rows in older summaries
+    board_warnings = set(stored.get("warnings") or []) if isinstance(stored, Mapping) else set()
+    for w in block.get("warnings") or []:  # the intervals' own (the leaderboard shows its)
+        if w not in board_warnings:
+            section.blocks.append(Note(str(w), "warning"))
     if block.get("pairwise"):
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
         section.subsections.append(pairwise_section(block["pairwise"]))

@@ -77,7 +77,10 @@ def run_leaderboard(
     if judge_id is not None and judge_id not in ids:
         raise UserError(f"{log}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
     mine = [j for j in js if j.status == "ok" and (judge_id is None or j.judge_id == judge_id)]
-    board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
+    try:
+        board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
+    except UserError as exc:  # a score that is not finite: named with its record
+        raise UserError(f"{log}: {exc}") from None
     if board is None:
         raise UserError(
             f"{path}: no leaderboard: it needs ok judgments with a {field} score of two or "

@@ -22,7 +22,15 @@ def _score_cell(score: Mapping[str, Any] | None) -> str:
     lo, hi = score.get("lower"), score.get("upper")
     if lo is None or hi is None:
         return _fmt(score["mean"])
-    return f"{_fmt(score['mean'])} [{_fmt(lo)}, {_fmt(hi)}]"
+    cell = f"{_fmt(score['mean'])} [{_fmt(lo)}, {_fmt(hi)}]"
+    return cell + " (degenerate)" if lo == hi else cell
+
+
+def _level(models: Mapping[str, Any]) -> str:
+    """The confidence level of the score intervals, as ``95%`` (95% when none is stored)."""
+    levels = {float(lv) for m in models.values() if (lv := (m.get("score") or {}).get("level"))}
+    level = levels.pop() if len(levels) == 1 else 0.95
+    return f"{level * 100:.10g}%"
 
 
 def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
@@ -30,8 +38,13 @@ def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
     lines = [f"## Judge `{jid}`", "", f"{block.get('label', '')}", ""]
     for finding in block.get("degenerate") or []:
         lines += [f"**Warning: degenerate judge** — {finding.get('message')}.", ""]
+    board = block.get("leaderboard")
+    board_warnings = (board.get("warnings") or []) if isinstance(board, Mapping) else []
+    for w in dict.fromkeys([*(block.get("warnings") or []), *board_warnings]):
+        lines += [f"**Warning:** {w}", ""]
     lines += [
-        "| model | score (0–1) [95% CI] | n ok | parse_error | lm_error | refused | missing |",
+        f"| model | score (0–1) [{_level(models)} CI] | n ok | parse_error | lm_error | refused "
+        "| missing |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
 

@@ -61,37 +61,51 @@ def judge_leaderboard(
     if not scores:
         return None
     try:
-        return leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+        bounds = (0.0, 1.0) if field == "normalized" else None
+        return leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
     except UserError:
         return None
 
 
+def _interval(metric: Any, n: int, n_clusters: int) -> dict[str, Any]:
+    return {
+        "mean": metric.estimate,
+        "lower": metric.lower,
+        "upper": metric.upper,
+        "level": metric.level,
+        "method": f"paired cluster bootstrap over conversations ({metric.method})",
+        "B": metric.B,
+        "seed": metric.seed,
+        "n": n,
+        "n_conversations": n_clusters,
+        "note": metric.note,
+    }
+
+
 def _score_intervals(
     board: Leaderboard | None, ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> dict[str, dict[str, Any]]:
-    """Per model: its leaderboard row's mean and interval (no second bootstrap); without a
-    leaderboard (one model, or one conversation) the model's own cluster-bootstrap interval."""
-    if board is not None:
-        return {
-            r.model: {
-                "mean": r.score.estimate,
-                "lower": r.score.lower,
-                "upper": r.score.upper,
-                "level": board.level,
-                "method": f"paired cluster bootstrap over conversations ({r.score.method})",
-                "B": board.B,
-                "seed": board.seed,
-                "n": r.n,
-                "n_conversations": r.n_clusters,
-            }
-            for r in board.rows
-        }
-    rows = [(j.candidate_model, j.conversation_id or j.item_id, j.normalized) for j in ok]
-    rows_f = [(m, c, float(v)) for m, c, v in rows if m and v is not None and math.isfinite(v)]
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Per model: its leaderboard row's mean and interval (no second bootstrap; for scores on
+    [0, 1] see ``calibration._bounded``); without a leaderboard (one model, or one
+    conversation) the model's own cluster-bootstrap interval. And the warnings about them
+    (scores that are not finite, too few conversations, every score at a bound, zero-width
+    intervals)."""
+    rows = [(j.candidate_model or "", j.conversation_id or j.item_id, j.normalized) for j in ok]
+    rows_f = [(m, c, float(v)) for m, c, v in rows if v is not None and math.isfinite(v)]
+    bad: dict[str, int] = defaultdict(int)
+    for m, _, v in rows:
+        if v is not None and not math.isfinite(v):
+            bad[m] += 1
+    warnings = [f"{m}: {k} score(s) not finite, left out" for m, k in sorted(bad.items())]
     if not rows_f:
-        return {}
-    from attune_judge.calibration import bootstrap_means
+        return {}, warnings
+    from attune_judge.calibration import bootstrap_means, few_clusters_warning, interval_warnings
 
+    few = few_clusters_warning(len({c for _, c, _ in rows_f}))
+    warnings += [few] if few else []
+    if board is not None:
+        warnings += interval_warnings([r.score for r in board.rows])
+        return {r.model: _interval(r.score, r.n, r.n_clusters) for r in board.rows}, warnings
     res = bootstrap_means(
         [v for _, _, v in rows_f],
         [c for _, c, _ in rows_f],
@@ -99,21 +113,13 @@ def _score_intervals(
         B=B,
         seed=seed,
         level=level,
+        bounds=(0.0, 1.0),
     )
+    warnings += interval_warnings(res.means)
     return {
-        str(label): {
-            "mean": m.estimate,
-            "lower": m.lower,
-            "upper": m.upper,
-            "level": m.level,
-            "method": f"paired cluster bootstrap over conversations ({m.method})",
-            "B": m.B,
-            "seed": m.seed,
-            "n": m.n,
-            "n_conversations": m.n_clusters,
-        }
+        str(label): _interval(m, m.n, m.n_clusters)
         for label, m in zip(res.labels, res.means, strict=True)
-    }
+    }, warnings
 
 
 def _add_ranking(
@@ -264,11 +270,14 @@ def summarize(
             judges_out[jid]["pairwise"] = pairwise
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
         else:
-            board = judge_leaderboard(ok_all, seed=seed, B=B, level=level)
-            intervals = _score_intervals(board, ok_all, seed=seed, B=B, level=level)
+            finite = [j for j in ok_all if j.normalized is None or math.isfinite(j.normalized)]
+            board = judge_leaderboard(finite, seed=seed, B=B, level=level)
+            intervals, warnings = _score_intervals(board, ok_all, seed=seed, B=B, level=level)
             for model, interval in intervals.items():
                 if model in models:
                     models[model]["score"] = interval
+            if warnings:
+                judges_out[jid]["warnings"] = warnings
             if board is not None:
                 judges_out[jid]["leaderboard"] = board.model_dump(mode="json")
         members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])

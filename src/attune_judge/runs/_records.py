@@ -70,6 +70,8 @@ class ScoreInterval(_Record):
     """Judgments in the mean (``ok`` only)."""
     n_conversations: int
     """Conversations resampled (the clusters)."""
+    note: str | None = None
+    """Why the interval is not the requested method's, or is degenerate (zero width)."""
 
 
 class Tokens(_Record):
@@ -198,6 +200,9 @@ class JudgeBlock(_Record):
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the judge gave one value to every item, or the judge as a whole when
     its scores only follow the criterion order (empty: informative)."""
+    warnings: list[str] = Field(default_factory=list)
+    """What the score intervals cannot promise: scores that are not finite, too few
+    conversations, every score at a bound, zero-width intervals (``calibration._bounded``)."""
 
 
 class PanelBlock(PanelAgreement):

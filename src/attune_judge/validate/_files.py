@@ -12,6 +12,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Literal
 
+from attune_judge.calibration import check_level as check
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
 
@@ -42,9 +43,9 @@ def jsonl_path(path: Path) -> Path:
 
 
 def check_level(ci: float, name: str = "--ci") -> None:
-    """A confidence level strictly between 0 and 1."""
-    if not 0.0 < ci < 1.0:
-        raise UserError(f"{name} is a confidence level between 0 and 1 (e.g. 0.95), not {ci!r}")
+    """A confidence level strictly between 0 and 1 (:func:`attune_judge.calibration.check_level`
+    naming the option)."""
+    check(ci, name)
 
 
 def _objects(path: Path) -> list[tuple[int, object]]:

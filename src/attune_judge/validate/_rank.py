@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,10 +80,15 @@ def rank_scores(
             seed=seed,
             level=level,
         )
-    models, clusters, scores = read_scores(jsonl_path(source), field, judge_id)
+    path = jsonl_path(source)
+    models, clusters, scores = read_scores(path, field, judge_id)
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
-    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level)
+    # judgments' normalised scores lie on [0, 1] (as in a run directory's leaderboard); other
+    # rows are bounded only when they are pass/fail (0 or 1)
+    judged = path.suffix.lower() != ".csv" and record_kind(path) == "judgment"
+    bounds = (0.0, 1.0) if judged and field == "normalized" else None
+    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
 
 
 def _pairwise_judgments(source: Path, judge_id: str | None) -> tuple[str, list[Judgment]] | None:
@@ -213,7 +219,10 @@ def read_scores(
         if judge_id is not None and judge_id not in ids:
             raise UserError(f"{path}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
         js = [j for j in js if judge_id is None or j.judge_id == judge_id]
-        return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+        try:
+            return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+        except UserError as exc:
+            raise UserError(f"{path}: {exc}") from None
     else:
         rows = [json.loads(x) for x in read_utf8(path).splitlines() if x.strip()]
     models, clusters, scores, bad = [], [], [], []
@@ -222,6 +231,11 @@ def read_scores(
             models.append(str(r["model"]))
             clusters.append(str(r.get("cluster") or r.get("conversation_id") or n))
             scores.append(float(r["score"]))
+            if math.isinf(scores[-1]):
+                raise UserError(
+                    f"{path}: row {n}: field 'score' is {r['score']!r} (infinite); scores must "
+                    "be finite"
+                )
         except KeyError as exc:
             bad.append(f"{path}: row {n}: missing field {exc}")
         except (TypeError, ValueError) as exc:
