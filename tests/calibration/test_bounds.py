@@ -279,7 +279,7 @@ def test_multiclass_murphy_terms_add_up_to_the_reported_brier() -> None:
 
 def test_a_scoring_summary_warns_when_every_score_is_at_the_bound() -> None:
     from attune_judge.data import Judgment
-    from attune_judge.runner._summary import _score_intervals
+    from attune_judge.runner._summary import _score_intervals, judge_leaderboard
 
     ok = [
         Judgment(
@@ -294,7 +294,10 @@ def test_a_scoring_summary_warns_when_every_score_is_at_the_bound() -> None:
         for c in range(12)
         for t in range(3)
     ]
-    intervals, warnings = _score_intervals(ok, seed=0, B=300, level=0.95)
+    # as the runner does: the model blocks' intervals are the one leaderboard's rows
+    board = judge_leaderboard(ok, seed=0, B=300, level=0.95)
+    assert board is not None
+    intervals, warnings = _score_intervals(board, ok, seed=0, B=300, level=0.95)
     assert intervals["perfect"]["upper"] == 1.0 and intervals["perfect"]["lower"] < 1.0
     assert "every score is at the bound 1" in (intervals["perfect"]["note"] or "")
     assert [w.split(":")[0] for w in warnings] == ["perfect"]

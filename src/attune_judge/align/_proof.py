@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -197,20 +198,25 @@ def proof_from_values(
     cl = [r[0] for r in rows]
     kw = {"B": B, "seed": seed}
 
-    def boot(vals: Sequence[float], clusters: Sequence[str] = cl) -> Metric:
-        res = bootstrap_means(list(vals), list(clusters), level=level, **kw)  # type: ignore[arg-type]
+    def boot(vals: Sequence[float], clusters: Sequence[str] = cl, **extra: Any) -> Metric:
+        res = bootstrap_means(list(vals), list(clusters), level=level, **kw, **extra)  # type: ignore[arg-type]
         return res.means[0]
 
     before_m = boot([r[1] for r in rows])
     after_m = boot([r[2] for r in rows])
     length_m = boot([r[3] for r in rows])
-    diff = boot([r[2] - r[1] for r in rows])
+    # a difference lies in [-1, 1]: all-zero differences are not pass/fail scores (no bounds)
+    diff = boot([r[2] - r[1] for r in rows], bounds=None)
     mapped = [r for r in rows if r[4] is not None]
     after_mapped_m = diff_mapped = None
     if with_mapped and len(mapped) >= 2:
         mc = [r[0] for r in mapped]
         after_mapped_m = boot([float(r[4]) for r in mapped], mc)  # type: ignore[arg-type]
-        diff_mapped = boot([float(r[4]) - r[1] for r in mapped], mc)  # type: ignore[arg-type]
+        diff_mapped = boot(
+            [float(r[4]) - r[1] for r in mapped],
+            mc,  # type: ignore[arg-type]
+            bounds=None,
+        )
     position = [r for r in rows if r[5] is not None]
     position_m = (
         boot([float(r[5]) for r in position], [r[0] for r in position])  # type: ignore[arg-type]

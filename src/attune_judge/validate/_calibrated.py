@@ -64,6 +64,12 @@ def calibrated_comparison(
     raw = [j for j in judgments if j.item_id in test and j.item_id in by_id]
     if not any(j.details.get("distributions") for j in raw):
         return None
+    if len(raw) < 2:  # nothing to compare on (e.g. a few items judged: the demo's part c)
+        note = (
+            f"the shipped head {root.name} was not compared: {len(raw)} of the judged items "
+            "lie in its held-out (test) conversations; agreement needs at least two"
+        )
+        return [f"   note: {note}"], ["", f"Note: {note}."], {"head": root.name, "note": note}
     rubric = aligned_rubric(root, manifest)
     calibrated = [calibrate_judgment(head, rubric, j, by_id[j.item_id]) for j in raw]
     # the Brier score and ECE of the calibrated rows are those of the head's distributions
