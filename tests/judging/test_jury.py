@@ -99,9 +99,13 @@ def test_jury_keeps_members_and_measures_self_preference(
     section = report.split("## Agreement among judges", 1)[1]
     assert "Krippendorff's α among them (interval): -0.292" in section
     # each member against the jury, and the self-preference table
-    assert "| openai/gpt-stub | 16 | 1.000 [1.000, 1.000] (degenerate) | 1.000 [1.000, 1.000] | 0.083" in section
     assert (
-        "| openai/gpt-stub | gpt | 8 | 0.333 [0.333, 0.333] | 8 | 0.000 [0.000, 0.000] (degenerate) |" in section
+        "| openai/gpt-stub | 16 "
+        "| 1.000 [1.000, 1.000] (degenerate) | 1.000 [1.000, 1.000] | 0.083" in section
+    )
+    assert (
+        "| openai/gpt-stub | gpt | 8 | 0.333 [0.333, 0.333] "
+        "| 8 | 0.000 [0.000, 0.000] (degenerate) |" in section
     )
     assert "Agreement among judges" in (run / "report.html").read_text("utf-8")
 

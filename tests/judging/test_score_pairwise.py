@@ -94,8 +94,14 @@ def test_every_participant_comparison_is_judged_in_both_orders(
         f"| human_edited vs original | {n_ho} | human_edited {wins_h}, original {n_ho - wins_h} |"
         in report
     )
-    assert "| first-position win rate (0.5 = no bias) | 0.500 [0.500, 0.500] (degenerate) | 60 |" in report
-    assert "| flip rate (winner changes with the order) | 0.000 [0.000, 0.000] (degenerate) | 30 |" in report
+    assert (
+        "| first-position win rate (0.5 = no bias) "
+        "| 0.500 [0.500, 0.500] (degenerate) | 60 |" in report
+    )
+    assert (
+        "| flip rate (winner changes with the order) "
+        "| 0.000 [0.000, 0.000] (degenerate) | 30 |" in report
+    )
 
 
 def test_a_judge_that_always_says_a_is_inconsistent_and_fully_position_biased(
@@ -111,7 +117,10 @@ def test_a_judge_that_always_says_a_is_inconsistent_and_fully_position_biased(
     assert bias["flip_rate"]["n_clusters"] == 8  # the eight sample conversations
     report = (run / "report.md").read_text("utf-8")
     assert "inconsistent 30 (opposite winners in the two orders)" in report
-    assert "| first-position win rate (0.5 = no bias) | 1.000 [1.000, 1.000] (degenerate) | 60 |" in report
+    assert (
+        "| first-position win rate (0.5 = no bias) "
+        "| 1.000 [1.000, 1.000] (degenerate) | 60 |" in report
+    )
 
 
 def test_candidate_pairs_and_candidate_vs_reference(tmp_path: Path) -> None:
