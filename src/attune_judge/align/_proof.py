@@ -212,11 +212,8 @@ def proof_from_values(
     if with_mapped and len(mapped) >= 2:
         mc = [r[0] for r in mapped]
         after_mapped_m = boot([float(r[4]) for r in mapped], mc)  # type: ignore[arg-type]
-        diff_mapped = boot(
-            [float(r[4]) - r[1] for r in mapped],
-            mc,  # type: ignore[arg-type]
-            bounds=None,
-        )
+        gains = [float(r[4]) - r[1] for r in mapped]  # type: ignore[arg-type]
+        diff_mapped = boot(gains, mc, bounds=None)
     position = [r for r in rows if r[5] is not None]
     position_m = (
         boot([float(r[5]) for r in position], [r[0] for r in position])  # type: ignore[arg-type]
