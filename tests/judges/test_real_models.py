@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from attune_judge.data import JudgeItem
+from attune_judge.testing import close_http_clients
 
 pytestmark = [
     pytest.mark.slow,
@@ -115,27 +116,8 @@ def test_reference_judge_through_an_openai_compatible_server(
         )
         assert judge.spec["lm"]["response_format"] == "json_object"
         result = judge.judge(item)
-    _close_http_clients()
+    close_http_clients()
     _check_valid(result, item)
-
-
-def _close_http_clients() -> None:
-    """Close LiteLLM's cached HTTP clients (their sockets would otherwise leak to exit)."""
-    import gc
-    import inspect
-    import warnings
-
-    import litellm
-
-    cache = litellm.in_memory_llm_clients_cache
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        for client in list(cache.cache_dict.values()):
-            close = getattr(client, "close", None)
-            if callable(close) and not inspect.iscoroutinefunction(close):
-                close()
-        cache.flush_cache()
-        gc.collect()
 
 
 def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
