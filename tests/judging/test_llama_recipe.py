@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from attune_judge.cli import main
+from attune_judge.testing import close_http_clients
 from tests.conftest import REPO_ROOT
-from tests.judges.test_real_models import _close_http_clients, _free_port
+from tests.judges.test_real_models import _free_port
 from tests.judging._stub_judges import read_jsonl_rows
 
 pytestmark = [
@@ -104,5 +105,5 @@ def test_the_readme_llama_cpp_recipe_runs_in_both_score_modes(
             proc.kill()
             proc.wait()
         log.close()
-        _close_http_clients()
+        close_http_clients()
     assert re.search(r"llama", (tmp_path / "server.log").read_text(), re.I)

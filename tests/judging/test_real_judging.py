@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from attune_judge.cli import main
+from attune_judge.testing import close_http_clients
 from tests.conftest import SAMPLES
-from tests.judges.test_real_models import _close_http_clients, llama_server
+from tests.judges.test_real_models import llama_server
 from tests.judging._stub_judges import read_jsonl_rows
 
 pytestmark = [
@@ -55,7 +56,7 @@ def test_pairwise_through_the_llama_cpp_server(
         argv = ["score", str(data), "--rubric", "attunebench-pairwise", "-o", str(run), "-q"]
         argv += ["--lm", "openai/smollm2", "--api-base", base, "--response-format", "json_object"]
         code = _cli([*argv, "--max-tokens", "200", "--max-failure-rate", "1"])
-    _close_http_clients()
+    close_http_clients()
     assert code in (0, 3)  # 3: a tiny model may fail to answer every pair
     prefs = tmp_path / "prefs.jsonl"
     assert _cli(["data", "preferences", str(data), "-o", str(prefs)]) == 0
