@@ -1,4 +1,5 @@
-"""Closing the HTTP clients that LiteLLM and DSPy keep after a test that used a loopback server.
+"""An autouse fixture closing LiteLLM's cached HTTP clients after each test of a module that
+talks to a loopback server (import ``_closed_http_clients`` into the module).
 
 Their pooled sockets would otherwise be finalised during a later test's garbage collection and
 surface there as an unraisable ResourceWarning (warnings are errors).
@@ -6,30 +7,13 @@ surface there as an unraisable ResourceWarning (warnings are errors).
 
 from __future__ import annotations
 
-import gc
-import inspect
-import warnings
 from collections.abc import Iterator
 
 import pytest
 
+from attune_judge.testing import close_http_clients
 
-def close_http_clients() -> None:
-    """Close LiteLLM's cached clients and collect unreachable DSPy engines, silently."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        try:
-            import litellm
-
-            cache = litellm.in_memory_llm_clients_cache
-            for client in list(cache.cache_dict.values()):
-                close = getattr(client, "close", None)
-                if callable(close) and not inspect.iscoroutinefunction(close):
-                    close()
-            cache.flush_cache()
-        except Exception:  # pragma: no cover - best effort
-            pass
-        gc.collect()
+__all__ = ["_closed_http_clients", "close_http_clients"]
 
 
 @pytest.fixture(autouse=True)
