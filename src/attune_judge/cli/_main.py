@@ -36,13 +36,16 @@ from attune_judge.errors import Interrupted, UserError
 
 __all__ = ["app", "main"]
 
+_SETTINGS: dict[str, Any] = {
+    "no_args_is_help": True,
+    "add_completion": False,
+    "pretty_exceptions_enable": False,
+    "rich_markup_mode": None,  # plain help: importing rich for it tripled `--help`'s time
+}
 app = typer.Typer(
     name="attune-judge",
     help="Score chatbot responses with LLM judges and measure how far the judges can be trusted.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain help: importing rich for it tripled `--help`'s time
+    **_SETTINGS,
 )
 
 
@@ -125,6 +128,31 @@ def _decode_error_message(exc: UnicodeDecodeError) -> str:
     return f"an input file is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
 
 
+def _app_for(args: list[str]) -> tuple[typer.Typer, list[str], str]:
+    """The app to run for ``args``, the arguments it takes and its program name.
+
+    Typer builds every command's parameters (type hints, pydantic adapters) before it reads
+    the arguments, and the root group's own ``--help`` flag costs a pydantic adapter. So a
+    command named first runs alone, as a one-command app (``attune-judge validate --help``
+    builds one command, no group); a group (``data``, ``rubric``, ``annotate``) runs under a
+    root pruned to it. Anything else (no command, an option, a typo) gets the whole app, so
+    its help and suggestions list every command.
+    """
+    name = args[0] if args else ""
+    commands = [c for c in app.registered_commands if c.name == name]
+    if commands:
+        single = typer.Typer(**_SETTINGS)
+        single.registered_commands = commands
+        return single, args[1:], f"attune-judge {name}"
+    groups = [g for g in app.registered_groups if g.name == name]
+    if groups:
+        pruned = typer.Typer(name=app.info.name, help=app.info.help, **_SETTINGS)
+        pruned.registered_callback = app.registered_callback
+        pruned.registered_groups = groups
+        return pruned, args, "attune-judge"
+    return app, args, "attune-judge"
+
+
 def _raise_interrupted(signum: int, frame: Any) -> None:
     raise Interrupted()
 
@@ -141,7 +169,8 @@ def main(argv: list[str] | None = None) -> None:
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, _raise_interrupted)
     try:
-        app(args=argv)
+        chosen, args, prog = _app_for(list(sys.argv[1:] if argv is None else argv))
+        chosen(args=args, prog_name=prog)
     except UserError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         raise SystemExit(2) from None
