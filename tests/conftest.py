@@ -31,6 +31,23 @@ SAMPLES = REPO_ROOT / "data" / "samples" / "attunebench"
 
 
 @pytest.fixture(autouse=True)
+def _no_stray_event_loop() -> Iterator[None]:
+    """LiteLLM's service logger calls ``asyncio.get_event_loop()`` on a blocking request, which
+    creates and sets a loop for the main thread that nobody closes; the next ``asyncio.run``
+    replaces it, and its garbage collection in some later test surfaced as an unraisable
+    "unclosed event loop" ResourceWarning (a CI failure in a test that uses no loop at all).
+    After each test, a loop left set and idle is closed here."""
+    yield
+    import asyncio
+
+    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
+    loop = getattr(local, "_loop", None)
+    if loop is not None and not loop.is_running() and not loop.is_closed():
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+@pytest.fixture(autouse=True)
 def _request_cache_restored() -> Iterator[None]:
     """DSPy's request cache is process-wide: a test that turns it off (``ATTUNE_CACHE=0``)
     must not leave it off for the next one. After each test it points at the test cache again."""
