@@ -277,6 +277,9 @@ class CalibrateSummary(RunSummary):
 
     kind: Literal["calibration"] = "calibration"
     calibration: dict[str, Any]
+    label_weighting: str | None = None
+    """The one-line statement that the human labels were weighted by 1 / inclusion probability
+    (drawn with unequal probabilities by ``annotate sample``); ``None``: unweighted."""
 
 
 class ValidateSummary(RunSummary):
@@ -316,6 +319,9 @@ class PpiSummary(RunSummary):
 
     kind: Literal["ppi"] = "ppi"
     ppi: dict[str, Any]
+    label_weighting: str | None = None
+    """The one-line statement that the human labels were weighted by 1 / inclusion probability
+    (drawn with unequal probabilities by ``annotate sample``); ``None``: unweighted."""
 
 
 class AlignSummary(RunSummary):

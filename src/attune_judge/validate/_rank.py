@@ -24,9 +24,10 @@ from attune_judge.errors import UserError
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
-    inclusion_note,
+    inclusion_weights,
     jsonl_path,
     record_kind,
+    weighting_note,
 )
 from attune_judge.validate._rundir import write_run_dir
 
@@ -282,6 +283,7 @@ def ppi_rank(
         raise UserError(f"--field must be normalized or overall, not {field!r}")
     judgments_path, human_path = jsonl_path(source), jsonl_path(human)
     check_human_labels(human_path, "interval")
+    weights = inclusion_weights(human_path)
     try:
         js = read_jsonl(judgments_path, Judgment, tolerate_torn_tail=True)
     except UserError as exc:
@@ -311,6 +313,7 @@ def ppi_rank(
         field=field,  # type: ignore[arg-type]
         dimension=dimension,
         human_scale=human_scale,
+        weights=weights,
     )
     if human_scale is not None:  # the labels PPI maps to 0-1 must lie on the declared scale
         check_human_labels(
@@ -333,7 +336,9 @@ def ppi_rank(
         cols.human,
         level=level,
         clip=(0.0, 1.0) if clip else None,
+        weights=cols.weights,
     )
+    weighting = weighting_note(weights, human_path)
     text = cal.ppi_leaderboard_markdown(board)
     text += (
         f"\nHuman dimension `{cols.dimension}`: {cols.n_matched} of {cols.n_human_items} "
@@ -344,7 +349,7 @@ def ppi_rank(
             else ""
         )
         + ".\n"
-    ) + inclusion_note(human_path)
+    ) + (f"\n{weighting}\n" if weighting else "")
     if fitted:
         text += f"\n**Warning:** {fitted}\n"
     data: dict[str, Any] = {
@@ -359,7 +364,7 @@ def ppi_rank(
         data["warnings"] = [*(data.get("warnings") or []), fitted]
     files = None
     if report_dir is not None:
-        files = _write_report(report_dir, data, judgments_path, human_path)
+        files = _write_report(report_dir, data, judgments_path, human_path, weighting)
     return PPIRank(text, data, files)
 
 
@@ -398,10 +403,13 @@ def _fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) 
     )
 
 
-def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) -> tuple[Path, Path]:
+def _write_report(
+    out: Path, data: dict[str, Any], source: Path, human: Path, weighting: str
+) -> tuple[Path, Path]:
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: --report must be a directory")
     if (out / "judgments.jsonl").exists():
         raise UserError(f"{out}: holds a scoring run; choose a new directory for --report")
     arguments = {"source": str(source), "human": str(human)}
-    return write_run_dir(out, arguments, summary={"kind": "ppi", "ppi": data}, command="rank")
+    summary = {"kind": "ppi", "ppi": data, "label_weighting": weighting or None}
+    return write_run_dir(out, arguments, summary=summary, command="rank")
