@@ -111,9 +111,5 @@ def ppi_columns(
         unmatched_examples=unmatched[:5],
         weights=None
         if weights is None
-        else [
-            None if h is None else weights[i]
-            for i, h in zip(ids, human, strict=True)
-        ],
+        else [None if h is None else weights[i] for i, h in zip(ids, human, strict=True)],
     )
-
