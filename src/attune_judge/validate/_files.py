@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from attune_judge.calibration import check_level as check
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
 
+if TYPE_CHECKING:
+    from attune_judge.data import Judgment
+
 __all__ = [
     "RecordKind",
     "check_human_labels",
     "check_level",
+    "fitted_on_labels",
     "inclusion_weights",
     "jsonl_path",
     "record_kind",
@@ -222,4 +226,39 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
         f"Labels of {path.name} weighted by 1/inclusion probability ({min(probs):.3g} to "
         f"{max(probs):.3g}, Hajek-normalised): the estimates describe all items the sample "
         "was drawn from, not the labelled sample."
+    )
+
+
+def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
+    """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
+    human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
+    from attune_judge.judges._aligned import is_aligned_judge, read_manifest
+
+    file = source.parent / "manifest.json"
+    try:
+        manifest = json.loads(file.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    spec = (manifest.get("judges") or {}).get(js[0].judge_id) or {}
+    aligned = spec.get("aligned") if isinstance(spec, dict) else None
+    if not isinstance(aligned, dict):
+        return None
+    where = str((manifest.get("arguments") or {}).get("rubric") or "")
+    if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
+        "artifact_hash"
+    ):
+        return (
+            f"the judge is an aligned judge (artifact {aligned.get('artifact_hash')}) whose "
+            "directory was not found: check that the human labels are outside its train/dev "
+            "split, else the correction is not valid"
+        )
+    split = json.loads((Path(where) / "split.json").read_text("utf-8"))["items"]
+    fitted = {str(i) for part in ("train", "dev") for i in split[part]}
+    overlap = fitted & labelled & {j.item_id for j in js}
+    if not overlap:
+        return None
+    return (
+        f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
+        f"aligned judge {where} (it was fitted on them): the PPI correction is not valid; use "
+        "labels outside its train/dev split (e.g. only its test split)"
     )

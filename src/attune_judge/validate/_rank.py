@@ -24,6 +24,7 @@ from attune_judge.errors import UserError
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
+    fitted_on_labels,
     inclusion_weights,
     jsonl_path,
     record_kind,
@@ -328,7 +329,7 @@ def ppi_rank(
             f"{human_path}: no human-labelled item was scored by the judge "
             f"(human item ids such as {cols.unmatched_examples[:3]})"
         )
-    fitted = _fitted_on_labels(judgments_path, js, {r.item_id for r in ratings})
+    fitted = fitted_on_labels(judgments_path, js, {r.item_id for r in ratings})
     board = cal.ppi_leaderboard(
         cols.models,
         cols.clusters,
@@ -366,41 +367,6 @@ def ppi_rank(
     if report_dir is not None:
         files = _write_report(report_dir, data, judgments_path, human_path, weighting)
     return PPIRank(text, data, files)
-
-
-def _fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
-    """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
-    human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
-    from attune_judge.judges._aligned import is_aligned_judge, read_manifest
-
-    file = source.parent / "manifest.json"
-    try:
-        manifest = json.loads(file.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    spec = (manifest.get("judges") or {}).get(js[0].judge_id) or {}
-    aligned = spec.get("aligned") if isinstance(spec, dict) else None
-    if not isinstance(aligned, dict):
-        return None
-    where = str((manifest.get("arguments") or {}).get("rubric") or "")
-    if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
-        "artifact_hash"
-    ):
-        return (
-            f"the judge is an aligned judge (artifact {aligned.get('artifact_hash')}) whose "
-            "directory was not found: check that the human labels are outside its train/dev "
-            "split, else the correction is not valid"
-        )
-    split = json.loads((Path(where) / "split.json").read_text("utf-8"))["items"]
-    fitted = {str(i) for part in ("train", "dev") for i in split[part]}
-    overlap = fitted & labelled & {j.item_id for j in js}
-    if not overlap:
-        return None
-    return (
-        f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
-        f"aligned judge {where} (it was fitted on them): the PPI correction is not valid; use "
-        "labels outside its train/dev split (e.g. only its test split)"
-    )
 
 
 def _write_report(
