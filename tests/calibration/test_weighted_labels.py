@@ -1,0 +1,170 @@
+"""Labels weighted by 1 / inclusion probability (``annotate sample`` with unequal probabilities).
+
+Checked independently: integer weights are frequency weights, so every weighted statistic must
+equal the unweighted one on the data with each item repeated that many times — computed by the
+``krippendorff`` package, statsmodels and SciPy on the repeated data (real labels: Kumar et al.
+2025, three experts and GPT on one dimension). The weighted PPI mean's standard error is
+statsmodels' cluster-robust WLS standard error of an intercept. Equal weights give today's
+numbers exactly.
+"""
+
+from __future__ import annotations
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.inter_rater import aggregate_raters as sm_aggregate
+from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+
+from attune_judge import calibration as cal
+from attune_judge.calibration import ratings_to_table
+from attune_judge.data import Rating
+from tests.conftest import DATASETS
+
+DIM = "m_understood"
+
+
+@pytest.fixture(scope="module")
+def labels() -> tuple[list[Rating], list[Rating]]:
+    from attune_judge.data.adapters import convert_empathic_communication
+
+    ratings = convert_empathic_communication(DATASETS / "empathic-communication").ratings
+    human = [r for r in ratings if r.rater_group == "experts" and r.dimension == DIM]
+    gpt = [r for r in ratings if r.rater == "gpt" and r.dimension == DIM]
+    return human, gpt
+
+
+def _k(item: str) -> int:
+    """A frequency weight 1..4 per item, fixed by the item id (no relation to the values)."""
+    return 1 + sum(map(ord, item)) % 4
+
+
+def _pairs(human: list[Rating], gpt: list[Rating]) -> tuple[list, list, list[str]]:
+    """(expert1's value, GPT's value, cluster) on the items both rated, by item id."""
+    e1 = {r.item_id: r.value for r in human if r.rater == "expert1"}
+    g = {r.item_id: r.value for r in gpt}
+    items = sorted(set(e1) & set(g))
+    return [e1[i] for i in items], [g[i] for i in items], items
+
+
+def test_pair_agreement_with_integer_weights_is_the_repeated_data(labels) -> None:
+    x, y, items = _pairs(*labels)
+    k = [_k(i) for i in items]
+    assert len(items) == 50 and len(set(k)) == 4
+    rx, ry, rc = (np.repeat(np.asarray(v, dtype=object), k).tolist() for v in (x, y, items))
+    kw = {"B": 300, "seed": 5}
+    weighted = cal.pair_agreement(x, y, items, weights=k, **kw)
+    repeated = cal.pair_agreement(rx, ry, rc, **kw)  # copies share their item's cluster
+    assert set(weighted.metrics) == set(repeated.metrics) == set(cal.PAIR_METRICS)
+    for name, m in weighted.metrics.items():
+        r = repeated.metrics[name]
+        assert (m.estimate, m.lower, m.upper) == pytest.approx((r.estimate, r.lower, r.upper)), name
+    # and the repeated data by other libraries
+    fx, fy = np.asarray(rx, float), np.asarray(ry, float)
+    est = {n: m.estimate for n, m in weighted.metrics.items()}
+    assert est["spearman"] == pytest.approx(stats.spearmanr(fx, fy).statistic)
+    assert est["kendall_tau_b"] == pytest.approx(stats.kendalltau(fx, fy).statistic)
+    assert est["pearson"] == pytest.approx(stats.pearsonr(fx, fy).statistic)
+    assert est["mae"] == pytest.approx(np.mean(np.abs(fx - fy)))
+    assert est["raw_agreement"] == pytest.approx(np.mean(fx == fy))
+    cats = sorted(set(fx) | set(fy))
+    table = np.zeros((len(cats), len(cats)))
+    np.add.at(table, ([cats.index(v) for v in fx], [cats.index(v) for v in fy]), 1)
+    assert est["cohen_kappa"] == pytest.approx(cohens_kappa(table).kappa)
+    assert est["cohen_kappa_linear"] == pytest.approx(cohens_kappa(table, wt="linear").kappa)
+    assert est["cohen_kappa_quadratic"] == pytest.approx(
+        cohens_kappa(table, wt="quadratic").kappa
+    )
+    # the weights change the figures (else this test could not fail)
+    plain = cal.pair_agreement(x, y, items, **kw)
+    assert plain.metrics["spearman"].estimate != pytest.approx(est["spearman"], abs=1e-3)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_alpha_of_the_weighted_coincidences_is_the_package_on_repeated_units(
+    labels, level: str
+) -> None:
+    human, _ = labels
+    table = ratings_to_table(human, DIM)
+    table.weights = [float(_k(i)) for i in table.items]
+    got = cal.krippendorff_alpha(table, level, B=200)  # type: ignore[arg-type]
+    data = np.array(
+        [[np.nan if v is None else v for v in row] for row in table.values], dtype=float
+    ).T  # raters × units
+    repeated = np.repeat(data, [_k(i) for i in table.items], axis=1)
+    want = krippendorff.alpha(reliability_data=repeated, level_of_measurement=level)
+    assert got.estimate == pytest.approx(want, rel=1e-10)
+    assert got.lower is not None and got.lower < got.estimate < got.upper
+    unweighted = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+    assert abs(want - unweighted) > 1e-3
+
+
+def test_fleiss_kappa_weighted_is_statsmodels_on_repeated_items(labels) -> None:
+    human, _ = labels
+    table = ratings_to_table(human, DIM)
+    table.weights = [float(_k(i)) for i in table.items]
+    got = cal.fleiss_kappa(table, B=200)
+    rows = np.repeat(np.array(table.values, float), [_k(i) for i in table.items], axis=0)
+    counts, _ = sm_aggregate(rows)
+    assert got.estimate == pytest.approx(fleiss_kappa(counts))
+
+
+def test_calibrate_weights_the_judge_vs_humans_figures(labels) -> None:
+    human, gpt = labels
+    weights = {r.item_id: float(_k(r.item_id)) for r in human}
+    rep = cal.calibrate(human, gpt, B=200, weights=weights)
+    d = rep.dimensions[0]
+    assert any("weighted by 1/inclusion probability" in f for f in d.flags)
+    assert any("alternative annotator test is NOT weighted" in f for f in d.flags)
+    # the judge vs the humans' median: the median per item, repeated k times (by hand)
+    by_item: dict[str, list[float]] = {}
+    for r in human:
+        by_item.setdefault(r.item_id, []).append(float(r.value))  # type: ignore[arg-type]
+    g = {r.item_id: float(r.value) for r in gpt}  # type: ignore[arg-type]
+    items = sorted(by_item)
+    med = np.repeat([np.median(by_item[i]) for i in items], [_k(i) for i in items])
+    jud = np.repeat([g[i] for i in items], [_k(i) for i in items])
+    vs = d.judges[0].vs_humans.metrics
+    assert vs["spearman"].estimate == pytest.approx(stats.spearmanr(jud, med).statistic)
+    assert vs["mae"].estimate == pytest.approx(np.mean(np.abs(jud - med)))
+    unweighted = cal.calibrate(human, gpt, B=200).dimensions[0]
+    assert unweighted.flags == [f for f in d.flags if "inclusion probability" not in f]
+
+
+def test_equal_weights_give_todays_ppi_figures_exactly() -> None:
+    rng = np.random.default_rng(7)
+    n = 240
+    models = [f"m{i % 3}" for i in range(n)]
+    clusters = [f"c{i // 3}" for i in range(n)]
+    f = rng.uniform(size=n)
+    y = [float(v + rng.normal(0, 0.1)) if rng.uniform() < 0.3 else None for v in f]
+    today = cal.ppi_leaderboard(models, clusters, f, y)
+    same = cal.ppi_leaderboard(models, clusters, f, y, weights=[1 / 0.3] * n)
+    assert same.model_dump() == today.model_dump()
+    other = cal.ppi_leaderboard(models, clusters, f, y, weights=[1 + i % 2 for i in range(n)])
+    assert other.model_dump() != today.model_dump()
+
+
+def test_weighted_ppi_is_the_hajek_formula_with_the_wls_cluster_se() -> None:
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(3)
+    n = 300
+    clusters = np.arange(n) // 2
+    f = rng.uniform(size=n)
+    lab = rng.uniform(size=n) < np.where(f > 0.5, 0.5, 0.15)  # oversample high scores
+    y = np.where(lab, f + rng.normal(0.1, 0.1, n), np.nan)
+    w = np.where(f > 0.5, 1 / 0.5, 1 / 0.15)
+    human = [None if np.isnan(v) else float(v) for v in y]
+    board = cal.ppi_leaderboard(["m"] * n, clusters.tolist(), f, human, lam=1.0, weights=w)
+    row = board.rows[0]
+    hajek = float(np.sum(w[lab] * (y[lab] - f[lab])) / np.sum(w[lab]))
+    assert row.ppi.estimate == pytest.approx(float(f.mean()) + hajek)  # classical PPI, λ = 1
+    assert row.rectifier == pytest.approx(hajek)
+    wls = sm.WLS(y[lab], np.ones((lab.sum(), 1)), weights=w[lab]).fit(
+        cov_type="cluster", cov_kwds={"groups": clusters[lab]}
+    )
+    assert row.human_only.estimate == pytest.approx(float(wls.params[0]))
+    assert row.human_only.se == pytest.approx(float(wls.bse[0]))
+    assert row.judge_only.estimate == pytest.approx(float(f.mean()))
