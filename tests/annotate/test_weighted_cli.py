@@ -114,9 +114,8 @@ def test_calibrate_and_rank_human_weight_the_exported_labels(
     summary = json.loads((cal / "summary.json").read_text("utf-8"))
     assert SAID in summary["label_weighting"]
     assert SAID in (cal / "report.md").read_text("utf-8")
-    (dim,) = [
-        d for d in summary["calibration"]["report"]["dimensions"] if d["dimension"] == "overall_score"
-    ]
+    (dim,) = summary["calibration"]["report"]["dimensions"]
+    assert dim["dimension"] == "overall_score"
     gap = np.array([abs(_level(i) - per_item[i][1]) for i in sorted(per_item)])
     mae = dim["judges"][0]["vs_humans"]["metrics"]["mae"]["estimate"]
     assert mae == pytest.approx(float(np.sum(w * gap) / np.sum(w)))
