@@ -155,3 +155,30 @@ def test_labels_missing_the_probability_on_some_lines_are_refused(
         code, _, err = _cli(argv, capsys)
         assert code == 2 and "Traceback" not in err, err
         assert "bad.jsonl:3: field metadata.inclusion_probability is missing" in err, err
+
+
+def test_equal_probabilities_give_the_unweighted_figures_exactly(
+    exported: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, labels = exported
+    records = [json.loads(x) for x in labels.read_text("utf-8").splitlines()]
+    files = {}
+    for name, p in (("equal", 0.25), ("none", None)):
+        for r in records:
+            r["metadata"].pop("inclusion_probability")
+            if p is not None:
+                r["metadata"]["inclusion_probability"] = p
+        files[name] = tmp_path / f"{name}.jsonl"
+        files[name].write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    outs = {}
+    for name, path in files.items():
+        argv = ["calibrate", "--human", str(path), "--judge", str(run), "--B", "200", "--json"]
+        code, cal_out, err = _cli([*argv, "--dimension", "overall_score"], capsys)
+        assert code == 0, err
+        argv = ["rank", str(run), "--human", str(path), "--dimension", "overall_score"]
+        code, rank_out, err = _cli([*argv, "--human-scale", "1,7"], capsys)
+        assert code == 0, err
+        outs[name] = (cal_out.replace(path.name, "X"), rank_out.replace(path.name, "X"))
+    assert outs["equal"] == outs["none"]
+    assert SAID not in outs["none"][0] + outs["none"][1]
+    assert '"mae"' in outs["none"][0] and "PPI++" in outs["none"][1]
