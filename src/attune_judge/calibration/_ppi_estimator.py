@@ -130,12 +130,9 @@ class _ModelParts:
         def sums(
             mask: np.ndarray, v: FloatArray, wt: FloatArray | None = None
         ) -> tuple[FloatArray, FloatArray]:
-            if wt is not None:
-                s = np.bincount(ci[mask], weights=v[mask] * wt[mask], minlength=C)
-                return s.astype(float), np.bincount(ci[mask], weights=wt[mask], minlength=C)
-            s = np.bincount(ci[mask], weights=v[mask], minlength=C).astype(float)
-            n = np.bincount(ci[mask], minlength=C).astype(float)
-            return s, n
+            u = np.ones_like(v) if wt is None else wt
+            s = np.bincount(ci[mask], weights=(v * u)[mask], minlength=C).astype(np.float64)
+            return s, np.bincount(ci[mask], weights=u[mask], minlength=C).astype(np.float64)
 
         sy, self.n_lab = sums(lab, yi)
         sfu, self.n_unl = sums(~lab, fi)
