@@ -182,3 +182,33 @@ def test_equal_probabilities_give_the_unweighted_figures_exactly(
     assert outs["equal"] == outs["none"]
     assert SAID not in outs["none"][0] + outs["none"][1]
     assert '"mae"' in outs["none"][0] and "PPI++" in outs["none"][1]
+
+
+def test_preference_agreement_says_it_is_not_weighted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from attune_judge.data import Preference
+
+    def prefs(who: str, p: float | None) -> list[Preference]:
+        return [
+            Preference(
+                item_id=f"c{n}:1:pairwise",
+                option_a="m1",
+                option_b="m2",
+                winner="AB"[(n + (who == "judge") * (n % 3 == 0)) % 2],  # type: ignore[arg-type]
+                rater=who,
+                cluster=f"c{n}",
+                metadata={} if p is None else {"inclusion_probability": p if n % 2 else 2 * p},
+            )
+            for n in range(24)
+        ]
+
+    human, judge = tmp_path / "human.jsonl", tmp_path / "judge.jsonl"
+    write_jsonl(judge, prefs("judge", None))
+    for p, said in ((0.2, True), (None, False)):
+        write_jsonl(human, prefs("ana", p))
+        argv = ["calibrate", "--human", str(human), "--judge", str(judge), "--B", "100"]
+        code, out, err = _cli(argv, capsys)
+        assert code == 0, err
+        assert ("preference agreement is NOT weighted" in out) is said, out
+        assert "agreement" in out
