@@ -234,9 +234,9 @@ def _calibrate_ratings(
         judged = read_jsonl(jsonl_path(items), JudgeItem)
         _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
         text, data = text + "\n".join(md) + "\n", {**data, "baselines": base}
-        if weights is not None:
-            text += "\n" + (_unweighted(weights, Path(arguments["human"]), "the baselines") or "")
     note = weighting_note(weights, Path(arguments["human"])) or None
+    if note and items is not None:
+        note += " The baselines comparison is NOT weighted."
     outcome = CalibrationOutcome(text, data, arguments=arguments)
     if out is not None:
         outcome.report_files = write_run_dir(
