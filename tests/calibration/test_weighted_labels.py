@@ -224,3 +224,25 @@ def test_simulation_weighted_estimates_recover_the_population_with_nominal_cover
     assert abs(np.mean(mae_u) - mae) > 10 * se_mae
     assert abs(np.mean(mae_w) - mae) < 3 * se_mae
     assert mae_cover / len(mae_w) >= 0.93, mae_cover / len(mae_w)
+
+
+def test_many_distinct_values_weighted_rows_are_the_repeated_data() -> None:
+    rng = np.random.default_rng(11)
+    n = 90  # more distinct values than a contingency table takes: the row-weight path
+    x = np.round(rng.normal(size=n), 3)
+    y = np.round(x + rng.normal(0, 0.5, n), 3)
+    clusters = [f"c{i // 3}" for i in range(n)]
+    k = 1 + np.arange(n) % 3
+    kw = {"B": 200, "seed": 1, "metrics": ["raw_agreement", "mae", "pearson", "spearman"]}
+    got = cal.pair_agreement(x.tolist(), y.tolist(), clusters, weights=k.tolist(), **kw)
+    assert got.categories == []  # not the table path
+    rx, ry = np.repeat(x, k), np.repeat(y, k)
+    rep = cal.pair_agreement(rx.tolist(), ry.tolist(), np.repeat(clusters, k).tolist(), **kw)
+    for name, m in got.metrics.items():
+        r = rep.metrics[name]
+        assert (m.estimate, m.lower, m.upper) == pytest.approx((r.estimate, r.lower, r.upper)), name
+    assert got.metrics["spearman"].estimate == pytest.approx(stats.spearmanr(rx, ry).statistic)
+    assert got.metrics["pearson"].estimate == pytest.approx(stats.pearsonr(rx, ry).statistic)
+    tau = cal.pair_agreement(x.tolist(), y.tolist(), clusters, weights=k.tolist(), B=50)
+    assert tau.metrics["kendall_tau_b"].estimate is None  # said, not silently unweighted
+    assert "weighted τ-b is not computed" in str(tau.metrics["kendall_tau_b"].undefined_reason)
