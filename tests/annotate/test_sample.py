@@ -86,7 +86,7 @@ def test_pilot_scales_the_interval_width_by_the_square_root_rule(tmp_path: Path)
     assert half["conversations_needed"] == 12  # the pilot's own width needs the pilot's size
 
 
-def test_probabilities_reach_the_export_and_calibrate_warns_when_unequal(tmp_path: Path) -> None:
+def test_probabilities_reach_the_export_and_weight_the_estimates(tmp_path: Path) -> None:
     from attune_judge.annotate import export_labels, prepare
     from attune_judge.data import read_jsonl, write_jsonl
     from attune_judge.validate import calibrate_files, ppi_rank
@@ -122,5 +122,6 @@ def test_probabilities_reach_the_export_and_calibrate_warns_when_unequal(tmp_pat
         )
         text = calibrate_files(out, judge, B=100).markdown
         ranked = ppi_rank(judge, out, human_scale=(1.0, 5.0)).markdown
-        assert ("unequal inclusion probabilities" in text) is warned, by
-        assert ("unequal inclusion probabilities" in ranked) is warned, by
+        said = "weighted by 1/inclusion probability"
+        assert (said in text) is warned, by
+        assert (said in ranked) is warned, by

@@ -201,12 +201,12 @@ def _midranks(v: FloatArray, w: FloatArray) -> FloatArray:
 
 
 def _row_stat(
-    x: FloatArray, y: FloatArray, codes: np.ndarray, name: str, tol: float
+    x: FloatArray, y: FloatArray, codes: np.ndarray, name: str, tol: float, iw: FloatArray
 ) -> WeightedStatistic:
-    """Row-weight version of a metric (for many distinct values)."""
+    """Row-weight version of a metric (for many distinct values); ``iw``: item weights."""
 
     def stat(wc: FloatArray) -> FloatArray:
-        w = wc[:, codes]
+        w = wc[:, codes] * iw
         with np.errstate(invalid="ignore", divide="ignore"):
             if name == "raw_agreement":
                 return np.asarray((w @ (np.abs(x - y) <= tol)) / w.sum(1))
@@ -253,6 +253,7 @@ def pair_agreement(
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
+    weights: Sequence[float] | None = None,
 ) -> PairAgreement:
     """Agreement metrics between two raters with cluster-bootstrap intervals.
 
@@ -273,6 +274,12 @@ def pair_agreement(
         Raw agreement counts ``|x − y| ≤ tolerance`` as agreement (0 = exact).
     B, level, seed, method
         Bootstrap settings (2,000 replicates by default).
+    weights
+        Per item, a frequency weight (``1 / inclusion probability`` of a labelled sample): the
+        contingency table counts an item ``w`` times, so every metric is its weighted
+        version (with integer weights, the metric of the data with each item repeated ``w``
+        times). Kendall's τ-b over many distinct values (the per-replicate loop) is then
+        reported undefined.
     """
     if not (len(x) == len(y) == len(clusters)):
         raise UserError(f"{x_name} and {y_name} must rate the same items (lengths differ)")
@@ -303,12 +310,15 @@ def pair_agreement(
     pos = val if spacing == "value" and val is not None else np.arange(K, dtype=np.float64)
     use_table = K <= MAX_TABLE
     results: dict[str, Metric] = {}
+    iw = np.ones(len(xs)) if weights is None else np.asarray(weights, dtype=np.float64)
+    if len(iw) != len(xs) or not np.all(np.isfinite(iw) & (iw > 0)):
+        raise UserError(f"{x_name} vs {y_name}: one positive weight per item is needed")
     if use_table:
         index = {v: i for i, v in enumerate(cats)}
         xi = np.array([index[v] for v in xs])
         yi = np.array([index[v] for v in ys])
         Tc = np.zeros((C, K * K))
-        np.add.at(Tc, (codes, xi * K + yi), 1.0)
+        np.add.at(Tc, (codes, xi * K + yi), iw)
     for name in metrics:
         if name not in PAIR_METRICS:
             raise UserError(f"unknown agreement metric {name!r}; choose from {list(PAIR_METRICS)}")
@@ -328,13 +338,22 @@ def pair_agreement(
                 n=len(xs),
             )
             continue
+        elif name == "kendall_tau_b" and weights is not None:
+            results[name] = Metric(
+                name=name,
+                estimate=None,
+                undefined_reason=f"{K} distinct values: weighted τ-b is not computed",
+                n=len(xs),
+            )
+            continue
         elif name == "kendall_tau_b":
             xf, yf = np.asarray(xs, float), np.asarray(ys, float)
             stat = _kendall_loop(xf, yf, codes)
             engine, b = "loop", min(B, 2_000)
             note = "per-replicate loop (many distinct values)"
         else:
-            stat = _row_stat(np.asarray(xs, float), np.asarray(ys, float), codes, name, tolerance)
+            xf, yf = np.asarray(xs, float), np.asarray(ys, float)
+            stat = _row_stat(xf, yf, codes, name, tolerance, iw)
         results[name] = bootstrap_statistic(
             stat,
             C,

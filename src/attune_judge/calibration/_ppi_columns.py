@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -31,6 +31,9 @@ class PPIColumns(ResultModel):
     """Of those, items the judge scored (ok judgments)."""
     unmatched_examples: list[str]
     """Up to five human-labelled item ids the judge did not score."""
+    weights: list[float | None] | None = None
+    """Each row's label weight (``1 / inclusion probability``; ``None`` unlabelled), when
+    ``weights`` were given."""
 
 
 def ppi_columns(
@@ -40,6 +43,7 @@ def ppi_columns(
     field: Literal["normalized", "overall"] = "normalized",
     dimension: str | None = None,
     human_scale: tuple[float, float] | None = None,
+    weights: Mapping[str, float] | None = None,
 ) -> PPIColumns:
     """Join ok judgments with human ratings by item id (humans averaged per item).
 
@@ -57,6 +61,9 @@ def ppi_columns(
     human_scale
         ``(low, high)`` to map human values to 0–1 (``(v − low) / (high − low)``), so they
         share the judge's ``normalized`` scale.
+    weights
+        Item id → weight of its human label (``1 / inclusion probability``), for
+        :func:`ppi_leaderboard`'s ``weights``.
     """
     dims = sorted({r.dimension for r in ratings})
     if dimension is None:
@@ -81,11 +88,13 @@ def ppi_columns(
     judge: list[float] = []
     human: list[float | None] = []
     seen: set[str] = set()
+    ids: list[str] = []
     for j in judgments:
         val = j.normalized if field == "normalized" else j.overall
         if j.status != "ok" or val is None or j.candidate_model is None or j.item_id in seen:
             continue
         seen.add(j.item_id)
+        ids.append(j.item_id)
         models.append(j.candidate_model)
         clusters.append(j.conversation_id or j.item_id)
         judge.append(float(val))
@@ -100,4 +109,7 @@ def ppi_columns(
         n_human_items=len(means),
         n_matched=len(means) - len(unmatched),
         unmatched_examples=unmatched[:5],
+        weights=None
+        if weights is None
+        else [None if h is None else weights[i] for i, h in zip(ids, human, strict=True)],
     )

@@ -105,25 +105,49 @@ def _estimate(
 
 
 class _ModelParts:
-    """Per-cluster sums of one model: labelled Y and f, unlabelled f, all f."""
+    """Per-cluster sums of one model: labelled Y and f, unlabelled f, all f.
 
-    def __init__(self, idx: np.ndarray, cl: np.ndarray, C: int, f: FloatArray, y: FloatArray):
+    With ``w`` (a weight per row, read on the labelled rows: ``1 / inclusion probability``)
+    the labelled means are Hajek (ratio) means ``Σ w·v / Σ w``, whose cluster influence values
+    are the same formula with weighted sums; the judge's side is then the mean over *all* the
+    model's items (the population the labels were drawn from; the unlabelled rest is no longer
+    representative of it when the draw was unequal), so ``θ̂ = Ȳ_w + λ (f̄_all − f̄_w)``.
+    """
+
+    def __init__(
+        self,
+        idx: np.ndarray,
+        cl: np.ndarray,
+        C: int,
+        f: FloatArray,
+        y: FloatArray,
+        w: FloatArray | None = None,
+    ):
         lab = ~np.isnan(y[idx])
         ci, fi, yi = cl[idx], f[idx], y[idx]
+        wi = None if w is None else w[idx]
 
-        def sums(mask: np.ndarray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
-            s = np.bincount(ci[mask], weights=v[mask], minlength=C).astype(float)
-            n = np.bincount(ci[mask], minlength=C).astype(float)
-            return s, n
+        def sums(
+            mask: np.ndarray, v: FloatArray, wt: FloatArray | None = None
+        ) -> tuple[FloatArray, FloatArray]:
+            u = np.ones_like(v) if wt is None else wt
+            s = np.bincount(ci[mask], weights=(v * u)[mask], minlength=C).astype(np.float64)
+            return s, np.bincount(ci[mask], weights=u[mask], minlength=C).astype(np.float64)
 
         sy, self.n_lab = sums(lab, yi)
-        sfl, _ = sums(lab, fi)
         sfu, self.n_unl = sums(~lab, fi)
         sfa, self.n_all = sums(np.ones_like(lab), fi)
-        self.y_bar, self.a = _influence(sy, self.n_lab)
-        self.fl_bar, phi_fl = _influence(sfl, self.n_lab)
+        if wi is not None:
+            sy, n_w = sums(lab, yi, wi)
+            sfl, _ = sums(lab, fi, wi)
+        else:
+            sfl, n_w = sums(lab, fi)[0], self.n_lab
+        self.y_bar, self.a = _influence(sy, n_w)
+        self.fl_bar, phi_fl = _influence(sfl, n_w)
         self.fu_bar, phi_fu = _influence(sfu, self.n_unl)
         self.fa_bar, self.phi_fa = _influence(sfa, self.n_all)
+        if wi is not None:  # the judge's mean over the population, not over the unlabelled rest
+            self.fu_bar, phi_fu = self.fa_bar, self.phi_fa
         self.b = phi_fu - phi_fl
         self.has_unlabelled = self.n_unl.sum() > 0
 

@@ -116,6 +116,7 @@ def ppi_plus_mean(
     clip: tuple[float, float] | None = None,
     level: float = 0.95,
     small_sample: bool = True,
+    weights: Sequence[float | None] | None = None,
 ) -> tuple[PPIEstimate, float]:
     """PPI++ mean of one model: ``(estimate, λ used)``.
 
@@ -131,8 +132,9 @@ def ppi_plus_mean(
         A fixed λ (``1`` = classical PPI, ``0`` = human only); ``None`` tunes it.
     clip
         Bounds for the tuned λ (e.g. ``(0, 1)`` as in ``ppi_py``); ``None`` = no clipping.
-    level, small_sample
-        Confidence level and small-sample correction, as in :func:`ppi_leaderboard`.
+    level, small_sample, weights
+        Confidence level, small-sample correction and label weights, as in
+        :func:`ppi_leaderboard`.
     """
     cl = list(range(len(judge))) if clusters is None else list(clusters)
     board = ppi_leaderboard(
@@ -144,6 +146,7 @@ def ppi_plus_mean(
         clip=clip,
         lam=lam,
         small_sample=small_sample,
+        weights=weights,
     )
     return board.rows[0].ppi, board.rows[0].lam
 
@@ -158,6 +161,7 @@ def ppi_leaderboard(
     clip: tuple[float, float] | None = None,
     lam: float | None = None,
     small_sample: bool = True,
+    weights: Sequence[float | None] | None = None,
 ) -> PPILeaderboard:
     """Per-model PPI++ means and pairwise differences, beside judge-only and human-only.
 
@@ -178,6 +182,12 @@ def ppi_leaderboard(
         Small-sample correction (default): cluster-robust variance × G/(G−1) and a t quantile
         with (labelled clusters − 1) degrees of freedom. ``False``: the large-sample normal
         interval of the PPI++ paper (variance divisor n, as ``ppi_py``).
+    weights
+        Per row, the weight of its human label (``1 / inclusion probability``; read on the
+        labelled rows only) when the labels were drawn with unequal probabilities: the
+        labelled means become Hajek means with their cluster influence values, and the judge's
+        side the mean over all the model's items (see ``_ModelParts``). ``None``, or the same
+        weight on every label: unweighted.
 
     Returns
     -------
@@ -189,13 +199,14 @@ def ppi_leaderboard(
         raise UserError(f"level must be between 0 and 1, not {level!r}")
     ss = _small_sample_df if small_sample else _no_df
     f, y = _check(models, clusters, judge, human)
+    w = None if weights is None else _weights(weights, y)
     keys = {c: k for k, c in enumerate(dict.fromkeys(str(c) for c in clusters))}
     cl = np.array([keys[str(c)] for c in clusters])
     C = len(keys)
     marr = np.asarray([str(m) for m in models])
     parts: dict[str, _ModelParts] = {}
     for m in sorted(set(marr.tolist())):
-        p = _ModelParts(np.flatnonzero(marr == m), cl, C, f, y)
+        p = _ModelParts(np.flatnonzero(marr == m), cl, C, f, y, w)
         if p.n_lab.sum() > 0:
             parts[m] = p
     if not parts:
@@ -215,7 +226,9 @@ def ppi_leaderboard(
         _difference(ma, mb, parts, ests, phis, level, ss, claims)
         for ma, mb in combinations(order, 2)
     ]
+    method = PPILeaderboard.model_fields["method"].default
     return PPILeaderboard(
+        method=method if w is None else f"{method}; labels weighted by 1/inclusion probability",
         rows=rows,
         differences=diffs,
         level=level,
@@ -226,6 +239,18 @@ def ppi_leaderboard(
         rank_claims=claims,
         warnings=[w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w],
     )
+
+
+def _weights(weights: Sequence[float | None], y: FloatArray) -> FloatArray | None:
+    """The weights as an array (1 on unlabelled rows); each labelled row's must be > 0.
+    ``None`` when the labelled rows' weights are all equal (the unweighted estimator then)."""
+    if len(weights) != len(y):
+        raise UserError("weights must have one entry per row")
+    w = np.asarray([1.0 if v is None else v for v in weights], dtype=float)
+    bad = ~np.isnan(y) & ~(np.isfinite(w) & (w > 0))
+    if bad.any():
+        raise UserError(f"row {int(np.flatnonzero(bad)[0])}: a label's weight must be positive")
+    return None if np.unique(w[~np.isnan(y)]).size < 2 else w
 
 
 def _small_sample_df(clusters_labelled: int) -> int | None:

@@ -62,8 +62,12 @@ def aggregate_raters(
     return [_aggregate_row([row[j] for j in idx], how) for row in table.values]
 
 
+def _both(x: list[Value], y: list[Value]) -> list[int]:
+    return [i for i in range(len(x)) if x[i] is not None and y[i] is not None]
+
+
 def _common(x: list[Value], y: list[Value], clusters: list[str]) -> tuple[list, list, list[str]]:
-    keep = [i for i in range(len(x)) if x[i] is not None and y[i] is not None]
+    keep = _both(x, y)
     return [x[i] for i in keep], [y[i] for i in keep], [clusters[i] for i in keep]
 
 
@@ -183,6 +187,7 @@ def human_ceiling(
 ) -> HumanCeiling:
     """Each human versus the aggregate of the other humans (and the judge versus the same).
 
+    With ``table.weights`` each figure is weighted (:func:`pair_agreement`'s ``weights``).
     The human's figure uses every item the human and another human rated (all human
     ratings); the judge's uses those of them the judge rated. When the judge skipped some,
     ``human_vs_rest_judged`` gives the human's figure on the judge's items too (like for like).
@@ -199,8 +204,16 @@ def human_ceiling(
             xs, ys, cl = _common(x, rest, table.clusters)
             if len(xs) < 2:
                 return Metric(name=metric, estimate=None, undefined_reason="fewer than two items")
+            w = table.weights
             res = pair_agreement(
-                xs, ys, cl, x_name=name, y_name=f"rest({h})", metrics=[metric], **kw
+                xs,
+                ys,
+                cl,
+                x_name=name,
+                y_name=f"rest({h})",
+                metrics=[metric],
+                weights=None if w is None else [w[i] for i in _both(x, rest)],
+                **kw,
             )
             return res.metrics.get(metric) or Metric(
                 name=metric, estimate=None, undefined_reason="not defined for these values"

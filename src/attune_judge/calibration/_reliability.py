@@ -33,8 +33,17 @@ AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio"]
 class CoincidenceData:
     """Per-cluster coincidence matrices of a table, and α of any weighted sum of them."""
 
-    def __init__(self, codes: np.ndarray, domain: FloatArray, clusters: Sequence[str], level: str):
-        """``codes``: items × raters integer codes into ``domain`` (−1 = missing)."""
+    def __init__(
+        self,
+        codes: np.ndarray,
+        domain: FloatArray,
+        clusters: Sequence[str],
+        level: str,
+        weights: Sequence[float] | None = None,
+    ):
+        """``codes``: items × raters integer codes into ``domain`` (−1 = missing); ``weights``:
+        per item, a frequency weight multiplying its coincidences (an item of weight k counts as
+        k copies of it: the weighted coincidence matrix)."""
         self.domain = domain
         self.level = level
         self.index: dict[str, int] = {}
@@ -57,6 +66,8 @@ class CoincidenceData:
         per_item = np.einsum("uv,uw->uvw", counts[keep], counts[keep])
         per_item -= np.einsum("uv,vw->uvw", counts[keep], np.eye(V))
         per_item /= (m[keep] - 1)[:, None, None]
+        if weights is not None:
+            per_item *= np.asarray(weights, dtype=float)[keep][:, None, None]
         coinc = np.zeros((len(cl_names), V, V))
         np.add.at(coinc, cidx[keep], per_item)
         self.n_clusters = len(cl_names)
@@ -120,7 +131,7 @@ def coincidence_data(
         if numeric
         else np.arange(len(domain_vals), dtype=float)
     )
-    data = CoincidenceData(codes, domain, table.clusters, level)
+    data = CoincidenceData(codes, domain, table.clusters, level, table.weights)
     data.index = index
     return data
 
@@ -138,6 +149,9 @@ def krippendorff_alpha(
     """Krippendorff's α at one level of measurement with a cluster-bootstrap interval.
 
     Items rated by fewer than two raters are unpairable and ignored (counted in ``note``).
+    With ``table.weights`` the estimate is α of the weighted coincidence matrix (each item's
+    coincidences times its weight: with integer weights, the package's α of the data with each
+    item repeated that many times); without, it is the ``krippendorff`` package's.
     When every pairable value is identical the expected disagreement is 0 and α is undefined:
     the result has ``estimate=None`` and ``undefined_reason`` (never a NaN).
     """
@@ -183,8 +197,10 @@ def krippendorff_alpha(
         method=method,
         n=data.n_values,
         batch=max(1, int(2e7 // max(1, len(data.domain) ** 2))),
-        note=note,
+        note=note if table.weights is None else f"{note}; weighted coincidence matrix",
     )
+    if table.weights is not None:
+        return res
     codes = np.full((len(table.raters), len(table.items)), np.nan)
     for i, row in enumerate(table.values):
         for j, v in enumerate(row):
@@ -235,7 +251,8 @@ def _chance_corrected(
     shares ``π_k = mean over rated items of r_ik / r_i``; chance agreement ``Σ_k π_k²`` (Fleiss)
     or ``Σ_k π_k (1 − π_k) / (q − 1)`` (Gwet's AC1, q categories). With the same number of
     ratings per item this is Fleiss (1971) exactly; with unequal numbers it is the generalisation
-    of Gwet (2014, Handbook of Inter-Rater Reliability, ch. 2; R/Python ``irrCAC``).
+    of Gwet (2014, Handbook of Inter-Rater Reliability, ch. 2; R/Python ``irrCAC``). With
+    ``table.weights`` every mean over items is the weighted mean (frequency weights).
     """
     X, cats = _category_counts(table, scale)
     r = X.sum(1)
@@ -251,10 +268,11 @@ def _chance_corrected(
     shares = X / r[:, None]
     cl_names, cidx = np.unique(clusters, return_inverse=True)
     per_cluster = np.zeros((len(cl_names), q + 3))
+    w = np.ones(len(r)) if table.weights is None else np.asarray(table.weights, float)[rated]
     np.add.at(
         per_cluster,
         cidx,
-        np.column_stack([shares, pa_i, pairable.astype(float), np.ones(len(r))]),
+        np.column_stack([shares, pa_i, pairable.astype(float), np.ones(len(r))]) * w[:, None],
     )
 
     def stat(w: FloatArray) -> FloatArray:

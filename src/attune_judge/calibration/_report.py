@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from attune_judge.calibration._alt_test import AltTestResult, alternative_annotator_test
 from attune_judge.calibration._bootstrap import few_clusters_warning
@@ -22,6 +24,12 @@ from attune_judge.data import Rating
 from attune_judge.errors import UserError
 
 __all__ = ["CalibrationReport", "DimensionReport", "JudgeReport", "calibrate"]
+
+WEIGHTED_FLAG = (
+    "labels weighted by 1/inclusion probability (Hajek): judge vs humans, α, Fleiss' κ and the "
+    "human ceiling are weighted; the alternative annotator test is NOT weighted (its "
+    "per-annotator tests count every item once)"
+)
 
 
 class JudgeReport(ResultModel):
@@ -106,6 +114,9 @@ def _merge(human: RatingTable, judge: RatingTable) -> RatingTable:
         [human.clusters[hi[it]] if it in hi else judge.clusters[ji[it]] for it in items],
         human.dimension,
         {**human.groups, **judge.groups},
+        None
+        if human.weights is None
+        else [human.weights[hi[it]] if it in hi else 1.0 for it in items],
     )
 
 
@@ -158,6 +169,7 @@ def _judge_report(
         x_name=judge,
         y_name=f"humans({how})",
         scale=scale if on_scale else None,
+        weights=None if table.weights is None else [table.weights[i] for i in keep],
         **kw,
     )
     if len(humans) < 2:
@@ -194,9 +206,13 @@ def _dimension_report(
     scale: Sequence[float] | None,
     epsilon: float,
     kw: dict[str, Any],
+    weights: Mapping[str, float] | None = None,
 ) -> DimensionReport:
     hrecs = [r for r in human if r.dimension == hdim]
     ht = ratings_to_table(hrecs, hdim)
+    if weights is not None:
+        w = np.array([weights[it] for it in ht.items], dtype=float)
+        ht.weights = (w / w.mean()).tolist()
     jt = ratings_to_table(judge, jdim)
     join = join_report(ht.items, jt.items)
     table = _merge(ht, jt)
@@ -204,6 +220,8 @@ def _dimension_report(
     numeric = table.numeric
     n_single = sum(1 for row in table.values if sum(v is not None for v in row[: len(humans)]) == 1)
     flags = []
+    if weights is not None:
+        flags.append(WEIGHTED_FLAG)
     if len(humans) >= 2 and n_single:
         flags.append(f"{n_single} items have a single human rating (unpairable for α among humans)")
     few = few_clusters_warning(len(set(table.clusters)))
@@ -257,6 +275,7 @@ def calibrate(
     conf_level: float = 0.95,
     seed: int = 0,
     epsilon: float = 0.2,
+    weights: Mapping[str, float] | None = None,
 ) -> CalibrationReport:
     """Compare judge ratings with human ratings, dimension by dimension.
 
@@ -278,12 +297,18 @@ def calibrate(
         Bootstrap replicates (2,000), confidence level, seed.
     epsilon
         ε of the alternative annotator test.
+    weights
+        Item id → weight of its human labels (``1 / inclusion probability`` when they were
+        drawn with unequal probabilities). Normalised to mean 1 over each dimension's
+        human-labelled items (Hajek), they weight the judge-vs-humans agreement (every
+        metric), α and Fleiss' κ (weighted coincidences / counts), the human ceiling; the
+        alternative annotator test is not weighted, which the dimension's flags say.
     """
     if not human or not judge:
         raise UserError("both the human and the judge labels must be non-empty")
     kw: dict[str, Any] = {"B": B, "level": conf_level, "seed": seed}
     reports = [
-        _dimension_report(human, judge, hdim, jdim, level, scale, epsilon, kw)
+        _dimension_report(human, judge, hdim, jdim, level, scale, epsilon, kw, weights)
         for hdim, jdim in _dimension_pairs(human, judge)
         if not dimensions or hdim in dimensions
     ]

@@ -52,6 +52,9 @@ class RatingTable:
     """The rated dimension."""
     groups: dict[str, str] = field(default_factory=dict)
     """Rater → rater group, where known."""
+    weights: list[float] | None = None
+    """Weight of each item (``1 / inclusion probability`` of a labelled sample, as frequency
+    weights: α, κ and the pair agreements count an item ``w`` times); ``None``: unweighted."""
 
     @property
     def numeric(self) -> bool:
@@ -87,6 +90,7 @@ class RatingTable:
             self.clusters,
             self.dimension,
             {r: g for r, g in self.groups.items() if r in raters},
+            self.weights,
         )
 
     def n_raters_per_item(self) -> list[int]:

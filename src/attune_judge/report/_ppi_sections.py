@@ -43,6 +43,8 @@ def ppi_sections(run: RunData) -> list[Section]:
     section = Section("Prediction-powered leaderboard", anchor="ppi")
     for w in board.get("warnings") or []:
         section.blocks.append(Note(str(w), "warning"))
+    if run.summary.get("label_weighting"):
+        section.blocks.append(Note(str(run.summary["label_weighting"])))
     section.blocks.append(
         KeyValues(
             [

@@ -48,14 +48,19 @@ __all__ = [
 def calibration_sections(run: RunData) -> list[Section]:
     """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
     cal: Mapping[str, Any] = run.summary.get("calibration") or {}
+    weighting = run.summary.get("label_weighting")
     if "report" in cal or isinstance(cal.get("dimensions"), list):
         rich = Section("Agreement with people")
+        if weighting:
+            rich.blocks.append(Note(str(weighting)))
         rich.subsections = calibration_report_sections(
             cal.get("report", cal), figures=cal.get("figures")
         )
         return [rich]
     parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
     top = Section("Agreement with people")
+    if weighting:
+        top.blocks.append(Note(str(weighting)))
     for dim, part in parts.items():
         prefix = "" if len(parts) == 1 else f"{dim}: "
         top.subsections.extend(calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))

@@ -57,6 +57,7 @@ def write_calibration_run(
     *,
     human: Sequence[Any] | None = None,
     judge: Sequence[Any] | None = None,
+    label_weighting: str | None = None,
 ) -> tuple[Path, Path]:
     """Write a calibration run directory: ``summary.json`` (kind ``calibration``) and the report.
 
@@ -69,6 +70,8 @@ def write_calibration_run(
     human, judge
         The ``Rating`` records, when available: they add the rater heatmap, the confusion
         matrix and the calibration plot (:func:`calibration_figure_data`).
+    label_weighting
+        The statement that the human labels were weighted by 1 / inclusion probability.
 
     Returns
     -------
@@ -81,7 +84,7 @@ def write_calibration_run(
     if human and judge:
         block["figures"] = calibration_figure_data(human, judge)
     block = json.loads(json.dumps(block, default=str))
-    write_summary(path, CalibrateSummary(calibration=block))
+    write_summary(path, CalibrateSummary(calibration=block, label_weighting=label_weighting))
     return write_report(path)
 
 

@@ -277,6 +277,11 @@ class CalibrateSummary(RunSummary):
 
     kind: Literal["calibration"] = "calibration"
     calibration: dict[str, Any]
+    label_weighting: str | None = None
+    """The one-line statement that the human labels, drawn with unequal inclusion
+    probabilities (``annotate sample --by model|score``), were weighted by 1 / probability (or,
+    for preference and behaviour agreement, that they were not); ``None``: equal or no
+    probabilities."""
 
 
 class ValidateSummary(RunSummary):
@@ -316,6 +321,10 @@ class PpiSummary(RunSummary):
 
     kind: Literal["ppi"] = "ppi"
     ppi: dict[str, Any]
+    label_weighting: str | None = None
+    """The one-line statement that the human labels, drawn with unequal inclusion
+    probabilities (``annotate sample --by model|score``), were weighted by 1 / probability;
+    ``None``: equal or no probabilities."""
 
 
 class AlignSummary(RunSummary):

@@ -22,9 +22,10 @@ from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
-    inclusion_note,
+    inclusion_weights,
     jsonl_path,
     record_kind,
+    weighting_note,
 )
 from attune_judge.validate._preferences import calibrate_preferences
 from attune_judge.validate._rundir import check_out_dir, write_run_dir
@@ -121,15 +122,17 @@ def calibrate_files(
         "items": str(items) if items is not None else None,
     }
     hkind = record_kind(hpath)
+    weights = inclusion_weights(hpath)
     if hkind == "preference":
         text, data, block = calibrate_preferences(
             hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level=ci
         )
-        outcome = CalibrationOutcome(text + inclusion_note(hpath), data, arguments=arguments)
+        note = _unweighted(weights, hpath, "preference agreement")
+        outcome = CalibrationOutcome(text, data, arguments=arguments)
         if out is not None:
-            summary = {"kind": "calibration", "calibration": block}
+            summary = {"kind": "calibration", "calibration": block, "label_weighting": note}
             outcome.report_files = write_run_dir(out, arguments, summary=summary)
-        return outcome
+        return _with_note(outcome, note)
     if hkind != "rating":
         raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
     check_human_labels(
@@ -148,8 +151,28 @@ def calibrate_files(
         epsilon=epsilon,
         items=items,
         out=out,
+        weights=weights,
     )
-    outcome.markdown += inclusion_note(hpath)
+    return outcome
+
+
+def _unweighted(weights: dict[str, float] | None, hpath: Path, what: str) -> str | None:
+    """The statement that labels drawn with unequal probabilities were NOT weighted."""
+    if weights is None:
+        return None
+    probs = [1 / w for w in weights.values()]
+    return (
+        f"Labels of {hpath.name} were drawn with unequal inclusion probabilities "
+        f"({min(probs):.3g} to {max(probs):.3g}) but {what} is NOT weighted: it describes the "
+        "labelled sample, not all items."
+    )
+
+
+def _with_note(outcome: CalibrationOutcome, note: str | None) -> CalibrationOutcome:
+    """The weighting statement appended to the console text and kept in the JSON data."""
+    if note:
+        outcome.markdown += f"\n{note}\n"
+        outcome.data["label_weighting"] = note
     return outcome
 
 
@@ -164,6 +187,7 @@ def _calibrate_ratings(
     epsilon: float,
     items: Path | None,
     out: Path | None,
+    weights: dict[str, float] | None = None,
 ) -> CalibrationOutcome:
     """Ratings against the judge's ratings, judgments or behaviour judgments."""
     B, seed, ci = arguments["B"], arguments["seed"], arguments["ci"]
@@ -174,13 +198,18 @@ def _calibrate_ratings(
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
         if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
             res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)
+            note = _unweighted(weights, Path(arguments["human"]), "behaviour agreement")
             outcome = CalibrationOutcome(
                 cal.behaviour_markdown(res), res.model_dump(), arguments=arguments
             )
             if out is not None:
-                summary = {"kind": "calibration", "calibration": cal.behaviour_block(res)}
+                summary = {
+                    "kind": "calibration",
+                    "calibration": cal.behaviour_block(res),
+                    "label_weighting": note,
+                }
                 outcome.report_files = write_run_dir(out, arguments, summary=summary)
-            return outcome
+            return _with_note(outcome, note)
         jud = cal.judgments_to_ratings(judgments)
     elif jkind == "rating":
         jud = read_jsonl(jpath, Rating)
@@ -196,6 +225,7 @@ def _calibrate_ratings(
         conf_level=ci,
         seed=seed,
         epsilon=epsilon,
+        weights=weights,
     )
     text, data = cal.calibration_markdown(rep), rep.model_dump()
     if items is not None:
@@ -204,7 +234,12 @@ def _calibrate_ratings(
         judged = read_jsonl(jsonl_path(items), JudgeItem)
         _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
         text, data = text + "\n".join(md) + "\n", {**data, "baselines": base}
+    note = weighting_note(weights, Path(arguments["human"])) or None
+    if note and items is not None:
+        note += " The baselines comparison is NOT weighted."
     outcome = CalibrationOutcome(text, data, arguments=arguments)
     if out is not None:
-        outcome.report_files = write_run_dir(out, arguments, report=rep, human=hum, judge=jud)
-    return outcome
+        outcome.report_files = write_run_dir(
+            out, arguments, report=rep, human=hum, judge=jud, label_weighting=note
+        )
+    return _with_note(outcome, note)

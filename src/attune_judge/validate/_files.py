@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from attune_judge.calibration import check_level as check
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
 
+if TYPE_CHECKING:
+    from attune_judge.data import Judgment
+
 __all__ = [
     "RecordKind",
     "check_human_labels",
     "check_level",
-    "inclusion_note",
+    "fitted_on_labels",
+    "inclusion_weights",
     "jsonl_path",
     "record_kind",
+    "weighting_note",
 ]
 
 RecordKind = Literal["rating", "preference", "judgment", "scores"]
@@ -164,21 +169,96 @@ def check_human_labels(
             )
 
 
-def inclusion_note(path: Path) -> str:
-    """A warning when the labels of ``path`` were drawn with unequal inclusion probabilities
-    (``metadata.inclusion_probability``, written by ``annotate sample --by model|score``), which
-    the unweighted estimates do not correct for; ``""`` otherwise."""
-    probs = set()
-    for _, obj in _objects(path):
-        meta = obj.get("metadata") if isinstance(obj, dict) else None
-        p = meta.get("inclusion_probability") if isinstance(meta, dict) else None
-        if isinstance(p, int | float) and not isinstance(p, bool):
-            probs.add(float(p))
-    if len(probs) < 2:
+INCLUSION = "inclusion_probability"
+"""The ``metadata`` field ``annotate sample`` writes (and ``annotate export`` keeps)."""
+
+
+def inclusion_weights(path: Path) -> dict[str, float] | None:
+    """Each labelled item's weight ``1 / inclusion_probability`` (``metadata``), when the labels
+    of ``path`` were drawn with unequal probabilities (``annotate sample --by model|score``);
+    ``None`` when no record has one or all are equal (the unweighted estimates are then the
+    right ones, and the same numbers as always).
+
+    A file where some records have the probability and others do not, a probability that is
+    not a number in (0, 1], or one item with two different probabilities is an error naming
+    file, line and field.
+    """
+    field = f"metadata.{INCLUSION}"
+    probs: dict[str, float] = {}
+    first_with: int | None = None
+    first_without: int | None = None
+    for n, obj in _objects(path):
+        if not isinstance(obj, dict):
+            continue
+        meta = obj.get("metadata")
+        p = meta.get(INCLUSION) if isinstance(meta, dict) else None
+        if p is None:
+            first_without = n if first_without is None else first_without
+        else:
+            first_with = n if first_with is None else first_with
+            if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 1:
+                raise UserError(
+                    f"{path}:{n}: field {field}: {json.dumps(p)} is not a probability in (0, 1]"
+                )
+            item = str(obj.get("item_id"))
+            if probs.setdefault(item, float(p)) != float(p):
+                raise UserError(
+                    f"{path}:{n}: field {field}: {p:g} differs from {probs[item]:g} given for "
+                    f"the same item {item!r} on an earlier line"
+                )
+        if first_with is not None and first_without is not None:
+            raise UserError(
+                f"{path}:{max(first_with, first_without)}: field {field} is missing (line "
+                f"{first_without} has none, line {first_with} has one): give every label its "
+                "item's inclusion probability, or none"
+            )
+    if len(set(probs.values())) < 2:
+        return None
+    return {item: 1.0 / p for item, p in probs.items()}
+
+
+def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
+    """The one-line statement that the labels of ``path`` were weighted; ``""`` unweighted."""
+    if not weights:
         return ""
+    probs = [1.0 / w for w in weights.values()]
     return (
-        f"\nWarning: {path.name} holds labels drawn with unequal inclusion probabilities "
-        f"({min(probs):.3g} to {max(probs):.3g}); these estimates do not weight them, so they "
-        "describe the labelled sample, not all items (draw with `annotate sample --by "
-        "conversation` for equal probabilities).\n"
+        f"Labels of {path.name} weighted by 1/inclusion probability ({min(probs):.3g} to "
+        f"{max(probs):.3g}, Hajek-normalised): the estimates describe all items the sample "
+        "was drawn from, not the labelled sample."
+    )
+
+
+def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
+    """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
+    human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
+    from attune_judge.judges._aligned import is_aligned_judge, read_manifest
+
+    file = source.parent / "manifest.json"
+    try:
+        manifest = json.loads(file.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    spec = (manifest.get("judges") or {}).get(js[0].judge_id) or {}
+    aligned = spec.get("aligned") if isinstance(spec, dict) else None
+    if not isinstance(aligned, dict):
+        return None
+    where = str((manifest.get("arguments") or {}).get("rubric") or "")
+    if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
+        "artifact_hash"
+    ):
+        return (
+            f"the judge is an aligned judge (artifact {aligned.get('artifact_hash')}) whose "
+            "directory was not found: check that the human labels are outside its train/dev "
+            "split, else the correction is not valid"
+        )
+    split = json.loads((Path(where) / "split.json").read_text("utf-8"))["items"]
+    fitted = {str(i) for part in ("train", "dev") for i in split[part]}
+    overlap = fitted & labelled & {j.item_id for j in js}
+    if not overlap:
+        return None
+    return (
+        f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
+        f"aligned judge {where} (it was fitted on them): the PPI correction is not valid; use "
+        "labels outside its train/dev split (e.g. only its test split)"
     )

@@ -24,9 +24,11 @@ from attune_judge.errors import UserError
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
-    inclusion_note,
+    fitted_on_labels,
+    inclusion_weights,
     jsonl_path,
     record_kind,
+    weighting_note,
 )
 from attune_judge.validate._rundir import write_run_dir
 
@@ -282,6 +284,7 @@ def ppi_rank(
         raise UserError(f"--field must be normalized or overall, not {field!r}")
     judgments_path, human_path = jsonl_path(source), jsonl_path(human)
     check_human_labels(human_path, "interval")
+    weights = inclusion_weights(human_path)
     try:
         js = read_jsonl(judgments_path, Judgment, tolerate_torn_tail=True)
     except UserError as exc:
@@ -311,6 +314,7 @@ def ppi_rank(
         field=field,  # type: ignore[arg-type]
         dimension=dimension,
         human_scale=human_scale,
+        weights=weights,
     )
     if human_scale is not None:  # the labels PPI maps to 0-1 must lie on the declared scale
         check_human_labels(
@@ -325,7 +329,7 @@ def ppi_rank(
             f"{human_path}: no human-labelled item was scored by the judge "
             f"(human item ids such as {cols.unmatched_examples[:3]})"
         )
-    fitted = _fitted_on_labels(judgments_path, js, {r.item_id for r in ratings})
+    fitted = fitted_on_labels(judgments_path, js, {r.item_id for r in ratings})
     board = cal.ppi_leaderboard(
         cols.models,
         cols.clusters,
@@ -333,7 +337,9 @@ def ppi_rank(
         cols.human,
         level=level,
         clip=(0.0, 1.0) if clip else None,
+        weights=cols.weights,
     )
+    weighting = weighting_note(weights, human_path)
     text = cal.ppi_leaderboard_markdown(board)
     text += (
         f"\nHuman dimension `{cols.dimension}`: {cols.n_matched} of {cols.n_human_items} "
@@ -344,7 +350,7 @@ def ppi_rank(
             else ""
         )
         + ".\n"
-    ) + inclusion_note(human_path)
+    ) + (f"\n{weighting}\n" if weighting else "")
     if fitted:
         text += f"\n**Warning:** {fitted}\n"
     data: dict[str, Any] = {
@@ -359,49 +365,17 @@ def ppi_rank(
         data["warnings"] = [*(data.get("warnings") or []), fitted]
     files = None
     if report_dir is not None:
-        files = _write_report(report_dir, data, judgments_path, human_path)
+        files = _write_report(report_dir, data, judgments_path, human_path, weighting)
     return PPIRank(text, data, files)
 
 
-def _fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
-    """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
-    human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
-    from attune_judge.judges._aligned import is_aligned_judge, read_manifest
-
-    file = source.parent / "manifest.json"
-    try:
-        manifest = json.loads(file.read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    spec = (manifest.get("judges") or {}).get(js[0].judge_id) or {}
-    aligned = spec.get("aligned") if isinstance(spec, dict) else None
-    if not isinstance(aligned, dict):
-        return None
-    where = str((manifest.get("arguments") or {}).get("rubric") or "")
-    if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
-        "artifact_hash"
-    ):
-        return (
-            f"the judge is an aligned judge (artifact {aligned.get('artifact_hash')}) whose "
-            "directory was not found: check that the human labels are outside its train/dev "
-            "split, else the correction is not valid"
-        )
-    split = json.loads((Path(where) / "split.json").read_text("utf-8"))["items"]
-    fitted = {str(i) for part in ("train", "dev") for i in split[part]}
-    overlap = fitted & labelled & {j.item_id for j in js}
-    if not overlap:
-        return None
-    return (
-        f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
-        f"aligned judge {where} (it was fitted on them): the PPI correction is not valid; use "
-        "labels outside its train/dev split (e.g. only its test split)"
-    )
-
-
-def _write_report(out: Path, data: dict[str, Any], source: Path, human: Path) -> tuple[Path, Path]:
+def _write_report(
+    out: Path, data: dict[str, Any], source: Path, human: Path, weighting: str
+) -> tuple[Path, Path]:
     if out.exists() and not out.is_dir():
         raise UserError(f"{out}: --report must be a directory")
     if (out / "judgments.jsonl").exists():
         raise UserError(f"{out}: holds a scoring run; choose a new directory for --report")
     arguments = {"source": str(source), "human": str(human)}
-    return write_run_dir(out, arguments, summary={"kind": "ppi", "ppi": data}, command="rank")
+    summary = {"kind": "ppi", "ppi": data, "label_weighting": weighting or None}
+    return write_run_dir(out, arguments, summary=summary, command="rank")

@@ -75,7 +75,11 @@ def write_run_dir(
     write_manifest(out, command, arguments)
     if summary is None:
         return write_calibration_run(
-            out, calibration["report"], human=calibration["human"], judge=calibration["judge"]
+            out,
+            calibration["report"],
+            human=calibration["human"],
+            judge=calibration["judge"],
+            label_weighting=calibration.get("label_weighting"),
         )
     from attune_judge.runs import write_summary
 
