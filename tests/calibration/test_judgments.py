@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from attune_judge.calibration import judgments_to_ratings, judgments_to_scores
 from attune_judge.data import Judgment
 
@@ -37,3 +39,39 @@ def test_judgments_to_scores_keeps_ok_scored_rows() -> None:
     ]
     assert judgments_to_scores(js) == (["m1"], ["c1"], [0.75])
     assert judgments_to_scores(js, field="overall") == (["m1", "m2"], ["c1", "c1"], [4.0, 2.0])
+
+
+def test_calibrate_reads_a_run_log_by_the_last_judgment_rule(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A re-run appends a new judgment of an item; ``calibrate --judge RUN`` must count the
+    last one only, exactly as if the log held just the final judgments."""
+    import json
+
+    from attune_judge.cli import main
+    from attune_judge.data import Rating, write_jsonl
+
+    final = [
+        Judgment(item_id=f"i{k}", judge_id="J1", conversation_id=f"c{k % 4}", scores={"e": s})
+        for k, s in enumerate([1, 2, 3, 4, 5, 2, 3, 4])
+    ]
+    stale = [  # first attempts: a failure and a different, superseded score
+        Judgment(item_id="i0", judge_id="J1", conversation_id="c0", status="parse_error"),
+        Judgment(item_id="i3", judge_id="J1", conversation_id="c3", scores={"e": 1.0}),
+    ]
+    people = [
+        Rating(item_id=f"i{k}", rater=r, dimension="e", value=v, cluster=f"c{k % 4}")
+        for k, base in enumerate([1, 2, 3, 4, 5, 2, 3, 4])
+        for r, v in (("p1", base), ("p2", min(5, base + k % 2)))
+    ]
+    human = tmp_path / "human.jsonl"
+    write_jsonl(human, people)
+    results = []
+    for name, log in (("rerun", stale + final), ("clean", final)):
+        run = tmp_path / name
+        run.mkdir()
+        write_jsonl(run / "judgments.jsonl", log)
+        with pytest.raises(SystemExit) as stop:
+            main(["calibrate", "--human", str(human), "--judge", str(run), "--json", "-B", "200"])
+        assert stop.value.code == 0
+        results.append(json.loads(capsys.readouterr().out))
+    assert results[0] == results[1]
+    assert len(results[0]["dimensions"][0]["judges"]) == 1

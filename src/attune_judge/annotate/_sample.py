@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge.data import JudgeItem, Judgment, read_jsonl
+from attune_judge.data import JudgeItem, read_judgments
 from attune_judge.errors import UserError
 
 __all__ = ["SAMPLE_BY", "conversations_needed", "sample_items"]
@@ -40,7 +40,7 @@ def _scores(judge: Path) -> dict[str, float]:
     if not path.is_file():
         raise UserError(f"{judge}: no judgments.jsonl (--judge needs a scoring run)")
     out: dict[str, float] = {}
-    for j in read_jsonl(path, Judgment, tolerate_torn_tail=True):
+    for j in read_judgments(path):
         value = j.normalized if j.normalized is not None else j.overall
         if j.status == "ok" and value is not None:
             out[j.item_id] = float(value)
@@ -170,7 +170,7 @@ def conversations_needed(
     if not ratings:
         raise UserError("--judge with --pilot needs Rating labels (not preferences)")
     path = judge / "judgments.jsonl" if judge.is_dir() else judge
-    judged = cal.judgments_to_ratings(read_jsonl(path, Judgment, tolerate_torn_tail=True))
+    judged = cal.judgments_to_ratings(read_judgments(path))
     report = cal.calibrate(ratings, judged, B=B, seed=seed)
     for dim in report.dimensions:
         for j in dim.judges:

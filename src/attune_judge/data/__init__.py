@@ -24,9 +24,11 @@ from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY
 from attune_judge.data._fs import os_reason, write_error
 from attune_judge.data._jsonl import (
     JsonlAppender,
+    effective_judgments,
     format_validation_error,
     iter_jsonl,
     read_jsonl,
+    read_judgments,
     write_jsonl,
 )
 from attune_judge.data._records import (
@@ -62,6 +64,7 @@ __all__ = [
     "attunebench_to_preferences",
     "attunebench_to_ratings",
     "behaviour_dimension",
+    "effective_judgments",
     "format_validation_error",
     "instrument",
     "iter_jsonl",
@@ -70,6 +73,7 @@ __all__ = [
     "not_utf8_error",
     "os_reason",
     "read_jsonl",
+    "read_judgments",
     "read_utf8",
     "reading_utf8",
     "summarize_attunebench",

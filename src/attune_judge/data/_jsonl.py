@@ -12,10 +12,19 @@ from typing import TypeVar
 from pydantic import BaseModel, ValidationError
 
 from attune_judge.data._fs import write_error
+from attune_judge.data._records import Judgment
 from attune_judge.data._text import reading_utf8
 from attune_judge.errors import UserError
 
-__all__ = ["JsonlAppender", "format_validation_error", "iter_jsonl", "read_jsonl", "write_jsonl"]
+__all__ = [
+    "JsonlAppender",
+    "effective_judgments",
+    "format_validation_error",
+    "iter_jsonl",
+    "read_jsonl",
+    "read_judgments",
+    "write_jsonl",
+]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +76,21 @@ def iter_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) 
 def read_jsonl(path: Path, model: type[M], *, tolerate_torn_tail: bool = False) -> list[M]:
     """Read a whole JSONL file of ``model`` records."""
     return list(iter_jsonl(path, model, tolerate_torn_tail=tolerate_torn_tail))
+
+
+def effective_judgments(judgments: Iterable[Judgment]) -> dict[tuple[str, str], Judgment]:
+    """The last judgment of each ``(item_id, judge_id)``: a judgments log's current state (a
+    re-run appends a new judgment of an item rather than rewriting the old line)."""
+    out: dict[tuple[str, str], Judgment] = {}
+    for j in judgments:
+        out[(j.item_id, j.judge_id)] = j
+    return out
+
+
+def read_judgments(path: Path) -> list[Judgment]:
+    """The effective judgments of a judgments log (:func:`effective_judgments`), a torn last
+    line (a killed writer) skipped: what every reader of a run's ``judgments.jsonl`` uses."""
+    return list(effective_judgments(read_jsonl(path, Judgment, tolerate_torn_tail=True)).values())
 
 
 def write_jsonl(path: Path, records: Iterable[BaseModel]) -> int:

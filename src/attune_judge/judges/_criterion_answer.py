@@ -2,8 +2,8 @@
 
 :func:`read_answer` turns the model's response to one criterion question into a score (and,
 in ``expected`` mode, a :class:`ScoreDistribution`) or a ``parse_error`` with the text kept;
-:func:`failed_answer` records an LM exception; :func:`evict_request` removes a failed answer
-from DSPy's request cache so it is never replayed into a later run.
+:func:`failed_answer` records an LM exception (evicting a failed answer from the request cache
+is ``lm.evict``'s).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from attune_judge.judges._distribution import (
 
 __all__ = [
     "CriterionAnswer",
-    "evict_request",
     "failed_answer",
     "parse_level",
     "raw_text",
@@ -122,28 +121,6 @@ def failed_answer(exc: Exception, tracker: Any) -> CriterionAnswer:
         text=outcome.raw or "",
         usage=_usage(tracker, 1),
     )
-
-
-def evict_request(lm: Any, request: Any, asynchronous: bool) -> None:
-    """Remove a failed answer from DSPy's request cache (never replayed into a later run)."""
-    try:
-        import dspy
-        from dspy.clients.execution import IGNORED_CACHE_KEYS, prepare
-
-        prepared = prepare(lm, request, None, {}, asynchronous=asynchronous)
-        if not prepared.cache:
-            return
-        cache = dspy.cache
-        key = cache.cache_key(prepared.key(lm, asynchronous), IGNORED_CACHE_KEYS)
-        with cache._lock:
-            cache.memory_cache.pop(key, None)
-        disk = cache.disk_cache
-        if isinstance(disk, dict):
-            disk.pop(key, None)
-        else:
-            disk.delete(key)
-    except Exception as exc:  # pragma: no cover - depends on DSPy internals
-        log.warning("could not evict a failed answer from the request cache: %s", exc)
 
 
 _LEVEL = re.compile(r"^\s*([A-Za-z]+|\d+)\s*\.?\s*$")

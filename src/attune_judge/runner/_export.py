@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from attune_judge.data import Judgment, read_jsonl
+from attune_judge.data import Judgment, read_judgments
 from attune_judge.errors import UserError
 from attune_judge.runs import RunSummary, read_summary
 
@@ -211,8 +211,6 @@ def load_run(path: str | Path) -> RunData:
     UserError
         Not a run directory (no ``judgments.jsonl``), or an unreadable manifest.
     """
-    from attune_judge.runner._store import effective_judgments
-
     run = Path(path)
     log = run / "judgments.jsonl"
     if not run.is_dir():
@@ -227,9 +225,7 @@ def load_run(path: str | Path) -> RunData:
         except ValueError as exc:
             raise UserError(f"{file}: not valid JSON: {exc}") from None
     summary = read_summary(run)
-    judgments = list(
-        effective_judgments(read_jsonl(log, Judgment, tolerate_torn_tail=True)).values()
-    )
+    judgments = read_judgments(log)
     return RunData(path=run, manifest=manifest, summary=summary, judgments=judgments)
 
 

@@ -64,13 +64,12 @@ def run_leaderboard(
         stored = _stored(path, judge_id, B=B, seed=seed, level=level)
         if stored is not None:
             return stored
-    from attune_judge.data import Judgment, read_jsonl
-    from attune_judge.runner._store import effective_judgments
+    from attune_judge.data import read_judgments
 
     log = path / "judgments.jsonl"
     if not log.exists():
         raise UserError(f"{path}: a run directory must contain judgments.jsonl")
-    js = list(effective_judgments(read_jsonl(log, Judgment, tolerate_torn_tail=True)).values())
+    js = read_judgments(log)
     ids = sorted({j.judge_id for j in js})
     if judge_id is None and len(ids) > 1:
         raise UserError(f"{log}: several judges {ids[:5]}; choose one with --judge-id")

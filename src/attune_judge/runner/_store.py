@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge._secrets import redact, secret_values
-from attune_judge.data import JsonlAppender, Judgment, read_jsonl, write_error
+from attune_judge.data import JsonlAppender, Judgment, effective_judgments, read_jsonl, write_error
 from attune_judge.errors import UserError
-from attune_judge.runner._plan import TaskKey
 from attune_judge.runs import RunManifest, write_json, write_text
 
 __all__ = [
@@ -152,14 +151,6 @@ def versions() -> dict[str, str]:
         "python": platform.python_version(),
         "platform": platform.platform(),
     }
-
-
-def effective_judgments(judgments: Iterable[Judgment]) -> dict[TaskKey, Judgment]:
-    """The last judgment of each ``(item_id, judge_id)`` (the log's current state)."""
-    out: dict[TaskKey, Judgment] = {}
-    for j in judgments:
-        out[(j.item_id, j.judge_id)] = j
-    return out
 
 
 def failure_reasons(judgments: Iterable[Judgment]) -> dict[str, int]:

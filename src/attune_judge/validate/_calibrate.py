@@ -16,7 +16,7 @@ from typing import Any
 
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
+from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, read_judgments
 from attune_judge.errors import UserError
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
@@ -194,7 +194,7 @@ def _calibrate_ratings(
     jkind = record_kind(jpath)
     judgments: list[Judgment] | None = None
     if jkind == "judgment":
-        judgments = read_jsonl(jpath, Judgment, tolerate_torn_tail=True)
+        judgments = read_judgments(jpath)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
         if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
             res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)

@@ -17,11 +17,11 @@ from pydantic import BaseModel, Field
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
-from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
+from attune_judge.data import JudgeItem, Judgment, read_jsonl, read_judgments, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
-from attune_judge.runner import effective_judgments, failure_reasons
+from attune_judge.runner import failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.runs import write_summary
 from attune_judge.validate._baselines import baseline_comparison
@@ -285,8 +285,7 @@ def validate_judge(
         jury_lms=jury_lms,
         jury=jury,
     )
-    logged = read_jsonl(out / "run" / "judgments.jsonl", Judgment, tolerate_torn_tail=True)
-    judgments = list(effective_judgments(logged).values())  # a retried item counts once
+    judgments = read_judgments(out / "run" / "judgments.jsonl")  # a retried item counts once
     ids = {i.item_id for i in items}
     name = lm if lm not in {r.rater for r in ratings} else f"judge:{lm}"
     new = [

@@ -12,7 +12,7 @@ from typing import Any
 
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import Judgment, Preference, read_jsonl
+from attune_judge.data import Preference, read_jsonl, read_judgments
 from attune_judge.errors import UserError
 from attune_judge.validate._files import record_kind
 
@@ -43,7 +43,7 @@ def _judge_preferences(
         return read_jsonl(judge_path, Preference), "", None
     if kind != "judgment":
         raise UserError(f"{judge_path}: expected Preference or Judgment records, found {kind}")
-    js = [j for j in read_jsonl(judge_path, Judgment, tolerate_torn_tail=True) if j.status == "ok"]
+    js = [j for j in read_judgments(judge_path) if j.status == "ok"]
     if any(j.verdict is not None for j in js):
         judge, n_inconsistent = cal.judgments_to_preferences(js, human)
         note = f"\n{n_inconsistent} inconsistent verdicts (opposite winners) counted as ties.\n"

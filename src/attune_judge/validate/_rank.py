@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import Judgment, Rating, read_jsonl, read_utf8, reading_utf8
+from attune_judge.data import Judgment, Rating, read_jsonl, read_judgments, read_utf8, reading_utf8
 from attune_judge.errors import UserError
 from attune_judge.validate._files import (
     check_human_labels,
@@ -100,7 +100,7 @@ def _pairwise_judgments(source: Path, judge_id: str | None) -> tuple[str, list[J
     path = Path(source) / "judgments.jsonl" if Path(source).is_dir() else Path(source)
     if not path.is_file() or path.suffix.lower() == ".csv" or record_kind(path) != "judgment":
         return None
-    js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
+    js = read_judgments(path)
     ids = sorted({j.judge_id for j in js})
     if judge_id is None and len(ids) == 1:
         judge_id = ids[0]
@@ -214,7 +214,7 @@ def read_scores(
             "records (rank ranks models; use calibrate for human labels)"
         )
     elif kind == "judgment":
-        js = read_jsonl(path, Judgment, tolerate_torn_tail=True)
+        js = read_judgments(path)
         ids = sorted({j.judge_id for j in js})
         if judge_id is None and len(ids) > 1:
             raise UserError(f"{path}: several judges {ids[:5]}; choose one with --judge-id")
@@ -286,7 +286,7 @@ def ppi_rank(
     check_human_labels(human_path, "interval")
     weights = inclusion_weights(human_path)
     try:
-        js = read_jsonl(judgments_path, Judgment, tolerate_torn_tail=True)
+        js = read_judgments(judgments_path)
     except UserError as exc:
         raise UserError(
             f"{judgments_path}: --human needs Judgment records (a run directory): {exc}"
