@@ -1,48 +1,75 @@
-"""The one classifier of transient model errors, on the exceptions providers really raise."""
+"""The one classifier of transient model errors, on the exceptions providers really raise.
+
+The exceptions are built inside the tests (LiteLLM is imported there, not at collection: it
+is the slowest import of the suite)."""
 
 from __future__ import annotations
 
-import litellm
+from collections.abc import Callable
+
 import pytest
-from dspy.lm15 import RateLimitError
 
 from attune_judge.judges import is_retryable
 from attune_judge.lm import is_transient_error
 from attune_judge.runner import is_transient
 
 
-@pytest.mark.parametrize(
-    "exc",
-    [
-        RateLimitError("slow down", provider="openai", status=429),
-        litellm.RateLimitError("429", llm_provider="openai", model="m"),
-        litellm.Timeout("timed out", model="m", llm_provider="openai"),
-        litellm.APIConnectionError("refused", llm_provider="openai", model="m"),
-        litellm.ServiceUnavailableError("503", llm_provider="openai", model="m"),
-        litellm.InternalServerError("500", llm_provider="openai", model="m"),
-        litellm.BadGatewayError("502", llm_provider="openai", model="m"),
-        TimeoutError("read timed out"),
-        ConnectionRefusedError("refused"),
-    ],
-    ids=lambda e: type(e).__name__,
-)
-def test_transient_errors(exc: BaseException) -> None:
-    assert is_transient_error(exc)
+def _litellm(name: str, message: str) -> Callable[[], BaseException]:
+    def make() -> BaseException:
+        import litellm
+
+        return getattr(litellm, name)(message, llm_provider="openai", model="m")  # type: ignore[no-any-return]
+
+    make.__name__ = name
+    return make
+
+
+def _builtin(kind: type[BaseException], message: str) -> Callable[[], BaseException]:
+    def make() -> BaseException:
+        return kind(message)
+
+    make.__name__ = kind.__name__
+    return make
+
+
+def _dspy_rate_limit() -> BaseException:
+    from dspy.lm15 import RateLimitError
+
+    return RateLimitError("slow down", provider="openai", status=429)
 
 
 @pytest.mark.parametrize(
-    "exc",
+    "make",
     [
-        litellm.AuthenticationError("bad key", llm_provider="openai", model="m"),
-        litellm.BadRequestError("bad request", model="m", llm_provider="openai"),
-        litellm.NotFoundError("no such model", model="m", llm_provider="openai"),
-        ValueError("schema"),
-        KeyError("choices"),
+        _dspy_rate_limit,
+        _litellm("RateLimitError", "429"),
+        _litellm("Timeout", "timed out"),
+        _litellm("APIConnectionError", "refused"),
+        _litellm("ServiceUnavailableError", "503"),
+        _litellm("InternalServerError", "500"),
+        _litellm("BadGatewayError", "502"),
+        _builtin(TimeoutError, "read timed out"),
+        _builtin(ConnectionRefusedError, "refused"),
     ],
-    ids=lambda e: type(e).__name__,
+    ids=lambda m: m.__name__,
 )
-def test_permanent_errors(exc: BaseException) -> None:
-    assert not is_transient_error(exc)
+def test_transient_errors(make: Callable[[], BaseException]) -> None:
+    assert is_transient_error(make())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _litellm("AuthenticationError", "bad key"),
+        _litellm("BadRequestError", "bad request"),
+        _litellm("NotFoundError", "no such model"),
+        _builtin(ValueError, "schema"),
+        _builtin(KeyError, "choices"),
+    ],
+    ids=lambda m: m.__name__,
+)
+def test_permanent_errors(make: Callable[[], BaseException]) -> None:
+    assert not is_transient_error(make())
 
 
 def test_the_judges_and_the_runner_use_the_same_classifier() -> None:
