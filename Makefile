@@ -31,8 +31,10 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE (set on some machines) is unset for the tests: without bytecode
 # caches every test process, and every CLI or server subprocess they start, recompiles the
 # sources and pytest rewrites every test module's asserts again on each run.
+# OPENBLAS_NUM_THREADS=1: two workers on two cores; with a BLAS thread pool each, the
+# bootstrap's many small matrix products ran up to 5x slower from oversubscription.
 pytest: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 2 --dist loadgroup
+	env -u PYTHONDONTWRITEBYTECODE OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test: lint typecheck pytest
 
