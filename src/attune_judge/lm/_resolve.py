@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
-from attune_judge.lm._calls import memoize_model_metadata
+from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import model_handle, register_model, server_of
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import (
@@ -297,7 +297,7 @@ def resolve_lm(
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base
-        if mode == "json_object":
+        if mode == "json_object" and not send_json_object_natively():
             # {"type": "json_object", "schema": ...} has no slot in DSPy's canonical request;
             # the LiteLLM backend passes it to the server verbatim.
             lm_kwargs.setdefault("engine", "litellm")
