@@ -146,7 +146,7 @@ class _Uint32Stream:
 
     def close(self) -> None:
         """Write the buffered half-output back into the generator's state."""
-        state = self._bg.state
+        state = dict(self._bg.state)
         state["has_uint32"] = 0 if self._carry is None else 1
         state["uinteger"] = self._uinteger if self._carry is None else self._carry
         self._bg.state = state
