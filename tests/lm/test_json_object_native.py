@@ -61,3 +61,22 @@ def test_json_object_body_is_litellms_without_litellm(
     assert fmt["type"] == "json_object" and fmt["schema"]["properties"]
     assert native["max_tokens"] == 77 and "max_completion_tokens" not in native
     assert native == former
+
+
+@pytest.mark.parametrize(
+    ("model", "api_base", "litellm"),
+    [
+        ("openai/served", "http://127.0.0.1:9/v1", False),  # a server: DSPy's engine
+        ("openai/served", "http://user:pw@127.0.0.1:9/v1", True),  # a user in the URL
+        ("openai/served", "http://127.0.0.1:9/v1?key=k", True),  # a query in the URL
+        ("openai/gpt-4o-mini", None, True),  # hosted: LiteLLM knows its token-limit field
+    ],
+)
+def test_which_route_json_object_takes(
+    model: str, api_base: str | None, litellm: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from attune_judge.lm import resolve_lm
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    lm = resolve_lm(model, api_base=api_base, response_format="json_object", check_connection=False)
+    assert (lm._engine_spec == "litellm") is litellm  # DSPy keeps engine= here

@@ -163,6 +163,9 @@ def send_json_object_natively() -> bool:
     ``max_tokens`` as LiteLLM sent it (llama.cpp's server does not read OpenAI's newer
     ``max_completion_tokens``). The request cache key is DSPy's key of the call, unchanged.
     Idempotent; ``False`` (LiteLLM stays the route) when this DSPy has no such step.
+    ``resolve_lm`` uses it for servers named by ``api_base`` without a user or query in the URL
+    (DSPy's engine takes neither); a hosted provider keeps LiteLLM, which knows which of its
+    models want ``max_completion_tokens``.
     """
     import dataclasses
 

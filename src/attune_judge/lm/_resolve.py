@@ -297,11 +297,9 @@ def resolve_lm(
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base
-        url = urlparse(api_base or "")
-        plain_url = not ("@" in url.netloc or url.query)
-        if mode == "json_object" and not (plain_url and send_json_object_natively()):
-            # DSPy's engine takes {"type": "json_object", "schema": ...} once given a slot for
-            # it, but no user or query in the URL; the LiteLLM backend takes both verbatim.
+        url = urlparse(api_base or "")  # hosted, or a user or query in the URL: LiteLLM
+        plain = bool(api_base) and "@" not in url.netloc and not url.query
+        if mode == "json_object" and not (plain and send_json_object_natively()):
             lm_kwargs.setdefault("engine", "litellm")
         if api_key is not None:
             lm_kwargs["api_key"] = api_key
