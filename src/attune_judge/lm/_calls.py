@@ -156,16 +156,16 @@ def send_json_object_natively() -> bool:
     """Let DSPy's own HTTP engine send llama.cpp's ``{"type": "json_object", "schema": S}``.
 
     DSPy's canonical request has no slot for a ``json_object`` format's schema, so such calls
-    went through LiteLLM and the OpenAI SDK: 10–12 ms of client CPU per judgment against 4–5 ms
-    on DSPy's engine (``benchmarks/bench_fault_server.py``). Here the canonical request is
-    built without the schema and without the token limit, and both ride its ``extensions``,
-    which the engine writes into the body verbatim: the whole format, and the limit spelled
-    ``max_tokens`` as LiteLLM sent it (llama.cpp's server does not read OpenAI's newer
-    ``max_completion_tokens``). The request cache key is DSPy's key of the call, unchanged.
-    Idempotent; ``False`` (LiteLLM stays the route) when this DSPy has no such step.
-    ``resolve_lm`` uses it for servers named by ``api_base`` without a user or query in the URL
-    (DSPy's engine takes neither); a hosted provider keeps LiteLLM, which knows which of its
-    models want ``max_completion_tokens``.
+    went through LiteLLM and the OpenAI SDK: 13–16 ms of client CPU per judgment against
+    3.4–6 ms on DSPy's engine in the same runs (``benchmarks/bench_fault_server.py``). Here the
+    canonical request is built without the schema and without the token limit, and both ride
+    its ``extensions``, which the engine writes into the body verbatim: the whole format, and
+    the limit spelled ``max_tokens`` as LiteLLM sent it (llama.cpp's server does not read
+    OpenAI's newer ``max_completion_tokens``). The request cache key is DSPy's key of the
+    call, unchanged. Idempotent; ``False`` (LiteLLM stays the route) when this DSPy has no such
+    step. ``resolve_lm`` uses it for servers named by ``api_base`` without a user or query in
+    the URL (DSPy's engine takes neither); a hosted provider keeps LiteLLM, which knows which
+    of its models want ``max_completion_tokens``.
     """
     import dataclasses
 
