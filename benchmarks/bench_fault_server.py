@@ -21,11 +21,17 @@ one JSON object with
 * the client's CPU per judgment (user + system CPU of this process, which is only the client:
   the server runs in another process) over the timed run,
 * the machine's cores and load average before and after (a busy machine inflates the ratio).
+
+``--compare-litellm`` (``json_object`` only) also runs the route ``json_object`` took before
+issue 28 — LiteLLM and the OpenAI SDK (``engine="litellm"``) — on fresh directories, alternating
+with the current route (DSPy's own HTTP engine) ``--repeat`` times after a warm-up of each, and
+prints both CPU-per-judgment and wall-time medians and their ratios (``litellm_over_native``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -127,6 +133,12 @@ def main() -> None:
     parser.add_argument(
         "--warmup", type=int, default=32, help="judgments of an untimed run first (0: none)"
     )
+    parser.add_argument(
+        "--compare-litellm",
+        action="store_true",
+        help="also time the former json_object route (LiteLLM), alternating (--repeat times)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="alternations of --compare-litellm")
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-fault-server-"))
@@ -159,6 +171,10 @@ def main() -> None:
             _attempts(tmp / "warmup" / "judgments.jsonl") if args.warmup else 0
         )
         rerun_wall, rerun = _score(tmp / "items.jsonl", tmp / "run", url, args)
+        compared = _compare(tmp, url, args) if args.compare_litellm else None
+        if compared is not None:  # the server counted these runs' requests too
+            runs = [d for d in tmp.glob("*-*") if (d / "judgments.jsonl").exists()]
+            attempts += sum(_attempts(d / "judgments.jsonl") for d in runs)
     finally:
         parent.send("stop")
         served = parent.recv()
@@ -189,7 +205,50 @@ def main() -> None:
         "loadavg_1min_after": round(os.getloadavg()[0], 2),
         "parent_peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
+    if compared is not None:
+        figures["compare_litellm"] = compared
     print(json.dumps(figures, indent=2))
+
+
+def _compare(tmp: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The current json_object route against LiteLLM's, alternating on fresh directories."""
+    import statistics
+    from unittest import mock
+
+    import attune_judge.lm._resolve as resolve
+
+    def litellm_route() -> Any:
+        return mock.patch.object(resolve, "send_json_object_natively", lambda: False)
+
+    routes = {"native": contextlib.nullcontext, "litellm": litellm_route}
+    for name, route in routes.items():  # one-off costs of each route outside the timing
+        _items(tmp / f"warmup-{name}.jsonl", args.warmup or 32, tag=f"warm-up {name} ")
+        with route():
+            _score(tmp / f"warmup-{name}.jsonl", tmp / f"warmup-{name}", url, args)
+    cpu: dict[str, list[float]] = {name: [] for name in routes}
+    wall: dict[str, list[float]] = {name: [] for name in routes}
+    for k in range(args.repeat):
+        for name, route in routes.items():
+            items = tmp / f"items-{name}-{k}.jsonl"  # new texts: no answer from the cache
+            _items(items, args.n, tag=f"{name} {k} ")
+            with route():
+                before = _cpu()
+                seconds, result = _score(items, tmp / f"{name}-{k}", url, args)
+            cpu[name].append(1000 * (_cpu() - before) / args.n)
+            wall[name].append(seconds)
+            assert result.summary["run"]["n_by_status"]["ok"] == args.n, name
+    med = {name: statistics.median(v) for name, v in cpu.items()}
+    med_wall = {name: statistics.median(v) for name, v in wall.items()}
+    ideal = args.n * args.latency / args.concurrency
+    return {
+        "cpu_ms_per_judgment": {k: [round(x, 2) for x in v] for k, v in cpu.items()},
+        "wall_s": {k: [round(x, 3) for x in v] for k, v in wall.items()},
+        "median_cpu_ms_per_judgment": {k: round(v, 2) for k, v in med.items()},
+        "median_ratio_to_ideal": {k: round(v / ideal, 3) for k, v in med_wall.items()},
+        "litellm_over_native_cpu": round(med["litellm"] / med["native"], 2),
+        "litellm_over_native_wall": round(med_wall["litellm"] / med_wall["native"], 2),
+        "loadavg_1min_after": round(os.getloadavg()[0], 2),
+    }
 
 
 if __name__ == "__main__":

@@ -28,9 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "samples" / "attunebench" / "conversation_5.json"
 CLI = str(Path(sys.executable).parent / "attune-judge")
 FORMATS = ("json_schema", "json_object")
-"""``json_schema`` goes through DSPy's native HTTP engine; ``json_object`` (the default for an
-OpenAI-compatible ``--api-base``, since llama.cpp's server rejects ``json_schema``) through
-LiteLLM, whose import alone takes seconds."""
+"""Both go through DSPy's native HTTP engine (``json_object``, the default for an
+OpenAI-compatible ``--api-base`` since llama.cpp's server rejects ``json_schema``, went through
+LiteLLM, whose import alone takes seconds, until issue 28's third wave)."""
 
 
 def _first_request_seconds(workdir: Path, k: int, fmt: str) -> float:

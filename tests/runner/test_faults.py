@@ -1,7 +1,8 @@
 """Every fault of a real OpenAI-compatible server, counted exactly (FaultServer on loopback).
 
 The judge goes through the real path: ``resolve_lm("openai/...", api_base=...)`` → DSPy →
-LiteLLM (``json_object``) or DSPy's native client (``json_schema``) → HTTP. The server's own
+DSPy's native client (``json_object``, ``json_schema``) or LiteLLM (``json_object`` with a user
+or query in the URL; ``litellm`` below) → HTTP. The server's own
 log is the independent record: requests sent must equal attempts recorded, and no fault class
 may ever end as an ``ok`` judgment.
 """
@@ -65,10 +66,11 @@ def isolated_cache(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f != "hang"])
-@pytest.mark.parametrize("fmt", ["json_object", "json_schema"])
+@pytest.mark.parametrize("fmt", ["json_object", "json_schema", "litellm"])
 def test_each_fault_is_one_request_and_never_ok(fault: str, fmt: str) -> None:
     with FaultServer(choose=lambda n, text, repeat: fault) as server:
-        result = _judge(server, fmt).judge(_item())
+        route = {"engine": "litellm"} if fmt == "litellm" else {}
+        result = _judge(server, "json_object" if route else fmt, **route).judge(_item())
         assert server.requests == 1  # no hidden retries in DSPy, LiteLLM or the SDK
     assert result.details["requests"] == 1
     if fault == "ok":

@@ -60,14 +60,24 @@ class Endpoints:
     """Why the interval is missing, that replicates were dropped, or that BCa fell back."""
 
 
-def _order_stat_mc_error(sorted_reps: FloatArray, q: float) -> float:
-    """Monte-Carlo SE of the q-quantile of B replicates: half the spread of ±1 binomial SE."""
-    B = len(sorted_reps)
-    k = q * (B - 1)
-    d = np.sqrt(B * q * (1 - q))
-    lo = int(np.clip(np.floor(k - d), 0, B - 1))
-    hi = int(np.clip(np.ceil(k + d), 0, B - 1))
-    return float((sorted_reps[hi] - sorted_reps[lo]) / 2)
+def _mc_positions(n: int, q: float) -> list[int]:
+    """Order statistics (0-based) at ±1 binomial SE around the q-quantile of n replicates."""
+    k = q * (n - 1)
+    d = np.sqrt(n * q * (1 - q))
+    return [int(np.clip(np.floor(k - d), 0, n - 1)), int(np.clip(np.ceil(k + d), 0, n - 1))]
+
+
+def _quantiles_and_mc_errors(
+    values: FloatArray, qs: list[float]
+) -> tuple[list[float], list[float]]:
+    """The ``qs`` quantiles of ``values`` (numpy's linear rule) and their Monte-Carlo SEs: half
+    the spread of the order statistics ±1 binomial SE around each. Selects those order
+    statistics (``np.partition``) instead of sorting all replicates: the same values."""
+    positions = [_mc_positions(len(values), q) for q in qs]
+    part = np.partition(values, sorted({i for pair in positions for i in pair}))
+    quantiles = np.quantile(part, qs)
+    mc = [float((part[hi] - part[lo]) / 2) for lo, hi in positions]
+    return [float(x) for x in quantiles], mc
 
 
 def _bca_quantiles(
@@ -144,7 +154,6 @@ def interval_endpoints(
         notes.append(
             f"{n_undef} of {len(reps)} bootstrap replicates ({share:.1%}) undefined and dropped"
         )
-    srt = np.sort(finite)
     alpha = 1 - level
     q_lo, q_hi = alpha / 2, 1 - alpha / 2
     used: IntervalMethod = "percentile"
@@ -155,15 +164,15 @@ def interval_endpoints(
         else:
             q_lo, q_hi = adj
             used = "bca"
-    lo, hi = np.quantile(srt, [q_lo, q_hi])
+    (lo, hi), (mc_lo, mc_hi) = _quantiles_and_mc_errors(finite, [q_lo, q_hi])
     if lo == hi:
         notes.append(ZERO_WIDTH)
     return Endpoints(
-        float(lo),
-        float(hi),
+        lo,
+        hi,
         used,
-        _order_stat_mc_error(srt, q_lo),
-        _order_stat_mc_error(srt, q_hi),
+        mc_lo,
+        mc_hi,
         n_undef,
         "; ".join(notes) or None,
     )
@@ -215,12 +224,11 @@ def studentized_endpoints(
                 f"replicates ({share:.0%}, more than {max_undefined:.0%})",
             )
         note = f"{n_undef} of {len(t)} bootstrap replicates ({share:.1%}) undefined and dropped"
-    srt = np.sort(defined)
     with np.errstate(invalid="ignore"):
-        q = float(np.quantile(srt, level))
+        (q,), (mc_q,) = _quantiles_and_mc_errors(defined, [level])
     if not np.isfinite(q):
         return Endpoints(None, None, "none", None, None, n_undef, DEGENERATE)
-    mc = _order_stat_mc_error(srt, level) * se if np.all(np.isfinite(srt)) else None
+    mc = mc_q * se if np.all(np.isfinite(defined)) else None
     if q * se == 0:
         note = join_notes(note, ZERO_WIDTH)
     return Endpoints(

@@ -214,7 +214,12 @@ def label_endpoints(
     if C < 2:
         return [Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER) for _ in range(M)]
     jack = sums.jackknife() if C >= 3 else None
-    sd = np.sqrt(ratio_replicate_variances(sums, W, reps)) if method == "studentized" else None
+    sd = (
+        np.ascontiguousarray(np.sqrt(ratio_replicate_variances(sums, W, reps)).T)
+        if method == "studentized"
+        else None
+    )
+    reps = reps.T.copy()  # one contiguous row per label: the per-label passes below read it
     kish = kish_clusters(sums.counts)
     span = cluster_mean_range(sums) if bounds is None else np.full(M, bounds[1] - bounds[0])
     out = []
@@ -224,7 +229,7 @@ def label_endpoints(
             out.append(
                 interval_endpoints(
                     est,
-                    reps[:, m],
+                    reps[m],
                     level=level,
                     method=method,
                     jackknife=None if jack is None else jack[:, m],
@@ -243,8 +248,8 @@ def label_endpoints(
                 bounded_mean_endpoints(
                     est,
                     se,
-                    reps[:, m],
-                    sd[:, m],
+                    reps[m],
+                    sd[m],
                     bounds,
                     n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                     kish=float(kish[m]),
@@ -253,11 +258,11 @@ def label_endpoints(
                 )
             )
             continue
-        dev = reps[:, m] - theta[m]
+        dev = reps[m] - theta[m]
         with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / sd[:, m]
+            tstar = dev / sd[m]
         tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
-        raw = studentized_or_percentile(est, se, tstar, reps[:, m], level, span[m])
+        raw = studentized_or_percentile(est, se, tstar, reps[m], level, span[m])
         if bounds is None:
             out.append(raw)
             continue
@@ -265,8 +270,8 @@ def label_endpoints(
             bounded_mean_endpoints(
                 est,
                 se,
-                reps[:, m],
-                sd[:, m],
+                reps[m],
+                sd[m],
                 bounds,
                 n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                 kish=float(kish[m]),

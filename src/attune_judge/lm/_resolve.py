@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
-from attune_judge.lm._calls import memoize_model_metadata
+from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import model_handle, register_model, server_of
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import (
@@ -297,9 +297,9 @@ def resolve_lm(
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base
-        if mode == "json_object":
-            # {"type": "json_object", "schema": ...} has no slot in DSPy's canonical request;
-            # the LiteLLM backend passes it to the server verbatim.
+        url = urlparse(api_base or "")  # hosted, or a user or query in the URL: LiteLLM
+        plain = bool(api_base) and "@" not in url.netloc and not url.query
+        if mode == "json_object" and not (plain and send_json_object_natively()):
             lm_kwargs.setdefault("engine", "litellm")
         if api_key is not None:
             lm_kwargs["api_key"] = api_key
