@@ -81,37 +81,6 @@ def lean_loop_bca(sums: ClusterSums, B: int, seed: int) -> list[tuple[float, flo
     return out
 
 
-def numpy_draw_weights(C: int, B: int, seed: int) -> np.ndarray:
-    """The weights as the engine drew them before issue 28's third wave: ``rng.integers``
-    (one C call per draw) counted block by block; the engine must give the same matrix."""
-    rng = np.random.default_rng(seed)
-    out = np.empty((B, C))
-    block = max(1, 65_536 // C)
-    offsets = np.arange(block, dtype=np.intp)[:, None] * C
-    for start in range(0, B, block):
-        k = min(block, B - start)
-        flat = (rng.integers(0, C, size=(k, C), dtype=np.int32) + offsets[:k]).ravel()
-        out[start : start + k] = np.bincount(flat, minlength=k * C).reshape(k, C)
-    return out
-
-
-def draws(C: int, B: int, repeat: int) -> None:
-    """The engine's weights against numpy's own draws counted, alternately; same matrix."""
-    ours, theirs = [], []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        W = bootstrap_weights(C, B, seed=0)
-        ours.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        V = numpy_draw_weights(C, B, 0)
-        theirs.append(time.perf_counter() - t0)
-    o, t = float(np.median(ours)), float(np.median(theirs))
-    print(
-        f"weights (B x C = {B} x {C}): engine {o * 1000:.1f} ms, numpy integers + bincount "
-        f"{t * 1000:.1f} ms, medians of {repeat}: {t / o:.2f}x; identical: {np.array_equal(W, V)}"
-    )
-
-
 def end_to_end_bca(sums: ClusterSums, B: int, repeat: int) -> None:
     """The engine with BCa against the lean loop, alternately, same seed; median / median."""
     engine_t, loop_t = [], []
@@ -146,7 +115,6 @@ def main() -> None:
     print(f"data: {M} models x {C} conversations x {T} turns = {len(df)} scores; B = {B}")
     sums0 = ClusterSums.from_long(df["model"], df["conv"], df["score"].to_numpy())
     end_to_end_bca(sums0, B, args.repeat)
-    draws(C, B, args.repeat)
     if args.only_bca:
         print(f"load average (1 min) at end: {os.getloadavg()[0]:.1f}")
         return
