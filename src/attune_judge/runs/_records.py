@@ -16,7 +16,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
-from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.calibration import (
+    BradleyTerryResult,
+    Leaderboard,
+    PanelAgreement,
+    PositionBias,
+    PPILeaderboard,
+)
 
 __all__ = [
     "SUMMARY_MODELS",
@@ -311,11 +317,25 @@ class DemoSummary(RunSummary):
     sensitivity_notes: list[str] | None = None
 
 
+class PpiBlock(PPILeaderboard):
+    """A prediction-powered leaderboard with the join of the human labels it rests on."""
+
+    dimension: str
+    """The human dimension the judge's scores were corrected towards."""
+    n_human_items: int
+    n_matched: int
+    """Human-labelled items the judge scored."""
+    human_scale: tuple[float, float] | None = None
+    """The declared (LOW, HIGH) of the human labels (``None``: read from the labels)."""
+    field: Literal["normalized", "overall"] = "normalized"
+    """The judgment field corrected."""
+
+
 class PpiSummary(RunSummary):
     """``ppi``: a prediction-powered leaderboard (``rank --human``)."""
 
     kind: Literal["ppi"] = "ppi"
-    ppi: dict[str, Any]
+    ppi: PpiBlock
 
 
 class AlignSummary(RunSummary):
@@ -349,9 +369,9 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
 
     Examples
     --------
-    >>> s = parse_summary({"kind": "ppi", "ppi": {"models": []}})
+    >>> s = parse_summary({"kind": "calibration", "calibration": {}})
     >>> type(s).__name__, s.schema_version
-    ('PpiSummary', 1)
+    ('CalibrateSummary', 1)
     >>> type(parse_summary({"kind": "align", "align": {}})).__name__
     'AlignSummary'
     """
