@@ -16,7 +16,6 @@ from attune_judge.runs import (
     write_summary,
 )
 
-
 # the smallest prediction-powered block (no model) a summary of kind ppi holds
 _PPI = '"ppi": {"rows": [], "differences": [], "level": 0.95, "n_clusters": 0, "clip": null, '
 _PPI += '"dimension": "d", "n_human_items": 0, "n_matched": 0}'
