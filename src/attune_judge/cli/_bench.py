@@ -139,7 +139,7 @@ def bench(
         seed=seed,
         api_base=opts.api_base,
         max_conversations=max_conversations,
-        bootstrap_B=bootstrap,
+        bootstrap_replicates=bootstrap,
         max_failure_rate=max_failure_rate,
         model_options=opts.model(judge_lm),
         quiet=quiet,

@@ -24,15 +24,21 @@ from attune_judge.cli._options import (
     MaxConcurrencyOption,
     MaxTokensOption,
     RayAddressOption,
+    ResponseFormatChoice,
     ResponseFormatOption,
     TemperatureOption,
     TimeoutOption,
     WorkersOption,
-    execution_options,
-    model_options,
 )
 
-__all__ = ["EXECUTION", "MODEL", "SharedOptions", "shared_options"]
+__all__ = [
+    "EXECUTION",
+    "MODEL",
+    "SharedOptions",
+    "execution_options",
+    "model_options",
+    "shared_options",
+]
 
 Group = tuple[tuple[str, Any, Any], ...]
 """``(parameter name, Annotated option, default)`` of every option of a group."""
@@ -53,6 +59,53 @@ EXECUTION: Group = (
     ("max_concurrency", MaxConcurrencyOption, DEFAULT_MAX_CONCURRENCY),
 )
 """The execution options of every command that runs work concurrently."""
+
+
+def model_options(
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    response_format: ResponseFormatChoice | None = None,
+    timeout: float | None = None,
+    lms: str | Sequence[str] | None = None,
+    api_base: str | None = None,
+) -> Any:
+    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default).
+
+    ``lms`` (the command's ``--lm`` values) are checked with ``api_base`` first, before any
+    heavy import (:func:`attune_judge.lm.check_model`), so an option error is immediate.
+    """
+    from attune_judge.lm import ModelOptions, check_model, member_api_base
+
+    several = [lms] if isinstance(lms, str) else list(lms or [])
+    for lm in several:
+        check_model(lm, member_api_base(lm, api_base, jury=len(several) > 1))
+
+    return ModelOptions(
+        temperature=temperature,
+        max_tokens=max_tokens,
+        response_format=response_format.value if response_format is not None else None,
+        timeout=timeout,
+    )
+
+
+def execution_options(
+    *,
+    executor: ExecutorKind = ExecutorKind.thread,
+    workers: int = DEFAULT_WORKERS,
+    ray_address: str | None = None,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> Any:
+    """The execution options as an :class:`attune_judge.runner.ExecutionOptions`."""
+    from attune_judge.runner import ExecutionOptions
+
+    return ExecutionOptions(
+        executor=executor.value,
+        workers=workers,
+        ray_address=ray_address,
+        max_concurrency=max_concurrency,
+    )
+
 
 _MODEL_NAMES = tuple(name for name, _, _ in MODEL)
 _EXECUTION_NAMES = tuple(name for name, _, _ in EXECUTION)

@@ -53,7 +53,7 @@ from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_se
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._run_sections import manifest_section
 from attune_judge.report._rundata import RunData, load_run, read_json
-from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
+from attune_judge.report._study_sections import sensitivity_block_sections
 from attune_judge.report._style import OKABE_ITO
 from attune_judge.report._writers import (
     write_bench_report,
@@ -96,7 +96,7 @@ __all__ = [
     "recorded_judges_section",
     "render_html",
     "render_markdown",
-    "sensitivity_sections_from_summary",
+    "sensitivity_block_sections",
     "status_plot",
     "tau_heatmap",
     "write_bench_report",

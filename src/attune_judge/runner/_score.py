@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem
@@ -21,7 +21,7 @@ from attune_judge.lm import ModelOptions
 from attune_judge.runner._batch import BatchExecutor
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.runner._cost import Pricing
-from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.runner._execution import RunSettings
 from attune_judge.runner._executor import Executor, RetryPolicy
 from attune_judge.runner._inputs import (
     fingerprint_inputs,
@@ -34,7 +34,6 @@ from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
 from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
 
 __all__ = [
-    "ExecutionSettings",
     "ScoreConfig",
     "build_score_judge",
     "build_score_judges",
@@ -48,7 +47,7 @@ __all__ = [
 ]
 
 
-class ScoreConfig(BaseModel):
+class ScoreConfig(RunSettings):
     """The arguments of ``attune-judge score`` (recorded in ``manifest.json``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -85,36 +84,12 @@ class ScoreConfig(BaseModel):
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
-    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
-    """Judgments in flight at once."""
-    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
-    """Stop when more than this share of judgments fail (after ``min_attempts``)."""
-    min_attempts: int = Field(default=20, ge=1)
-    """Judgments to see before the failure budget applies."""
-    max_retries: int = Field(default=5, ge=0)
-    """Retries of a rate-limited or timed-out judgment."""
-    parse_retries: int = Field(default=1, ge=0)
-    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
-    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
-    """First backoff (doubles per retry, with jitter, capped at 60 s)."""
-    seed: int = 0
-    """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
     bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
     """Bootstrap replicates for the summary's intervals."""
     ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
     """Confidence level of the summary's intervals and rank sets."""
-    quiet: bool = False
-    """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
-    executor: Literal["thread", "process", "ray"] = "thread"
-    """``thread``: one process; ``process``: ``workers`` processes sharing ``max_concurrency``
-    (for CPU-bound runs on fast engines); ``ray``: ``workers`` Ray actors on a local or
-    multi-node cluster. Each worker builds its own judge."""
-    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
-    """Worker processes (``process``) or actors (``ray``)."""
-    ray_address: str | None = None
-    """Ray cluster to join (``None``: start or join a local one)."""
     batch: bool = False
     """Send the model calls through the provider's batch API (OpenAI-compatible ``openai/``
     models; ids kept in ``out/batch/``, so a killed run resumes polling)."""
@@ -122,26 +97,7 @@ class ScoreConfig(BaseModel):
     """Seconds between batch status polls."""
 
 
-class ExecutionSettings(Protocol):
-    """The execution fields a command's config shares with ``ScoreConfig``."""
-
-    @property
-    def seed(self) -> int: ...
-    @property
-    def max_concurrency(self) -> int: ...
-    @property
-    def max_failure_rate(self) -> float: ...
-    @property
-    def min_attempts(self) -> int: ...
-    @property
-    def max_retries(self) -> int: ...
-    @property
-    def retry_base_delay_s(self) -> float: ...
-    @property
-    def quiet(self) -> bool: ...
-
-
-def execution_options(config: ExecutionSettings) -> dict[str, Any]:
+def execution_options(config: RunSettings) -> dict[str, Any]:
     """``run_tasks`` keywords for how a command executes: seed, concurrency, retries with
     backoff, failure budget and progress bar, from its config's fields of those names."""
     return {
@@ -151,7 +107,7 @@ def execution_options(config: ExecutionSettings) -> dict[str, Any]:
             max_retries=config.max_retries,
             base_delay_s=config.retry_base_delay_s,
             seed=config.seed,
-            parse_retries=int(getattr(config, "parse_retries", 1)),
+            parse_retries=config.parse_retries,
         ),
         "budget": FailureBudget(config.max_failure_rate, config.min_attempts),
         "quiet": config.quiet,

@@ -13,16 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
-from attune_judge.calibration import (
-    BradleyTerryResult,
-    Leaderboard,
-    PanelAgreement,
-    PositionBias,
-    PPILeaderboard,
-)
+from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
 
 __all__ = [
     "SUMMARY_MODELS",
@@ -42,12 +37,6 @@ __all__ = [
     "ValidateSummary",
     "parse_summary",
 ]
-
-
-class _Record(BaseModel):
-    """Base of every record: unknown keys are an error (a new field is declared here)."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class RunSummary(_Record):
@@ -261,7 +250,7 @@ class SensitivitySummary(JudgedSummary):
     """``sensitivity``: the runner's blocks for every variant's judge plus the study."""
 
     kind: Literal["sensitivity"] = "sensitivity"
-    sensitivity: dict[str, Any]
+    sensitivity: SensitivityBlock
     """Variants, leaderboards, τ, flips, verdicts, variance (``sensitivity/_summary.py``)."""
 
 
@@ -313,22 +302,8 @@ class DemoSummary(RunSummary):
     recorded_judges: list[dict[str, Any]] | None = None
     duo: dict[str, Any] | None = None
     local_judge: dict[str, Any] | None = None
-    sensitivity: dict[str, Any] | None = None
+    sensitivity: SensitivityBlock | None = None
     sensitivity_notes: list[str] | None = None
-
-
-class PpiBlock(PPILeaderboard):
-    """A prediction-powered leaderboard with the join of the human labels it rests on."""
-
-    dimension: str
-    """The human dimension the judge's scores were corrected towards."""
-    n_human_items: int
-    n_matched: int
-    """Human-labelled items the judge scored."""
-    human_scale: tuple[float, float] | None = None
-    """The declared (LOW, HIGH) of the human labels (``None``: read from the labels)."""
-    field: Literal["normalized", "overall"] = "normalized"
-    """The judgment field corrected."""
 
 
 class PpiSummary(RunSummary):
