@@ -74,7 +74,7 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[WireExecutor]:
 
     import attune_judge.runner as runner
     import attune_judge.runner._generate as generate
-    import attune_judge.runner._score as score
+    import attune_judge.runner._score_run as score
 
     for module in (runner, generate, score):
         monkeypatch.setattr(module, "scaled_executor", fake)
