@@ -60,11 +60,12 @@ def rank_flip_table(flips: Sequence[Any]) -> Table:
     Parameters
     ----------
     flips
-        Dicts (or models, such as :class:`attune_judge.runs.Flip`) with ``variant`` (or ``label``), ``model_a``, ``model_b`` (``model_a`` ahead in
-        the reference), optional ``delta_base`` / ``delta_variant`` (score differences
-        a − b), ``within_intervals`` (bool: the swap lies inside the intervals, i.e. the
-        pair was not distinguishable in the first place) and ``significant`` (bool: the change
-        of the difference is significant).
+        Dicts (or models, such as :class:`attune_judge.runs.Flip`) with ``variant`` (or
+        ``label``), ``model_a``, ``model_b`` (``model_a`` ahead in the reference), optional
+        ``delta_base`` / ``delta_variant`` (score differences a − b), ``within_intervals``
+        (bool: the swap lies inside the intervals, i.e. the pair was not distinguishable in
+        the first place) and ``significant`` (bool: the change of the difference is
+        significant).
     """
     dumped = [_dump(f) for f in flips]
     has_sig = any("significant" in f for f in dumped)
