@@ -145,6 +145,7 @@ CALIBRATION = {
     },
 }
 
+
 def _variant(name: str, judge_id: str, **results: Any) -> dict[str, Any]:
     """A variant of the sensitivity block: what it changed and its judge, plus ``results``."""
     return {
