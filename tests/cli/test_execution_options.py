@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from attune_judge.cli import _bench, _demo, _options, _score, _sensitivity
+from attune_judge.cli import _bench, _demo, _options, _score, _sensitivity, _shared
 from attune_judge.runner import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_WORKERS,
@@ -30,8 +30,9 @@ def test_same_execution_options_with_the_same_defaults(command) -> None:
         "max_concurrency": 8,
     }
     assert params["ray_address"].default is None
-    # one help text per option: the same Annotated alias on every command
-    assert params["max_concurrency"].annotation == "MaxConcurrencyOption"
+    # one help text per option: the same Annotated alias on every command (declared once,
+    # in cli._shared's EXECUTION group)
+    assert params["max_concurrency"].annotation is _options.MaxConcurrencyOption
 
 
 def test_the_library_has_the_same_defaults() -> None:
@@ -47,7 +48,7 @@ def test_the_library_has_the_same_defaults() -> None:
 
 
 def test_execution_options_spread_into_a_config(tmp_path) -> None:
-    options = _options.execution_options(
+    options = _shared.execution_options(
         executor=_options.ExecutorKind.process, workers=3, max_concurrency=5
     )
     assert options == ExecutionOptions(executor="process", workers=3, max_concurrency=5)

@@ -135,7 +135,8 @@ def test_timeout_cuts_a_hung_request(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 
 def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
-    from attune_judge.cli._options import ResponseFormatChoice, model_options
+    from attune_judge.cli._options import ResponseFormatChoice
+    from attune_judge.cli._shared import model_options
     from attune_judge.runner import ScoreConfig, build_score_judge
 
     with openai_stub(_reference_answer) as server:

@@ -145,50 +145,58 @@ CALIBRATION = {
     },
 }
 
+
+def _variant(name: str, judge_id: str, **results: Any) -> dict[str, Any]:
+    """A variant of the sensitivity block: what it changed and its judge, plus ``results``."""
+    return {
+        "name": name,
+        "perturbations": [] if name == "base" else [name],
+        "rubric": {"name": "attunebench-reference", "hash": judge_id[-16:]},
+        "lm": None,
+        "reasoning": True,
+        "use_reference": True,
+        "factors": {"variant": name, "judge": "default"},
+        "judge_id": judge_id,
+        "same_judge_as": [],
+        **results,
+    }
+
+
+def _ranked(model: str, est: float, rank: int, rank_set: list[int]) -> dict[str, Any]:
+    score = {"name": f"mean[{model}]", "estimate": est, "lower": est - 0.1, "upper": est + 0.1}
+    return {"model": model, "score": score, "rank": rank, "rank_set": rank_set}
+
+
 SENSITIVITY = {
+    "study": "report fixture",
     "base": "base",
+    "settings": {
+        "alpha": 0.05,
+        "tau_threshold": 0.8,
+        "adjust": "bonferroni",
+        "bootstrap_replicates": 500,
+        "seed": 0,
+        "variance_method": "anova",
+    },
     "variants": {
-        "base": {
-            "judge_id": JUDGE_ID,
-            "leaderboard": [
-                {
-                    "model": "alpha",
-                    "score": {"estimate": 0.8, "lower": 0.7, "upper": 0.9},
-                    "rank": 1,
-                    "rank_set": [1, 1],
-                },
-                {
-                    "model": HOSTILE,
-                    "score": {"estimate": 0.26, "lower": 0.17, "upper": 0.33},
-                    "rank": 2,
-                    "rank_set": [2, 2],
-                },
-            ],
-        },
-        "shuffled": {
-            "judge_id": JUDGE_ID,
-            "tau": {"estimate": 1.0, "lower": 1.0, "upper": 1.0},
-            "stable": True,
-        },
-        "scale 1-7": {
-            "judge_id": "reference-fedcba9876543210",
-            "tau": {"estimate": -1.0, "lower": -1.0, "upper": 0.2},
-            "stable": False,
-            "leaderboard": [
-                {
-                    "model": HOSTILE,
-                    "score": {"estimate": 0.6, "lower": 0.5, "upper": 0.7},
-                    "rank": 1,
-                    "rank_set": [1, 2],
-                },
-                {
-                    "model": "alpha",
-                    "score": {"estimate": 0.5, "lower": 0.4, "upper": 0.6},
-                    "rank": 2,
-                    "rank_set": [1, 2],
-                },
-            ],
-        },
+        "base": _variant(
+            "base",
+            JUDGE_ID,
+            leaderboard=[_ranked("alpha", 0.8, 1, [1, 1]), _ranked(HOSTILE, 0.26, 2, [2, 2])],
+        ),
+        "shuffled": _variant(
+            "shuffled",
+            JUDGE_ID,
+            tau={"name": "tau", "estimate": 1.0, "lower": 1.0, "upper": 1.0},
+            stable=True,
+        ),
+        "scale 1-7": _variant(
+            "scale 1-7",
+            "reference-fedcba9876543210",
+            tau={"name": "tau", "estimate": -1.0, "lower": -1.0, "upper": 0.2},
+            stable=False,
+            leaderboard=[_ranked(HOSTILE, 0.6, 1, [1, 2]), _ranked("alpha", 0.5, 2, [1, 2])],
+        ),
     },
     "tau_matrix": {
         "labels": ["base", "shuffled", "scale 1-7"],
@@ -202,6 +210,7 @@ SENSITIVITY = {
             "delta_base": 0.543,
             "delta_variant": -0.1,
             "within_intervals": False,
+            "significant": True,
         },
     ],
     "variance_components": [

@@ -86,7 +86,7 @@ def test_a_creation_call_that_times_out_adopts_the_batch_it_made(
 
     with FakeBatchServer(answer, polls_to_complete=3, on_request=late) as server:
         config = _config(data, tmp_path / "t", server)
-        from attune_judge.runner import _score
+        from attune_judge.runner import _score_run as _score
 
         real = _score.OpenAIBatchClient
 

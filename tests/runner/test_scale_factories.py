@@ -74,7 +74,7 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[WireExecutor]:
 
     import attune_judge.runner as runner
     import attune_judge.runner._generate as generate
-    import attune_judge.runner._score as score
+    import attune_judge.runner._score_run as score
 
     for module in (runner, generate, score):
         monkeypatch.setattr(module, "scaled_executor", fake)
@@ -195,7 +195,7 @@ def test_bench_workers_rebuild_the_evaluators(wire: list[WireExecutor], tmp_path
             out=tmp_path / "b",
             tasks=["emotion", "preference"],
             max_failure_rate=1.0,
-            bootstrap_B=100,
+            bootstrap_replicates=100,
             executor="ray",
         )
         result = run_bench(config)

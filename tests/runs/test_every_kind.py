@@ -172,7 +172,7 @@ def test_bench(tmp_path: Path) -> None:
         data=write_data(tmp_path / "data"),
         models=["alpha", "beta"],
         out=tmp_path / "run",
-        bootstrap_B=50,
+        bootstrap_replicates=50,
         max_concurrency=2,
     )
     lms = {"alpha": model_engine(True).lm(), "beta": model_engine(False).lm()}

@@ -16,13 +16,21 @@ from attune_judge.runs import (
     write_summary,
 )
 
+# the smallest prediction-powered block (no model) a summary of kind ppi holds
+_PPI = '"ppi": {"rows": [], "differences": [], "level": 0.95, "n_clusters": 0, "clip": null, '
+_PPI += '"dimension": "d", "n_human_items": 0, "n_matched": 0}'
+
+
+def _ppi(**extra: object) -> dict[str, object]:
+    return {**json.loads("{" + _PPI + "}")["ppi"], **extra}
+
 
 def test_write_stamps_the_version_and_redacts_and_read_gives_the_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SOME_API_KEY", "sk-secret-value-123")
     written = write_summary(
-        tmp_path, {"kind": "ppi", "ppi": {"note": "key sk-secret-value-123 at http://u:pw@h/x"}}
+        tmp_path, {"kind": "ppi", "ppi": _ppi(note="key sk-secret-value-123 at http://u:pw@h/x")}
     )
     text = (tmp_path / "summary.json").read_text("utf-8")
     assert "sk-secret-value-123" not in text and ":pw@" not in text
@@ -30,7 +38,7 @@ def test_write_stamps_the_version_and_redacts_and_read_gives_the_model(
     assert data == {
         "schema_version": SCHEMA_VERSION,
         "kind": "ppi",
-        "ppi": {"note": "key *** at http://u:***@h/x"},
+        "ppi": _ppi(note="key *** at http://u:***@h/x"),
     }
     assert not list(tmp_path.glob("*.tmp"))
     record = read_summary(tmp_path)
@@ -49,10 +57,11 @@ def test_a_writer_layout_error_writes_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ('{"schema_version": 99, "kind": "ppi", "ppi": {}}', "schema_version 99 is newer"),
-        ('{"schema_version": "one", "kind": "ppi", "ppi": {}}', "'one' is not a layout version"),
+        ('{"schema_version": 99, "kind": "ppi", ' + _PPI + "}", "schema_version 99 is newer"),
+        ('{"schema_version": "one", "kind": "ppi", ' + _PPI + "}", "'one' is not a layout"),
         ('{"kind": "ppi"}', "not a ppi summary of schema_version 1 (field ppi: Field required)"),
-        ('{"kind": "ppi", "ppi": {}, "extra": 1}', "field extra: Extra inputs"),
+        ('{"kind": "ppi", "extra": 1, ' + _PPI + "}", "field extra: Extra inputs"),
+        ('{"kind": "ppi", "ppi": {"rows": []}}', "field ppi.differences: Field required"),
         ('{"kind": "nope"}', "unknown summary kind 'nope'"),
         ("[1]", "expected a JSON object"),
         ("{", "cannot read it as JSON"),
@@ -69,7 +78,7 @@ def test_bad_or_newer_summaries_are_refused_in_one_line(
 
 
 def test_a_summary_from_before_versioning_reads_as_version_1(tmp_path: Path) -> None:
-    (tmp_path / "summary.json").write_text('{"kind": "ppi", "ppi": {"rows": []}}', "utf-8")
+    (tmp_path / "summary.json").write_text('{"kind": "ppi", ' + _PPI + "}", "utf-8")
     record = read_summary(tmp_path)
     assert isinstance(record, PpiSummary) and record.schema_version == 1
     assert summary_json(record)["schema_version"] == 1

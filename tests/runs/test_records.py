@@ -99,7 +99,7 @@ def test_a_summary_missing_its_kind_block_is_rejected() -> None:
     with pytest.raises(ValueError, match="unknown summary kind 'nope'; known: score"):
         parse_summary({"kind": "nope"})
     with pytest.raises(ValidationError, match="surprise"):
-        parse_summary({"kind": "ppi", "ppi": {}, "surprise": 1})
+        parse_summary({"kind": "align", "align": {}, "surprise": 1})
 
 
 def test_schema_command_prints_a_schema_and_names_unknown_kinds() -> None:

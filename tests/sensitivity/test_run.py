@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from attune_judge.report import sensitivity_sections_from_summary, write_sensitivity_report
+from attune_judge.report import sensitivity_block_sections, write_sensitivity_report
+from attune_judge.runs import SensitivitySummary, read_summary
 from attune_judge.sensitivity import (
     SensitivityConfig,
     SensitivityResult,
@@ -136,9 +137,14 @@ def test_summary_records_variants_judges_and_flips(
     assert flip["within_intervals"] is False and flip["significant"] is True
     assert flip["delta_base"] > 0 > flip["delta_variant"]
     assert len(summary["judges"]) == 4
-    # the analysis round-trips through summary.json into the report sections
-    titles = [section.title for section in sensitivity_sections_from_summary(sens)]
-    assert titles[:2] == ["Verdicts at α = 0.05", "Score shifts per model"]
+    # the analysis round-trips through summary.json (its typed block) into the report sections
+    record = read_summary(config.out)
+    assert isinstance(record, SensitivitySummary) and record.sensitivity.analysis is not None
+    [top] = sensitivity_block_sections(record.sensitivity)
+    titles = [section.title for section in top.subsections]
+    assert titles[0] == "Ranking stability across variants"
+    at = titles.index("Verdicts at α = 0.05")  # the analysis's details after the generic ones
+    assert titles[at + 1] == "Score shifts per model" and at >= 2
     lines = (config.out / "judgments.jsonl").read_text("utf-8").splitlines()
     assert len(lines) == 4 * N_ITEMS
 

@@ -13,39 +13,27 @@ a held-out proof; its artifact loads the same way, as a calibrated judge.
 """
 
 from attune_judge.align._artifact import (
-    ARTIFACT_FILE,
-    AlignedJudge,
-    AlignedJudgeManifest,
     held_out_items,
     is_aligned_judge,
     load_aligned_judge,
     read_manifest,
 )
-from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
-from attune_judge.align._calibrate_run import CalibrateResult, calibrate_judge
+from attune_judge.align._calibrate_proof import calibration_proof
+from attune_judge.align._calibrate_run import calibrate_judge
 from attune_judge.align._data import LabelledItem, load_align_data
-from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
+from attune_judge.align._isotonic import crossfit_score_map, fit_score_map
 from attune_judge.align._metric import item_agreement
 from attune_judge.align._optimize import (
     OptimizerSettings,
     gepa_metric_cap,
 )
-from attune_judge.align._proof import length_baseline
-from attune_judge.align._run import AlignConfig, AlignResult, align_judge
-from attune_judge.align._split import Split, cluster_split
+from attune_judge.align._run import AlignConfig, align_judge
+from attune_judge.align._split import cluster_split
 
 __all__ = [
-    "ARTIFACT_FILE",
     "AlignConfig",
-    "AlignResult",
-    "AlignedJudge",
-    "AlignedJudgeManifest",
-    "CalibrateResult",
-    "CalibrationProof",
     "LabelledItem",
     "OptimizerSettings",
-    "ScoreMap",
-    "Split",
     "align_judge",
     "calibrate_judge",
     "calibration_proof",
@@ -56,7 +44,6 @@ __all__ = [
     "held_out_items",
     "is_aligned_judge",
     "item_agreement",
-    "length_baseline",
     "load_align_data",
     "load_aligned_judge",
     "read_manifest",

@@ -37,20 +37,9 @@ Adapters
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
-from attune_judge.calibration._alt_test import (
-    AltTestHuman,
-    AltTestResult,
-    alternative_annotator_test,
-    fdr_adjust,
-)
-from attune_judge.calibration._baseline_agreement import (
-    BaselineAgreement,
-    baseline_agreement,
-    weighted_spearman,
-)
+from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
+from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
 from attune_judge.calibration._behaviour_agreement import (
-    BehaviourAgreement,
-    BehaviourGroup,
     behaviour_agreement,
     behaviour_block,
     behaviour_markdown,
@@ -58,7 +47,6 @@ from attune_judge.calibration._behaviour_agreement import (
     judgments_to_behaviour_ratings,
 )
 from attune_judge.calibration._bias import (
-    LengthEffect,
     PositionBias,
     length_effect,
     pair_both_orders,
@@ -74,12 +62,7 @@ from attune_judge.calibration._bootstrap import (
     interval_endpoints,
     ratio_replicates,
 )
-from attune_judge.calibration._bounded import (
-    AT_BOUND,
-    check_level,
-    infer_bounds,
-    interval_warnings,
-)
+from attune_judge.calibration._bounded import check_level, interval_warnings
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
@@ -89,7 +72,7 @@ from attune_judge.calibration._bradley_terry import (
     win_tables,
 )
 from attune_judge.calibration._differences import difference_intervals
-from attune_judge.calibration._icc import ICC_FORMS, IccForm, IccResult, intraclass_correlation
+from attune_judge.calibration._icc import intraclass_correlation
 from attune_judge.calibration._judgments import (
     judgments_both_orders,
     judgments_to_preferences,
@@ -113,61 +96,40 @@ from attune_judge.calibration._means import (
     bootstrap_means,
     paired_cluster_bootstrap,
 )
-from attune_judge.calibration._pairwise import PAIR_METRICS, PairAgreement, pair_agreement
-from attune_judge.calibration._panel import (
-    MemberAgreement,
-    PanelAgreement,
-    SelfPreference,
-    panel_agreement,
-)
-from attune_judge.calibration._ppi import PPIResult, ppi_means
+from attune_judge.calibration._pairwise import PAIR_METRICS, pair_agreement
+from attune_judge.calibration._panel import PanelAgreement, panel_agreement
+from attune_judge.calibration._ppi import ppi_means
 from attune_judge.calibration._ppi_plus import (
-    PPIColumns,
-    PPIDifference,
     PPIEstimate,
     PPILeaderboard,
-    PPIModelRow,
     ppi_columns,
     ppi_leaderboard,
     ppi_leaderboard_markdown,
     ppi_plus_mean,
 )
 from attune_judge.calibration._preference import (
-    PreferenceAgreement,
     judge_preferences_from_scores,
     preference_agreement,
     scores_to_verdict,
 )
 from attune_judge.calibration._preference_baselines import (
-    PreferenceComparison,
-    PreferenceRow,
     compare_preferences,
     preference_comparison_markdown,
 )
 from attune_judge.calibration._probabilistic import (
-    ProbabilityScores,
     binary_brier_score,
     brier_score,
     expected_calibration_error,
     probability_scores,
 )
-from attune_judge.calibration._probability import (
-    ProbabilityCalibration,
-    ReliabilityBin,
-    probability_calibration,
-    reliability_diagram,
-)
+from attune_judge.calibration._probability import probability_calibration, reliability_diagram
 from attune_judge.calibration._rank_agreement import (
-    KendallW,
-    KendallWInterval,
     kendall_tau_rankings,
     kendalls_w,
     kendalls_w_rankings,
     tau_b_rows,
 )
 from attune_judge.calibration._ranksets import (
-    RankProbabilities,
-    RankSets,
     StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
@@ -176,9 +138,7 @@ from attune_judge.calibration._ranksets import (
     simulate_max_critical_value,
 )
 from attune_judge.calibration._raters import (
-    AlphaWithJudge,
     HumanCeiling,
-    PairwiseMatrix,
     aggregate_raters,
     alpha_with_judge,
     group_agreement,
@@ -186,13 +146,8 @@ from attune_judge.calibration._raters import (
     pairwise_matrix,
 )
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
-from attune_judge.calibration._report import (
-    CalibrationReport,
-    DimensionReport,
-    JudgeReport,
-    calibrate,
-)
-from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
+from attune_judge.calibration._report import CalibrationReport, calibrate
+from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration._sensitivity_results import (
     CriterionShift,
     ModelScore,
@@ -206,58 +161,25 @@ from attune_judge.calibration._sensitivity_results import (
 from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
 
 __all__ = [
-    "AT_BOUND",
-    "ICC_FORMS",
     "MIN_CLUSTERS",
     "PAIR_METRICS",
-    "AlphaWithJudge",
-    "AltTestHuman",
-    "AltTestResult",
-    "BaselineAgreement",
-    "BehaviourAgreement",
-    "BehaviourGroup",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
     "CriterionShift",
-    "DimensionReport",
     "HumanCeiling",
-    "IccForm",
-    "IccResult",
     "IntervalMethod",
-    "JoinReport",
-    "JudgeReport",
-    "KendallW",
-    "KendallWInterval",
     "Leaderboard",
     "LeaderboardRow",
-    "LengthEffect",
-    "MemberAgreement",
     "Metric",
     "ModelScore",
-    "PPIColumns",
-    "PPIDifference",
     "PPIEstimate",
     "PPILeaderboard",
-    "PPIModelRow",
-    "PPIResult",
-    "PairAgreement",
     "PairComparison",
     "PairedBootstrapResult",
-    "PairwiseMatrix",
     "PanelAgreement",
     "PositionBias",
-    "PreferenceAgreement",
-    "PreferenceComparison",
-    "PreferenceRow",
-    "ProbabilityCalibration",
-    "ProbabilityScores",
-    "RankProbabilities",
-    "RankSets",
     "RatingTable",
-    "ReliabilityBin",
-    "ResultModel",
-    "SelfPreference",
     "SensitivityAnalysis",
     "StudentizedDraws",
     "VarianceComponent",
@@ -295,7 +217,6 @@ __all__ = [
     "group_agreement",
     "gwet_ac1",
     "human_ceiling",
-    "infer_bounds",
     "interval_endpoints",
     "interval_warnings",
     "intraclass_correlation",

@@ -10,14 +10,9 @@ from typing import Annotated
 import typer
 
 from attune_judge.cli._options import (
-    ApiBaseOption,
     LmOption,
-    MaxTokensOption,
-    ResponseFormatOption,
-    TemperatureOption,
-    TimeoutOption,
-    model_options,
 )
+from attune_judge.cli._shared import MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
 
@@ -80,6 +75,7 @@ def _fractions(text: str) -> tuple[float, float, float]:
     return a, b, c
 
 
+@shared_options(MODEL)
 def align(
     labels: Annotated[
         str,
@@ -104,11 +100,6 @@ def align(
         ),
     ] = None,
     lm: LmOption = "local",
-    api_base: ApiBaseOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
     optimizer: Annotated[
         OptimizerChoice, typer.Option(help="DSPy optimizer.")
     ] = OptimizerChoice.bootstrap_fewshot,
@@ -167,6 +158,8 @@ def align(
         ),
     ] = False,
     replicates: BootstrapOption = DEFAULT_B,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Align a judge to people: optimise its DSPy program on their ratings (rubric judge) or
     pairwise choices (pairwise judge), prove it on held-out conversations, and save it as a
@@ -179,15 +172,8 @@ def align(
         items=items,
         rubric=rubric,
         lm=lm,
-        api_base=api_base,
-        lm_options=model_options(
-            lms=lm,
-            api_base=api_base,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ).as_kwargs(),
+        api_base=opts.api_base,
+        lm_options=opts.model(lm).as_kwargs(),
         use_reference=reference,
         reasoning=reasoning,
         optimizer=OptimizerSettings(

@@ -9,31 +9,18 @@ from typing import Annotated, Any
 import typer
 
 from attune_judge.cli._options import (
-    DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_WORKERS,
-    ApiBaseOption,
-    ExecutorKind,
-    ExecutorOption,
     JuryChoice,
     JuryOption,
-    MaxConcurrencyOption,
     MaxFailureRateOption,
-    MaxTokensOption,
     QuietOption,
-    RayAddressOption,
-    ResponseFormatOption,
     RunDirOption,
     SeedOption,
-    TemperatureOption,
-    TimeoutOption,
-    WorkersOption,
-    execution_options,
     exit_if_stopped,
     interval_cell,
-    model_options,
     setup_logging,
     write_report_safely,
 )
+from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
 
@@ -103,6 +90,7 @@ def _write_bench_report(run_dir: Path) -> None:
     write_report_safely(write_bench_report, run_dir)
 
 
+@shared_options(MODEL, EXECUTION)
 def bench(
     data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
     model: Annotated[
@@ -128,21 +116,14 @@ def bench(
         str, typer.Option(help="Comma-separated tasks.")
     ] = "drafting,emotion,behaviour,preference,conversation",
     seed: SeedOption = 0,
-    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_conversations: Annotated[
         int | None, typer.Option(min=1, help="Use only the first N conversations.")
     ] = None,
     bootstrap: BootstrapOption = DEFAULT_B,
     max_failure_rate: MaxFailureRateOption = 0.25,
-    api_base: ApiBaseOption = None,
-    executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = DEFAULT_WORKERS,
-    ray_address: RayAddressOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
     quiet: QuietOption = False,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Run the AttuneBench tasks for every --model and rank the models per task."""
     from attune_judge.tasks import BenchConfig, run_bench
@@ -156,25 +137,13 @@ def bench(
         out=out,
         tasks=_tasks(tasks),
         seed=seed,
-        api_base=api_base,
+        api_base=opts.api_base,
         max_conversations=max_conversations,
-        bootstrap_B=bootstrap,
+        bootstrap_replicates=bootstrap,
         max_failure_rate=max_failure_rate,
-        model_options=model_options(
-            lms=judge_lm,
-            api_base=api_base,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        model_options=opts.model(judge_lm),
         quiet=quiet,
-        **execution_options(
-            executor=executor,
-            workers=workers,
-            ray_address=ray_address,
-            max_concurrency=max_concurrency,
-        ).as_kwargs(),
+        **opts.execution(),
     )
     result = run_bench(config)
     _write_bench_report(result.run_dir)

@@ -9,27 +9,15 @@ import typer
 
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
-    DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_WORKERS,
-    ApiBaseOption,
     ExecutorKind,
-    ExecutorOption,
     JuryChoice,
     JuryOption,
     LmsOption,
-    MaxConcurrencyOption,
-    MaxTokensOption,
     PerCriterionOption,
-    RayAddressOption,
-    ResponseFormatOption,
     ScoreModeOption,
     SeedOption,
-    TemperatureOption,
-    TimeoutOption,
-    WorkersOption,
-    execution_options,
-    model_options,
 )
+from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 
 __all__ = ["register"]
@@ -74,6 +62,7 @@ def demo(
     print(f"report: {run.report_md} and {Path(run.report_html).name} ({run.seconds:.0f} s)")
 
 
+@shared_options(MODEL, EXECUTION)
 def validate(
     lm: LmsOption,
     set_name: Annotated[
@@ -90,19 +79,12 @@ def validate(
     ] = None,
     replicates: BootstrapOption = DEFAULT_B,
     seed: SeedOption = 0,
-    api_base: ApiBaseOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
-    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
-    executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = DEFAULT_WORKERS,
-    ray_address: RayAddressOption = None,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
     jury: JuryOption = JuryChoice.mean,
     judge_artifact: JudgeArtifactOption = None,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
     with the people."""
@@ -118,14 +100,7 @@ def validate(
         raise UserError("--judge takes one judge model: pass a single --lm with an aligned judge")
     label = " + ".join(lms)
     safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
-    options = model_options(
-        lms=lms,
-        api_base=api_base,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        response_format=response_format,
-        timeout=timeout,
-    )
+    options = opts.model(lms)
     judge = None
     only: set[str] | None = None
     if judge_artifact is not None:
@@ -136,7 +111,7 @@ def validate(
         expected = score_mode is not None and score_mode.value == "expected"
         if not calibrated and (expected or per_criterion):
             raise UserError("--judge: an aligned judge scores in one call (score mode sampled)")
-        if executor is not ExecutorKind.thread:
+        if opts.executor is not ExecutorKind.thread:
             raise UserError("validate --judge runs on the thread executor: drop --executor")
         from attune_judge.judges import build_judge
 
@@ -150,7 +125,7 @@ def validate(
         judge = build_judge(
             resolve_judge_artifact(judge_artifact) or "",
             lms[0],
-            api_base=api_base,
+            api_base=opts.api_base,
             seed=seed,
             num_retries=0,
             **options.as_kwargs(),
@@ -166,16 +141,11 @@ def validate(
         limit=limit,
         B=replicates,
         seed=seed,
-        api_base=api_base,
+        api_base=opts.api_base,
         judge=judge,
         only_items=only,
         quiet=False,
-        **execution_options(
-            executor=executor,
-            workers=workers,
-            ray_address=ray_address,
-            max_concurrency=max_concurrency,
-        ).as_kwargs(),
+        **opts.execution(),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
         model_options=options,

@@ -15,22 +15,19 @@ import typer
 
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
-    ApiBaseOption,
     JuryChoice,
     JuryOption,
     LmsOption,
-    MaxTokensOption,
     NoReferenceOption,
     PerCriterionOption,
-    ResponseFormatOption,
     ScoreModeOption,
-    TemperatureOption,
-    TimeoutOption,
 )
+from attune_judge.cli._shared import MODEL, SharedOptions, shared_options
 
 __all__ = ["register"]
 
 
+@shared_options(MODEL)
 def judge_command(
     item_path: Annotated[Path, typer.Argument(help="A JSON file holding one judge item.")],
     rubric: Annotated[
@@ -41,12 +38,7 @@ def judge_command(
     ] = "attunebench-reference",
     lm: LmsOption = None,
     jury: JuryOption = JuryChoice.mean,
-    api_base: ApiBaseOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
     seed: Annotated[int | None, typer.Option(help="Sampling seed.", envvar="ATTUNE_SEED")] = None,
-    response_format: ResponseFormatOption = None,
-    timeout: TimeoutOption = None,
     no_reference: NoReferenceOption = False,
     reasoning: Annotated[
         bool, typer.Option("--reasoning", help="Let the judge reason before scoring.")
@@ -55,6 +47,8 @@ def judge_command(
     per_criterion: PerCriterionOption = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Bypass the request cache.")] = False,
     judge_artifact: JudgeArtifactOption = None,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Judge one item and print the Judgment as JSON (exit 3 when it is not ok: lm_error,
     parse_error or refused)."""
@@ -69,12 +63,12 @@ def judge_command(
     lms = list(lm or []) or ["local"]
     settings = LMSettings.from_env(
         lm=lms[0],
-        api_base=api_base,
-        temperature=temperature,
-        max_tokens=max_tokens,
+        api_base=opts.api_base,
+        temperature=opts.temperature,
+        max_tokens=opts.max_tokens,
         seed=seed,
-        response_format=response_format.value if response_format else None,
-        timeout=timeout,
+        response_format=opts.response_format.value if opts.response_format else None,
+        timeout=opts.timeout,
         cache=False if no_cache else None,
     )
     result = judge_item(

@@ -4,20 +4,16 @@ Each ``Annotated`` alias is one typer option with its help text, so a command de
 ``quiet: QuietOption = False`` instead of repeating the block. Nothing heavy is imported here.
 
 The execution options (``--executor``, ``--workers``, ``--ray-address``, ``--max-concurrency``)
-are the same, with the same defaults, on every command that runs work concurrently;
-:func:`execution_options` turns them into an :class:`attune_judge.runner.ExecutionOptions`.
-
-The model options (``--lm``, ``--api-base``, ``--response-format``, ``--temperature``,
-``--max-tokens``, ``--timeout``, ``--seed``) are the same on every command that calls a model,
-each with its ``ATTUNE_*`` environment variable; :func:`model_options` turns the decoding ones
-into an :class:`attune_judge.lm.ModelOptions`.
+and the model options (``--api-base``, ``--response-format``, ``--temperature``,
+``--max-tokens``, ``--timeout``, each with its ``ATTUNE_*`` environment variable) are grouped
+once in :mod:`._shared`, which adds them to every command that runs work or calls a model.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Protocol
@@ -55,10 +51,8 @@ __all__ = [
     "TemperatureOption",
     "TimeoutOption",
     "WorkersOption",
-    "execution_options",
     "exit_if_stopped",
     "interval_cell",
-    "model_options",
     "setup_logging",
     "split_csv",
     "write_report_safely",
@@ -313,52 +307,6 @@ class _Stoppable(Protocol):
 
     @property
     def exit_code(self) -> int: ...
-
-
-def model_options(
-    *,
-    temperature: float | None = None,
-    max_tokens: int | None = None,
-    response_format: ResponseFormatChoice | None = None,
-    timeout: float | None = None,
-    lms: str | Sequence[str] | None = None,
-    api_base: str | None = None,
-) -> Any:
-    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default).
-
-    ``lms`` (the command's ``--lm`` values) are checked with ``api_base`` first, before any
-    heavy import (:func:`attune_judge.lm.check_model`), so an option error is immediate.
-    """
-    from attune_judge.lm import ModelOptions, check_model, member_api_base
-
-    several = [lms] if isinstance(lms, str) else list(lms or [])
-    for lm in several:
-        check_model(lm, member_api_base(lm, api_base, jury=len(several) > 1))
-
-    return ModelOptions(
-        temperature=temperature,
-        max_tokens=max_tokens,
-        response_format=response_format.value if response_format is not None else None,
-        timeout=timeout,
-    )
-
-
-def execution_options(
-    *,
-    executor: ExecutorKind = ExecutorKind.thread,
-    workers: int = DEFAULT_WORKERS,
-    ray_address: str | None = None,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
-) -> Any:
-    """The execution options as an :class:`attune_judge.runner.ExecutionOptions`."""
-    from attune_judge.runner import ExecutionOptions
-
-    return ExecutionOptions(
-        executor=executor.value,
-        workers=workers,
-        ray_address=ray_address,
-        max_concurrency=max_concurrency,
-    )
 
 
 def write_report_safely(write: Any, *args: Any) -> Any:

@@ -10,21 +10,14 @@ import typer
 
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
-    DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_WORKERS,
-    ApiBaseOption,
     CandidatesOption,
-    ExecutorKind,
-    ExecutorOption,
     JuryChoice,
     JuryOption,
     LmOption,
     LmsOption,
-    MaxConcurrencyOption,
     MaxCostOption,
     MaxFailureRateOption,
     MaxRetriesOption,
-    MaxTokensOption,
     ModelsOption,
     NoReferenceOption,
     ParseRetriesOption,
@@ -32,23 +25,17 @@ from attune_judge.cli._options import (
     PriceInOption,
     PriceOutOption,
     QuietOption,
-    RayAddressOption,
-    ResponseFormatOption,
     RunDirOption,
     ScoreModeOption,
     SeedOption,
-    TemperatureOption,
-    TimeoutOption,
-    WorkersOption,
-    execution_options,
     exit_if_stopped,
     interval_cell,
-    model_options,
     setup_logging,
     split_csv,
     warn_degenerate,
     write_report_safely,
 )
+from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
 
 if TYPE_CHECKING:
@@ -159,6 +146,7 @@ def _write_full_report(run_dir: Path) -> None:
         print(f"report: {md}  {html}")
 
 
+@shared_options(MODEL, EXECUTION)
 def score(
     data: Annotated[
         Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
@@ -174,24 +162,15 @@ def score(
     price_out: PriceOutOption = None,
     max_cost: MaxCostOption = None,
     models: ModelsOption = None,
-    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
     bootstrap: BootstrapOption = DEFAULT_B,
     ci: CiOption = DEFAULT_LEVEL,
-    api_base: ApiBaseOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
     score_mode: ScoreModeOption = None,
     per_criterion: PerCriterionOption = False,
     no_reference: NoReferenceOption = False,
-    executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = DEFAULT_WORKERS,
-    ray_address: RayAddressOption = None,
     batch: Annotated[
         bool,
         typer.Option(
@@ -206,6 +185,8 @@ def score(
     ] = 30.0,
     quiet: QuietOption = False,
     judge_artifact: JudgeArtifactOption = None,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     import logging
@@ -224,15 +205,8 @@ def score(
         price_in=price_in,
         price_out=price_out,
         max_cost=max_cost,
-        api_base=api_base,
-        model_options=model_options(
-            lms=lm,
-            api_base=api_base,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        api_base=opts.api_base,
+        model_options=opts.model(lm),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
         use_reference=False if no_reference else None,
@@ -244,12 +218,7 @@ def score(
         seed=seed,
         bootstrap_replicates=bootstrap,
         ci_level=ci,
-        **execution_options(
-            executor=executor,
-            workers=workers,
-            ray_address=ray_address,
-            max_concurrency=max_concurrency,
-        ).as_kwargs(),
+        **opts.execution(),
         batch=batch,
         batch_poll_s=batch_poll,
         quiet=quiet,
@@ -261,6 +230,7 @@ def score(
     exit_if_stopped(result)
 
 
+@shared_options(MODEL, EXECUTION)
 def generate(
     data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
     out: Annotated[
@@ -270,19 +240,12 @@ def generate(
     name: Annotated[
         str | None, typer.Option(help="Model name written into the candidates (default: --lm).")
     ] = None,
-    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     seed: SeedOption = 0,
-    api_base: ApiBaseOption = None,
-    executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = DEFAULT_WORKERS,
-    ray_address: RayAddressOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
     quiet: QuietOption = False,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Draft a reply at every annotated turn with a model (AttuneBench's draft step)."""
     from attune_judge.runner import RetryPolicy, run_generate
@@ -293,19 +256,12 @@ def generate(
         out,
         lm=lm,
         name=name,
-        api_base=api_base,
+        api_base=opts.api_base,
         seed=seed,
-        model_options=model_options(
-            lms=lm,
-            api_base=api_base,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        model_options=opts.model(lm),
         retry=RetryPolicy(max_retries=max_retries, seed=seed, parse_retries=parse_retries),
         quiet=quiet,
-        **_generate_execution(executor, workers, ray_address, max_concurrency),
+        **_generate_execution(opts),
     )
     print(
         f"{result.out}: {result.n_written} replies written by {result.model!r}, "
@@ -323,18 +279,11 @@ def generate(
         raise typer.Exit(3)
 
 
-def _generate_execution(
-    executor: ExecutorKind, workers: int, ray_address: str | None, max_concurrency: int
-) -> dict[str, Any]:
+def _generate_execution(opts: SharedOptions) -> dict[str, Any]:
     """``run_generate``'s execution keywords (its executor keyword is ``executor_kind``)."""
-    kwargs = execution_options(
-        executor=executor,
-        workers=workers,
-        ray_address=ray_address,
-        max_concurrency=max_concurrency,
-    ).as_kwargs()
+    kwargs = opts.execution()
     kwargs["executor_kind"] = kwargs.pop("executor")
-    return dict(kwargs)
+    return kwargs
 
 
 def register(app: typer.Typer) -> None:

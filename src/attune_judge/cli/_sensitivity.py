@@ -8,36 +8,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from attune_judge.cli._options import (
-    DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_WORKERS,
-    ApiBaseOption,
     CandidatesOption,
-    ExecutorKind,
-    ExecutorOption,
     JuryChoice,
     JuryOption,
-    MaxConcurrencyOption,
     MaxFailureRateOption,
     MaxRetriesOption,
-    MaxTokensOption,
     ModelsOption,
     ParseRetriesOption,
     QuietOption,
-    RayAddressOption,
-    ResponseFormatOption,
     RunDirOption,
     SeedOption,
-    TemperatureOption,
-    TimeoutOption,
-    WorkersOption,
-    execution_options,
     exit_if_stopped,
-    model_options,
     setup_logging,
     split_csv,
     warn_degenerate,
     write_report_safely,
 )
+from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import FileBootstrapOption
 
 if TYPE_CHECKING:
@@ -83,6 +70,7 @@ def _write_sensitivity_report(run_dir: Path, analysis: SensitivityAnalysis | Non
     write_report_safely(write_sensitivity_report, run_dir, analysis)
 
 
+@shared_options(MODEL, EXECUTION)
 def sensitivity(
     data: Annotated[
         Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
@@ -108,24 +96,17 @@ def sensitivity(
     only: Annotated[
         str | None, typer.Option(help="Comma-separated variant names to run (plus the base).")
     ] = None,
-    max_concurrency: MaxConcurrencyOption = DEFAULT_MAX_CONCURRENCY,
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
     bootstrap_replicates: FileBootstrapOption = None,
     seed: SeedOption = 0,
-    api_base: ApiBaseOption = None,
-    response_format: ResponseFormatOption = None,
-    temperature: TemperatureOption = None,
-    max_tokens: MaxTokensOption = None,
-    timeout: TimeoutOption = None,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
-    executor: ExecutorOption = ExecutorKind.thread,
-    workers: WorkersOption = DEFAULT_WORKERS,
-    ray_address: RayAddressOption = None,
     quiet: QuietOption = False,
+    *,
+    opts: SharedOptions,
 ) -> None:
     """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
     from attune_judge.errors import UserError
@@ -146,15 +127,8 @@ def sensitivity(
         lm=lm[0] if lm else None,
         jury_lms=list(lm) if lm and len(lm) > 1 else None,
         jury="mean" if jury is JuryChoice.none else jury.value,
-        api_base=api_base,
-        model_options=model_options(
-            lms=lm,
-            api_base=api_base,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            response_format=response_format,
-            timeout=timeout,
-        ),
+        api_base=opts.api_base,
+        model_options=opts.model(lm),
         candidates=candidates,
         models=split_csv(models),
         only=split_csv(only),
@@ -164,12 +138,7 @@ def sensitivity(
         bootstrap_replicates=bootstrap_replicates,
         seed=seed,
         quiet=quiet,
-        **execution_options(
-            executor=executor,
-            workers=workers,
-            ray_address=ray_address,
-            max_concurrency=max_concurrency,
-        ).as_kwargs(),
+        **opts.execution(),
     )
     result = run_sensitivity(config)
     if report:

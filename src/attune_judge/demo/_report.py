@@ -98,10 +98,7 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
         sens = Section("d. Rubric sensitivity", [])
         for note in summary.get("sensitivity_notes") or []:
             sens.blocks.append(Paragraph(str(note)))
-        sens.subsections = SECTION_BUILDERS["sensitivity"](run)
-        from attune_judge.report import sensitivity_sections_from_summary
-
-        sens.subsections += sensitivity_sections_from_summary(summary["sensitivity"])
+        sens.subsections = SECTION_BUILDERS["sensitivity"](run)  # its details inside
         sections.append(sens)
     return Report(
         "attune-judge demo: validating judges on real human labels",

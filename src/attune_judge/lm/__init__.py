@@ -6,11 +6,10 @@ any other DSPy model string works with its provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
-from attune_judge.lm._cache import redact_request_cache, redacted_copy
+from attune_judge.lm._cache import redacted_copy
 from attune_judge.lm._calls import (
     HISTORY_KEEP,
     CallRecorder,
-    RecordedCall,
     evict,
     retry_after_of,
     trim_history,
@@ -18,12 +17,11 @@ from attune_judge.lm._calls import (
 )
 from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._handle import ModelHandle, model_handle, register_model, server_identity
-from attune_judge.lm._local import AsyncLocalEngine, LocalEngine, default_gguf_path, local_lm
-from attune_judge.lm._log import LIBRARY_LOGGERS, library_output_to
+from attune_judge.lm._local import default_gguf_path
+from attune_judge.lm._log import library_output_to
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
 from attune_judge.lm._prefix import suggest_model
 from attune_judge.lm._resolve import (
-    check_api_base,
     check_model,
     configure_cache,
     configure_cache_from_env,
@@ -37,12 +35,11 @@ from attune_judge.lm._settings import (
     ModelOptions,
     env_int,
     env_setting,
-    has_model_settings,
     member_api_base,
     parse_model_spec,
     read_env,
 )
-from attune_judge.lm._strict import PARSE_REASONS, check_value, parse_failure, strict_parse
+from attune_judge.lm._strict import check_value, strict_parse
 from attune_judge.lm._untrusted import (
     QUOTED_PREFIX,
     neutralize,
@@ -52,17 +49,11 @@ from attune_judge.lm._untrusted import (
 
 __all__ = [
     "HISTORY_KEEP",
-    "LIBRARY_LOGGERS",
-    "PARSE_REASONS",
     "QUOTED_PREFIX",
-    "AsyncLocalEngine",
     "CallRecorder",
     "LMSettings",
-    "LocalEngine",
     "ModelHandle",
     "ModelOptions",
-    "RecordedCall",
-    "check_api_base",
     "check_model",
     "check_value",
     "configure_cache",
@@ -71,12 +62,10 @@ __all__ = [
     "env_int",
     "env_setting",
     "evict",
-    "has_model_settings",
     "is_transient_error",
     "library_output_to",
     "lm_response_format",
     "lm_spec",
-    "local_lm",
     "make_adapter",
     "make_response",
     "member_api_base",
@@ -84,11 +73,9 @@ __all__ = [
     "neutralize",
     "neutralize_markers",
     "output_schema",
-    "parse_failure",
     "parse_model_spec",
     "prompt_size",
     "read_env",
-    "redact_request_cache",
     "redacted_copy",
     "register_model",
     "request_key",

@@ -40,21 +40,12 @@ from attune_judge.report._fig_matrices import (
     tau_heatmap,
 )
 from attune_judge.report._fig_scores import forest_plot, rank_set_plot, status_plot
-from attune_judge.report._format import (
-    fmt_cost,
-    fmt_int,
-    fmt_interval,
-    fmt_num,
-    fmt_pct,
-    fmt_rank_set,
-)
 from attune_judge.report._html import render_html
 from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._run_sections import manifest_section
 from attune_judge.report._rundata import RunData, load_run, read_json
-from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
-from attune_judge.report._style import OKABE_ITO
+from attune_judge.report._study_sections import sensitivity_block_sections
 from attune_judge.report._writers import (
     write_bench_report,
     write_calibration_run,
@@ -62,7 +53,6 @@ from attune_judge.report._writers import (
 )
 
 __all__ = [
-    "OKABE_ITO",
     "SECTION_BUILDERS",
     "Figure",
     "KeyValues",
@@ -80,12 +70,6 @@ __all__ = [
     "calibration_report_sections",
     "confusion_matrix_plot",
     "detect_kinds",
-    "fmt_cost",
-    "fmt_int",
-    "fmt_interval",
-    "fmt_num",
-    "fmt_pct",
-    "fmt_rank_set",
     "forest_plot",
     "leaderboard_entries",
     "leaderboard_section",
@@ -96,7 +80,7 @@ __all__ = [
     "recorded_judges_section",
     "render_html",
     "render_markdown",
-    "sensitivity_sections_from_summary",
+    "sensitivity_block_sections",
     "status_plot",
     "tau_heatmap",
     "write_bench_report",

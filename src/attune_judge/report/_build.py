@@ -134,7 +134,7 @@ def build_report(run_dir: Path | str) -> Report:
         for kind in studies:
             sections.extend(SECTION_BUILDERS[kind](run))
         sections.append(
-            judges_failures_section(run.summary["judges"], names=variant_names(run.summary))
+            judges_failures_section(run.summary["judges"], names=variant_names(run.record))
         )
     else:
         for kind in kinds:

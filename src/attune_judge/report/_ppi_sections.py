@@ -1,58 +1,52 @@
 """Report section of a prediction-powered leaderboard (``summary.json`` key ``ppi``).
 
-The summary holds ``PPILeaderboard.model_dump()`` plus ``dimension``, ``n_human_items`` and
-``n_matched``; the section shows the three estimates per model side by side (table and figure)
-and the pairwise differences.
+The summary holds a :class:`attune_judge.runs.PpiBlock` (the ``PPILeaderboard`` with the
+join of the human labels); the section shows the three estimates per model side by side
+(table and figure) and the pairwise differences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from attune_judge.calibration import PPIEstimate
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_interval, fmt_num
 from attune_judge.report._rundata import RunData
+from attune_judge.runs import PpiSummary
 
 __all__ = ["ppi_sections"]
 
 _KINDS = (("ppi", "PPI++ (corrected)"), ("human_only", "human only"), ("judge_only", "judge only"))
 
 
-def _cell(e: Mapping[str, Any] | None) -> str:
-    e = e or {}
-    if e.get("estimate") is None:
+def _cell(e: PPIEstimate) -> str:
+    if e.estimate is None:
         return "—"
-    return f"{fmt_num(e.get('estimate'))} {fmt_interval(e.get('lower'), e.get('upper'))}".strip()
+    return f"{fmt_num(e.estimate)} {fmt_interval(e.lower, e.upper)}".strip()
 
 
-def _gain(value: Any) -> str:
-    return "—" if value is None else f"{float(value):.2f}×"
-
-
-def _total(row: Mapping[str, Any]) -> int:
-    return int(row.get("n_labelled", 0)) + int(row.get("n_unlabelled", 0))
+def _gain(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
 
 
 def ppi_sections(run: RunData) -> list[Section]:
     """The prediction-powered leaderboard section (table, figure, differences)."""
-    board: Mapping[str, Any] = run.summary.get("ppi") or {}
-    rows = list(board.get("rows") or [])
-    level = float(board.get("level", 0.95))
+    if not isinstance(run.record, PpiSummary):
+        return []
+    board = run.record.ppi
+    rows, level = board.rows, board.level
     section = Section("Prediction-powered leaderboard", anchor="ppi")
-    for w in board.get("warnings") or []:
-        section.blocks.append(Note(str(w), "warning"))
-    if run.summary.get("label_weighting"):
-        section.blocks.append(Note(str(run.summary["label_weighting"])))
+    section.blocks.extend(Note(w, "warning") for w in board.warnings)
+    if run.record.label_weighting:
+        section.blocks.append(Note(run.record.label_weighting))
     section.blocks.append(
         KeyValues(
             [
-                ("human dimension", str(board.get("dimension", "—"))),
-                ("human-labelled items", str(board.get("n_human_items", "—"))),
-                ("of which the judge scored", str(board.get("n_matched", "—"))),
-                ("clusters", str(board.get("n_clusters", "—"))),
-                ("method", str(board.get("method", "PPI++"))),
+                ("human dimension", board.dimension),
+                ("human-labelled items", str(board.n_human_items)),
+                ("of which the judge scored", str(board.n_matched)),
+                ("clusters", str(board.n_clusters)),
+                ("method", board.method),
             ]
         )
     )
@@ -61,14 +55,14 @@ def ppi_sections(run: RunData) -> list[Section]:
             ["rank", "model", "PPI++", "judge only", "human only", "λ", "labelled", "ESS gain"],
             [
                 [
-                    str(r.get("rank")),
-                    str(r.get("model")),
-                    _cell(r.get("ppi")),
-                    _cell(r.get("judge_only")),
-                    _cell(r.get("human_only")),
-                    fmt_num(r.get("lam"), 2),
-                    f"{r.get('n_labelled')} / {_total(r)}",
-                    _gain(r.get("ess_gain")),
+                    str(r.rank),
+                    r.model,
+                    _cell(r.ppi),
+                    _cell(r.judge_only),
+                    _cell(r.human_only),
+                    fmt_num(r.lam, 2),
+                    f"{r.n_labelled} / {r.n_labelled + r.n_unlabelled}",
+                    _gain(r.ess_gain),
                 ]
                 for r in rows
             ],
@@ -84,7 +78,7 @@ def ppi_sections(run: RunData) -> list[Section]:
     if rows:
         series = {
             label: tuple(
-                [(r.get(key) or {}).get(k) for r in rows] for k in ("estimate", "lower", "upper")
+                [getattr(getattr(r, key), k) for r in rows] for k in ("estimate", "lower", "upper")
             )
             for key, label in _KINDS
         }
@@ -92,7 +86,7 @@ def ppi_sections(run: RunData) -> list[Section]:
             Figure(
                 "ppi-leaderboard",
                 grouped_forest_plot(
-                    [str(r.get("model")) for r in rows],
+                    [r.model for r in rows],
                     series,  # type: ignore[arg-type]
                     title=f"Model means, three ways ({level:.0%} intervals)",
                     xlabel="mean score",
@@ -100,26 +94,25 @@ def ppi_sections(run: RunData) -> list[Section]:
                 "Per-model means: PPI++, human only and judge only, with intervals",
             )
         )
-    diffs = list(board.get("differences") or [])
-    if diffs:
+    if board.differences:
         section.blocks.append(
             Table(
                 ["difference", "PPI++", "judge only", "human only", "ESS gain", "distinguishable"],
                 [
                     [
-                        f"{d.get('model_a')} − {d.get('model_b')}",
-                        _cell(d.get("ppi")),
-                        _cell(d.get("judge_only")),
-                        _cell(d.get("human_only")),
-                        _gain(d.get("ess_gain")),
-                        "yes" if d.get("distinguishable") else "no",
+                        f"{d.model_a} − {d.model_b}",
+                        _cell(d.ppi),
+                        _cell(d.judge_only),
+                        _cell(d.human_only),
+                        _gain(d.ess_gain),
+                        "yes" if d.distinguishable else "no",
                     ]
-                    for d in diffs
+                    for d in board.differences
                 ],
                 "lrrrrl",
                 caption="Pairwise differences, paired over conversations.",
             )
         )
-    if board.get("note"):
-        section.blocks.append(Note(str(board["note"])))
+    if board.note:
+        section.blocks.append(Note(board.note))
     return [section]

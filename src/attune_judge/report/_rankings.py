@@ -54,17 +54,18 @@ def tau_table(rows: Sequence[Mapping[str, Any]], *, against: str = "base") -> Ta
     return Table(cols, out, "lrrl")
 
 
-def rank_flip_table(flips: Sequence[Mapping[str, Any]]) -> Table:
+def rank_flip_table(flips: Sequence[Any]) -> Table:
     """Pairs of models whose order differs between two rankings.
 
     Parameters
     ----------
     flips
-        Dicts with ``variant`` (or ``label``), ``model_a``, ``model_b`` (``model_a`` ahead in
-        the reference), optional ``delta_base`` / ``delta_variant`` (score differences
-        a − b), ``within_intervals`` (bool: the swap lies inside the intervals, i.e. the
-        pair was not distinguishable in the first place) and ``significant`` (bool: the change
-        of the difference is significant).
+        Dicts (or models, such as :class:`attune_judge.runs.Flip`) with ``variant`` (or
+        ``label``), ``model_a``, ``model_b`` (``model_a`` ahead in the reference), optional
+        ``delta_base`` / ``delta_variant`` (score differences a − b), ``within_intervals``
+        (bool: the swap lies inside the intervals, i.e. the pair was not distinguishable in
+        the first place) and ``significant`` (bool: the change of the difference is
+        significant).
     """
     dumped = [_dump(f) for f in flips]
     has_sig = any("significant" in f for f in dumped)
@@ -104,7 +105,7 @@ def ranking_agreement_section(
     matrix: Sequence[Sequence[float | None]] | None = None,
     *,
     taus: Sequence[Mapping[str, Any]] | None = None,
-    flips: Sequence[Mapping[str, Any]] | None = None,
+    flips: Sequence[Any] | None = None,
     against: str = "base",
     title: str = "Ranking stability",
     key: str = "sensitivity",

@@ -4,12 +4,11 @@ verdicts with their reasons, score shifts per model and per criterion, the varia
 Built from the report package's blocks, so they render to Markdown and HTML alike, from the
 plain :class:`~attune_judge.calibration.SensitivityAnalysis` that
 :func:`attune_judge.sensitivity.run_sensitivity` returns and stores in ``summary.json``. The
-report of a sensitivity run draws them from there (:func:`sensitivity_sections_from_summary`).
+report of a sensitivity run draws them from its typed block (``report._study_sections``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "sensitivity_extra_sections",
-    "sensitivity_sections_from_summary",
 ]
 
 
@@ -131,14 +129,3 @@ def sensitivity_extra_sections(analysis: SensitivityAnalysis) -> list[Section]:
             blocks.append(Note(f"Single-level factors left out: {', '.join(vd.dropped_factors)}."))
         sections.append(Section("Variance decomposition (details)", blocks))
     return sections
-
-
-def sensitivity_sections_from_summary(block: Mapping[str, Any]) -> list[Section]:
-    """:func:`sensitivity_extra_sections` from the ``sensitivity`` block of a summary.json (so
-    ``attune-judge report RUN`` re-renders them); ``[]`` without an analysis."""
-    data = block.get("analysis")
-    if not isinstance(data, Mapping):
-        return []
-    from attune_judge.calibration import SensitivityAnalysis
-
-    return sensitivity_extra_sections(SensitivityAnalysis.model_validate(data))

@@ -1,8 +1,9 @@
 """Sections for the analysis kinds of ``summary.json``: ``calibration``, ``bench``,
 ``sensitivity``.
 
-Each reads plain dicts (result models dumped with ``model_dump(mode="json")``) and is tolerant:
-a part that is absent is simply not shown. The shapes read are:
+``sensitivity`` reads its typed block (:class:`attune_judge.runs.SensitivityBlock`). The
+others read plain dicts (result models dumped with ``model_dump(mode="json")``) and are
+tolerant: a part that is absent is simply not shown. The shapes read are:
 
 ``calibration``
     A calibration ``CalibrationReport`` dump, or ``{"report": <dump>, "figures": {dim: part}}``
@@ -16,10 +17,6 @@ a part that is absent is simply not shown. The shapes read are:
     ``tasks``: ``{task: {"leaderboard": ..., "score_label": ..., "xlim": [lo, hi]}}``;
     ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
     ``kendall_w`` (a KendallW dict).
-``sensitivity``
-    ``base`` (name); ``study``, ``description``, ``notes``, ``rule`` (texts); ``variants``:
-    ``{name: {"leaderboard", "tau", "stable", "verdict", "judge_id"}}``; ``tau_matrix``;
-    ``flips`` (rank-flip rows); ``variance_components``: ``[{"component", "variance", "share"}]``.
 """
 
 from __future__ import annotations
@@ -34,12 +31,14 @@ from attune_judge.report._format import fmt_num, fmt_pct
 from attune_judge.report._leaderboard import comparison_section, leaderboard_section
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
-from attune_judge.report._sensitivity_extra import sensitivity_sections_from_summary
+from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
+from attune_judge.runs import RunSummary, SensitivityBlock
 
 __all__ = [
     "bench_sections",
     "calibration_part",
     "calibration_sections",
+    "sensitivity_block_sections",
     "sensitivity_sections",
     "variant_names",
 ]
@@ -128,35 +127,40 @@ def bench_sections(run: RunData) -> list[Section]:
 
 def sensitivity_sections(run: RunData) -> list[Section]:
     """Rubric sensitivity: τ to the base, flips, scores by variant, variance shares."""
-    sens: Mapping[str, Any] = run.summary.get("sensitivity") or {}
-    base = str(sens.get("base") or "base")
-    variants: Mapping[str, Any] = sens.get("variants") or {}
+    sens = getattr(run.record, "sensitivity", None)
+    if not isinstance(sens, SensitivityBlock):
+        return []
+    return sensitivity_block_sections(sens)
+
+
+def sensitivity_block_sections(sens: SensitivityBlock) -> list[Section]:
+    """The sections of a typed ``sensitivity`` block (a sensitivity run, the demo's part d)."""
+    variants = sens.variants
     top = Section("Rubric sensitivity")
-    for key in ("study", "description"):
-        if sens.get(key):
-            top.blocks.append(Paragraph(f"{key.capitalize()}: {sens[key]}"))
-    for note in sens.get("notes") or []:
-        top.blocks.append(Note(str(note), "warning"))
-    if sens.get("rule"):
-        top.blocks.append(Paragraph(str(sens["rule"])))
+    for key, value in (("Study", sens.study), ("Description", sens.description)):
+        if value:
+            top.blocks.append(Paragraph(f"{key}: {value}"))
+    top.blocks.extend(Note(note, "warning") for note in sens.notes)
+    if sens.rule:
+        top.blocks.append(Paragraph(sens.rule))
     taus = [
-        {"label": name, "tau": v.get("tau"), "stable": v.get("stable"), "verdict": v.get("verdict")}
+        {"label": name, "tau": v.tau, "stable": v.stable, "verdict": v.verdict}
         for name, v in variants.items()
-        if name != base
+        if name != sens.base
     ]
-    tm = sens.get("tau_matrix") or {}
+    tm = sens.tau_matrix
     top.subsections.append(
         ranking_agreement_section(
-            tm.get("labels", []),
-            tm.get("matrix") if tm else None,
+            tm.labels if tm else [],
+            tm.matrix if tm else None,
             taus=taus,
-            flips=sens.get("flips"),
-            against=base,
+            flips=sens.flips,
+            against=sens.base,
             title="Ranking stability across variants",
             key="sensitivity",
         )
     )
-    boards = {name: v["leaderboard"] for name, v in variants.items() if v.get("leaderboard")}
+    boards = {name: v.leaderboard for name, v in variants.items() if v.leaderboard}
     if boards:
         top.subsections.append(
             comparison_section(
@@ -166,8 +170,7 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 caption="Each variant's ranking with its intervals and simultaneous rank sets.",
             )
         )
-    comps = sens.get("variance_components") or []
-    if comps:
+    if sens.variance_components:
         top.subsections.append(
             Section(
                 "Sources of variance",
@@ -175,12 +178,8 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                     Table(
                         ["component", "variance", "share"],
                         [
-                            [
-                                str(c.get("component")),
-                                fmt_num(c.get("variance"), 4),
-                                fmt_pct(c.get("share")),
-                            ]
-                            for c in comps
+                            [c.component, fmt_num(c.variance, 4), fmt_pct(c.share)]
+                            for c in sens.variance_components
                         ],
                         "lrr",
                         caption="Share of score variance explained by each component.",
@@ -188,15 +187,15 @@ def sensitivity_sections(run: RunData) -> list[Section]:
                 ],
             )
         )
-    top.subsections += sensitivity_sections_from_summary(sens)
+    if sens.analysis is not None:
+        top.subsections += sensitivity_extra_sections(sens.analysis)
     return [top]
 
 
-def variant_names(summary: Mapping[str, Any]) -> dict[str, str]:
-    """``judge_id -> "variant, variant"`` from a sensitivity summary (empty otherwise)."""
-    variants: Mapping[str, Any] = (summary.get("sensitivity") or {}).get("variants") or {}
+def variant_names(record: RunSummary | None) -> dict[str, str]:
+    """``judge_id -> "variant, variant"`` of a sensitivity run (empty otherwise)."""
+    sens = getattr(record, "sensitivity", None)
     out: dict[str, list[str]] = {}
-    for name, v in variants.items():
-        if isinstance(v, Mapping) and v.get("judge_id"):
-            out.setdefault(str(v["judge_id"]), []).append(str(name))
+    for name, v in (sens.variants if isinstance(sens, SensitivityBlock) else {}).items():
+        out.setdefault(v.judge_id, []).append(name)
     return {jid: ", ".join(names) for jid, names in out.items()}

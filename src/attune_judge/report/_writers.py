@@ -113,7 +113,7 @@ def write_sensitivity_report(
     """
     report = build_report(run_dir)
     extra = [] if analysis is None else sensitivity_extra_sections(analysis)
-    # the report may already render these from summary.json (sensitivity_sections_from_summary)
+    # the report already renders these from summary.json's typed block
     extra = [sec for sec in extra if sec.title not in _titles(report.sections)]
     if extra:
         for section in report.sections:

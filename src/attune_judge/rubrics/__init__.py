@@ -11,7 +11,6 @@ from attune_judge.rubrics._load import (
     load_rubric,
     parse_rubric,
     read_yaml,
-    rubrics_dir,
     validate_mapping,
     yaml_location,
 )
@@ -26,7 +25,6 @@ __all__ = [
     "load_rubric",
     "parse_rubric",
     "read_yaml",
-    "rubrics_dir",
     "validate_mapping",
     "yaml_location",
 ]

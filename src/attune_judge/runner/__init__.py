@@ -5,7 +5,7 @@
 commands reuse the same execution, resume and summary machinery with their own judges.
 """
 
-from attune_judge.runner._candidates import PSEUDO_MODELS, Candidate, read_candidates
+from attune_judge.runner._candidates import Candidate, read_candidates
 from attune_judge.runner._degenerate import (
     degenerate_findings,
     degenerate_judgments,
@@ -17,23 +17,20 @@ from attune_judge.runner._execution import (
     ExecutionOptions,
 )
 from attune_judge.runner._executor import (
-    Executor,
     JudgeTaskFn,
     RetryPolicy,
     ThreadExecutor,
-    is_retryable,
     judge_with_retries,
 )
-from attune_judge.runner._export import EXPORT_COLUMNS, RunData, export_run, load_run
+from attune_judge.runner._export import EXPORT_COLUMNS, export_run, load_run
 from attune_judge.runner._generate import (
-    GenerateResult,
     draft_reply,
     generate_candidates,
     is_transient,
     make_responder,
     run_generate,
 )
-from attune_judge.runner._inputs import fingerprint_inputs, is_judge_item_jsonl, load_judge_items
+from attune_judge.runner._inputs import fingerprint_inputs, load_judge_items
 from attune_judge.runner._leaderboard import run_leaderboard
 from attune_judge.runner._pairwise_rank import (
     PairwiseRanking,
@@ -42,17 +39,18 @@ from attune_judge.runner._pairwise_rank import (
 )
 from attune_judge.runner._plan import Task, plan_tasks
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor, WorkerError
-from attune_judge.runner._progress import Progress, make_progress
+from attune_judge.runner._progress import make_progress
 from attune_judge.runner._ray import RayExecutor
-from attune_judge.runner._run import EXIT_FAILURE_BUDGET, FailureBudget, RunResult, run_tasks
+from attune_judge.runner._result import EXIT_FAILURE_BUDGET, FailureBudget, RunResult
+from attune_judge.runner._run import run_tasks
 from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
 from attune_judge.runner._score import (
     ScoreConfig,
     build_score_judge,
     execution_options,
     judge_mode_options,
-    run_score,
 )
+from attune_judge.runner._score_run import run_score
 from attune_judge.runner._store import (
     RunDir,
     RunManifest,
@@ -61,9 +59,7 @@ from attune_judge.runner._store import (
     failure_reasons,
     redact,
     secret_values,
-    versions,
 )
-from attune_judge.runner._summary import summarize
 
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
@@ -71,20 +67,15 @@ __all__ = [
     "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "EXPORT_COLUMNS",
-    "PSEUDO_MODELS",
     "Candidate",
     "ExecutionOptions",
-    "Executor",
     "FailureBudget",
-    "GenerateResult",
     "JudgeFactory",
     "JudgeTaskFn",
     "PairwiseRanking",
     "ProcessExecutor",
-    "Progress",
     "RayExecutor",
     "RetryPolicy",
-    "RunData",
     "RunDir",
     "RunManifest",
     "RunResult",
@@ -104,8 +95,6 @@ __all__ = [
     "failure_reasons",
     "fingerprint_inputs",
     "generate_candidates",
-    "is_judge_item_jsonl",
-    "is_retryable",
     "is_transient",
     "judge_mode_options",
     "judge_with_retries",
@@ -124,6 +113,4 @@ __all__ = [
     "run_tasks",
     "scaled_executor",
     "secret_values",
-    "summarize",
-    "versions",
 ]

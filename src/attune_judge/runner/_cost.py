@@ -15,15 +15,25 @@ members' part and how many answers had no price.
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import Judgment
+from attune_judge.errors import UserError
+from attune_judge.runner._plan import Task
 
-__all__ = ["Pricing", "judgment_cost", "token_prices"]
+__all__ = [
+    "Pricing",
+    "check_prices",
+    "cost_message",
+    "judgment_cost",
+    "spent_usd",
+    "token_prices",
+]
 
 
 class Pricing(BaseModel):
@@ -125,3 +135,40 @@ def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing)
         return total
     usage = judgment.usage
     return _priced(_model(spec), usage.prompt_tokens, usage.completion_tokens, pricing)
+
+
+def spent_usd(judgments: Iterable[Judgment]) -> float:
+    """What ``judgments`` cost (those with a known cost)."""
+    return math.fsum(j.cost for j in judgments if j.cost is not None)
+
+
+def cost_message(spent: float, max_cost: float) -> str:
+    """Why a run stopped at its ``--max-cost``."""
+    return (
+        f"cost budget reached: ${spent:.4f} spent of --max-cost ${max_cost:g}; no new request "
+        "was started after that (judgments in flight were kept); raise --max-cost and run the "
+        "same command again to go on"
+    )
+
+
+def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
+    """Every judge model of ``tasks`` must have a price (for ``--max-cost``).
+
+    Raises
+    ------
+    UserError
+        Naming the models without a price and the options that give one.
+    """
+    unknown: set[str] = set()
+    for spec in {t.judge.judge_id: t.judge.spec for t in tasks}.values():
+        for part in [spec, *(spec.get("members") or [])]:
+            lm = part.get("lm")
+            model = lm.get("lm") if isinstance(lm, Mapping) else lm
+            server = lm.get("api_base") if isinstance(lm, Mapping) else None
+            if isinstance(model, str) and token_prices(model, pricing, server) is None:
+                unknown.add(model)
+    if unknown:
+        raise UserError(
+            f"--max-cost needs prices, and none is known for {', '.join(sorted(unknown))}: "
+            "give --price-in and --price-out (USD per million tokens)"
+        )

@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_WORKERS",
+    "ExecutionFields",
     "ExecutionOptions",
     "ExecutorName",
+    "RunSettings",
 ]
 
 ExecutorName = Literal["thread", "process", "ray"]
@@ -27,20 +29,27 @@ DEFAULT_WORKERS = 2
 """Worker processes (``process``) or Ray actors (``ray``)."""
 
 
-class ExecutionOptions(BaseModel):
-    """Where a run's work runs and how much of it is in flight."""
+class ExecutionFields(BaseModel):
+    """The four execution fields, declared once for every config that has them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid")
 
     executor: ExecutorName = "thread"
     """``thread``: one process; ``process``: ``workers`` processes sharing
-    ``max_concurrency``; ``ray``: ``workers`` Ray actors. Each worker builds its own judge."""
+    ``max_concurrency`` (CPU-bound runs on fast engines); ``ray``: ``workers`` Ray actors on a
+    local or multi-node cluster. Each worker builds its own judge."""
     workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Worker processes or Ray actors."""
     ray_address: str | None = None
     """Ray cluster to join (``None``: ``RAY_ADDRESS``, else start or join a local one)."""
     max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
-    """Work in flight at once."""
+    """Work in flight at once (judgments; bench: units)."""
+
+
+class ExecutionOptions(ExecutionFields):
+    """Where a run's work runs and how much of it is in flight."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     def as_kwargs(self) -> dict[str, Any]:
         """The four options as keyword arguments of a run config.
@@ -49,3 +58,23 @@ class ExecutionOptions(BaseModel):
         {'executor': 'thread', 'workers': 3, 'ray_address': None, 'max_concurrency': 8}
         """
         return self.model_dump()
+
+
+class RunSettings(ExecutionFields):
+    """What every judging run's config shares (``ScoreConfig``, ``SensitivityConfig``): the
+    execution fields, the failure budget, retries, the seed and the progress display."""
+
+    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Stop when more than this share of judgments fail (after ``min_attempts``)."""
+    min_attempts: int = Field(default=20, ge=1)
+    """Judgments to see before the failure budget applies."""
+    max_retries: int = Field(default=5, ge=0)
+    """Retries of a rate-limited or timed-out judgment."""
+    parse_retries: int = Field(default=1, ge=0)
+    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
+    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
+    """First backoff (doubles per retry, with jitter, capped at 60 s)."""
+    seed: int = 0
+    """Seed of the retry jitter, (where supported) the judge model and the bootstrap."""
+    quiet: bool = False
+    """No progress bar."""

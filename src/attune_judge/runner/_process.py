@@ -40,7 +40,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 from attune_judge.judges import Judge
 from attune_judge.runner._plan import Task
@@ -140,7 +140,33 @@ def _worker_main(
                 pool.submit(run, msg[1], msg[2], fn)
 
 
-class ProcessExecutor:
+class WorkerPool:
+    """What the process and Ray executors share: their sizes, the judge ids their workers
+    built, and closing them at the end of a ``with`` block."""
+
+    def __init__(self, factory: JudgeFactory | None, workers: int, max_concurrency: int) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        self.factory = factory
+        self.workers = workers
+        self.max_concurrency = max_concurrency
+        self.threads_per_worker = math.ceil(max_concurrency / workers)
+        self._judge_ids: set[str] = set()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        raise NotImplementedError
+
+
+class ProcessExecutor(WorkerPool):
     """Runs tasks in ``workers`` processes of ``ceil(max_concurrency / workers)`` threads each.
 
     Parameters
@@ -172,10 +198,7 @@ class ProcessExecutor:
         start_method: Literal["spawn", "forkserver"] = "spawn",
         start_timeout_s: float = 600.0,
     ) -> None:
-        if workers < 1:
-            raise ValueError("workers must be >= 1")
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be >= 1")
+        super().__init__(factory, workers, max_concurrency)
         if factory is not None:
             try:
                 pickle.dumps(factory)
@@ -184,25 +207,14 @@ class ProcessExecutor:
                     f"the judge factory cannot be sent to worker processes ({exc}); use a "
                     "module-level function with picklable arguments"
                 ) from exc
-        self.factory = factory
-        self.workers = workers
-        self.max_concurrency = max_concurrency
-        self.threads_per_worker = math.ceil(max_concurrency / workers)
         self.start_timeout_s = start_timeout_s
         self._ctx: Any = multiprocessing.get_context(start_method)
         self._procs: list[Any] = []
         self._inboxes: list[Any] = []
         self._outbox: Any = None
         self._cancel: Any = None
-        self._judge_ids: set[str] = set()
 
     # -- lifecycle -------------------------------------------------------------------------
-
-    def __enter__(self) -> ProcessExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def start(self) -> None:
         """Start the workers and wait until each has built its judges (idempotent)."""

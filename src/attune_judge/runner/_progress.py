@@ -41,7 +41,10 @@ class Progress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        return None
+        self.close()
+
+    def close(self) -> None:
+        """End the display (the context's exit)."""
 
 
 class _RichProgress(Progress):
@@ -88,12 +91,7 @@ class _RichProgress(Progress):
         self._task = self._bar.add_task(self.description, total=self.total, failed=0, rate="")
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self._bar.stop()
 
 
@@ -170,12 +168,7 @@ class _LineProgress(Progress):
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

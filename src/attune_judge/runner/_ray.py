@@ -46,7 +46,7 @@ from typing import Any, TypeVar
 
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import Task
-from attune_judge.runner._process import JudgeFactory, WorkerError, _TaskRef
+from attune_judge.runner._process import JudgeFactory, WorkerError, WorkerPool, _TaskRef
 
 __all__ = ["CALLS_PER_S", "MAX_CHUNK", "RayExecutor", "import_ray"]
 
@@ -144,7 +144,7 @@ class _Worker:
             yield self.run(blob)
 
 
-class RayExecutor:
+class RayExecutor(WorkerPool):
     """Runs tasks on ``workers`` Ray actors of ``ceil(max_concurrency / workers)`` threads.
 
     Parameters
@@ -183,12 +183,9 @@ class RayExecutor:
         init_kwargs: dict[str, Any] | None = None,
         chunk_size: int | None = None,
     ) -> None:
-        if workers < 1:
-            raise ValueError("workers must be >= 1")
+        super().__init__(factory, workers, max_concurrency)
         if chunk_size is not None and chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be >= 1")
         try:
             self._factory_blob = _pack(factory)
         except Exception as exc:
@@ -196,10 +193,6 @@ class RayExecutor:
                 f"the judge factory cannot be sent to Ray actors ({exc}); use a module-level "
                 "function with picklable arguments"
             ) from exc
-        self.factory = factory
-        self.workers = workers
-        self.max_concurrency = max_concurrency
-        self.threads_per_worker = math.ceil(max_concurrency / workers)
         self.address = address
         self.num_cpus = num_cpus
         self.init_kwargs = dict(init_kwargs or {})
@@ -208,15 +201,8 @@ class RayExecutor:
         self._owns_cluster = False
         self._guard: Any = None
         self._actors: list[Any] = []
-        self._judge_ids: set[str] = set()
 
     # -- lifecycle -------------------------------------------------------------------------
-
-    def __enter__(self) -> RayExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _connect(self) -> Any:
         ray = import_ray()

@@ -19,26 +19,29 @@ Resume rules (documented in the README of the run directory contract):
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment
 from attune_judge.errors import Interrupted, UserError
 from attune_judge.lm import library_output_to
-from attune_judge.runner._cost import Pricing, judgment_cost
+from attune_judge.runner._cost import (
+    Pricing,
+    check_prices,
+    cost_message,
+    judgment_cost,
+    spent_usd,
+)
 from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._report import render_report_md
+from attune_judge.runner._result import FAILED_STATUSES, FailureBudget, RunResult
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
     RunDir,
@@ -49,97 +52,12 @@ from attune_judge.runner._store import (
 from attune_judge.runner._summary import summarize
 from attune_judge.runs import read_summary, write_summary
 
-__all__ = [
-    "EXIT_FAILURE_BUDGET",
-    "FAILED_STATUSES",
-    "RUN_LOG",
-    "FailureBudget",
-    "RunResult",
-    "run_tasks",
-]
+__all__ = ["RUN_LOG", "run_tasks"]
 
 RUN_LOG = "run.log"
 """DSPy's and LiteLLM's own log lines during a run (not on the console)."""
 
 log = logging.getLogger(__name__)
-
-EXIT_FAILURE_BUDGET = 3
-"""Exit code of a run stopped because too many judgments failed (user errors exit 2)."""
-
-
-FAILED_STATUSES = ("lm_error", "parse_error", "refused")
-"""Statuses that count against the failure budget: every judgment that is not ``ok``."""
-
-
-@dataclass(frozen=True)
-class FailureBudget:
-    """Stop a run when, after ``min_attempts`` judgments in this invocation, the share of
-    failed ones (``lm_error`` after retries, ``parse_error``, ``refused``) exceeds
-    ``max_failure_rate``. A run that ends with fewer than ``min_attempts`` judgments is held to
-    the same rate at its end (a small run is not exempt).
-
-    ``refused`` counts: an item the judge cannot judge (no reference, say) is a judgment that
-    gives no score, whatever the reason.
-    """
-
-    max_failure_rate: float = 0.25
-    """Largest tolerated share of failed judgments (0–1; 1 never stops)."""
-    min_attempts: int = 20
-    """Judgments to see before the rate is trusted."""
-
-    def exceeded(self, attempts: int, failures: int) -> bool:
-        """Whether the run must stop."""
-        return attempts >= self.min_attempts and failures > self.max_failure_rate * attempts
-
-    def exceeded_at_end(self, attempts: int, failures: int) -> bool:
-        """Whether a finished invocation broke the budget (any number of judgments)."""
-        return attempts > 0 and failures > self.max_failure_rate * attempts
-
-    def message(self, attempts: int, failures: int, counts: Mapping[str, int]) -> str:
-        """Why the budget stopped the run."""
-        return (
-            f"failure budget exceeded: {failures} of {attempts} judgments failed "
-            f"({dict(counts)}), above --max-failure-rate {self.max_failure_rate:g}; "
-            "completed judgments are kept, fix the cause and run the same command again"
-        )
-
-
-class RunResult(BaseModel):
-    """What a run invocation did (the run directory holds the full record)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    run_dir: Path
-    """The run directory."""
-    n_tasks: int
-    """Planned (item, judge) tasks."""
-    n_skipped: int
-    """Tasks already finished in the directory before this invocation."""
-    n_run: int
-    """Judgments made by this invocation (retries of one task count once)."""
-    n_by_status: dict[str, int]
-    """This invocation's judgments by status."""
-    stopped: str | None = None
-    """Why the run stopped before finishing its plan (failure budget, cost, no ok judgment),
-    if it did. Not logged by the runner: the caller reports it, once (the CLI's
-    ``exit_if_stopped``)."""
-    torn_line_dropped: bool = False
-    """Whether a torn last line of ``judgments.jsonl`` was cut off at the start."""
-    wall_time_s: float
-    """Wall time of this invocation."""
-    summary: dict[str, Any]
-    """The content of ``summary.json``."""
-
-    @property
-    def complete(self) -> bool:
-        """Every planned task has a judgment."""
-        return bool(self.summary.get("run", {}).get("complete"))
-
-    @property
-    def exit_code(self) -> int:
-        """0, or :data:`EXIT_FAILURE_BUDGET` when the run stopped early, broke the failure
-        budget or has no ok judgment at all."""
-        return EXIT_FAILURE_BUDGET if self.stopped else 0
 
 
 def _execute(
@@ -160,7 +78,7 @@ def _execute(
     stopped: str | None = None
     fn = JudgeTaskFn(retry, stop)
     specs = {t.judge.judge_id: t.judge.spec for t in pending}
-    spent = _spent(effective.values())
+    spent = spent_usd(effective.values())
     try:
         with (
             run_dir.appender(fsync_interval_s=fsync_interval_s) as writer,
@@ -184,7 +102,7 @@ def _execute(
                     stopped = budget.message(n, failed, counts)
                 if stopped is None and max_cost is not None and spent >= max_cost:
                     stop.set()
-                    stopped = _cost_message(spent, max_cost)
+                    stopped = cost_message(spent, max_cost)
     except BaseException:
         stop.set()  # workers stop retrying and backing off at once
         raise
@@ -193,43 +111,6 @@ def _execute(
     if stopped is None and n < budget.min_attempts and budget.exceeded_at_end(n, failed):
         stopped = budget.message(n, failed, counts)
     return stopped
-
-
-def _spent(judgments: Iterable[Judgment]) -> float:
-    return math.fsum(j.cost for j in judgments if j.cost is not None)
-
-
-def _cost_message(spent: float, max_cost: float) -> str:
-    return (
-        f"cost budget reached: ${spent:.4f} spent of --max-cost ${max_cost:g}; no new request "
-        "was started after that (judgments in flight were kept); raise --max-cost and run the "
-        "same command again to go on"
-    )
-
-
-def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
-    """Every judge model of ``tasks`` must have a price (for ``--max-cost``).
-
-    Raises
-    ------
-    UserError
-        Naming the models without a price and the options that give one.
-    """
-    from attune_judge.runner._cost import token_prices
-
-    unknown: set[str] = set()
-    for spec in {t.judge.judge_id: t.judge.spec for t in tasks}.values():
-        for part in [spec, *(spec.get("members") or [])]:
-            lm = part.get("lm")
-            model = lm.get("lm") if isinstance(lm, Mapping) else lm
-            server = lm.get("api_base") if isinstance(lm, Mapping) else None
-            if isinstance(model, str) and token_prices(model, pricing, server) is None:
-                unknown.add(model)
-    if unknown:
-        raise UserError(
-            f"--max-cost needs prices, and none is known for {', '.join(sorted(unknown))}: "
-            "give --price-in and --price-out (USD per million tokens)"
-        )
 
 
 def run_tasks(
@@ -373,9 +254,9 @@ def _run_locked(
     failed = True  # until the invocation ends normally
     interrupted = False
     try:
-        already = _spent(effective.values())
+        already = spent_usd(effective.values())
         if pending and max_cost is not None and already >= max_cost:
-            stopped = _cost_message(already, max_cost)
+            stopped = cost_message(already, max_cost)
         elif pending:
             stopped = _execute(
                 run_dir,

@@ -6,49 +6,37 @@ judge) tasks and hands them to :func:`run_tasks`.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import ModelOptions
-from attune_judge.runner._batch import BatchExecutor
-from attune_judge.runner._batch_api import OpenAIBatchClient
-from attune_judge.runner._cost import Pricing
-from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
-from attune_judge.runner._executor import Executor, RetryPolicy
+from attune_judge.runner._execution import RunSettings
+from attune_judge.runner._executor import RetryPolicy
 from attune_judge.runner._inputs import (
-    fingerprint_inputs,
     is_judge_item_jsonl,
     load_judge_items,
 )
-from attune_judge.runner._plan import plan_tasks
-from attune_judge.runner._process import JudgeFactory
-from attune_judge.runner._run import FailureBudget, RunResult, run_tasks
-from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
+from attune_judge.runner._result import FailureBudget
 
 __all__ = [
-    "ExecutionSettings",
     "ScoreConfig",
     "build_score_judge",
     "build_score_judges",
     "execution_options",
     "judge_mode_options",
     "rubric_kind",
-    "run_score",
-    "score_batch_executor",
     "score_items",
     "score_lms",
 ]
 
 
-class ScoreConfig(BaseModel):
+class ScoreConfig(RunSettings):
     """The arguments of ``attune-judge score`` (recorded in ``manifest.json``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -85,36 +73,12 @@ class ScoreConfig(BaseModel):
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
-    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
-    """Judgments in flight at once."""
-    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
-    """Stop when more than this share of judgments fail (after ``min_attempts``)."""
-    min_attempts: int = Field(default=20, ge=1)
-    """Judgments to see before the failure budget applies."""
-    max_retries: int = Field(default=5, ge=0)
-    """Retries of a rate-limited or timed-out judgment."""
-    parse_retries: int = Field(default=1, ge=0)
-    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
-    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
-    """First backoff (doubles per retry, with jitter, capped at 60 s)."""
-    seed: int = 0
-    """Seed of the bootstrap, the retry jitter and (where supported) the judge model."""
     bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
     """Bootstrap replicates for the summary's intervals."""
     ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
     """Confidence level of the summary's intervals and rank sets."""
-    quiet: bool = False
-    """No progress bar."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""
-    executor: Literal["thread", "process", "ray"] = "thread"
-    """``thread``: one process; ``process``: ``workers`` processes sharing ``max_concurrency``
-    (for CPU-bound runs on fast engines); ``ray``: ``workers`` Ray actors on a local or
-    multi-node cluster. Each worker builds its own judge."""
-    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
-    """Worker processes (``process``) or actors (``ray``)."""
-    ray_address: str | None = None
-    """Ray cluster to join (``None``: start or join a local one)."""
     batch: bool = False
     """Send the model calls through the provider's batch API (OpenAI-compatible ``openai/``
     models; ids kept in ``out/batch/``, so a killed run resumes polling)."""
@@ -122,26 +86,7 @@ class ScoreConfig(BaseModel):
     """Seconds between batch status polls."""
 
 
-class ExecutionSettings(Protocol):
-    """The execution fields a command's config shares with ``ScoreConfig``."""
-
-    @property
-    def seed(self) -> int: ...
-    @property
-    def max_concurrency(self) -> int: ...
-    @property
-    def max_failure_rate(self) -> float: ...
-    @property
-    def min_attempts(self) -> int: ...
-    @property
-    def max_retries(self) -> int: ...
-    @property
-    def retry_base_delay_s(self) -> float: ...
-    @property
-    def quiet(self) -> bool: ...
-
-
-def execution_options(config: ExecutionSettings) -> dict[str, Any]:
+def execution_options(config: RunSettings) -> dict[str, Any]:
     """``run_tasks`` keywords for how a command executes: seed, concurrency, retries with
     backoff, failure budget and progress bar, from its config's fields of those names."""
     return {
@@ -151,7 +96,7 @@ def execution_options(config: ExecutionSettings) -> dict[str, Any]:
             max_retries=config.max_retries,
             base_delay_s=config.retry_base_delay_s,
             seed=config.seed,
-            parse_retries=int(getattr(config, "parse_retries", 1)),
+            parse_retries=config.parse_retries,
         ),
         "budget": FailureBudget(config.max_failure_rate, config.min_attempts),
         "quiet": config.quiet,
@@ -213,62 +158,6 @@ def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
     )
 
 
-def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchExecutor:
-    """The batch executor of a ``score --batch`` run: the judges rebuilt against the
-    collector (same ids), the provider's files and batches endpoints at ``config.api_base``
-    (default ``https://api.openai.com/v1``), the key from ``OPENAI_API_KEY``.
-
-    Raises
-    ------
-    UserError
-        A model that is not ``openai/...`` (the batch API is OpenAI's), or a judge without a
-        model (baselines).
-    """
-    lms = score_lms(config)
-    if len(lms) != 1:
-        raise UserError("--batch takes one judge model (one --lm): a jury is not batched")
-    if not lms[0].startswith("openai/"):
-        raise UserError(
-            f"--batch needs an OpenAI-compatible model (openai/<model>, with --api-base for "
-            f"another server), not {lms[0]!r}"
-        )
-    formats = []
-    for judge in judges:
-        lm = judge.spec.get("lm")
-        if not isinstance(lm, dict) or "response_format" not in lm:
-            raise UserError(f"--batch: judge {judge.judge_id!r} makes no model calls")
-        formats.append(lm["response_format"])
-
-    def judges_for(url: str) -> list[Judge]:
-        from attune_judge.lm import server_identity
-
-        with server_identity(config.api_base):  # the collector answers as the real server
-            return [_batch_judge(url, fmt) for fmt in formats]
-
-    def _batch_judge(url: str, fmt: str) -> Judge:
-        return build_score_judge(
-            config.model_copy(
-                update={
-                    "api_base": url,
-                    "model_options": config.model_options.model_copy(
-                        update={"response_format": fmt}
-                    ),
-                }
-            )
-        )
-
-    client = OpenAIBatchClient(
-        config.api_base or "https://api.openai.com/v1", os.environ.get("OPENAI_API_KEY")
-    )
-    return BatchExecutor(
-        config.out,
-        judges_for,
-        client,
-        poll_s=config.batch_poll_s,
-        concurrency=config.max_concurrency,
-    )
-
-
 def judge_mode_options(
     rubric: str, score_mode: str | None, per_criterion: bool, use_reference: bool | None = None
 ) -> dict[str, object]:
@@ -298,18 +187,6 @@ def judge_mode_options(
                 f"--no-reference: rubric {rubric!r} is a {kind} rubric, which shows no reference"
             )
     return options
-
-
-def _check_references(config: ScoreConfig, judges: Sequence[Judge], items: Sequence[Any]) -> None:
-    """Refuse up front a run whose judge needs the reference reply on data that has none."""
-    if any(i.reference for i in items):
-        return
-    members = [m for j in judges for m in (getattr(j, "members", None) or [j])]
-    if any(getattr(m, "use_reference", False) for m in members):
-        raise UserError(
-            f"{config.data}: no item has a reference reply, and rubric {config.rubric!r} shows "
-            "the judge one; judge without it: --no-reference"
-        )
 
 
 def rubric_kind(rubric: str) -> str:
@@ -377,112 +254,3 @@ def _original_on_every_turn(conversations: Any, items: list[JudgeItem]) -> list[
                 )
             )
     return items + extra
-
-
-def _arguments(config: ScoreConfig) -> dict[str, Any]:
-    args = config.model_dump(mode="json")
-    args.pop("quiet", None)
-    if not config.model_options.as_kwargs():  # manifests without options stay as they were
-        args.pop("model_options", None)
-    if config.use_reference is None:
-        args.pop("use_reference", None)
-    if config.executor == "thread":  # manifests of thread runs stay as they were
-        for key in EXECUTOR_FIELDS:
-            args.pop(key, None)
-    return args
-
-
-def run_score(
-    config: ScoreConfig,
-    *,
-    judges: Sequence[Judge] | None = None,
-    executor: Executor | None = None,
-) -> RunResult:
-    """Score candidates with a judge into a run directory (resuming it if it exists).
-
-    Parameters
-    ----------
-    config
-        The command's arguments.
-    judges
-        Judges to use instead of building one from ``config.rubric`` and ``config.lm`` (tests,
-        juries, other commands). Their specs go into the manifest.
-    executor
-        Where the tasks run (default: per ``config.executor``, threads, a
-        :class:`ProcessExecutor` of ``config.workers`` processes or a :class:`RayExecutor` of
-        ``config.workers`` actors, ``config.max_concurrency`` tasks in flight).
-
-    Returns
-    -------
-    RunResult
-        With the summary; ``exit_code`` 3 when the failure budget stopped the run.
-
-    Raises
-    ------
-    UserError
-        Bad data, candidates, rubric or model; a run directory holding another run.
-    """
-    items = score_items(config)
-    if not items:
-        raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
-    paths = [config.data] + ([config.candidates] if config.candidates else [])
-    fingerprint, inputs = fingerprint_inputs(paths)
-    judge_list = list(judges) if judges is not None else build_score_judges(config)
-    _check_references(config, judge_list, items)
-    tasks = plan_tasks(items, judge_list)
-    pricing = Pricing(
-        price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
-    )
-    if config.batch and executor is None:
-        if config.executor != "thread":
-            raise UserError("--batch runs the model calls at the provider: drop --executor")
-        with score_batch_executor(config, judge_list) as batched:
-            return run_tasks(
-                config.out,
-                tasks,
-                command="score",
-                arguments=_arguments(config),
-                inputs=inputs,
-                data_fingerprint=fingerprint,
-                executor=batched,
-                **execution_options(config),
-                fsync_interval_s=config.fsync_interval_s,
-                bootstrap_B=config.bootstrap_replicates,
-                level=config.ci_level,
-                pricing=pricing,
-                max_cost=config.max_cost,
-            )
-    kind = config.executor if executor is None else "thread"
-    if kind != "thread" and len(judge_list) > 1 and judges is None:
-        raise UserError(
-            f"--executor {kind} runs one judge per run: use a jury (--jury mean/median/"
-            "majority) or --executor thread for several independent judges"
-        )
-    if kind != "thread" and judges is not None:
-        raise ValueError(
-            f"executor={kind!r} builds the judge from the config in each worker; with your "
-            "own judges pass executor=ProcessExecutor(JudgeFactory(...)) (or RayExecutor) "
-            "instead"
-        )
-    with scaled_executor(
-        kind,
-        JudgeFactory(build_score_judge, (config,)),
-        workers=config.workers,
-        max_concurrency=config.max_concurrency,
-        ray_address=config.ray_address,
-    ) as own:
-        return run_tasks(
-            config.out,
-            tasks,
-            command="score",
-            arguments=_arguments(config),
-            inputs=inputs,
-            data_fingerprint=fingerprint,
-            executor=executor or own,
-            **execution_options(config),
-            fsync_interval_s=config.fsync_interval_s,
-            bootstrap_B=config.bootstrap_replicates,
-            level=config.ci_level,
-            pricing=pricing,
-            max_cost=config.max_cost,
-        )

@@ -37,6 +37,15 @@ from attune_judge.runs._records import (
     parse_summary,
 )
 from attune_judge.runs._schema import SCHEMA_DIR, json_schema, schema_kinds, write_schemas
+from attune_judge.runs._study import (
+    Flip,
+    PpiBlock,
+    SensitivityBlock,
+    SensitivityVariant,
+    StudySettings,
+    TauMatrix,
+    VarianceShare,
+)
 
 __all__ = [
     "MIGRATIONS",
@@ -49,16 +58,23 @@ __all__ = [
     "CommandManifest",
     "DegenerateFinding",
     "DemoSummary",
+    "Flip",
     "JudgeBlock",
     "JudgedSummary",
     "ModelBlock",
+    "PpiBlock",
     "PpiSummary",
     "RunFacts",
     "RunManifest",
     "RunSummary",
     "ScoreSummary",
+    "SensitivityBlock",
     "SensitivitySummary",
+    "SensitivityVariant",
+    "StudySettings",
+    "TauMatrix",
     "ValidateSummary",
+    "VarianceShare",
     "json_schema",
     "parse_summary",
     "read_summary",

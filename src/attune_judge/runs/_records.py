@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
 
 __all__ = [
     "SUMMARY_MODELS",
@@ -36,12 +37,6 @@ __all__ = [
     "ValidateSummary",
     "parse_summary",
 ]
-
-
-class _Record(BaseModel):
-    """Base of every record: unknown keys are an error (a new field is declared here)."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 class RunSummary(_Record):
@@ -255,7 +250,7 @@ class SensitivitySummary(JudgedSummary):
     """``sensitivity``: the runner's blocks for every variant's judge plus the study."""
 
     kind: Literal["sensitivity"] = "sensitivity"
-    sensitivity: dict[str, Any]
+    sensitivity: SensitivityBlock
     """Variants, leaderboards, τ, flips, verdicts, variance (``sensitivity/_summary.py``)."""
 
 
@@ -312,7 +307,7 @@ class DemoSummary(RunSummary):
     recorded_judges: list[dict[str, Any]] | None = None
     duo: dict[str, Any] | None = None
     local_judge: dict[str, Any] | None = None
-    sensitivity: dict[str, Any] | None = None
+    sensitivity: SensitivityBlock | None = None
     sensitivity_notes: list[str] | None = None
 
 
@@ -320,7 +315,7 @@ class PpiSummary(RunSummary):
     """``ppi``: a prediction-powered leaderboard (``rank --human``)."""
 
     kind: Literal["ppi"] = "ppi"
-    ppi: dict[str, Any]
+    ppi: PpiBlock
     label_weighting: str | None = None
     """The one-line statement that the human labels, drawn with unequal inclusion
     probabilities (``annotate sample --by model|score``), were weighted by 1 / probability;
@@ -358,9 +353,9 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
 
     Examples
     --------
-    >>> s = parse_summary({"kind": "ppi", "ppi": {"models": []}})
+    >>> s = parse_summary({"kind": "calibration", "calibration": {}})
     >>> type(s).__name__, s.schema_version
-    ('PpiSummary', 1)
+    ('CalibrateSummary', 1)
     >>> type(parse_summary({"kind": "align", "align": {}})).__name__
     'AlignSummary'
     """

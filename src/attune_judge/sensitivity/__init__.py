@@ -21,16 +21,7 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 ['base', 'shuffled', 'scale-1-5']
 """
 
-from attune_judge.calibration import (
-    CriterionShift,
-    ModelScore,
-    PairComparison,
-    SensitivityAnalysis,
-    VarianceComponent,
-    VarianceDecomposition,
-    VariantRanking,
-    VariantVerdict,
-)
+from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._perturb import (
     change_scale,
@@ -40,27 +31,18 @@ from attune_judge.sensitivity._perturb import (
     rescale_level,
     shuffle_criteria,
 )
-from attune_judge.sensitivity._resolve import Variant, resolve_variants
+from attune_judge.sensitivity._resolve import resolve_variants
 from attune_judge.sensitivity._run import SensitivityConfig, SensitivityResult, run_sensitivity
-from attune_judge.sensitivity._summary import tau_matrix
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
 from attune_judge.sensitivity._variance import is_proportional, variance_decomposition
 from attune_judge.sensitivity._variants import load_variants, parse_variants
 
 __all__ = [
-    "CriterionShift",
     "CriterionTable",
-    "ModelScore",
-    "PairComparison",
     "ScoreTable",
     "SensitivityAnalysis",
     "SensitivityConfig",
     "SensitivityResult",
-    "VarianceComponent",
-    "VarianceDecomposition",
-    "Variant",
-    "VariantRanking",
-    "VariantVerdict",
     "analyze_sensitivity",
     "change_scale",
     "drop_anchors",
@@ -73,6 +55,5 @@ __all__ = [
     "resolve_variants",
     "run_sensitivity",
     "shuffle_criteria",
-    "tau_matrix",
     "variance_decomposition",
 ]

@@ -10,12 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.lm import ModelOptions
-from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.runner._execution import RunSettings
 
 __all__ = ["SensitivityConfig", "SensitivityResult"]
 
 
-class SensitivityConfig(BaseModel):
+class SensitivityConfig(RunSettings):
     """The arguments of ``attune-judge sensitivity`` (recorded in ``manifest.json``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -46,32 +46,10 @@ class SensitivityConfig(BaseModel):
     """Candidate models to judge (default: all)."""
     only: list[str] | None = None
     """Run only these variants (and the base)."""
-    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
-    """Judgments in flight at once."""
-    max_failure_rate: float = Field(default=0.25, ge=0.0, le=1.0)
-    """Stop when more than this share of judgments fail."""
-    min_attempts: int = Field(default=20, ge=1)
-    """Judgments to see before the failure budget applies."""
-    max_retries: int = Field(default=5, ge=0)
-    """Retries of a rate-limited or timed-out judgment."""
-    parse_retries: int = Field(default=1, ge=0)
-    """Times a ``parse_error`` is asked again (its answer is evicted from the request cache)."""
-    retry_base_delay_s: float = Field(default=1.0, ge=0.0)
-    """First backoff."""
-    seed: int = 0
-    """Seed of the retry jitter and (where supported) the judge model."""
     bootstrap_replicates: int | None = Field(default=None, ge=100)
     """Overrides the file's ``analysis.bootstrap_replicates``."""
-    quiet: bool = False
-    """No progress bar."""
     fsync: bool = True
     """fsync each judgment record."""
-    executor: Literal["thread", "process", "ray"] = "thread"
-    """Where judgments run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
-    """Worker processes or Ray actors."""
-    ray_address: str | None = None
-    """Ray cluster to join (``None``: start or join a local one)."""
 
 
 class SensitivityResult(BaseModel):

@@ -113,7 +113,8 @@ def run_sensitivity(
         block = sensitivity_block(
             spec, variants, judge_ids, found["analysis"], design=design, notes=notes
         )
-        return {**summary, "kind": "sensitivity", "sensitivity": block}
+        study_block = block.model_dump(mode="json", exclude_unset=True)
+        return {**summary, "kind": "sensitivity", "sensitivity": study_block}
 
     unique = list(_unique(judges).values())
     result = _judge(config, items, unique, B, lm_factory, executor, study)

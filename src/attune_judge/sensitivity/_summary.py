@@ -1,8 +1,7 @@
-"""The ``sensitivity`` block of a sensitivity run's ``summary.json``.
-
-Shaped for the report package's ``sensitivity_sections`` (``variants`` with ``tau``, ``stable``,
-``verdict`` and ``leaderboard``; ``tau_matrix``; ``flips``; ``variance_components``), with the
-full analysis under ``analysis``.
+"""The ``sensitivity`` block of a sensitivity run's ``summary.json``: a
+:class:`attune_judge.runs.SensitivityBlock` (``variants`` with ``tau``, ``stable``, ``verdict``
+and ``leaderboard``; ``tau_matrix``; ``flips``; ``variance_components``), with the full
+analysis under ``analysis``.
 """
 
 from __future__ import annotations
@@ -13,13 +12,21 @@ from typing import Any
 import numpy as np
 
 from attune_judge.calibration import SensitivityAnalysis
+from attune_judge.runs import (
+    Flip,
+    SensitivityBlock,
+    SensitivityVariant,
+    StudySettings,
+    TauMatrix,
+    VarianceShare,
+)
 from attune_judge.sensitivity._resolve import Variant
 from attune_judge.sensitivity._variants import BASE_VARIANT, VariantsFile
 
 __all__ = ["sensitivity_block", "tau_matrix"]
 
 
-def tau_matrix(analysis: SensitivityAnalysis) -> dict[str, Any]:
+def tau_matrix(analysis: SensitivityAnalysis) -> TauMatrix:
     """Kendall τ-b between the point-estimate rankings of every two variants."""
     from attune_judge.calibration import tau_b_rows
 
@@ -41,7 +48,7 @@ def tau_matrix(analysis: SensitivityAnalysis) -> dict[str, Any]:
             )
             row.append(value if np.isfinite(value) else None)
         matrix.append(row)
-    return {"labels": labels, "matrix": matrix}
+    return TauMatrix(labels=labels, matrix=matrix)
 
 
 def sensitivity_block(
@@ -52,21 +59,14 @@ def sensitivity_block(
     *,
     design: Mapping[str, Mapping[str, str]] | None = None,
     notes: Sequence[str] = (),
-) -> dict[str, Any]:
-    """JSON-ready summary of a sensitivity run (``design``: factor levels per variant)."""
+) -> SensitivityBlock:
+    """The typed ``sensitivity`` block of a sensitivity run (``design``: factor levels per
+    variant)."""
     shared: dict[str, list[str]] = {}
     for v in variants:
         shared.setdefault(judge_ids[v.name], []).append(v.name)
-    block: dict[str, Any] = {
-        "kind": "sensitivity",
-        "study": spec.name,
-        "description": spec.description,
-        "base": BASE_VARIANT,
-        "settings": spec.analysis.model_dump(mode="json"),
-        "notes": list(notes),
-    }
-    out_variants: dict[str, Any] = {}
     verdicts = {} if analysis is None else {v.variant: v for v in analysis.verdicts}
+    out_variants: dict[str, SensitivityVariant] = {}
     for v in variants:
         entry: dict[str, Any] = {
             **v.describe(),
@@ -77,38 +77,46 @@ def sensitivity_block(
             entry["factors"] = dict(design[v.name])
         if analysis is not None:
             ranking = analysis.ranking(v.name)
-            entry["leaderboard"] = [m.model_dump(mode="json") for m in ranking.models]
-            entry["n_scores"] = ranking.n_scores
-            entry["n_missing"] = ranking.n_missing
+            entry.update(
+                leaderboard=ranking.models, n_scores=ranking.n_scores, n_missing=ranking.n_missing
+            )
             if ranking.tau is not None:
-                entry["tau"] = ranking.tau.model_dump(mode="json")
+                entry["tau"] = ranking.tau
             verdict = verdicts.get(v.name)
             if verdict is not None:
                 entry["stable"] = verdict.stable
                 entry["verdict"] = {"unstable": "UNSTABLE"}.get(verdict.verdict, verdict.verdict)
                 entry["reasons"] = list(verdict.reasons)
-        out_variants[v.name] = entry
-    block["variants"] = out_variants
+        out_variants[v.name] = SensitivityVariant(**entry)
+    block = SensitivityBlock(
+        kind="sensitivity",
+        study=spec.name,
+        description=spec.description,
+        base=BASE_VARIANT,
+        settings=StudySettings(**spec.analysis.model_dump()),
+        notes=list(notes),
+        variants=out_variants,
+    )
     if analysis is None:
         return block
-    block["rule"] = analysis.rule
-    block["tau_matrix"] = tau_matrix(analysis)
-    block["flips"] = [
-        {
-            "variant": p.variant,
-            "model_a": p.model_a,
-            "model_b": p.model_b,
-            "delta_base": p.base_diff,
-            "delta_variant": p.variant_diff,
-            "within_intervals": p.inside_intervals,
-            "significant": p.significant,
-        }
+    block.rule = analysis.rule
+    block.tau_matrix = tau_matrix(analysis)
+    block.flips = [
+        Flip(
+            variant=p.variant,
+            model_a=p.model_a,
+            model_b=p.model_b,
+            delta_base=p.base_diff,
+            delta_variant=p.variant_diff,
+            within_intervals=p.inside_intervals,
+            significant=p.significant,
+        )
         for p in analysis.flips
     ]
     if analysis.variance is not None:
-        block["variance_components"] = [
-            {"component": c.source, "variance": c.variance, "share": c.share}
+        block.variance_components = [
+            VarianceShare(component=c.source, variance=c.variance, share=c.share)
             for c in analysis.variance.components
         ]
-    block["analysis"] = analysis.model_dump(mode="json")
+    block.analysis = analysis
     return block

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import TypeVar
+from typing import Self
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,8 +29,34 @@ def _check_lengths(name: str, **columns: np.ndarray) -> None:
         raise ValueError(f"{name}: columns have different lengths {lengths}")
 
 
+class _LongTable:
+    """What both long tables share: a constructor from columns and their length."""
+
+    score: FloatArray
+
+    @classmethod
+    def from_columns(
+        cls,
+        variant: Sequence[object],
+        model: Sequence[object],
+        conversation: Sequence[object],
+        key: Sequence[object],
+        score: Sequence[float] | FloatArray,
+    ) -> Self:
+        """Build from equally long columns (values are converted to strings / floats);
+        ``key`` is the turn (:class:`ScoreTable`) or the criterion (:class:`CriterionTable`)."""
+        labels = [_strings(c) for c in (variant, model, conversation, key)]
+        values = np.asarray(score, dtype=np.float64)
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        _check_lengths(cls.__name__, **dict(zip(names, [*labels, values], strict=True)))
+        return cls(*labels, values)  # type: ignore[call-arg]  # the subclasses' five fields
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
 @dataclass(frozen=True)
-class ScoreTable:
+class ScoreTable(_LongTable):
     """Overall scores in long form; ``score`` is NaN for a missing or failed judgment.
 
     Scores of different variants are compared directly, so they must be on one scale: use
@@ -47,21 +73,6 @@ class ScoreTable:
     """Turn (or item) id inside the conversation per row."""
     score: FloatArray
     """The score (NaN = missing)."""
-
-    @classmethod
-    def from_columns(
-        cls,
-        variant: Sequence[object],
-        model: Sequence[object],
-        conversation: Sequence[object],
-        turn: Sequence[object],
-        score: Sequence[float] | FloatArray,
-    ) -> ScoreTable:
-        """Build from equally long columns (values are converted to strings / floats)."""
-        return _from_columns(cls, variant, model, conversation, turn, score)
-
-    def __len__(self) -> int:
-        return len(self.score)
 
     @property
     def variants(self) -> list[str]:
@@ -80,7 +91,7 @@ class ScoreTable:
 
 
 @dataclass(frozen=True)
-class CriterionTable:
+class CriterionTable(_LongTable):
     """Per-criterion scores in long form, each mapped to [0, 1] by its own variant's scale."""
 
     variant: StrArray
@@ -93,43 +104,3 @@ class CriterionTable:
     """Criterion id per row."""
     score: FloatArray
     """Normalised criterion score (NaN = missing)."""
-
-    @classmethod
-    def from_columns(
-        cls,
-        variant: Sequence[object],
-        model: Sequence[object],
-        conversation: Sequence[object],
-        criterion: Sequence[object],
-        score: Sequence[float] | FloatArray,
-    ) -> CriterionTable:
-        """Build from equally long columns (values are converted to strings / floats)."""
-        return _from_columns(cls, variant, model, conversation, criterion, score)
-
-    def __len__(self) -> int:
-        return len(self.score)
-
-
-_T = TypeVar("_T", ScoreTable, CriterionTable)
-
-
-def _from_columns(
-    cls: type[_T],
-    variant: Sequence[object],
-    model: Sequence[object],
-    conversation: Sequence[object],
-    key: Sequence[object],
-    score: Sequence[float] | FloatArray,
-) -> _T:
-    """One long table from its four label columns and the score column, lengths checked."""
-    labels: tuple[StrArray, StrArray, StrArray, StrArray] = (
-        _strings(variant),
-        _strings(model),
-        _strings(conversation),
-        _strings(key),
-    )
-    values = np.asarray(score, dtype=np.float64)
-    out = cls(labels[0], labels[1], labels[2], labels[3], values)
-    names = [f.name for f in fields(cls)]
-    _check_lengths(cls.__name__, **dict(zip(names, [*labels, values], strict=True)))
-    return out

@@ -9,39 +9,16 @@ run directory; :func:`analyse_records` ranks the models per task with intervals 
 how far the task rankings agree.
 """
 
-from attune_judge.tasks._behaviour import Confusion, confusion_of, score_behaviour
-from attune_judge.tasks._conversation import score_conversation
-from attune_judge.tasks._drafting import behaviour_alignment, normalise_draft_scores, score_draft
 from attune_judge.tasks._emotion import EmotionTag, score_emotion, set_prf
-from attune_judge.tasks._evaluators import TaskEvaluator
-from attune_judge.tasks._preference import (
-    kendall_tau_b,
-    present_comparison,
-    score_preferences,
-    win_counts,
-)
 from attune_judge.tasks._records import TaskRecord
-from attune_judge.tasks._run import BenchConfig, BenchResult, parse_model_spec, run_bench
+from attune_judge.tasks._run import BenchConfig, parse_model_spec, run_bench
 
 __all__ = [
     "BenchConfig",
-    "BenchResult",
-    "Confusion",
     "EmotionTag",
-    "TaskEvaluator",
     "TaskRecord",
-    "behaviour_alignment",
-    "confusion_of",
-    "kendall_tau_b",
-    "normalise_draft_scores",
     "parse_model_spec",
-    "present_comparison",
     "run_bench",
-    "score_behaviour",
-    "score_conversation",
-    "score_draft",
     "score_emotion",
-    "score_preferences",
     "set_prf",
-    "win_counts",
 ]

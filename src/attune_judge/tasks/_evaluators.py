@@ -75,10 +75,6 @@ def _jury_answers(verdict: Judgment) -> dict[str, str]:
     return out
 
 
-def _call_info(outcome: Any) -> dict[str, Any]:
-    return {"requests": outcome.requests, "raw": outcome.raw}
-
-
 class TaskEvaluator:
     """Runs one evaluated model (``lm``) on one task and scores each unit.
 
@@ -170,6 +166,27 @@ class TaskEvaluator:
             },
         )
 
+    def _scored(
+        self,
+        item: JudgeItem,
+        started: float,
+        outcome: Any,
+        prediction: Any,
+        metrics: dict[str, float | None],
+        extra: dict[str, Any] | None = None,
+    ) -> Judgment:
+        """The judgment of one model call's scored answer."""
+        return self._judgment(
+            item,
+            started,
+            prediction=prediction,
+            metrics=metrics,
+            usage=outcome.usage,
+            requests=outcome.requests,
+            raw=outcome.raw,
+            extra=extra,
+        )
+
     def _failure(self, item: JudgeItem, started: float, outcome: Any, **extra: Any) -> Judgment:
         return failure_judgment(
             item, self.judge_id, outcome, started, details={"task": self.task, **extra}
@@ -197,14 +214,7 @@ class TaskEvaluator:
             tags,
             [EmotionTag(t["emotion"], t["intensity"]) for t in truth],
         )
-        return self._judgment(
-            item,
-            started,
-            prediction=pred,
-            metrics=metrics,
-            usage=outcome.usage,
-            **_call_info(outcome),
-        )
+        return self._scored(item, started, outcome, pred, metrics)
 
     def _behaviour(self, item: JudgeItem, started: float) -> Judgment:
         truth: dict[str, list[str | None]] = item.metadata["truth"]["items"]
@@ -224,14 +234,7 @@ class TaskEvaluator:
             for i in ids
         }
         metrics = score_behaviour({i: (v[0], v[1]) for i, v in truth.items()}, pred)
-        return self._judgment(
-            item,
-            started,
-            prediction=pred,
-            metrics=metrics,
-            usage=outcome.usage,
-            **_call_info(outcome),
-        )
+        return self._scored(item, started, outcome, pred, metrics)
 
     def _preference(self, item: JudgeItem, started: float) -> Judgment:
         inputs = item.metadata["inputs"]
@@ -256,15 +259,7 @@ class TaskEvaluator:
         truth = item.metadata["truth"]["winner"]
         metrics: dict[str, float | None] = {"accuracy": float(winner == truth)}
         pred = {"shown_choice": choice, "winner": winner}
-        return self._judgment(
-            item,
-            started,
-            prediction=pred,
-            metrics=metrics,
-            usage=outcome.usage,
-            extra=extra,
-            **_call_info(outcome),
-        )
+        return self._scored(item, started, outcome, pred, metrics, extra)
 
     def _conversation(self, item: JudgeItem, started: float) -> Judgment:
         outcome = self._call(
@@ -283,14 +278,7 @@ class TaskEvaluator:
             "four_branch": {b: int(getattr(p, branch_field(b))) for b in FOUR_BRANCHES},
         }
         metrics = score_conversation(pred, item.metadata["truth"])
-        return self._judgment(
-            item,
-            started,
-            prediction=pred,
-            metrics=metrics,
-            usage=outcome.usage,
-            **_call_info(outcome),
-        )
+        return self._scored(item, started, outcome, pred, metrics)
 
     def _drafting(self, item: JudgeItem, started: float) -> Judgment:
         from attune_judge.runner import make_responder

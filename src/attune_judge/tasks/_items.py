@@ -74,17 +74,8 @@ def _turn_units(conv: Any, turn: Any, task: TaskName, model: str) -> list[JudgeI
     if task == "behaviour":
         if not any(v in ("yes", "no") for pair in behaviour.values() for v in pair):
             return []
-        return [
-            _item(
-                conv,
-                n,
-                model,
-                task,
-                task=task,
-                candidate=turn.llm_response,
-                truth={"items": behaviour},
-            )
-        ]
+        items = {"items": behaviour}
+        return [_item(conv, n, model, task, task=task, candidate=turn.llm_response, truth=items)]
     if task == "drafting":
         if turn.human_edited is None:
             return []

@@ -66,25 +66,19 @@ def record_from_judgment(
     truth: Any = None,
 ) -> TaskRecord:
     """The record of one planned unit (``judgment=None``: never evaluated, status ``missing``)."""
+    unit = {
+        "model": model,
+        "task": task,
+        "conversation_id": conversation_id,
+        "turn": turn,
+        "unit_id": unit_id,
+        "judge_id": judge_id,
+    }
     if judgment is None:
-        return TaskRecord(
-            model=model,
-            task=task,
-            conversation_id=conversation_id,
-            turn=turn,
-            unit_id=unit_id,
-            judge_id=judge_id,
-            status="missing",
-            truth=truth,
-        )
+        return TaskRecord(**unit, status="missing", truth=truth)
     d = judgment.details
     return TaskRecord(
-        model=model,
-        task=task,
-        conversation_id=conversation_id,
-        turn=turn,
-        unit_id=unit_id,
-        judge_id=judge_id,
+        **unit,
         status=judgment.status,
         prediction=d.get("prediction"),
         truth=d.get("truth", truth),

@@ -22,15 +22,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions, parse_model_spec
-from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.runner._execution import ExecutionFields
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
 
 
-class BenchConfig(BaseModel):
+class BenchConfig(ExecutionFields):
     """The arguments of ``attune-judge bench``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -50,14 +51,12 @@ class BenchConfig(BaseModel):
     """Tasks to run."""
     seed: int = 0
     """Seed of the A/B presentation order and of the bootstrap."""
-    max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
-    """Units in flight at once."""
     api_base: str | None = None
     """Server of the judge model (and of models without their own ``api_base``)."""
     max_conversations: int | None = None
     """Use only the first N conversations (by file order)."""
-    bootstrap_B: int = 2_000  # noqa: N815 (B is the bootstrap symbol of STATISTICS.md)
-    """Bootstrap replicates of the analysis."""
+    bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
+    """Bootstrap replicates of the analysis (the same name and default as every command's)."""
     max_failure_rate: float = 0.25
     """Stop when more than this share of units fails (after 20)."""
     model_options: ModelOptions = ModelOptions()
@@ -65,12 +64,6 @@ class BenchConfig(BaseModel):
     ``@temperature=..`` settings override them."""
     quiet: bool = True
     """No progress bar."""
-    executor: Literal["thread", "process", "ray"] = "thread"
-    """Where units run (see ``ScoreConfig.executor``)."""
-    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
-    """Worker processes or Ray actors."""
-    ray_address: str | None = None
-    """Ray cluster to join (``None``: start or join a local one)."""
 
 
 class BenchResult(BaseModel):
@@ -253,7 +246,7 @@ def run_bench(
             max_concurrency=config.max_concurrency,
             budget=FailureBudget(max_failure_rate=config.max_failure_rate),
             quiet=config.quiet,
-            bootstrap_B=200,
+            bootstrap_B=config.bootstrap_replicates,
             extend_summary=lambda summary: _bench_summary(config, plan, summary),
         )
     return BenchResult(
@@ -282,7 +275,7 @@ def _bench_summary(
         records,
         models=config.models,
         tasks=config.tasks,
-        B=config.bootstrap_B,
+        B=config.bootstrap_replicates,
         seed=config.seed,
     )
     summary = {
@@ -291,7 +284,7 @@ def _bench_summary(
         "bench": analysis,
         "degenerate": _degenerate_draft_judges(run_dir, plan),
     }
-    panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_B)
+    panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_replicates)
     if panels:
         summary["panels"] = panels
     return summary

@@ -8,51 +8,29 @@ batches) for tests of the HTTP path, the batch path and the Ray executor.
 """
 
 from attune_judge.testing._batch_server import FakeBatchServer
-from attune_judge.testing._common import (
-    close_http_clients,
-    make_response,
-    rate_limit_error,
-    request_key,
-    request_messages,
-    timeout_error,
-)
+from attune_judge.testing._common import close_http_clients, rate_limit_error, request_key
 from attune_judge.testing._fault_server import (
     BAD_ANSWER_FAULTS,
     FAULTS,
     FaultServer,
-    ServedRequest,
     answer_for_schema,
 )
-from attune_judge.testing._replay import AsyncReplayEngine, MissingRecordingError, ReplayEngine
-from attune_judge.testing._scripted import (
-    AsyncScriptedEngine,
-    Messages,
-    ScriptedEngine,
-    ScriptedReply,
-    TokenReply,
-    truncated,
-)
+from attune_judge.testing._replay import MissingRecordingError, ReplayEngine
+from attune_judge.testing._scripted import Messages, ScriptedEngine, TokenReply, truncated
 
 __all__ = [
     "BAD_ANSWER_FAULTS",
     "FAULTS",
-    "AsyncReplayEngine",
-    "AsyncScriptedEngine",
     "FakeBatchServer",
     "FaultServer",
     "Messages",
     "MissingRecordingError",
     "ReplayEngine",
     "ScriptedEngine",
-    "ScriptedReply",
-    "ServedRequest",
     "TokenReply",
     "answer_for_schema",
     "close_http_clients",
-    "make_response",
     "rate_limit_error",
     "request_key",
-    "request_messages",
-    "timeout_error",
     "truncated",
 ]

@@ -15,40 +15,25 @@ This layer reads files and writes run directories; the statistics themselves are
 :mod:`attune_judge.calibration` (no I/O, no DSPy).
 """
 
-from attune_judge.validate._calibrate import CalibrationOutcome, calibrate_files
+from attune_judge.validate._calibrate import calibrate_files
 from attune_judge.validate._files import check_human_labels, record_kind
-from attune_judge.validate._judge import ValidationResult, validate_judge
+from attune_judge.validate._judge import validate_judge
 from attune_judge.validate._rank import (
     pairwise_ranking_markdown,
     ppi_rank,
     rank_pairwise,
     rank_scores,
 )
-from attune_judge.validate._recorded import (
-    JudgeRow,
-    RecordedJudges,
-    judge_rows,
-    judge_rows_markdown,
-    recorded_judges_vs_experts,
-)
-from attune_judge.validate._report import (
-    judge_rows_table,
-    validation_sections,
-    write_validation_report,
-)
-from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
+from attune_judge.validate._recorded import JudgeRow, RecordedJudges, recorded_judges_vs_experts
+from attune_judge.validate._report import judge_rows_table, validation_sections
+from attune_judge.validate._sets import VALIDATION_SETS, load_calibration_set
 
 __all__ = [
     "VALIDATION_SETS",
-    "CalibrationOutcome",
     "JudgeRow",
     "RecordedJudges",
-    "ValidationResult",
-    "ValidationSet",
     "calibrate_files",
     "check_human_labels",
-    "judge_rows",
-    "judge_rows_markdown",
     "judge_rows_table",
     "load_calibration_set",
     "pairwise_ranking_markdown",
@@ -59,5 +44,4 @@ __all__ = [
     "recorded_judges_vs_experts",
     "validate_judge",
     "validation_sections",
-    "write_validation_report",
 ]

@@ -10,12 +10,7 @@ from attune_judge.data.adapters._duo import convert_duo
 from attune_judge.data.adapters._empathic import EC_SOURCES, convert_empathic_communication
 from attune_judge.data.adapters._esconv import ESCONV_STRATEGIES, convert_esconv
 from attune_judge.data.adapters._ieval import convert_ieval, parse_ieval_chat_log
-from attune_judge.data.adapters._result import (
-    AdapterResult,
-    parse_transcript,
-    value_ranges,
-    write_result,
-)
+from attune_judge.data.adapters._result import AdapterResult, parse_transcript, write_result
 from attune_judge.errors import UserError
 
 __all__ = [
@@ -29,7 +24,6 @@ __all__ = [
     "convert_ieval",
     "parse_ieval_chat_log",
     "parse_transcript",
-    "value_ranges",
 ]
 
 
