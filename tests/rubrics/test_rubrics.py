@@ -254,7 +254,8 @@ def test_installed_layout_finds_built_in_rubrics_by_name(tmp_path: Path) -> None
     )
     shutil.copytree(REPO_ROOT / "rubrics", site / mapping["rubrics"])
     code = (
-        "from attune_judge.rubrics import load_rubric, rubrics_dir;"
+        "from attune_judge.rubrics import load_rubric;"
+        "from attune_judge.rubrics._load import rubrics_dir;"
         "print(load_rubric('attunebench-reference').id); print(rubrics_dir())"
     )
     out = subprocess.run(

@@ -132,19 +132,25 @@ def _app_for(args: list[str]) -> tuple[typer.Typer, list[str], str]:
     """The app to run for ``args``, the arguments it takes and its program name.
 
     Typer builds every command's parameters (type hints, pydantic adapters) before it reads
-    the arguments, and the root group's own ``--help`` flag costs a pydantic adapter. So a
-    command named first runs alone, as a one-command app (``attune-judge validate --help``
-    builds one command, no group); a group (``data``, ``rubric``, ``annotate``) runs under a
-    root pruned to it. Anything else (no command, an option, a typo) gets the whole app, so
-    its help and suggestions list every command.
+    the arguments, and a group's own ``--help`` flag costs a pydantic adapter. So a command
+    named first (``validate``), or a group's command (``data convert``), runs alone as a
+    one-command app; a group named alone (or ``annotate``, whose default command is
+    ``serve``) runs under a root pruned to it. Anything else (no command, an option, a typo)
+    gets the whole app, so its help and suggestions list every command.
     """
     name = args[0] if args else ""
     commands = [c for c in app.registered_commands if c.name == name]
+    rest = args[1:]
+    for group in app.registered_groups:
+        sub = group.typer_instance
+        if group.name == name and sub is not None and sub.info.cls is None and rest:
+            commands = [c for c in sub.registered_commands if c.name == rest[0]]
+            name, rest = f"{name} {rest[0]}", rest[1:]
     if commands:
         single = typer.Typer(**_SETTINGS)
         single.registered_commands = commands
-        return single, args[1:], f"attune-judge {name}"
-    groups = [g for g in app.registered_groups if g.name == name]
+        return single, rest, f"attune-judge {name}"
+    groups = [g for g in app.registered_groups if g.name == args[0]] if args else []
     if groups:
         pruned = typer.Typer(name=app.info.name, help=app.info.help, **_SETTINGS)
         pruned.registered_callback = app.registered_callback
