@@ -13,7 +13,7 @@ from typing import Any
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating
 
-__all__ = ["HEADS_DIR", "calibrated_comparison", "shipped_head"]
+__all__ = ["HEADS_DIR", "calibrated_comparison", "held_out_items", "shipped_head"]
 
 HEADS_DIR = "heads"
 """Folder under ``calibration/`` holding one calibrated-judge directory per set."""
@@ -33,6 +33,17 @@ def shipped_head(set_name: str, lm: str) -> Path | None:
     if manifest.format != CALIBRATED_FORMAT or manifest.lm != lm or manifest.source != set_name:
         return None
     return root
+
+
+def held_out_items(set_name: str, lm: str) -> set[str] | None:
+    """The item ids of the held-out (test) conversations of the shipped head of ``set_name``
+    for ``lm`` (``None``: no such head). The demo judges its local items among these, so the
+    head's before/after is shown on items it was not fitted on."""
+    root = shipped_head(set_name, lm)
+    if root is None:
+        return None
+    split = json.loads((root / "split.json").read_text(encoding="utf-8"))
+    return {str(i) for i in split["items"]["test"]}
 
 
 def calibrated_comparison(
@@ -58,8 +69,7 @@ def calibrated_comparison(
         return None
     manifest = read_manifest(root)
     head = read_head(root, manifest)
-    split = json.loads((root / "split.json").read_text(encoding="utf-8"))
-    test = {str(i) for i in split["items"]["test"]}
+    test = held_out_items(set_name, lm) or set()
     by_id = {i.item_id: i for i in items}
     raw = [j for j in judgments if j.item_id in test and j.item_id in by_id]
     if not any(j.details.get("distributions") for j in raw):
