@@ -180,13 +180,22 @@ def _m(metric: dict | None, ci: bool = False) -> str:
 
 
 def table(runs: Path) -> str:
-    """The overall rows of every shipped head's held-out proof, then of the recorded judges."""
-    head = (
-        "| set (held-out items) | RMSE raw → calibrated | ρ raw | ρ calibrated | ρ calibrated"
-        " + reply | ρ length | ρ lexicon | ρ human ceiling | Δρ calibrated − length | Δρ "
-        "calibrated + reply − length | Δρ calibrated − raw |"
+    """One table per shipped head (its held-out proof's overall), then the recorded judges'."""
+    rows = (
+        ("uncalibrated expected score", "uncalibrated"),
+        ("calibrated head", "calibrated"),
+        ("calibrated head + reply features", "calibrated+reply"),
+        ("length baseline", "length"),
+        ("lexicon baseline", "lexicon"),
     )
-    out = [head, "|" + "---|" * 11]
+    diffs = (
+        "calibrated − length",
+        "calibrated+reply − length",
+        "calibrated − lexicon",
+        "calibrated − uncalibrated",
+        "calibrated+reply − calibrated",
+    )
+    out: list[str] = []
     for name in SETS:
         path = shipped_dir("calibration") / "heads" / name / "summary.json"
         if not path.is_file():
@@ -196,16 +205,35 @@ def table(runs: Path) -> str:
         if not o:
             continue
         s, d = o["systems"], o["differences"]
-        out.append(
-            f"| {name} ({o['n_items']}) | {_m(s['uncalibrated']['rmse'])} → "
-            f"{_m(s['calibrated']['rmse'])} | {_m(s['uncalibrated']['spearman'])} | "
-            f"{_m(s['calibrated']['spearman'])} | {_m(s['calibrated+reply']['spearman'])} | "
-            f"{_m(s['length']['spearman'])} | {_m(s['lexicon']['spearman'])} | "
-            f"{_m(o['human_ceiling'].get('spearman'))} | "
-            f"{_m(d['calibrated − length']['spearman'], True)} | "
-            f"{_m(d['calibrated+reply − length']['spearman'], True)} | "
-            f"{_m(d['calibrated − uncalibrated']['spearman'], True)} |"
-        )
+        out += [
+            f"**{name}** ({o['n_items']} held-out items, {o['n_clusters']} conversations; "
+            f"{proof['n_failed']} failed)",
+            "",
+            "| overall | RMSE | Spearman ρ | κ_qw |",
+            "|---|---|---|---|",
+        ]
+        for label, key in rows:
+            m = s[key]
+            out.append(
+                f"| {label} | {_m(m['rmse'])} | {_m(m['spearman'], True)} | "
+                f"{_m(m['kappa_qw'], True)} |"
+            )
+        c = o.get("human_ceiling") or {}
+        if c:
+            out.append(
+                f"| human ceiling (one person vs the others) | {_m(c.get('rmse'))} | "
+                f"{_m(c.get('spearman'), True)} | {_m(c.get('kappa_qw'), True)} |"
+            )
+        else:
+            out.append("| human ceiling | — (one person per item) | — | — |")
+        for key in diffs:
+            m = d[key]
+            label = "Δ " + key.replace("+reply", " + reply")
+            out.append(
+                f"| {label} | {_m(m['rmse'], True)} | {_m(m['spearman'], True)} | "
+                f"{_m(m['kappa_qw'], True)} |"
+            )
+        out.append("")
     rec = runs / "calibrated-recorded.json"
     if rec.is_file():
         out += [
