@@ -47,6 +47,9 @@ def test_demo_part_c_shows_the_shipped_head_on_its_held_out_items(tmp_path: Path
     printed = "\n".join(run.summary)
     assert f"calibrated with the shipped head {SET}" in printed
     assert "baselines beside local (calibrated)" in printed
+    # the raw rows are printed once: the held-out items are every item judged
+    assert printed.count("baselines beside local (Spearman") == 1
+    assert "(uncalibrated local: the baselines above, on the same items)" in printed
     block = json.loads((c / "summary.json").read_text())["calibrated"]
     assert block["head"] == SET
     # the raw row's ρ on the total: the judge's mean over criteria against the experts'

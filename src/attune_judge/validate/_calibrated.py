@@ -110,11 +110,16 @@ def calibrated_comparison(
         "dev conversations; these rows use only its test conversations."
     )
     data: dict[str, Any] = {"head": root.name, "artifact_hash": manifest.artifact_hash}
+    # every judged item held out (the demo): the raw rows printed above are on the same items
+    same_items = {j.item_id for j in raw} == {j.item_id for j in judgments}
     for label, js in ((name, calibrated), (judge_name, raw)):
         b_lines, b_md, b_data = baseline_comparison(
             test_items, js, humans, B=B, seed=seed, judge_name=label
         )
-        lines += b_lines
+        if label == name or not same_items:
+            lines += b_lines
         md += b_md[1:]
         data["calibrated" if label == name else "uncalibrated"] = b_data
+    if same_items:
+        lines.append(f"   (uncalibrated {judge_name}: the baselines above, on the same items)")
     return lines, md, data
