@@ -6,7 +6,7 @@ call), fit the ordinal head on the train + dev conversations from those distribu
 it on the test conversations, and write the calibrated judge to ``calibration/heads/<set>/``
 (shipped: ``validate --lm local --set <set>`` prints its calibrated row). The held-out tables
 are printed and written to ``<runs>/calibrated-heads.md``. Lend an Ear (50 long conversations,
-6 criteria, one call each) takes about an hour on 2 shared cores; run sets one at a time.
+6 criteria, one call each) took 25 min on 2 shared cores (ESConv 23, DUO 12): one set at a time.
 
 ``--recorded`` instead calibrates the recorded frontier-model ratings shipped with the
 empathic-communication sets (GPT-4o, Claude 3.7 Sonnet, Gemini 2.5 Pro: levels, no
