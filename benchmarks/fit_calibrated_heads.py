@@ -5,7 +5,8 @@ For each set: judge all its items once with the embedded model in expected-score
 call), fit the ordinal head on the train + dev conversations from those distributions, prove
 it on the test conversations, and write the calibrated judge to ``calibration/heads/<set>/``
 (shipped: ``validate --lm local --set <set>`` prints its calibrated row). The held-out tables
-are printed and written to ``<runs>/calibrated-heads.md``.
+are printed and written to ``<runs>/calibrated-heads.md``. Lend an Ear (50 long conversations,
+6 criteria, one call each) took 25 min on 2 shared cores (ESConv 23, DUO 12): one set at a time.
 
 ``--recorded`` instead calibrates the recorded frontier-model ratings shipped with the
 empathic-communication sets (GPT-4o, Claude 3.7 Sonnet, Gemini 2.5 Pro: levels, no
@@ -14,11 +15,16 @@ and prints the overall rows (no model is run, nothing is shipped).
 
     python benchmarks/fit_calibrated_heads.py [--sets a,b] [--runs runs/heads] [--reply]
     python benchmarks/fit_calibrated_heads.py --recorded [--sets a,b]
+    python benchmarks/fit_calibrated_heads.py --table
+
+``--table`` prints the README's held-out tables (overall rows) from the shipped heads' proofs
+and, when ``--recorded`` was run, ``<runs>/calibrated-recorded.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import tempfile
 import time
@@ -56,7 +62,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-ship", action="store_true", help="Do not write calibration/heads/.")
     ap.add_argument("--recorded", action="store_true", help="Calibrate the recorded judges.")
+    ap.add_argument("--table", action="store_true", help="Print the README's tables.")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.runs))
+        return
     if args.recorded:
         recorded(args)
         return
@@ -95,6 +105,7 @@ def main() -> None:
 def recorded(args: argparse.Namespace) -> None:
     """The recorded judges' levels as one-hot distributions, calibrated like a model's."""
     md: list[str] = []
+    proofs: dict[str, dict] = {}
     for name in [s for s in args.sets.split(",") if s.startswith("empathic-communication")]:
         data, rubric = load_align_data(name)
         items = data.items
@@ -154,8 +165,98 @@ def recorded(args: argparse.Namespace) -> None:
             text = proof_markdown(proof, f"{name}: recorded {judge}")
             print(text, flush=True)
             md.append(text)
+            proofs[f"{name}|{judge}"] = proof.model_dump(mode="json")
     args.runs.mkdir(parents=True, exist_ok=True)
     (args.runs / "calibrated-recorded.md").write_text("\n".join(md), encoding="utf-8")
+    (args.runs / "calibrated-recorded.json").write_text(json.dumps(proofs), encoding="utf-8")
+
+
+def _m(metric: dict | None, ci: bool = False) -> str:
+    if not metric or metric.get("estimate") is None:
+        return "—"
+    text = f"{metric['estimate']:+.2f}" if ci else f"{metric['estimate']:.2f}"
+    if ci and metric.get("lower") is not None and metric.get("upper") is not None:
+        text += f" [{metric['lower']:+.2f}, {metric['upper']:+.2f}]"
+    return text.replace("-", "−")
+
+
+def table(runs: Path) -> str:
+    """One table per shipped head (its held-out proof's overall), then the recorded judges'."""
+    rows = (
+        ("uncalibrated expected score", "uncalibrated"),
+        ("calibrated head", "calibrated"),
+        ("calibrated head + reply features", "calibrated+reply"),
+        ("length baseline", "length"),
+        ("lexicon baseline", "lexicon"),
+    )
+    diffs = (
+        "calibrated − length",
+        "calibrated+reply − length",
+        "calibrated − lexicon",
+        "calibrated − uncalibrated",
+        "calibrated+reply − calibrated",
+    )
+    out: list[str] = []
+    for name in SETS:
+        path = shipped_dir("calibration") / "heads" / name / "summary.json"
+        if not path.is_file():
+            continue
+        proof = json.loads(path.read_text(encoding="utf-8"))["align"]["calibration_proof"]
+        o = proof["criteria"].get("overall")
+        if not o:
+            continue
+        s, d = o["systems"], o["differences"]
+        out += [
+            f"**{name}** ({o['n_items']} held-out items, {o['n_clusters']} conversations; "
+            f"{proof['n_failed']} failed)",
+            "",
+            "| overall | RMSE | Spearman ρ | κ_qw |",
+            "|---|---|---|---|",
+        ]
+        for label, key in rows:
+            m = s[key]
+            out.append(
+                f"| {label} | {_m(m['rmse'])} | {_m(m['spearman'], True)} | "
+                f"{_m(m['kappa_qw'], True)} |"
+            )
+        c = o.get("human_ceiling") or {}
+        if c:
+            out.append(
+                f"| human ceiling (one person vs the others) | {_m(c.get('rmse'))} | "
+                f"{_m(c.get('spearman'), True)} | {_m(c.get('kappa_qw'), True)} |"
+            )
+        else:
+            out.append("| human ceiling | — (one person per item) | — | — |")
+        for key in diffs:
+            m = d[key]
+            label = "Δ " + key.replace("+reply", " + reply")
+            out.append(
+                f"| {label} | {_m(m['rmse'], True)} | {_m(m['spearman'], True)} | "
+                f"{_m(m['kappa_qw'], True)} |"
+            )
+        out.append("")
+    rec = runs / "calibrated-recorded.json"
+    if rec.is_file():
+        out += [
+            "",
+            "| set (held-out items) | recorded judge | RMSE raw → calibrated | human ceiling "
+            "RMSE | ρ raw → calibrated | human ceiling ρ | Δρ calibrated − raw | ΔRMSE "
+            "calibrated − raw |",
+            "|" + "---|" * 8,
+        ]
+        for key, proof in json.loads(rec.read_text(encoding="utf-8")).items():
+            name, judge = key.split("|")
+            o = proof["criteria"]["overall"]
+            s, d, c = o["systems"], o["differences"], o["human_ceiling"]
+            out.append(
+                f"| {name} ({o['n_items']}) | {judge} | {_m(s['uncalibrated']['rmse'])} → "
+                f"{_m(s['calibrated']['rmse'])} | {_m(c.get('rmse'))} | "
+                f"{_m(s['uncalibrated']['spearman'])} → {_m(s['calibrated']['spearman'])} | "
+                f"{_m(c.get('spearman'))} | "
+                f"{_m(d['calibrated − uncalibrated']['spearman'], True)} | "
+                f"{_m(d['calibrated − uncalibrated']['rmse'], True)} |"
+            )
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from scipy import stats
 
+from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
 from attune_judge.demo import (
     duo_analysis,
@@ -210,6 +211,14 @@ def test_demo_part_c_with_an_injected_judge(tmp_path: Path) -> None:
     for kind in ("heatmap", "confusion", "calibration"):
         assert f"(figures/calibration-level-explorations-{kind}.png)" in report
     assert run.summary[0].startswith("c. empathic-communication-epitome")
+    # no shipped calibration head for this model: the set's first five items by id
+    items = read_jsonl(tmp_path / "d" / "c-local-judge" / "items.jsonl", JudgeItem)
+    every = read_jsonl(shipped_dir("data") / "empathic-communication" / "items.jsonl", JudgeItem)
+    first = sorted(i.item_id for i in every if i.metadata.get("source") == "epitome")[:5]
+    assert [i.item_id for i in items] == first
+    assert "calibrated" not in json.loads(
+        (tmp_path / "d" / "c-local-judge" / "summary.json").read_text()
+    )
 
 
 class _ItemHashJudge:

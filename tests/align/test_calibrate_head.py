@@ -100,3 +100,40 @@ def test_kappa_qw_is_cohens_quadratic_kappa_and_rmse_is_plain() -> None:
     expanded_p, expanded_h = np.repeat(p, w.astype(int)), np.repeat(h, w.astype(int))
     rmse = float(np.sqrt(np.mean((expanded_p - expanded_h) ** 2)))
     assert float(weighted_rmse(p, h, w[None, :])[0]) == pytest.approx(rmse, abs=1e-12)
+
+
+def test_the_overall_human_ceiling_is_each_persons_mean_against_the_others() -> None:
+    from scipy import stats
+
+    from attune_judge.align._calibrate_proof import calibration_proof
+
+    # 6 items, people a and b on criteria x and y (c rates only x on item 0: left out of the
+    # overall ceiling, which needs every criterion)
+    a = [(0, 1), (1, 1), (2, 2), (2, 1), (0, 0), (1, 2)]
+    b = [(1, 1), (1, 0), (2, 2), (1, 1), (0, 1), (2, 2)]
+    raters = [
+        {"a": dict(zip("xy", va, strict=True)), "b": dict(zip("xy", vb, strict=True))}
+        for va, vb in zip(a, b, strict=True)
+    ]
+    raters[0]["c"] = {"x": 2}
+    human = {
+        c: [float(np.mean([v[c] for v in r.values() if c in v])) for r in raters] for c in "xy"
+    }
+    system = {c: [float(k) for k in range(6)] for c in "xy"}
+    proof = calibration_proof(
+        clusters=[f"c{k}" for k in range(6)],
+        human=human,
+        raters=raters,
+        systems={"calibrated": system, "length": system},
+        distributions={},
+        levels={"x": [0, 1, 2], "y": [0, 1, 2]},
+        headline="calibrated",
+        n_failed=0,
+        B=200,
+    )
+    own = [np.mean(va) for va in a] + [np.mean(vb) for vb in b]
+    other = [np.mean(vb) for vb in b] + [np.mean(va) for va in a]
+    ceiling = proof.criteria["overall"].human_ceiling
+    assert ceiling["spearman"].estimate == pytest.approx(stats.spearmanr(own, other).statistic)
+    rmse = float(np.sqrt(np.mean((np.array(own) - np.array(other)) ** 2)))
+    assert ceiling["rmse"].estimate == pytest.approx(rmse)

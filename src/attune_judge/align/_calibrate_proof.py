@@ -197,6 +197,28 @@ def _ceiling(
     return out
 
 
+def _overall_ceiling(
+    raters: Sequence[Mapping[str, Mapping[str, float]]],
+    rows: Sequence[int],
+    clusters: Sequence[str],
+    criteria: Sequence[str],
+) -> list[tuple[str, float, float]]:
+    """(cluster, person's mean over the criteria, mean of the others' means) for every person
+    who rated all of ``criteria`` on an item with another such person."""
+    ceil = []
+    for k in rows:
+        means = {
+            r: float(np.mean([v[c] for c in criteria]))
+            for r, v in raters[k].items()
+            if all(c in v for c in criteria)
+        }
+        for r, own in means.items():
+            others = [x for o, x in means.items() if o != r]
+            if others:
+                ceil.append((clusters[k], own, float(np.mean(others))))
+    return ceil
+
+
 def calibration_proof(
     *,
     clusters: Sequence[str],
@@ -276,6 +298,7 @@ def calibration_proof(
                 mode="json"
             )
     rows = [k for k in usable if all(human[c][k] is not None for c in out)]
+    rated = list(out)
     if out and len(rows) >= 3:
         vals = {
             s: np.array([np.mean([float(systems[s][c][k]) for c in out]) for k in rows])  # type: ignore[arg-type]
@@ -284,6 +307,9 @@ def calibration_proof(
         total_h = [float(np.mean([float(human[c][k]) for c in out])) for k in rows]  # type: ignore[arg-type]
         out[OVERALL] = _criterion(
             vals, np.array(total_h), [clusters[k] for k in rows], None, pairs, B, seed
+        )
+        out[OVERALL].human_ceiling = _ceiling(
+            _overall_ceiling(raters, rows, clusters, rated), None, B, seed
         )
     n_conv = len({clusters[k] for k in usable})
     return CalibrationProof(

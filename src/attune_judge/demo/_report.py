@@ -32,6 +32,12 @@ _PART_A = (
     "judge vs the same medians); the alternative annotator test (ε = 0.2). Full calibration "
     "reports per source: calibration-<source>.md in this directory."
 )
+_PART_C_HEAD = (
+    "The conversations are held out from the model's shipped calibration head "
+    "(calibration/heads/: fitted on the other conversations' experts): its calibrated scores "
+    "of the same judgments stand beside the raw ones, before and after, without another model "
+    "call."
+)
 _PART_C = (
     "Scored with the rubric empathic-communication-epitome and compared with the same experts, "
     "beside the recorded judges on the same conversations. With so few conversations the "
@@ -90,7 +96,7 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
             Section(
                 f"c. The embedded local judge ({local_lm}) on {info.get('n_items', '?')} "
                 "EPITOME conversations",
-                [Paragraph(_PART_C)],
+                [Paragraph(_PART_C + (" " + _PART_C_HEAD if local.get("calibrated") else ""))],
                 validation_sections(local, title="Result"),
             )
         )

@@ -114,8 +114,10 @@ def run_demo(
         Bootstrap replicates and seed for every interval.
     parts
         ``a`` (recorded judges vs experts), ``b`` (DUO observers, models and styles), ``c``
-        (the embedded local judge on a few EPITOME conversations, against the same experts),
-        ``d`` (a short rubric-sensitivity run of the local model on synthetic sample turns).
+        (the embedded local judge on a few EPITOME conversations, against the same experts;
+        with a shipped calibration head for ``local_lm``, the first of its held-out
+        conversations, the calibrated row beside the raw one), ``d`` (a short
+        rubric-sensitivity run of the local model on synthetic sample turns).
     calibration_root
         Where the calibration sets are (default: the shipped ones; parts a and b).
     local_items, local_lm, local_judge
@@ -153,12 +155,16 @@ def run_demo(
         lines += _summary_b(duo)
     if "c" in parts:
         from attune_judge.validate import validate_judge
+        from attune_judge.validate._calibrated import held_out_items
 
+        # with a shipped calibration head for this model, its held-out conversations: validate
+        # then shows the head's calibrated row beside the raw one on the same judgments
         val = validate_judge(
             "empathic-communication-epitome",
             local_lm,
             out / "c-local-judge",
             limit=local_items,
+            only_items=held_out_items("empathic-communication-epitome", local_lm),
             B=B,
             seed=seed,
             judge=local_judge,

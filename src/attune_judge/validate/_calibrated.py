@@ -13,7 +13,7 @@ from typing import Any
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating
 
-__all__ = ["HEADS_DIR", "calibrated_comparison", "shipped_head"]
+__all__ = ["HEADS_DIR", "calibrated_comparison", "held_out_items", "shipped_head"]
 
 HEADS_DIR = "heads"
 """Folder under ``calibration/`` holding one calibrated-judge directory per set."""
@@ -33,6 +33,17 @@ def shipped_head(set_name: str, lm: str) -> Path | None:
     if manifest.format != CALIBRATED_FORMAT or manifest.lm != lm or manifest.source != set_name:
         return None
     return root
+
+
+def held_out_items(set_name: str, lm: str) -> set[str] | None:
+    """The item ids of the held-out (test) conversations of the shipped head of ``set_name``
+    for ``lm`` (``None``: no such head). The demo judges its local items among these, so the
+    head's before/after is shown on items it was not fitted on."""
+    root = shipped_head(set_name, lm)
+    if root is None:
+        return None
+    split = json.loads((root / "split.json").read_text(encoding="utf-8"))
+    return {str(i) for i in split["items"]["test"]}
 
 
 def calibrated_comparison(
@@ -58,8 +69,7 @@ def calibrated_comparison(
         return None
     manifest = read_manifest(root)
     head = read_head(root, manifest)
-    split = json.loads((root / "split.json").read_text(encoding="utf-8"))
-    test = {str(i) for i in split["items"]["test"]}
+    test = held_out_items(set_name, lm) or set()
     by_id = {i.item_id: i for i in items}
     raw = [j for j in judgments if j.item_id in test and j.item_id in by_id]
     if not any(j.details.get("distributions") for j in raw):
@@ -100,11 +110,16 @@ def calibrated_comparison(
         "dev conversations; these rows use only its test conversations."
     )
     data: dict[str, Any] = {"head": root.name, "artifact_hash": manifest.artifact_hash}
+    # every judged item held out (the demo): the raw rows printed above are on the same items
+    same_items = {j.item_id for j in raw} == {j.item_id for j in judgments}
     for label, js in ((name, calibrated), (judge_name, raw)):
         b_lines, b_md, b_data = baseline_comparison(
             test_items, js, humans, B=B, seed=seed, judge_name=label
         )
-        lines += b_lines
+        if label == name or not same_items:
+            lines += b_lines
         md += b_md[1:]
         data["calibrated" if label == name else "uncalibrated"] = b_data
+    if same_items:
+        lines.append(f"   (uncalibrated {judge_name}: the baselines above, on the same items)")
     return lines, md, data
