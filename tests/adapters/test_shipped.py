@@ -54,7 +54,9 @@ def test_ratings_join_items(name: str) -> None:
 
 def test_sizes_stay_small() -> None:
     total = sum(p.stat().st_size for d in (CAL, DATA) for p in d.rglob("*") if p.is_file())
-    assert total < 6_000_000
+    # budget: the calibration sets and samples (~4.4 MB) plus five calibration heads of the
+    # embedded judge (~1.2 MB: their judgments, proofs and held-out summaries)
+    assert total < 7_000_000
 
 
 def test_empathic_dimensions_match_rubrics() -> None:

@@ -6,8 +6,8 @@ the sampled answer instead (``--score-mode expected`` given explicitly is refuse
 line), so no shipped combination ends in a traceback.
 
 The fast test builds every variant's judge on the embedded model without calling it; the slow
-one runs every shipped rubric (``score``) and every variants file (``sensitivity``) from the
-CLI with ``--lm local`` on two items.
+one runs every shipped rubric (``score``, on one item or the first turn of one conversation)
+and every variants file (``sensitivity``, on two items) from the CLI with ``--lm local``.
 """
 
 from __future__ import annotations
@@ -75,9 +75,13 @@ def test_every_shipped_rubric_and_variants_file_runs_with_the_embedded_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     items = _two_items(tmp_path)
+    one = tmp_path / "one.jsonl"
+    one.write_text(items.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
     data = tmp_path / "data"
     data.mkdir()
-    (data / "conversation_5.json").write_text((SAMPLES / "conversation_5.json").read_text("utf-8"))
+    conversation = json.loads((SAMPLES / "conversation_5.json").read_text("utf-8"))
+    conversation["turns"] = conversation["turns"][:1]  # pairwise/behaviour items of one turn
+    (data / "conversation_5.json").write_text(json.dumps(conversation), "utf-8")
     fast = ["--lm", "local", "--max-tokens", "48", "--max-failure-rate", "1", "-q"]
     outcomes = {}
     for rubric in RUBRICS:
@@ -86,7 +90,7 @@ def test_every_shipped_rubric_and_variants_file_runs_with_the_embedded_model(
             for ln in rubric.read_text("utf-8").splitlines()
             if ln.startswith("kind:")
         )
-        source = data if kind in ("pairwise", "behaviour") else items
+        source = data if kind in ("pairwise", "behaviour") else one
         argv = ["score", str(source), "--rubric", str(rubric), "-o", str(tmp_path / rubric.stem)]
         if kind in ("pairwise", "behaviour"):
             argv += ["--models", "original"]

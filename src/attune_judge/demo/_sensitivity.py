@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from attune_judge._resources import shipped_dir
-from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
+from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
 
 __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
@@ -106,9 +106,13 @@ def _first_turns(n_conversations: int) -> list[JudgeItem]:
         if it.turn is not None:
             first[it.conversation_id] = min(first.get(it.conversation_id, it.turn), it.turn)
     convs = sorted(first)[:n_conversations]
-    return [
+    chosen = [
         it for it in items if it.conversation_id in convs and it.turn == first[it.conversation_id]
     ]
+    # a conversation's replies one after another: consecutive prompts then share the rubric
+    # and the conversation, which the embedded model does not evaluate again (llama.cpp
+    # keeps the longest common prefix of the previous prompt)
+    return sorted(chosen, key=lambda it: it.conversation_id)
 
 
 def _summary_lines(part: SensitivityPart) -> list[str]:
@@ -167,7 +171,7 @@ def demo_sensitivity(
         Model string → ``dspy.LM`` (tests pass a scripted engine); default: the model with
         answers capped at :data:`MAX_TOKENS` tokens.
     """
-    from attune_judge.runner import effective_judgments, failure_reasons
+    from attune_judge.runner import failure_reasons
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
     if n_conversations < 2:
@@ -201,10 +205,7 @@ def demo_sensitivity(
             [str(exc), *exc.problems],
         ) from None
     summary = json.loads((out / "d-sensitivity" / "summary.json").read_text(encoding="utf-8"))
-    logged = read_jsonl(
-        out / "d-sensitivity" / "judgments.jsonl", Judgment, tolerate_torn_tail=True
-    )
-    judgments = list(effective_judgments(logged).values())
+    judgments = read_judgments(out / "d-sensitivity" / "judgments.jsonl")
     part = SensitivityPart(
         run_dir=str(out / "d-sensitivity"),
         lm=lm,
