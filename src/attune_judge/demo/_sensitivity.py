@@ -106,13 +106,9 @@ def _first_turns(n_conversations: int) -> list[JudgeItem]:
         if it.turn is not None:
             first[it.conversation_id] = min(first.get(it.conversation_id, it.turn), it.turn)
     convs = sorted(first)[:n_conversations]
-    chosen = [
+    return [
         it for it in items if it.conversation_id in convs and it.turn == first[it.conversation_id]
     ]
-    # a conversation's replies one after another: consecutive prompts then share the rubric
-    # and the conversation, which the embedded model does not evaluate again (llama.cpp
-    # keeps the longest common prefix of the previous prompt)
-    return sorted(chosen, key=lambda it: it.conversation_id)
 
 
 def _summary_lines(part: SensitivityPart) -> list[str]:
