@@ -88,6 +88,8 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
         api_base=url,
         model_options=ModelOptions(response_format=args.response_format),
         max_concurrency=args.concurrency,
+        executor=args.executor,
+        workers=args.workers,
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
         bootstrap_replicates=200,
@@ -101,7 +103,9 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
 def _cpu() -> float:
     """User + system CPU seconds of this process (the client; the server is another)."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
+    # + finished children: the process executor's workers (the server is still running then)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _attempts(run_dir: Path) -> int:
@@ -125,6 +129,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--fault-mix", default="", help="e.g. rate_limit=0.1 (default: none)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--executor", choices=("thread", "process"), default="thread")
+    parser.add_argument("--workers", type=int, default=2, help="processes of --executor process")
     parser.add_argument(
         "--response-format",
         default="json_object",
@@ -184,6 +190,7 @@ def main() -> None:
         "n": args.n,
         "latency_s": args.latency,
         "concurrency": args.concurrency,
+        "executor": args.executor,
         "fault_mix": _mix(args.fault_mix),
         "response_format": args.response_format,
         "cores": os.cpu_count(),

@@ -104,7 +104,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Under ``pytest -n 2 --dist loadgroup`` (``make test``), the tests that start real
     components (a model, a server, Ray, Chromium: marked ``slow`` or ``browser``) run one
     after another on one worker, so two of them never compete for the two cores and at most
-    one Ray cluster runs; every other test is spread over both workers."""
+    one Ray cluster runs; every other test is spread over both workers. A test that names its
+    own ``xdist_group`` keeps it (the embedded-model sweep over every shipped rubric runs on
+    the other worker, with one model thread)."""
     for item in items:
+        if item.get_closest_marker("xdist_group"):  # a test that names its own group
+            continue
         if item.get_closest_marker("slow") or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("real-components"))

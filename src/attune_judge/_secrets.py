@@ -56,6 +56,10 @@ _QUERY = re.compile(
 
 _registered: set[str] = set()
 _lock = threading.Lock()
+_memo: tuple[dict[bytes, bytes], frozenset[str], list[str]] | None = None
+"""The process environment's raw items, the registered secrets and the values found in them:
+:func:`secret_values` is called for every request a run sends (the request cache redacts each
+answer), and decoding the whole environment each time cost about 0.4 ms per judgment."""
 
 
 def _split_userinfo(info: str) -> tuple[str, str | None]:
@@ -121,14 +125,27 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     does not redact every ``1`` in a run directory (URL credentials of any length are still
     redacted inside URLs by :func:`redact`).
     """
-    env = os.environ if environ is None else environ
-    vals = {v for k, v in env.items() if _SECRET_NAME.search(k)}
+    global _memo
+    if environ is not None:
+        return _found(environ, set())
+    raw = getattr(os.environ, "_data", None)  # CPython's undecoded items: compared, not decoded
+    with _lock:
+        registered = frozenset(_registered)
+        memo = _memo
+    if memo is not None and raw is not None and memo[1] == registered and memo[0] == raw:
+        return list(memo[2])
+    found = _found(os.environ, set(registered))
+    if isinstance(raw, dict):
+        with _lock:
+            _memo = (dict(raw), registered, found)
+    return list(found)
+
+
+def _found(env: Mapping[str, str], vals: set[str]) -> list[str]:
+    vals |= {v for k, v in env.items() if _SECRET_NAME.search(k)}
     for var in _URL_VARIABLES:
         if env.get(var):
             vals.update(url_secrets(env[var]))
-    if environ is None:
-        with _lock:
-            vals |= _registered
     return sorted((v for v in vals if len(v) >= MIN_SECRET_LEN), key=len, reverse=True)
 
 

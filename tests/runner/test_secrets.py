@@ -209,3 +209,23 @@ def test_a_key_echoed_by_the_model_is_not_written_by_generate(
     assert rows and all("the key is ***" in r["response"] for r in rows)
     assert _leaks(tmp_path) == []
     assert not any(c in printed.out + printed.err for c in CANARIES)
+
+
+def test_the_process_secrets_follow_every_change_of_the_environment_and_registry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # secret_values() remembers what it found for an unchanged environment (it runs per request)
+    before = secret_values()
+    assert "sk-set-after-the-first-call" not in before
+    monkeypatch.setenv("LATE_API_KEY", "sk-set-after-the-first-call")
+    assert "sk-set-after-the-first-call" in secret_values()
+    monkeypatch.setenv("LATE_API_KEY", "sk-changed-in-place-0001")
+    found = secret_values()
+    assert "sk-changed-in-place-0001" in found and "sk-set-after-the-first-call" not in found
+    monkeypatch.delenv("LATE_API_KEY")
+    assert "sk-changed-in-place-0001" not in secret_values()
+    register_url("http://u:registered-later-0001@h/v1")
+    assert "registered-later-0001" in secret_values()
+    found = secret_values()
+    found.clear()  # the caller's list is its own
+    assert "registered-later-0001" in secret_values()

@@ -6,8 +6,9 @@ the sampled answer instead (``--score-mode expected`` given explicitly is refuse
 line), so no shipped combination ends in a traceback.
 
 The fast test builds every variant's judge on the embedded model without calling it; the slow
-one runs every shipped rubric (``score``, on one item or the first turn of one conversation)
-and every variants file (``sensitivity``, on two items) from the CLI with ``--lm local``.
+ones run every shipped rubric (``score``, on one item or the first turn of one conversation)
+and every variants file (``sensitivity``, on two items) from the CLI with ``--lm local``, one
+test per file.
 """
 
 from __future__ import annotations
@@ -69,47 +70,68 @@ def test_explicit_expected_on_a_1_10_scale_is_one_line(
     assert "--score-mode sampled" in err and "(1-10)" in err and "Traceback" not in err
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(3600)
-def test_every_shipped_rubric_and_variants_file_runs_with_the_embedded_model(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    items = _two_items(tmp_path)
-    one = tmp_path / "one.jsonl"
-    one.write_text(items.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
-    data = tmp_path / "data"
-    data.mkdir()
-    conversation = json.loads((SAMPLES / "conversation_5.json").read_text("utf-8"))
-    conversation["turns"] = conversation["turns"][:1]  # pairwise/behaviour items of one turn
-    (data / "conversation_5.json").write_text(json.dumps(conversation), "utf-8")
-    fast = ["--lm", "local", "--max-tokens", "48", "--max-failure-rate", "1", "-q"]
-    outcomes = {}
-    for rubric in RUBRICS:
-        kind = next(
-            ln.split(":", 1)[1].strip()
-            for ln in rubric.read_text("utf-8").splitlines()
-            if ln.startswith("kind:")
-        )
-        source = data if kind in ("pairwise", "behaviour") else one
-        argv = ["score", str(source), "--rubric", str(rubric), "-o", str(tmp_path / rubric.stem)]
-        if kind in ("pairwise", "behaviour"):
-            argv += ["--models", "original"]
-        outcomes[rubric.stem] = _cli([*argv, *fast])
-    for variants in VARIANTS:
-        argv = [
-            "sensitivity",
-            str(items),
-            "--variants",
-            str(variants),
-            "-o",
-            str(tmp_path / variants.stem),
-        ]
-        outcomes[variants.stem] = _cli([*argv, *fast, "--no-report"])
-    captured = capsys.readouterr()
+def _kind(rubric: Path) -> str:
+    return next(
+        ln.split(":", 1)[1].strip()
+        for ln in rubric.read_text("utf-8").splitlines()
+        if ln.startswith("kind:")
+    )
+
+
+FAST = ["--lm", "local", "--max-tokens", "48", "--max-failure-rate", "1", "-q"]
+"""The embedded model, short answers; a run whose answers all failed still writes its summary."""
+
+
+@pytest.fixture
+def _one_model_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTUNE_LOCAL_THREADS", "1")
+
+
+def _check_run(outcome: int, out: Path, captured: pytest.CaptureResult[str]) -> None:
     assert "Traceback" not in captured.err + captured.out
     # 0, or 3 when the tiny model's answers all failed to parse: recorded, never a crash
-    assert set(outcomes.values()) <= {0, 3}, outcomes
-    for name in outcomes:
-        summary = tmp_path / name / "summary.json"
-        assert summary.is_file(), name
-        assert json.loads(summary.read_text("utf-8"))["run"]["n_tasks"] > 0
+    assert outcome in {0, 3}, (outcome, captured.err[-2000:])
+    summary = out / "summary.json"
+    assert summary.is_file()
+    assert json.loads(summary.read_text("utf-8"))["run"]["n_tasks"] > 0
+
+
+# its own xdist group (tests/conftest.py): under `make test` these cases run on the other worker
+# beside the real-components group, with one model thread so that the two share the cores
+@pytest.mark.slow
+@pytest.mark.xdist_group("embedded-sweep")
+@pytest.mark.usefixtures("_one_model_thread")
+@pytest.mark.parametrize("rubric", RUBRICS, ids=[p.stem for p in RUBRICS])
+def test_every_shipped_rubric_runs_with_the_embedded_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rubric: Path
+) -> None:
+    kind = _kind(rubric)
+    if kind in ("pairwise", "behaviour"):
+        data = tmp_path / "data"
+        data.mkdir()
+        conversation = json.loads((SAMPLES / "conversation_5.json").read_text("utf-8"))
+        conversation["turns"] = conversation["turns"][:1]  # pairwise/behaviour items of one turn
+        (data / "conversation_5.json").write_text(json.dumps(conversation), "utf-8")
+        source, extra = data, ["--models", "original"]
+    else:
+        items = _two_items(tmp_path)
+        source = tmp_path / "one.jsonl"
+        source.write_text(items.read_text("utf-8").splitlines()[0] + "\n", "utf-8")
+        extra = []
+    out = tmp_path / rubric.stem
+    argv = ["score", str(source), "--rubric", str(rubric), "-o", str(out), *extra]
+    _check_run(_cli([*argv, *FAST]), out, capsys.readouterr())
+
+
+# its own xdist group (tests/conftest.py): under `make test` these cases run on the other worker
+# beside the real-components group, with one model thread so that the two share the cores
+@pytest.mark.slow
+@pytest.mark.xdist_group("embedded-sweep")
+@pytest.mark.usefixtures("_one_model_thread")
+@pytest.mark.parametrize("variants", VARIANTS, ids=[p.stem for p in VARIANTS])
+def test_every_shipped_variants_file_runs_with_the_embedded_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], variants: Path
+) -> None:
+    out = tmp_path / variants.stem
+    argv = ["sensitivity", str(_two_items(tmp_path)), "--variants", str(variants), "-o", str(out)]
+    _check_run(_cli([*argv, *FAST, "--no-report"]), out, capsys.readouterr())

@@ -34,6 +34,31 @@ def redacted_copy(value: Any, secrets: Sequence[str] | None = None) -> Any:
     return _scrub(copy.deepcopy(value), found, set())
 
 
+def _needs_scrub(value: Any, secrets: list[str], seen: set[int]) -> bool:
+    """Whether :func:`_scrub` would change any string inside ``value`` (same walk, no copy)."""
+    if isinstance(value, str):
+        return redact(value, secrets) != value
+    if value is None or isinstance(value, int | float | bytes | bool) or id(value) in seen:
+        return False
+    seen.add(id(value))
+    if isinstance(value, dict):
+        return any(
+            _needs_scrub(k, secrets, seen) or _needs_scrub(v, secrets, seen)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_needs_scrub(v, secrets, seen) for v in value)
+    for name in ("__dict__", "__pydantic_private__", "__pydantic_extra__"):
+        attrs = getattr(value, name, None)
+        if isinstance(attrs, dict) and _needs_scrub(attrs, secrets, seen):
+            return True
+    if dataclasses.is_dataclass(value) and not hasattr(value, "__dict__"):
+        return any(
+            _needs_scrub(getattr(value, f.name), secrets, seen) for f in dataclasses.fields(value)
+        )
+    return False
+
+
 def _scrub(value: Any, secrets: list[str], seen: set[int]) -> Any:
     if isinstance(value, str):
         return redact(value, secrets)
@@ -81,7 +106,10 @@ def redact_request_cache() -> None:
     ) -> None:
         if not (cache.enable_memory_cache and enable_memory_cache) and not cache.enable_disk_cache:
             return
-        put(cache, request, redacted_copy(value), ignored_args_for_cache_key, enable_memory_cache)
+        found = secret_values()
+        if _needs_scrub(value, found, set()):  # else stored as DSPy stores it (no copy to pay)
+            value = _scrub(copy.deepcopy(value), found, set())
+        put(cache, request, value, ignored_args_for_cache_key, enable_memory_cache)
 
     cache.put = redacting_put
     cache._attune_redacting = True

@@ -270,6 +270,9 @@ def _public(batch: dict[str, Any]) -> dict[str, Any]:
 class _Handler(BaseHTTPRequestHandler):
     server_fake: FakeBatchServer
     protocol_version = "HTTP/1.1"
+    # headers and body are two writes: without TCP_NODELAY the body waits for the
+    # client's delayed ACK (~40 ms per keep-alive request on Linux)
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent."""

@@ -327,6 +327,9 @@ class FaultServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body are two writes: without TCP_NODELAY the body waits for the
+            # client's delayed ACK (~40 ms per keep-alive request on Linux)
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 return
