@@ -49,7 +49,9 @@ def _serve(conn: Any, latency_s: float, mix: dict[str, float], seed: int) -> Non
     with FaultServer(mix, latency_s=latency_s, keep_alive=True, seed=seed, retry_after_s=0) as s:
         conn.send(s.url)
         conn.recv()  # "stop"
-        conn.send({"requests": s.requests, "faults": dict(s.faults())})
+        ru = resource.getrusage(resource.RUSAGE_SELF)  # the server's own CPU, all its requests
+        cpu = ru.ru_utime + ru.ru_stime
+        conn.send({"requests": s.requests, "faults": dict(s.faults()), "cpu_s": cpu})
 
 
 def _items(path: Path, n: int, *, tag: str = "") -> None:
@@ -207,6 +209,9 @@ def main() -> None:
         "attempts_recorded": attempts,
         "requests_equal_attempts": served["requests"] == attempts,
         "server_faults": served["faults"],
+        # the server process over all its requests (warm-up and rerun included): CPU the 2 cores
+        # also had to give the server, beside the client's
+        "server_cpu_ms_per_request": round(1000 * served["cpu_s"] / max(1, served["requests"]), 2),
         "rerun_s": round(rerun_wall, 3),
         "rerun_n_run": rerun.n_run,
         "loadavg_1min_after": round(os.getloadavg()[0], 2),
