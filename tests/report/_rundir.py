@@ -106,8 +106,8 @@ MANIFEST = {
 }
 
 CALIBRATION = {
-    "metrics": [
-        {
+    "metrics": {
+        "cohen_kappa_quadratic": {
             "name": "cohen_kappa_quadratic",
             "estimate": 0.4567,
             "lower": 0.3,
@@ -116,14 +116,14 @@ CALIBRATION = {
             "n_clusters": 8,
             "method": "bca",
         },
-        {
+        "krippendorff_alpha_ordinal": {
             "name": "krippendorff_alpha_ordinal",
             "estimate": None,
             "undefined_reason": "all values identical",
             "n": 40,
             "n_clusters": 8,
         },
-    ],
+    },
     "agreement_matrix": {
         "raters": ["h1", "h2", "h3", "judge <x>"],
         "matrix": [

@@ -87,7 +87,8 @@ def test_a_calibration_run_writes_a_typed_summary(tmp_path: Path) -> None:
     write_calibration_run(tmp_path / "cal", cal.calibrate(human, judge, B=20, seed=0))
     summary = parse_summary(_check(tmp_path / "cal" / "summary.json", "calibration"))
     assert isinstance(summary, CalibrateSummary)
-    assert summary.calibration["report"]["dimensions"][0]["dimension"] == "d"
+    assert summary.calibration.report is not None
+    assert summary.calibration.report.dimensions[0].dimension == "d"
 
 
 def test_a_summary_missing_its_kind_block_is_rejected() -> None:

@@ -41,8 +41,8 @@ from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_a
 from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
 from attune_judge.calibration._behaviour_agreement import (
     behaviour_agreement,
-    behaviour_block,
     behaviour_markdown,
+    behaviour_metrics,
     is_behaviour_dimension,
     judgments_to_behaviour_ratings,
 )
@@ -146,8 +146,8 @@ from attune_judge.calibration._raters import (
     pairwise_matrix,
 )
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
-from attune_judge.calibration._report import CalibrationReport, calibrate
-from attune_judge.calibration._results import IntervalMethod, Metric
+from attune_judge.calibration._report import CalibrationReport, JudgeReport, calibrate
+from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration._sensitivity_results import (
     CriterionShift,
     ModelScore,
@@ -169,6 +169,8 @@ __all__ = [
     "CriterionShift",
     "HumanCeiling",
     "IntervalMethod",
+    "JoinReport",
+    "JudgeReport",
     "Leaderboard",
     "LeaderboardRow",
     "Metric",
@@ -192,8 +194,8 @@ __all__ = [
     "arena_rank_upper_bound",
     "baseline_agreement",
     "behaviour_agreement",
-    "behaviour_block",
     "behaviour_markdown",
+    "behaviour_metrics",
     "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",

@@ -1,18 +1,14 @@
 """Sections for the analysis kinds of ``summary.json``: ``calibration``, ``bench``,
 ``sensitivity``.
 
-``sensitivity`` reads its typed block (:class:`attune_judge.runs.SensitivityBlock`). The
+``sensitivity`` and ``calibration`` read their typed blocks
+(:class:`attune_judge.runs.SensitivityBlock`, :class:`~attune_judge.runs.CalibrationBlock`). The
 others read plain dicts (result models dumped with ``model_dump(mode="json")``) and are
 tolerant: a part that is absent is simply not shown. The shapes read are:
 
 ``calibration``
-    A calibration ``CalibrationReport`` dump, or ``{"report": <dump>, "figures": {dim: part}}``
-    (see ``_calibration.py``); or plain ``{"dimensions": {dim: part}}`` or one ``part``; a part
-    may hold ``metrics`` (list or
-    name → Metric), ``agreement_matrix`` (``raters``, ``matrix``, ``metric``, ``judges``,
-    ``ceiling``), ``confusion`` (``categories``, ``counts``, ``human_label``, ``judge_label``),
-    ``calibration_curve`` (``judge_scores``, ``human_means``, ``counts``, ``lower``, ``upper``,
-    ``identity``), ``join`` (a JoinReport).
+    Its typed block (:class:`attune_judge.runs.CalibrationBlock`): a ``CalibrationReport``
+    with figure data per dimension, or one part (metrics, join, confusion).
 ``bench``
     ``tasks``: ``{task: {"leaderboard": ..., "score_label": ..., "xlim": [lo, hi]}}``;
     ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
@@ -24,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attune_judge.report._blocks import Note, Paragraph, Section, Table, slugify
+from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._calibration import calibration_report_sections
 from attune_judge.report._calibration_part import calibration_part
 from attune_judge.report._format import fmt_num, fmt_pct
@@ -32,7 +28,7 @@ from attune_judge.report._leaderboard import comparison_section, leaderboard_sec
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
-from attune_judge.runs import RunSummary, SensitivityBlock
+from attune_judge.runs import CalibrationBlock, RunSummary, SensitivityBlock
 
 __all__ = [
     "bench_sections",
@@ -46,23 +42,18 @@ __all__ = [
 
 def calibration_sections(run: RunData) -> list[Section]:
     """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
-    cal: Mapping[str, Any] = run.summary.get("calibration") or {}
-    weighting = run.summary.get("label_weighting")
-    if "report" in cal or isinstance(cal.get("dimensions"), list):
-        rich = Section("Agreement with people")
-        if weighting:
-            rich.blocks.append(Note(str(weighting)))
-        rich.subsections = calibration_report_sections(
-            cal.get("report", cal), figures=cal.get("figures")
-        )
-        return [rich]
-    parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
+    rec = run.record
+    cal = getattr(rec, "calibration", None)
+    if not isinstance(cal, CalibrationBlock):
+        return []
     top = Section("Agreement with people")
+    weighting = getattr(rec, "label_weighting", None)
     if weighting:
-        top.blocks.append(Note(str(weighting)))
-    for dim, part in parts.items():
-        prefix = "" if len(parts) == 1 else f"{dim}: "
-        top.subsections.extend(calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))
+        top.blocks.append(Note(weighting))
+    if cal.report is not None:
+        top.subsections = calibration_report_sections(cal.report, figures=cal.figures)
+    else:
+        top.subsections = calibration_part("", cal, "calibration-overall")
     return [top]
 
 

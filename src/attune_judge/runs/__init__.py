@@ -9,6 +9,13 @@ gives the JSON Schema of ``manifest.json`` or of a kind's summary (also shipped 
 """
 
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.runs._agreement import (
+    AgreementMatrix,
+    CalibrationBlock,
+    CalibrationCurve,
+    CalibrationPart,
+    Confusion,
+)
 from attune_judge.runs._files import write_json, write_text
 from attune_judge.runs._io import (
     MIGRATIONS,
@@ -52,10 +59,15 @@ __all__ = [
     "SCHEMA_DIR",
     "SCHEMA_VERSION",
     "SUMMARY_MODELS",
+    "AgreementMatrix",
     "AlignSummary",
     "BenchSummary",
     "CalibrateSummary",
+    "CalibrationBlock",
+    "CalibrationCurve",
+    "CalibrationPart",
     "CommandManifest",
+    "Confusion",
     "DegenerateFinding",
     "DemoSummary",
     "Flip",

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.runs._agreement import CalibrationBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
 
 __all__ = [
@@ -267,11 +268,11 @@ class BenchSummary(RunSummary):
 
 
 class CalibrateSummary(RunSummary):
-    """``calibration``: a ``CalibrationReport`` dump (``report``) with figure data, or the
-    preference- or behaviour-agreement block."""
+    """``calibration``: a ``CalibrationReport`` (``report``) with figure data, or the
+    preference- or behaviour-agreement part."""
 
     kind: Literal["calibration"] = "calibration"
-    calibration: dict[str, Any]
+    calibration: CalibrationBlock
     label_weighting: str | None = None
     """The one-line statement that the human labels, drawn with unequal inclusion
     probabilities (``annotate sample --by model|score``), were weighted by 1 / probability (or,
@@ -288,8 +289,8 @@ class ValidateSummary(RunSummary):
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the validated judge gave one value to every item (see
     :class:`DegenerateFinding`)."""
-    calibration: dict[str, Any] | None = None
-    """The ``CalibrationReport`` dump and figure data (absent without a usable judgment)."""
+    calibration: CalibrationBlock | None = None
+    """The ``CalibrationReport`` and figure data (absent without a usable judgment)."""
     baselines: dict[str, Any] | None = None
     recorded_judges: list[dict[str, Any]] | None = None
     calibrated: dict[str, Any] | None = None

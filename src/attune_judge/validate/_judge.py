@@ -23,7 +23,7 @@ from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 from attune_judge.runner import failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
-from attune_judge.runs import write_summary
+from attune_judge.runs import CalibrationBlock, write_summary
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._calibrated import calibrated_comparison
 from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
@@ -435,10 +435,9 @@ def _compare(
     blocks: dict[str, Any] = {
         "baselines": base_data,
         "recorded_judges": [r.model_dump(mode="json") for r in rows],
-        "calibration": {
-            "report": report.model_dump(mode="json"),
-            "figures": calibration_figure_data(list(humans), list(new)),
-        },
+        "calibration": CalibrationBlock(
+            report=report, figures=calibration_figure_data(list(humans), list(new))
+        ).model_dump(mode="json", exclude_unset=True),
         "_baseline_lines": base_lines,
     }
     return rows, _summary(set_name, name, rows), ["", judge_rows_markdown(rows), *base_md], blocks

@@ -26,6 +26,7 @@ from attune_judge.report import (
     recorded_judges_section,
     write_report,
 )
+from attune_judge.runs import CalibrationBlock
 
 __all__ = [
     "judge_rows_table",
@@ -126,8 +127,8 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
         recorded_judges_section(rows, title="The judge beside the recorded judges and people")
     )
     top.subsections.append(Section("All statistics", [judge_rows_table(rows)]))
-    cal: Mapping[str, Any] = summary.get("calibration") or {}
-    if cal.get("report"):
+    cal = CalibrationBlock.model_validate(summary.get("calibration") or {})
+    if cal.report is not None:
         per_dim = Section(
             "Agreement with the people, per dimension",
             [
@@ -139,7 +140,7 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
                 )
             ],
         )
-        per_dim.subsections = calibration_report_sections(cal["report"], figures=cal.get("figures"))
+        per_dim.subsections = calibration_report_sections(cal.report, figures=cal.figures)
         top.subsections.append(per_dim)
     shipped = summary.get("calibrated")
     if isinstance(shipped, Mapping):
