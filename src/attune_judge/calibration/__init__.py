@@ -38,7 +38,11 @@ Adapters
 """
 
 from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
-from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
+from attune_judge.calibration._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
+)
 from attune_judge.calibration._behaviour_agreement import (
     behaviour_agreement,
     behaviour_markdown,
@@ -117,6 +121,7 @@ from attune_judge.calibration._preference_baselines import (
     preference_comparison_markdown,
 )
 from attune_judge.calibration._probabilistic import (
+    ProbabilityScores,
     binary_brier_score,
     brier_score,
     expected_calibration_error,
@@ -147,7 +152,7 @@ from attune_judge.calibration._raters import (
 )
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
 from attune_judge.calibration._report import CalibrationReport, JudgeReport, calibrate
-from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
+from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._sensitivity_results import (
     CriterionShift,
     ModelScore,
@@ -163,6 +168,7 @@ from attune_judge.calibration._table import RatingTable, join_report, ratings_to
 __all__ = [
     "MIN_CLUSTERS",
     "PAIR_METRICS",
+    "BaselineAgreement",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
@@ -181,7 +187,9 @@ __all__ = [
     "PairedBootstrapResult",
     "PanelAgreement",
     "PositionBias",
+    "ProbabilityScores",
     "RatingTable",
+    "ResultModel",
     "SensitivityAnalysis",
     "StudentizedDraws",
     "VarianceComponent",

@@ -19,6 +19,14 @@ from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
 from attune_judge.runs._agreement import CalibrationBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
+from attune_judge.runs._validation import (
+    BaselinesBlock,
+    CalibratedBlock,
+    DuoResult,
+    JudgeRow,
+    ValidationInfo,
+    ValidationResult,
+)
 
 __all__ = [
     "SUMMARY_MODELS",
@@ -284,16 +292,16 @@ class ValidateSummary(RunSummary):
     """``validate``: a judge's agreement with a shipped set's people."""
 
     kind: Literal["validate"] = "validate"
-    validation: dict[str, Any]
+    validation: ValidationInfo
     """The set, the judge, counts, ``B``, ``seed`` and notes."""
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the validated judge gave one value to every item (see
     :class:`DegenerateFinding`)."""
     calibration: CalibrationBlock | None = None
     """The ``CalibrationReport`` and figure data (absent without a usable judgment)."""
-    baselines: dict[str, Any] | None = None
-    recorded_judges: list[dict[str, Any]] | None = None
-    calibrated: dict[str, Any] | None = None
+    baselines: BaselinesBlock | None = None
+    recorded_judges: list[JudgeRow] | None = None
+    calibrated: CalibratedBlock | None = None
     """The shipped calibration head's rows beside the uncalibrated judge (the embedded
     judge on a set a head was fitted on; :mod:`attune_judge.align`'s calibrate method)."""
 
@@ -305,9 +313,9 @@ class DemoSummary(RunSummary):
     parts: list[str]
     B: int
     seed: int
-    recorded_judges: list[dict[str, Any]] | None = None
-    duo: dict[str, Any] | None = None
-    local_judge: dict[str, Any] | None = None
+    recorded_judges: list[JudgeRow] | None = None
+    duo: DuoResult | None = None
+    local_judge: ValidationResult | None = None
     sensitivity: SensitivityBlock | None = None
     sensitivity_notes: list[str] | None = None
 
