@@ -129,6 +129,7 @@ from attune_judge.calibration._probabilistic import (
 )
 from attune_judge.calibration._probability import probability_calibration, reliability_diagram
 from attune_judge.calibration._rank_agreement import (
+    KendallW,
     kendall_tau_rankings,
     kendalls_w,
     kendalls_w_rankings,
@@ -177,6 +178,7 @@ __all__ = [
     "IntervalMethod",
     "JoinReport",
     "JudgeReport",
+    "KendallW",
     "Leaderboard",
     "LeaderboardRow",
     "Metric",

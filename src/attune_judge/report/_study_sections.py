@@ -1,24 +1,19 @@
 """Sections for the analysis kinds of ``summary.json``: ``calibration``, ``bench``,
 ``sensitivity``.
 
-``sensitivity`` and ``calibration`` read their typed blocks
-(:class:`attune_judge.runs.SensitivityBlock`, :class:`~attune_judge.runs.CalibrationBlock`). The
-others read plain dicts (result models dumped with ``model_dump(mode="json")``) and are
-tolerant: a part that is absent is simply not shown. The shapes read are:
+Each reads its typed block of the run's summary; a part that is absent is not shown:
 
 ``calibration``
     Its typed block (:class:`attune_judge.runs.CalibrationBlock`): a ``CalibrationReport``
     with figure data per dimension, or one part (metrics, join, confusion).
 ``bench``
-    ``tasks``: ``{task: {"leaderboard": ..., "score_label": ..., "xlim": [lo, hi]}}``;
-    ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
-    ``kendall_w`` (a KendallW dict).
+    Its typed block (:class:`attune_judge.runs.BenchBlock`): a leaderboard per task, τ between
+    the task rankings, Kendall's W.
+``sensitivity``
+    Its typed block (:class:`attune_judge.runs.SensitivityBlock`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._calibration import calibration_report_sections
@@ -28,7 +23,7 @@ from attune_judge.report._leaderboard import comparison_section, leaderboard_sec
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
-from attune_judge.runs import CalibrationBlock, RunSummary, SensitivityBlock
+from attune_judge.runs import BenchBlock, CalibrationBlock, RunSummary, SensitivityBlock
 
 __all__ = [
     "bench_sections",
@@ -59,18 +54,18 @@ def calibration_sections(run: RunData) -> list[Section]:
 
 def bench_sections(run: RunData) -> list[Section]:
     """AttuneBench tasks: a leaderboard per task, then how the task rankings agree."""
-    bench: Mapping[str, Any] = run.summary.get("bench") or {}
-    tasks: Mapping[str, Any] = bench.get("tasks") or {}
+    bench = getattr(run.record, "bench", None)
+    if not isinstance(bench, BenchBlock):
+        return []
     boards = Section("Leaderboards per task")
-    for task, block in tasks.items():
-        xlim = block.get("xlim")
+    for task, block in bench.tasks.items():
         boards.subsections.append(
             leaderboard_section(
-                block.get("leaderboard") or {},
+                block.leaderboard or {},
                 title=f"Task: {task}",
                 key=f"bench-{task}",
-                score_label=str(block.get("score_label") or "score"),
-                xlim=tuple(xlim) if xlim else None,
+                score_label=block.score_label or "score",
+                xlim=block.xlim,
             )
         )
     out = [boards] if boards.subsections else []
@@ -79,27 +74,26 @@ def bench_sections(run: RunData) -> list[Section]:
     panels = panels_section(run.summary.get("panels") or [])
     if panels is not None:  # a jury of draft judges (drafting task)
         out.append(panels)
-    tm = bench.get("tau_matrix") or {}
-    w = bench.get("kendall_w") or {}
+    tm, w = bench.tau_matrix, bench.kendall_w
     extra = []
-    if w.get("w") is not None:
+    if w is not None and w.w is not None:
         extra.append(
             (
                 "Kendall's W across tasks",
-                f"{fmt_num(w['w'])} (χ² df = {w.get('df', '?')}, p = {fmt_num(w.get('p_value'))})",
+                f"{fmt_num(w.w)} (χ² df = {w.df}, p = {fmt_num(w.p_value)})",
             )
         )
-    if tm or bench.get("taus") or extra:
+    if tm or bench.taus or extra:
         agree = ranking_agreement_section(
-            tm.get("labels", []),
-            tm.get("matrix"),
-            taus=bench.get("taus"),
-            against=str(bench.get("against", "drafting")),
+            tm.labels if tm else [],
+            tm.matrix if tm else None,
+            taus=[{"label": r.label, "tau": r.tau} for r in bench.taus or []],
+            against=bench.against or "drafting",
             title="Do the tasks rank models alike?",
             key="bench-tasks",
             extra=extra,
         )
-        with_boards = {t: b["leaderboard"] for t, b in tasks.items() if b.get("leaderboard")}
+        with_boards = {t: b.leaderboard for t, b in bench.tasks.items() if b.leaderboard}
         if len(with_boards) >= 2:
             agree.subsections.append(
                 comparison_section(

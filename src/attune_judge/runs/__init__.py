@@ -16,6 +16,16 @@ from attune_judge.runs._agreement import (
     CalibrationPart,
     Confusion,
 )
+from attune_judge.runs._bench import (
+    BenchBlock,
+    BenchBootstrap,
+    BenchLeaderboard,
+    BenchMetric,
+    BenchRow,
+    BenchTask,
+    Discriminability,
+    TauRow,
+)
 from attune_judge.runs._files import write_json, write_text
 from attune_judge.runs._io import (
     MIGRATIONS,
@@ -74,7 +84,13 @@ __all__ = [
     "AlignSummary",
     "BaselineDimension",
     "BaselinesBlock",
+    "BenchBlock",
+    "BenchBootstrap",
+    "BenchLeaderboard",
+    "BenchMetric",
+    "BenchRow",
     "BenchSummary",
+    "BenchTask",
     "CalibrateSummary",
     "CalibratedBlock",
     "CalibrationBlock",
@@ -84,6 +100,7 @@ __all__ = [
     "Confusion",
     "DegenerateFinding",
     "DemoSummary",
+    "Discriminability",
     "DuoResult",
     "Flip",
     "GroupComparison",
@@ -102,6 +119,7 @@ __all__ = [
     "SensitivityVariant",
     "StudySettings",
     "TauMatrix",
+    "TauRow",
     "ValidateSummary",
     "ValidationInfo",
     "ValidationResult",

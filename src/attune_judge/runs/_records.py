@@ -18,6 +18,7 @@ from pydantic import Field
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
 from attune_judge.runs._agreement import CalibrationBlock
+from attune_judge.runs._bench import BenchBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
 from attune_judge.runs._validation import (
     BaselinesBlock,
@@ -264,11 +265,11 @@ class SensitivitySummary(JudgedSummary):
 
 
 class BenchSummary(RunSummary):
-    """``bench``: the run facts and the per-task analysis (``tasks/_analysis.py``)."""
+    """``bench``: the run facts and the per-task analysis (``tasks.analyse_records``)."""
 
     kind: Literal["bench"] = "bench"
     run: RunFacts
-    bench: dict[str, Any]
+    bench: BenchBlock
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """The drafting task's judges (per evaluated model) that gave one value to every draft."""
     panels: list[PanelBlock | PanelNote] = Field(default_factory=list)
