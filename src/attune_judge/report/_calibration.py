@@ -269,10 +269,10 @@ def calibration_figure_data(
             if pairs_v and _numeric([b for _, b in pairs_v]) and _numeric([a for a, _ in pairs_v]):
                 by: dict[float, list[float]] = defaultdict(list)
                 for a, b in pairs_v:
-                    by[float(b)].append(float(a))  # type: ignore[arg-type]
+                    by[float(b)].append(float(a))
                 if len(by) <= MAX_CATEGORIES * 2:
                     xs = sorted(by)
-                    humans_seen = [float(a) for a, _ in pairs_v]  # type: ignore[arg-type]
+                    humans_seen = [float(a) for a, _ in pairs_v]
                     entry.calibration_curve = CalibrationCurve(
                         judge_scores=xs,
                         human_means=[sum(by[x]) / len(by[x]) for x in xs],
