@@ -56,9 +56,10 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     for w in block.get("warnings") or []:  # the intervals' own (the leaderboard shows its)
         if w not in board_warnings:
             section.blocks.append(Note(str(w), "warning"))
-    if block.get("pairwise"):
+    typed = getattr(run.record, "judges", {}).get(jid)
+    if typed is not None and typed.pairwise is not None:
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
-        section.subsections.append(pairwise_section(block["pairwise"]))
+        section.subsections.append(pairwise_section(typed.pairwise))
         section.subsections.append(failures_section(models, key=f"{jid}-failures"))
         _add_members(section, block)
         return section
@@ -106,7 +107,7 @@ def score_sections(run: RunData) -> list[Section]:
                 "and their scores are never pooled."
             ),
         )
-    panels = panels_section(run.summary.get("panels") or [])
+    panels = panels_section(getattr(run.record, "panels", []))
     if panels is not None:
         out.append(panels)
     return out

@@ -71,7 +71,7 @@ def bench_sections(run: RunData) -> list[Section]:
     out = [boards] if boards.subsections else []
     from attune_judge.report._panel_sections import panels_section
 
-    panels = panels_section(run.summary.get("panels") or [])
+    panels = panels_section(getattr(run.record, "panels", []))
     if panels is not None:  # a jury of draft judges (drafting task)
         out.append(panels)
     tm, w = bench.tau_matrix, bench.kendall_w
