@@ -4,9 +4,10 @@ Every summary carries ``schema_version`` (:data:`SCHEMA_VERSION`) and ``kind`` (
 when absent: summaries written before the kind was stamped). Unknown keys are an error: a new
 summary field is one declaration here (and ``write_schemas()``). The scoring blocks are typed
 down to the statistics layer's own results (``Leaderboard``, ``PositionBias``,
-``BradleyTerryResult``, ``PanelAgreement``); the study blocks written by upper layers
-(``calibration``, ``bench``, ``sensitivity``, the demo's parts, ``align``) are JSON objects
-whose layout their owning layer documents.
+``BradleyTerryResult``, ``PanelAgreement``), and so are the study blocks written by upper
+layers (``calibration``, ``validate``'s, ``bench``, ``sensitivity``, the demo's parts: see
+``_agreement.py``, ``_validation.py``, ``_bench.py``, ``_study.py``); only ``align`` is still
+a JSON object whose layout its owning layer documents.
 """
 
 from __future__ import annotations
