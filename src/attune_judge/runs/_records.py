@@ -39,6 +39,7 @@ __all__ = [
     "DemoSummary",
     "JudgeBlock",
     "JudgedSummary",
+    "MemberTotals",
     "ModelBlock",
     "PairwiseBlock",
     "PanelBlock",
@@ -48,6 +49,7 @@ __all__ = [
     "RunSummary",
     "ScoreSummary",
     "SensitivitySummary",
+    "Tokens",
     "ValidateSummary",
     "parse_summary",
 ]
