@@ -6,10 +6,22 @@ agree (Kendall τ-b between tasks, Kendall's W) — the statistics layer's ``Met
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from attune_judge.calibration import KendallW, Metric
 from attune_judge.runs._study import TauMatrix, _Record
+
+
+def _named(value: Any) -> Any:
+    """Summaries written before this block was typed stored an undefined metric without its
+    ``name`` (``{"estimate": null, "undefined_reason": ...}``): read it as unnamed."""
+    return {"name": "", **value} if isinstance(value, dict) and "name" not in value else value
+
+
+AnyMetric = Annotated[Metric, BeforeValidator(_named)]
+"""A ``Metric``, also as older bench summaries stored an undefined one."""
 
 __all__ = [
     "BenchBlock",
@@ -38,7 +50,7 @@ class BenchMetric(_Record):
     """One metric of a task: its direction and each model's value with its interval."""
 
     higher_is_better: bool
-    models: dict[str, Metric]
+    models: dict[str, AnyMetric]
 
 
 class BenchRow(_Record):
@@ -85,7 +97,7 @@ class BenchTask(_Record):
     discriminability: Discriminability | None = None
     pooled_binary: dict[str, dict[str, dict[str, Metric]]] | None = None
     """Behaviour: target → model → ``f1`` / ``mcc`` from pooled confusion counts."""
-    win_count_tau: dict[str, Metric] | None = None
+    win_count_tau: dict[str, AnyMetric] | None = None
     """Preference: τ-b of each model's win counts against the people's."""
 
 
@@ -93,7 +105,7 @@ class TauRow(_Record):
     """τ-b of one task's ranking against the first task's."""
 
     label: str
-    tau: Metric
+    tau: AnyMetric
 
 
 class BenchBlock(_Record):
@@ -103,7 +115,7 @@ class BenchBlock(_Record):
     models: list[str]
     tasks: dict[str, BenchTask] = Field(default_factory=dict)
     tau_matrix: TauMatrix | None = None
-    tau_intervals: dict[str, dict[str, Metric]] | None = None
+    tau_intervals: dict[str, dict[str, AnyMetric]] | None = None
     against: str | None = None
     """The task the others' rankings are compared with (``taus``)."""
     taus: list[TauRow] | None = None
