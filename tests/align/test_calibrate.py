@@ -18,6 +18,7 @@ from attune_judge.cli._main import main
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
+from attune_judge.runs import SCHEMA_VERSION, AlignSummary, read_summary
 from attune_judge.testing import ScriptedEngine, TokenReply
 from tests.align._engine import CRITERIA, TRUTH, write_labels
 
@@ -165,6 +166,12 @@ def test_cli_align_calibrate_then_score_with_the_judge(
     assert _main(argv) == 0
     out = capsys.readouterr().out
     assert "held-out test split" in out and "calibrated" in out and f"--judge {art}" in out
+    # its summary goes through the one writer: versioned, and read back as an align summary
+    assert json.loads((art / "summary.json").read_text())["schema_version"] == SCHEMA_VERSION
+    summary = read_summary(art)
+    assert isinstance(summary, AlignSummary)
+    assert summary.align["calibration_proof"]["headline"].startswith("calibrated")
+    assert json.loads((art / "manifest.json").read_text())["command"] == "align"
     argv = ["score", str(items), "--judge", str(art), "--lm", "scripted/judge", "-o"]
     assert _main([*argv, str(tmp_path / "run"), "--B", "100"]) == 0
     judgments = read_jsonl(tmp_path / "run" / "judgments.jsonl", Judgment)

@@ -106,8 +106,8 @@ MANIFEST = {
 }
 
 CALIBRATION = {
-    "metrics": [
-        {
+    "metrics": {
+        "cohen_kappa_quadratic": {
             "name": "cohen_kappa_quadratic",
             "estimate": 0.4567,
             "lower": 0.3,
@@ -116,14 +116,14 @@ CALIBRATION = {
             "n_clusters": 8,
             "method": "bca",
         },
-        {
+        "krippendorff_alpha_ordinal": {
             "name": "krippendorff_alpha_ordinal",
             "estimate": None,
             "undefined_reason": "all values identical",
             "n": 40,
             "n_clusters": 8,
         },
-    ],
+    },
     "agreement_matrix": {
         "raters": ["h1", "h2", "h3", "judge <x>"],
         "matrix": [
@@ -224,6 +224,7 @@ def _row(model: str, est: float, rank: int, rank_set: list[int]) -> dict[str, An
     return {
         "model": model,
         "score": {
+            "name": f"mean[{model}]",
             "estimate": est,
             "lower": est - 0.1,
             "upper": est + 0.1,
@@ -240,14 +241,28 @@ def _row(model: str, est: float, rank: int, rank_set: list[int]) -> dict[str, An
 # the bench analysis shape (tasks/_analysis.py): two tasks that rank the two models oppositely,
 # so Kendall's W over the two tasks is 0 (by hand: rank sums 3 and 3, mean 3, S = 0)
 BENCH = {
+    "bootstrap": {
+        "B": 500,
+        "seed": 0,
+        "level": 0.95,
+        "scheme": "multinomial",
+        "n_conversations": 4,
+        "note": "one paired cluster draw over conversations shared by every model and task",
+    },
     "models": ["alpha", HOSTILE],
     "tasks": {
         "drafting": {
+            "primary_metric": "judge_score",
+            "units_by_status": {"alpha": {"ok": 4}, HOSTILE: {"ok": 4}},
+            "metrics": {},
             "leaderboard": {"rows": [_row("alpha", 0.7, 1, [1, 1]), _row(HOSTILE, 0.4, 2, [2, 2])]},
             "score_label": "judge score (0–1)",
             "xlim": [-0.03, 1.03],
         },
         "emotion": {
+            "primary_metric": "f1",
+            "units_by_status": {"alpha": {"ok": 4}, HOSTILE: {"ok": 4}},
+            "metrics": {},
             "leaderboard": {
                 "rows": [_row(HOSTILE, 0.6, 1, [1, 2]), _row("alpha", 0.55, 2, [1, 2])]
             },
@@ -257,8 +272,18 @@ BENCH = {
     },
     "tau_matrix": {"labels": ["drafting", "emotion"], "matrix": [[1.0, -1.0], [-1.0, 1.0]]},
     "against": "drafting",
-    "taus": [{"label": "emotion", "tau": {"estimate": -1.0, "lower": -1.0, "upper": 1.0}}],
-    "kendall_w": {"w": 0.0, "df": 1, "p_value": 1.0},
+    "taus": [
+        {
+            "label": "emotion",
+            "tau": {
+                "name": "kendall_tau_b_rankings",
+                "estimate": -1.0,
+                "lower": -1.0,
+                "upper": 1.0,
+            },
+        }
+    ],
+    "kendall_w": {"w": 0.0, "chi2": 0.0, "df": 1, "p_value": 1.0, "m": 2, "n": 2},
 }
 
 

@@ -62,26 +62,29 @@ def test_figure_data_counts_and_means_match_the_hand_computation() -> None:
     data = calibration_figure_data(human, judge)
     assert list(data) == ["empathy"]
     d = data["empathy"]
-    assert d["confusion"]["categories"] == ["1", "2", "3", "4", "5"]
-    assert d["confusion"]["counts"] == [
+    assert d.confusion is not None
+    assert d.confusion.categories == ["1", "2", "3", "4", "5"]
+    assert d.confusion.counts == [
         [1, 0, 0, 0, 0],
         [0, 1, 0, 0, 0],
         [0, 1, 0, 0, 0],
         [0, 0, 1, 0, 0],
         [0, 0, 0, 2, 0],
     ]
-    curve = d["calibration_curve"]
-    assert curve["judge_scores"] == [1.0, 2.0, 3.0, 4.0]
-    assert curve["human_means"] == pytest.approx([1.0, 2.5, 4.0, 5.0])
-    assert curve["counts"] == [1, 2, 1, 2]
-    assert curve["identity"] is True
-    am = d["agreement_matrix"]
-    assert am["raters"] == ["h1", "h2", "h3", "judge"] and am["judges"] == ["judge"]
-    assert am["matrix"][0][0] is None
+    curve = d.calibration_curve
+    assert curve is not None
+    assert curve.judge_scores == [1.0, 2.0, 3.0, 4.0]
+    assert curve.human_means == pytest.approx([1.0, 2.5, 4.0, 5.0])
+    assert curve.counts == [1, 2, 1, 2]
+    assert curve.identity is True
+    am = d.agreement_matrix
+    assert am is not None
+    assert am.raters == ["h1", "h2", "h3", "judge"] and am.judges == ["judge"]
+    assert am.matrix[0][0] is None
     # Spearman of h1 with the judge, by scipy (an independent implementation)
     expected = stats.spearmanr(HUMANS["h1"], JUDGE).statistic
-    assert am["matrix"][0][3] == pytest.approx(expected)
-    assert am["matrix"][3][0] == pytest.approx(expected)
+    assert am.matrix[0][3] == pytest.approx(expected)
+    assert am.matrix[3][0] == pytest.approx(expected)
 
 
 def test_calibration_report_renders_per_dimension_with_figures(tmp_path: Path) -> None:
@@ -101,7 +104,10 @@ def test_calibration_report_renders_per_dimension_with_figures(tmp_path: Path) -
     assert len(section.figures()) == 4
     summary = {
         "kind": "calibration",
-        "calibration": {"report": report.model_dump(mode="json"), "figures": figures},
+        "calibration": {
+            "report": report.model_dump(mode="json"),
+            "figures": {k: v.model_dump(mode="json") for k, v in figures.items()},
+        },
     }
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.report import detect_kinds, recorded_judges_section, write_report
+from attune_judge.runs import JudgeRow
 
 
 def _row(
@@ -30,6 +31,7 @@ def _row(
         "judge": judge,
         "n": 50,
         "kappa_qw": {
+            "name": "cohen_kappa_quadratic",
             "estimate": k,
             "lower": None if k is None else k - 0.1,
             "upper": None if k is None else k + 0.1,
@@ -38,6 +40,12 @@ def _row(
         "kappa_ceiling_humans": ceil,
         "alt_test_winning_rate": None if passed is None else (1.0 if passed else 0.0),
         "alt_test_passed": passed,
+        # the statistics this test does not read
+        "spearman": None,
+        "alpha_humans": None,
+        "alpha_with_judge": None,
+        "spearman_ceiling_humans": None,
+        "spearman_ceiling_judge": None,
     }
 
 
@@ -50,7 +58,7 @@ ROWS = [
 
 
 def test_summary_rows_average_over_dimensions_by_hand() -> None:
-    section = recorded_judges_section(ROWS)
+    section = recorded_judges_section([JudgeRow.model_validate(r) for r in ROWS])
     table = section.blocks[0]
     assert table.rows == [  # type: ignore[union-attr]
         ["crowd", "2", "0.10", "0.15", "0.50", "0/2"],
@@ -79,10 +87,17 @@ DUO = {
             "factor": "style_prompt",
             "cluster_by": "participant",
             "means": {
-                "aligned": {"estimate": 4.5, "lower": 4.2, "upper": 4.8},
-                "neutral": {"estimate": 3.9, "lower": 3.6, "upper": 4.2},
+                "aligned": {"name": "mean", "estimate": 4.5, "lower": 4.2, "upper": 4.8},
+                "neutral": {"name": "mean", "estimate": 3.9, "lower": 3.6, "upper": 4.2},
             },
-            "differences": {"aligned − neutral": {"estimate": 0.6, "lower": 0.3, "upper": 0.9}},
+            "differences": {
+                "aligned − neutral": {
+                    "name": "mean_difference",
+                    "estimate": 0.6,
+                    "lower": 0.3,
+                    "upper": 0.9,
+                }
+            },
         }
     ],
 }

@@ -18,10 +18,12 @@ from attune_judge.runner import FailureBudget, RetryPolicy, plan_tasks, run_task
 from attune_judge.runs import (
     SCHEMA_DIR,
     SCHEMA_VERSION,
+    BenchSummary,
     CalibrateSummary,
     ScoreSummary,
     json_schema,
     parse_summary,
+    read_summary,
     schema_kinds,
 )
 from tests.runner._fakes import FakeJudge, make_items
@@ -87,7 +89,8 @@ def test_a_calibration_run_writes_a_typed_summary(tmp_path: Path) -> None:
     write_calibration_run(tmp_path / "cal", cal.calibrate(human, judge, B=20, seed=0))
     summary = parse_summary(_check(tmp_path / "cal" / "summary.json", "calibration"))
     assert isinstance(summary, CalibrateSummary)
-    assert summary.calibration["report"]["dimensions"][0]["dimension"] == "d"
+    assert summary.calibration.report is not None
+    assert summary.calibration.report.dimensions[0].dimension == "d"
 
 
 def test_a_summary_missing_its_kind_block_is_rejected() -> None:
@@ -108,3 +111,33 @@ def test_schema_command_prints_a_schema_and_names_unknown_kinds() -> None:
     assert json.loads(res.output)["properties"]["judges"]["type"] == "object"
     with pytest.raises(UserError, match="known: manifest, score"):
         json_schema("nope")
+
+
+def test_a_bench_summary_from_before_the_typed_block_still_loads(tmp_path: Path) -> None:
+    # the analysis then stored a model without scored units as an unnamed undefined metric
+    undefined = {"estimate": None, "undefined_reason": "no scored units"}
+    bench = {
+        "bootstrap": {
+            "B": 10,
+            "seed": 0,
+            "level": 0.95,
+            "scheme": "multinomial",
+            "n_conversations": 2,
+            "note": "one draw",
+        },
+        "models": ["a"],
+        "tasks": {
+            "emotion": {
+                "primary_metric": "f1",
+                "units_by_status": {"a": {"lm_error": 2}},
+                "metrics": {"f1": {"higher_is_better": True, "models": {"a": undefined}}},
+            }
+        },
+    }
+    run = {"n_tasks": 2, "n_by_status": {"lm_error": 2}, "complete": True}
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"kind": "bench", "run": run, "bench": bench}), "utf-8")
+    summary = read_summary(path)
+    assert isinstance(summary, BenchSummary)
+    metric = summary.bench.tasks["emotion"].metrics["f1"].models["a"]
+    assert metric.estimate is None and metric.undefined_reason == "no scored units"

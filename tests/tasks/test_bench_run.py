@@ -146,9 +146,10 @@ def test_run_directory_contents(bench):
 
 def test_report_sections_show_every_task_and_discriminability(bench):
     from attune_judge.report import bench_extra_sections
+    from attune_judge.runs import BenchBlock
 
     _, result, *_ = bench
-    sections = bench_extra_sections(result.summary["bench"])
+    sections = bench_extra_sections(BenchBlock.model_validate(result.summary["bench"]))
     titles = [s.title for s in sections]
     assert titles == [
         "All task metrics",

@@ -14,7 +14,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from attune_judge._secrets import redact
 from attune_judge.align._artifact import ARTIFACT_FILE, AlignedJudgeManifest, artifact_hash
 from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
@@ -24,6 +23,7 @@ from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
+from attune_judge.runs import AlignSummary, CommandManifest, write_manifest, write_summary
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
 
@@ -206,24 +206,19 @@ def _save(
         versions={"attune-judge": __version__},
     )
     (out / ARTIFACT_FILE).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
-    summary = {
-        "kind": "align",
-        "align": {
-            "manifest": manifest.model_dump(mode="json"),
-            "calibration_proof": proof.model_dump(mode="json"),
-        },
+    align = {
+        "manifest": manifest.model_dump(mode="json"),
+        "calibration_proof": proof.model_dump(mode="json"),
     }
-    (out / "summary.json").write_text(
-        redact(json.dumps(summary, indent=1, ensure_ascii=False) + "\n"), encoding="utf-8"
-    )
-    run_manifest = {
-        "command": "align",
-        "created_at": manifest.created_at,
-        "arguments": json.loads(config.model_dump_json(exclude_none=True)),
-        "versions": manifest.versions,
-    }
-    (out / "manifest.json").write_text(
-        redact(json.dumps(run_manifest, indent=1) + "\n"), encoding="utf-8"
+    write_summary(out, AlignSummary(align=align))
+    write_manifest(
+        out,
+        CommandManifest(
+            command="align",
+            created_at=manifest.created_at,
+            arguments=json.loads(config.model_dump_json(exclude_none=True)),
+            versions=manifest.versions,
+        ),
     )
     title = f"Calibrated judge: {config.lm} on {data.source}"
     (out / "report.md").write_text(proof_markdown(proof, title), encoding="utf-8")

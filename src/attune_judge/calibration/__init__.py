@@ -38,11 +38,15 @@ Adapters
 """
 
 from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
-from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
+from attune_judge.calibration._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
+)
 from attune_judge.calibration._behaviour_agreement import (
     behaviour_agreement,
-    behaviour_block,
     behaviour_markdown,
+    behaviour_metrics,
     is_behaviour_dimension,
     judgments_to_behaviour_ratings,
 )
@@ -117,6 +121,7 @@ from attune_judge.calibration._preference_baselines import (
     preference_comparison_markdown,
 )
 from attune_judge.calibration._probabilistic import (
+    ProbabilityScores,
     binary_brier_score,
     brier_score,
     expected_calibration_error,
@@ -124,6 +129,7 @@ from attune_judge.calibration._probabilistic import (
 )
 from attune_judge.calibration._probability import probability_calibration, reliability_diagram
 from attune_judge.calibration._rank_agreement import (
+    KendallW,
     kendall_tau_rankings,
     kendalls_w,
     kendalls_w_rankings,
@@ -146,8 +152,8 @@ from attune_judge.calibration._raters import (
     pairwise_matrix,
 )
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
-from attune_judge.calibration._report import CalibrationReport, calibrate
-from attune_judge.calibration._results import IntervalMethod, Metric
+from attune_judge.calibration._report import CalibrationReport, JudgeReport, calibrate
+from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._sensitivity_results import (
     CriterionShift,
     ModelScore,
@@ -163,12 +169,16 @@ from attune_judge.calibration._table import RatingTable, join_report, ratings_to
 __all__ = [
     "MIN_CLUSTERS",
     "PAIR_METRICS",
+    "BaselineAgreement",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
     "CriterionShift",
     "HumanCeiling",
     "IntervalMethod",
+    "JoinReport",
+    "JudgeReport",
+    "KendallW",
     "Leaderboard",
     "LeaderboardRow",
     "Metric",
@@ -179,7 +189,9 @@ __all__ = [
     "PairedBootstrapResult",
     "PanelAgreement",
     "PositionBias",
+    "ProbabilityScores",
     "RatingTable",
+    "ResultModel",
     "SensitivityAnalysis",
     "StudentizedDraws",
     "VarianceComponent",
@@ -192,8 +204,8 @@ __all__ = [
     "arena_rank_upper_bound",
     "baseline_agreement",
     "behaviour_agreement",
-    "behaviour_block",
     "behaviour_markdown",
+    "behaviour_metrics",
     "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",

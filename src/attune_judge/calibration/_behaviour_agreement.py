@@ -26,8 +26,8 @@ __all__ = [
     "BehaviourAgreement",
     "BehaviourGroup",
     "behaviour_agreement",
-    "behaviour_block",
     "behaviour_markdown",
+    "behaviour_metrics",
     "is_behaviour_dimension",
     "judgments_to_behaviour_ratings",
 ]
@@ -280,18 +280,18 @@ def behaviour_markdown(a: BehaviourAgreement) -> str:
     return "\n".join(lines) + "\n"
 
 
-def behaviour_block(a: BehaviourAgreement) -> dict[str, object]:
-    """The ``calibration`` block of a run's ``summary.json``: metrics per scope, the join,
-    and the yes/no confusion counts over all items."""
-    metrics: dict[str, object] = {}
+def behaviour_metrics(a: BehaviourAgreement) -> dict[str, Metric]:
+    """``label → Metric`` of a behaviour agreement, as a run's ``calibration`` block lists
+    them (with the join and the view): agreement and κ per scope, then agreement per item."""
+    metrics: dict[str, Metric] = {}
     for scope, groups in (("all items", [a.overall]), ("category", a.per_category)):
         for g in groups:
             label = scope if scope == "all items" else f"{scope} {g.name}"
             if g.agreement is not None:
-                metrics[f"{label}: agreement"] = g.agreement.model_dump(mode="json")
+                metrics[f"{label}: agreement"] = g.agreement
             if g.kappa is not None:
-                metrics[f"{label}: Cohen's κ"] = g.kappa.model_dump(mode="json")
+                metrics[f"{label}: Cohen's κ"] = g.kappa
     for g in a.per_item:
         if g.agreement is not None:
-            metrics[f"item {g.name}: agreement"] = g.agreement.model_dump(mode="json")
-    return {"metrics": metrics, "join": a.join.model_dump(mode="json"), "view": a.view}
+            metrics[f"item {g.name}: agreement"] = g.agreement
+    return metrics

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -23,6 +23,9 @@ from attune_judge.cli._options import (
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
 from attune_judge.errors import UserError
+
+if TYPE_CHECKING:
+    from attune_judge.calibration import Metric
 
 __all__ = ["register"]
 
@@ -46,41 +49,40 @@ def _jury(choice: JuryChoice) -> Any:
     return choice.value
 
 
-def _cell(metric: dict[str, Any] | None) -> str:
-    m = metric or {}
-    return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
+def _cell(metric: Metric | None) -> str:
+    if metric is None:
+        return interval_cell(None, None, None)
+    return interval_cell(metric.estimate, metric.lower, metric.upper)
 
 
-def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
-    bench = summary["bench"]
-    run = summary.get("run", {})
+def _print_summary(data: dict[str, Any], run_dir: Path) -> None:
+    from attune_judge.runs import BenchSummary, PanelBlock
+
+    summary = BenchSummary.model_validate(data)
+    bench, run, boot = summary.bench, summary.run, summary.bench.bootstrap
     print(
-        f"{run_dir}: {run.get('n_tasks', '?')} units, complete: "
-        f"{'yes' if run.get('complete') else 'no'}; "
-        f"{bench['bootstrap']['n_conversations']} conversations, "
-        f"{int(100 * bench['bootstrap']['level'])}% paired cluster-bootstrap intervals"
+        f"{run_dir}: {run.n_tasks} units, complete: {'yes' if run.complete else 'no'}; "
+        f"{boot.n_conversations} conversations, "
+        f"{int(100 * boot.level)}% paired cluster-bootstrap intervals"
     )
-    for task, block in bench["tasks"].items():
-        print(f"{task} ({block['primary_metric']}):")
-        board = block.get("leaderboard") or {}
-        for w in board.get("warnings") or []:
+    for task, block in bench.tasks.items():
+        print(f"{task} ({block.primary_metric}):")
+        board = block.leaderboard
+        for w in board.warnings if board else []:
             print(f"  warning: {w}")
-        claims = board.get("rank_claims", True) is not False
-        for row in board.get("rows", []):
-            rank_set = row.get("rank_set_simultaneous") if claims else None
+        for row in board.rows if board else []:
+            rank_set = row.rank_set_simultaneous if board and board.rank_claims else None
             rs = f" rank set {rank_set[0]}-{rank_set[1]}" if rank_set else ""
-            print(f"  {row['rank']}. {row['model']:<28} {_cell(row['score'])}{rs}")
-    for p in summary.get("panels") or []:
-        if p.get("alpha"):
-            print(f"jury of draft judges: Krippendorff's alpha = {_cell(p['alpha'])}")
-    for row in bench.get("taus") or []:
-        print(f"tau({bench['against']}, {row['label']}) = {_cell(row['tau'])}")
-    if bench.get("kendall_w"):
-        print(f"Kendall's W = {_cell(bench.get('kendall_w_interval'))}")
-    for f in summary.get("degenerate") or []:
-        print(
-            f"warning: degenerate drafting judge {f['judge_id']}: {f['message']}", file=sys.stderr
-        )
+            print(f"  {row.rank}. {row.model:<28} {_cell(row.score)}{rs}")
+    for p in summary.panels:
+        if isinstance(p, PanelBlock) and p.alpha:
+            print(f"jury of draft judges: Krippendorff's alpha = {_cell(p.alpha)}")
+    for tau in bench.taus or []:
+        print(f"tau({bench.against}, {tau.label}) = {_cell(tau.tau)}")
+    if bench.kendall_w:
+        print(f"Kendall's W = {_cell(bench.kendall_w_interval)}")
+    for f in summary.degenerate:
+        print(f"warning: degenerate drafting judge {f.judge_id}: {f.message}", file=sys.stderr)
 
 
 def _write_bench_report(run_dir: Path) -> None:

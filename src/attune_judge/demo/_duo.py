@@ -14,10 +14,8 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from attune_judge.calibration import (
-    CalibrationReport,
     Metric,
     bootstrap_means,
     calibrate,
@@ -25,34 +23,9 @@ from attune_judge.calibration import (
     interval_endpoints,
 )
 from attune_judge.data import Rating
+from attune_judge.runs import DuoResult, GroupComparison
 
 __all__ = ["DuoResult", "GroupComparison", "duo_analysis", "duo_markdown"]
-
-
-class GroupComparison(BaseModel):
-    """Mean participant rating per group (model or style) and pairwise differences."""
-
-    dimension: str
-    """Rating dimension."""
-    factor: str
-    """``model`` or ``style_prompt``."""
-    cluster_by: str
-    """``dialogue`` or ``participant``."""
-    means: dict[str, Metric]
-    """Mean per group with its interval."""
-    differences: dict[str, Metric]
-    """``a − b`` per pair of groups, percentile interval on the same cluster draws."""
-
-
-class DuoResult(BaseModel):
-    """Result of demo part b."""
-
-    language: str
-    """Which dialogues (``en``)."""
-    observer_agreement: CalibrationReport | None = None
-    """The participant (as rater under test) against the observers' median."""
-    comparisons: list[GroupComparison] = Field(default_factory=list)
-    """Model and style comparisons."""
 
 
 def _compare(

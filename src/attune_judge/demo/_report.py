@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attune_judge.errors import UserError
 from attune_judge.report import (
     SECTION_BUILDERS,
     KeyValues,
@@ -20,7 +21,7 @@ from attune_judge.report import (
     load_run,
     recorded_judges_section,
 )
-from attune_judge.runs import read_summary, summary_json
+from attune_judge.runs import DemoSummary, ValidateSummary, read_summary
 from attune_judge.validate import judge_rows_table, validation_sections
 
 __all__ = ["demo_report"]
@@ -49,8 +50,10 @@ _PART_C = (
 def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report:
     """The demo's report from its run directory (``summary.json`` and the part folders)."""
     run = load_run(out)
-    summary = run.summary
-    parts = [str(p) for p in summary.get("parts") or []]
+    summary = run.record
+    if not isinstance(summary, DemoSummary):
+        raise UserError(f"{out}: not a demo run directory (no demo summary.json)")
+    parts = summary.parts
     about = Section(
         "About this demo",
         [
@@ -62,15 +65,15 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
             KeyValues(
                 [
                     ("parts", ", ".join(parts)),
-                    ("bootstrap replicates B", str(summary.get("B"))),
-                    ("seed", str(summary.get("seed"))),
+                    ("bootstrap replicates B", str(summary.B)),
+                    ("seed", str(summary.seed)),
                     ("wall time", f"{seconds:.0f} s"),
                 ]
             ),
         ],
     )
     sections = [about]
-    rows = summary.get("recorded_judges") or []
+    rows = summary.recorded_judges or []
     if rows:
         sections.append(
             Section(
@@ -88,22 +91,20 @@ def demo_report(out: Path, *, seconds: float, local_lm: str = "local") -> Report
         sections.append(
             Section("b. DUO: observers vs participants; bot models and style prompts", [], duo)
         )
-    local_record = read_summary(out / "c-local-judge") if "c" in parts else None
-    local = {} if local_record is None else summary_json(local_record)
-    if local:
-        info = local.get("validation") or {}
+    local = read_summary(out / "c-local-judge") if "c" in parts else None
+    if isinstance(local, ValidateSummary):
         sections.append(
             Section(
-                f"c. The embedded local judge ({local_lm}) on {info.get('n_items', '?')} "
+                f"c. The embedded local judge ({local_lm}) on {local.validation.n_items} "
                 "EPITOME conversations",
-                [Paragraph(_PART_C + (" " + _PART_C_HEAD if local.get("calibrated") else ""))],
+                [Paragraph(_PART_C + (" " + _PART_C_HEAD if local.calibrated else ""))],
                 validation_sections(local, title="Result"),
             )
         )
-    if summary.get("sensitivity"):
+    if summary.sensitivity:
         sens = Section("d. Rubric sensitivity", [])
-        for note in summary.get("sensitivity_notes") or []:
-            sens.blocks.append(Paragraph(str(note)))
+        for note in summary.sensitivity_notes or []:
+            sens.blocks.append(Paragraph(note))
         sens.subsections = SECTION_BUILDERS["sensitivity"](run)  # its details inside
         sections.append(sens)
     return Report(

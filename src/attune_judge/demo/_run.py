@@ -8,7 +8,6 @@ full calibration reports of part a), ``c-local-judge/`` (part c's ``validate`` r
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +22,7 @@ from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._report import demo_report
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
-from attune_judge.runs import write_summary
+from attune_judge.runs import DemoSummary, write_summary
 from attune_judge.validate import (
     JudgeRow,
     RecordedJudges,
@@ -133,12 +132,7 @@ def run_demo(
     start = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    summary_json: dict[str, object] = {
-        "kind": "demo",
-        "parts": list(parts),
-        "B": B,
-        "seed": seed,
-    }
+    summary_json: dict[str, Any] = {}
     lines: list[str] = []
     if "a" in parts:
         ec = load_calibration_set("empathic-communication", calibration_root)
@@ -147,11 +141,11 @@ def run_demo(
             (out / f"calibration-{source}.md").write_text(
                 calibration_markdown(report), encoding="utf-8"
             )
-        summary_json["recorded_judges"] = [r.model_dump(mode="json") for r in rec.rows]
+        summary_json["recorded_judges"] = rec.rows
         lines += _summary_a(rec.rows)
     if "b" in parts:
         duo = duo_analysis(load_calibration_set("duo", calibration_root), B=B, seed=seed)
-        summary_json["duo"] = duo.model_dump(mode="json")
+        summary_json["duo"] = duo
         lines += _summary_b(duo)
     if "c" in parts:
         from attune_judge.validate import validate_judge
@@ -170,7 +164,7 @@ def run_demo(
             judge=local_judge,
             quiet=False,  # the demo's slow part: progress (plain lines without a terminal)
         )
-        summary_json["local_judge"] = val.model_dump(mode="json")
+        summary_json["local_judge"] = val
         lines += ["c. " + val.summary[0], *val.summary[1:]]
     if "d" in parts:
         from attune_judge.demo._sensitivity import demo_sensitivity
@@ -187,7 +181,7 @@ def run_demo(
         summary_json["sensitivity"] = sens.block
         summary_json["sensitivity_notes"] = [sens.note()]
         lines += sens.summary
-    write_summary(out, json.loads(json.dumps(summary_json, default=str)))
+    write_summary(out, DemoSummary(parts=list(parts), B=B, seed=seed, **summary_json))
     seconds = time.monotonic() - start
     md, html = write_report(out, demo_report(out, seconds=seconds, local_lm=local_lm))
     return DemoRun(

@@ -8,8 +8,8 @@ their dumps), so any command can assemble them from its own results.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from attune_judge.calibration import Metric
 from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
 from attune_judge.report._fig_matrices import (
     agreement_heatmap,
@@ -26,51 +26,25 @@ __all__ = [
 ]
 
 
-def _dump(obj: Any) -> Any:
-    return obj.model_dump() if hasattr(obj, "model_dump") else obj
-
-
-def metrics_table(
-    metrics: Sequence[Any] | Mapping[str, Any], *, caption: str | None = None
-) -> Table:
-    """A table of statistics with intervals.
-
-    Parameters
-    ----------
-    metrics
-        Calibration ``Metric`` models or dicts with ``name``, ``estimate``, ``lower``,
-        ``upper``, ``n``, ``n_clusters``, ``method``, ``undefined_reason`` — as a list, or a
-        mapping ``label -> metric`` (the label is shown instead of ``name``).
-    """
-    pairs = (
-        [(str(k), _dump(v)) for k, v in metrics.items()]
-        if isinstance(metrics, Mapping)
-        else [(str(_dump(m).get("name", "")), _dump(m)) for m in metrics]
-    )
+def metrics_table(metrics: Mapping[str, Metric], *, caption: str | None = None) -> Table:
+    """A table of statistics with intervals, one row per ``label → Metric``."""
     rows = []
-    notes = any(m.get("undefined_reason") or m.get("note") for _, m in pairs)
-    for label, m in pairs:
-        est = to_float(m.get("estimate"))
-        note = m.get("undefined_reason") or m.get("note") or ""
+    notes = any(m.undefined_reason or m.note for m in metrics.values())
+    for label, m in metrics.items():
         rows.append(
             [
                 label,
-                fmt_num(est) if est is not None else "undefined",
-                fmt_interval(m.get("lower"), m.get("upper")),
-                fmt_int(m.get("n")),
-                fmt_int(m.get("n_clusters")),
-                str(m.get("method") or "—"),
-                *([str(note)] if notes else []),
+                fmt_num(m.estimate) if m.estimate is not None else "undefined",
+                fmt_interval(m.lower, m.upper),
+                fmt_int(m.n),
+                fmt_int(m.n_clusters),
+                m.method,
+                *([m.undefined_reason or m.note or ""] if notes else []),
             ]
         )
-    level = next((m.get("level") for _, m in pairs if m.get("level")), 0.95)
+    level = next((m.level for m in metrics.values() if m.level), 0.95)
     cols = ["statistic", "estimate", f"{level * 100:g}% interval", "n", "clusters", "method"]
-    return Table(
-        cols + (["note"] if notes else []),
-        rows,
-        "lrrrrll",
-        caption=caption,
-    )
+    return Table(cols + (["note"] if notes else []), rows, "lrrrrll", caption=caption)
 
 
 def agreement_section(
@@ -80,11 +54,10 @@ def agreement_section(
     metric: str = "Cohen's κ (quadratic)",
     judges: Sequence[str] = (),
     ceiling: float | None = None,
-    metrics: Sequence[Any] | Mapping[str, Any] | None = None,
     title: str = "Agreement with people",
     key: str = "agreement",
 ) -> Section:
-    """Raters × raters agreement heatmap (judges outlined, human ceiling marked) and metrics.
+    """Raters × raters agreement heatmap (judges outlined, human ceiling marked).
 
     Parameters
     ----------
@@ -96,12 +69,8 @@ def agreement_section(
         Which raters are judges (outlined).
     ceiling
         Human ceiling (mean leave-one-out agreement of a human with the other humans).
-    metrics
-        Optional headline statistics shown as a table first (see :func:`metrics_table`).
     """
     section = Section(title)
-    if metrics:
-        section.blocks.append(metrics_table(metrics))
     c = to_float(ceiling)
     if c is not None:
         section.blocks.append(

@@ -134,7 +134,9 @@ def build_report(run_dir: Path | str) -> Report:
         for kind in studies:
             sections.extend(SECTION_BUILDERS[kind](run))
         sections.append(
-            judges_failures_section(run.summary["judges"], names=variant_names(run.record))
+            judges_failures_section(
+                getattr(run.record, "judges", {}), names=variant_names(run.record)
+            )
         )
     else:
         for kind in kinds:

@@ -1,9 +1,10 @@
 """Sections for a calibration layer ``CalibrationReport`` (judge vs people, per dimension), and
 the plain figure data (rater matrix, confusion counts, calibration curve) computed from ratings.
 
-:func:`calibration_report_sections` reads the report model or its ``model_dump()``;
-:func:`calibration_figure_data` needs the raw ``Rating`` records and returns plain dicts that a
-command can store in ``summary.json`` (``calibration.figures``) for :func:`write_report`;
+:func:`calibration_report_sections` reads the report model (or its dump);
+:func:`calibration_figure_data` needs the raw ``Rating`` records and returns the typed parts a
+command stores in ``summary.json`` (``calibration.figures``, a
+:class:`~attune_judge.runs.CalibrationBlock`) for :func:`write_report`;
 :func:`~attune_judge.report.write_calibration_run` (in ``_writers``) does both and writes the
 run directory (for ``calibrate``).
 """
@@ -14,11 +15,13 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attune_judge.calibration import CalibrationReport, HumanCeiling, JudgeReport, Metric
 from attune_judge.report._agreement import metrics_table
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table, slugify
 from attune_judge.report._calibration_part import calibration_part
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, fmt_pct
+from attune_judge.runs import AgreementMatrix, CalibrationCurve, CalibrationPart, Confusion
 
 __all__ = [
     "calibration_figure_data",
@@ -29,36 +32,30 @@ MAX_CATEGORIES = 12
 """Largest number of distinct values drawn as a confusion matrix / calibration curve."""
 
 
-def _dump(obj: Any) -> Any:
-    return obj.model_dump(mode="json") if hasattr(obj, "model_dump") else obj
-
-
-def _ceiling_section(judge: str, ceiling: Mapping[str, Any], key: str) -> Section:
-    rows = ceiling.get("rows") or []
-    metric = str(ceiling.get("metric", "agreement"))
+def _ceiling_section(judge: str, ceiling: HumanCeiling, key: str) -> Section:
+    rows, metric = ceiling.rows, ceiling.metric
     section = Section(f"Human ceiling: {judge}")
+    none = Metric(name="", estimate=None)
     table_rows = []
     for r in rows:
-        h, j = r.get("human_vs_rest") or {}, r.get("judge_vs_rest") or {}
+        h, j = r.human_vs_rest, r.judge_vs_rest or none
         table_rows.append(
             [
-                str(r.get("human")),
-                fmt_num(h.get("estimate")),
-                fmt_interval(h.get("lower"), h.get("upper")),
-                fmt_num(j.get("estimate")),
-                fmt_interval(j.get("lower"), j.get("upper")),
+                r.human,
+                fmt_num(h.estimate),
+                fmt_interval(h.lower, h.upper),
+                fmt_num(j.estimate),
+                fmt_interval(j.lower, j.upper),
             ]
         )
-    table_rows.append(
-        ["mean", fmt_num(ceiling.get("mean_human")), "", fmt_num(ceiling.get("mean_judge")), ""]
-    )
+    table_rows.append(["mean", fmt_num(ceiling.mean_human), "", fmt_num(ceiling.mean_judge), ""])
     section.blocks.append(
         Table(
             ["left-out human", "human vs the rest", "interval", "judge vs the rest", "interval"],
             table_rows,
             "lrrrr",
             caption=(
-                f"{metric}: each human against the {ceiling.get('aggregate', 'aggregate')} of the "
+                f"{metric}: each human against the {ceiling.aggregate} of the "
                 "other humans, and the judge against the same aggregate. The mean of the first "
                 "column is the human ceiling."
             ),
@@ -67,11 +64,10 @@ def _ceiling_section(judge: str, ceiling: Mapping[str, Any], key: str) -> Sectio
     if rows:
         series = {
             "human vs the other humans": tuple(
-                [(r.get("human_vs_rest") or {}).get(k) for r in rows]
-                for k in ("estimate", "lower", "upper")
+                [getattr(r.human_vs_rest, k) for r in rows] for k in ("estimate", "lower", "upper")
             ),
             "judge vs the same humans": tuple(
-                [(r.get("judge_vs_rest") or {}).get(k) for r in rows]
+                [getattr(r.judge_vs_rest or none, k) for r in rows]
                 for k in ("estimate", "lower", "upper")
             ),
         }
@@ -79,7 +75,7 @@ def _ceiling_section(judge: str, ceiling: Mapping[str, Any], key: str) -> Sectio
             Figure(
                 f"{slugify(key)}-ceiling",
                 grouped_forest_plot(
-                    [f"without {r.get('human')}" for r in rows],
+                    [f"without {r.human}" for r in rows],
                     series,  # type: ignore[arg-type]
                     title=f"Judge vs human ceiling ({metric})",
                     xlabel=metric,
@@ -93,114 +89,105 @@ def _ceiling_section(judge: str, ceiling: Mapping[str, Any], key: str) -> Sectio
     return section
 
 
-def _judge_blocks(dim: str, j: Mapping[str, Any]) -> list[Section]:
-    name = str(j.get("judge"))
-    vs = j.get("vs_humans") or {}
+def _judge_blocks(dim: str, j: JudgeReport) -> list[Section]:
+    name, vs = j.judge, j.vs_humans
     sec = Section(f"{name} vs humans")
     sec.blocks.append(
         metrics_table(
-            vs.get("metrics") or {},
-            caption=f"{name} against the humans' per-item {vs.get('y', 'aggregate')}; "
-            f"n = {vs.get('n')} items in {vs.get('n_clusters')} clusters.",
+            vs.metrics,
+            caption=f"{name} against the humans' per-item {vs.y}; "
+            f"n = {vs.n} items in {vs.n_clusters} clusters.",
         )
     )
-    alpha = j.get("alpha")
+    alpha = j.alpha
     if alpha:
         sec.blocks.append(
             metrics_table(
                 {
-                    "α humans only": alpha.get("humans_only"),
-                    "α with the judge as one more coder": alpha.get("with_judge"),
-                    "difference": alpha.get("difference"),
+                    "α humans only": alpha.humans_only,
+                    "α with the judge as one more coder": alpha.with_judge,
+                    "difference": alpha.difference,
                 },
-                caption=f"Krippendorff's α ({alpha.get('level')}).",
+                caption=f"Krippendorff's α ({alpha.level}).",
             )
         )
-    alt = j.get("alt_test")
+    alt = j.alt_test
     if alt:
-        verdict = "passed" if alt.get("passed") else "not passed"
         sec.blocks.append(
             KeyValues(
                 [
-                    ("alternative annotator test", verdict),
-                    ("winning rate ω", fmt_pct(alt.get("winning_rate"))),
-                    ("ε", fmt_num(alt.get("epsilon"), 2)),
-                    ("alignment", str(alt.get("alignment"))),
+                    ("alternative annotator test", "passed" if alt.passed else "not passed"),
+                    ("winning rate ω", fmt_pct(alt.winning_rate)),
+                    ("ε", fmt_num(alt.epsilon, 2)),
+                    ("alignment", alt.alignment),
                 ]
             )
         )
-        for w in alt.get("warnings") or []:
-            sec.blocks.append(Note(str(w), "warning"))
+        sec.blocks.extend(Note(w, "warning") for w in alt.warnings)
     out = [sec]
-    if j.get("ceiling"):
-        out.append(_ceiling_section(name, j["ceiling"], f"calibration-{dim}-{name}"))
+    if j.ceiling:
+        out.append(_ceiling_section(name, j.ceiling, f"calibration-{dim}-{name}"))
     return out
 
 
+def _metric_line(m: Metric | None) -> str:
+    m = m or Metric(name="", estimate=None)
+    return f"{fmt_num(m.estimate)} {fmt_interval(m.lower, m.upper)}"
+
+
 def calibration_report_sections(
-    report: Any, *, figures: Mapping[str, Mapping[str, Any]] | None = None
+    report: CalibrationReport | Mapping[str, Any],
+    *,
+    figures: Mapping[str, CalibrationPart] | None = None,
 ) -> list[Section]:
     """One section per dimension of a ``CalibrationReport``.
 
     Parameters
     ----------
     report
-        ``CalibrationReport`` or its dump (``dimensions``: DimensionReport dicts).
+        ``CalibrationReport`` or its dump.
     figures
-        Optional ``dimension -> {"agreement_matrix", "confusion", "calibration_curve"}`` (from
+        Optional ``dimension -> CalibrationPart`` (heatmap, confusion, curve; from
         :func:`calibration_figure_data`) drawn in the dimension's section.
     """
-    data = _dump(report)
+    if not isinstance(report, CalibrationReport):
+        report = CalibrationReport.model_validate(report)
     out = []
-    for d in data.get("dimensions") or []:
-        dim = str(d.get("dimension"))
-        join = d.get("join") or {}
-        h_alpha = d.get("human_alpha") or {}
+    for d in report.dimensions:
+        dim, join = d.dimension, d.join
         sec = Section(f"Dimension: {dim}")
         sec.blocks.append(
             KeyValues(
                 [
-                    ("humans", f"{len(d.get('humans') or [])}: {', '.join(d.get('humans') or [])}"),
-                    ("judge dimension", str(d.get("judge_dimension", dim))),
-                    ("level of measurement", str(d.get("level"))),
-                    ("humans aggregated by", str(d.get("aggregate"))),
-                    ("items matched", fmt_int(join.get("matched"))),
-                    (
-                        "only human / only judge",
-                        f"{join.get('left_only')} / {join.get('right_only')}",
-                    ),
-                    (
-                        "α among humans",
-                        f"{fmt_num(h_alpha.get('estimate'))} "
-                        f"{fmt_interval(h_alpha.get('lower'), h_alpha.get('upper'))}",
-                    ),
+                    ("humans", f"{len(d.humans)}: {', '.join(d.humans)}"),
+                    ("judge dimension", d.judge_dimension),
+                    ("level of measurement", d.level),
+                    ("humans aggregated by", d.aggregate),
+                    ("items matched", fmt_int(join.matched)),
+                    ("only human / only judge", f"{join.left_only} / {join.right_only}"),
+                    ("α among humans", _metric_line(d.human_alpha)),
                     *(
-                        (
-                            label,
-                            f"{fmt_num(m.get('estimate'))} "
-                            f"{fmt_interval(m.get('lower'), m.get('upper'))}",
-                        )
+                        (label, _metric_line(m))
                         for label, m in (
-                            ("Fleiss' κ among humans", d.get("fleiss_humans")),
-                            ("Fleiss' κ, humans and judge", d.get("fleiss_with_judges")),
+                            ("Fleiss' κ among humans", d.fleiss_humans),
+                            ("Fleiss' κ, humans and judge", d.fleiss_with_judges),
                         )
                         if m
                     ),
                 ]
             )
         )
-        for flag in d.get("flags") or []:
-            sec.blocks.append(Note(str(flag), "warning"))
-        for j in d.get("judges") or []:
+        sec.blocks.extend(Note(flag, "warning") for flag in d.flags)
+        for j in d.judges:
             sec.subsections.extend(_judge_blocks(dim, j))
-        fig = dict((figures or {}).get(dim) or {})
-        am = fig.get("agreement_matrix")
-        ceilings = [j["ceiling"] for j in d.get("judges") or [] if j.get("ceiling")]
-        if am and am.get("ceiling") is None and ceilings:
+        fig = (figures or {}).get(dim)
+        am = fig.agreement_matrix if fig else None
+        if fig and am and am.ceiling is None:
             # the leave-one-out human ceiling of the same metric, when the report has it
-            same = [c for c in ceilings if c.get("metric") == am.get("metric")]
-            if same and same[0].get("mean_human") is not None:
-                fig["agreement_matrix"] = {**am, "ceiling": same[0]["mean_human"]}
+            same = [j.ceiling for j in d.judges if j.ceiling and j.ceiling.metric == am.metric]
+            if same and same[0].mean_human is not None:
+                am = am.model_copy(update={"ceiling": same[0].mean_human})
+                fig = fig.model_copy(update={"agreement_matrix": am})
         if fig:
             sec.subsections.extend(calibration_part("", fig, f"calibration-{slugify(dim)}"))
         out.append(sec)
@@ -224,10 +211,11 @@ def calibration_figure_data(
     *,
     metric: str = "spearman",
     how: str = "median",
-) -> dict[str, dict[str, Any]]:
-    """Plain figure data per dimension from ``Rating`` records (humans and a judge).
+) -> dict[str, CalibrationPart]:
+    """Figure data per dimension from ``Rating`` records (humans and a judge).
 
-    Returns ``dimension -> {"agreement_matrix", "confusion", "calibration_curve"}``: the rater ×
+    Returns ``dimension -> CalibrationPart`` (``agreement_matrix``, ``confusion``,
+    ``calibration_curve``): the rater ×
     rater matrix of ``metric`` (point estimates; judges listed in ``judges``), and — when both
     sides use at most :data:`MAX_CATEGORIES` values — the confusion counts of judge vs the
     humans' per-item ``how`` aggregate and the mean human aggregate at each judge value.
@@ -240,7 +228,7 @@ def calibration_figure_data(
     pairs = [(d, d) for d in hdims if d in jdims]
     if not pairs and len(hdims) == 1 and len(jdims) == 1:
         pairs = [(hdims[0], jdims[0])]
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, CalibrationPart] = {}
     for hdim, jdim in pairs:
         ht, jt = ratings_to_table(human, hdim), ratings_to_table(judge, jdim)
         jrows = {it: jt.values[i] for i, it in enumerate(jt.items)}
@@ -255,15 +243,12 @@ def calibration_figure_data(
             [ht.clusters[hidx[it]] for it in items],
             hdim,
         )
-        entry: dict[str, Any] = {}
+        entry = CalibrationPart()
         if len(table.raters) >= 2 and items:
             pm = pairwise_matrix(table, metric, B=1)
-            entry["agreement_matrix"] = {
-                "raters": pm.raters,
-                "matrix": pm.estimate,
-                "metric": metric,
-                "judges": list(jt.raters),
-            }
+            entry.agreement_matrix = AgreementMatrix(
+                raters=pm.raters, matrix=pm.estimate, metric=metric, judges=list(jt.raters)
+            )
         agg_how = how if table.numeric else "majority"
         agg = aggregate_raters(table, ht.raters, agg_how)  # type: ignore[arg-type]
         for j in jt.raters:
@@ -274,16 +259,13 @@ def calibration_figure_data(
             cats = sorted({str(v) for p in pairs_v for v in p})
             if pairs_v and len(cats) <= MAX_CATEGORIES:
                 keys = sorted({v for p in pairs_v for v in p}, key=lambda v: (str(type(v)), v))
-                labels = [_label(v) for v in keys]
                 counts = Counter((keys.index(a), keys.index(b)) for a, b in pairs_v)
-                entry["confusion"] = {
-                    "categories": labels,
-                    "counts": [
-                        [counts[(r, c)] for c in range(len(keys))] for r in range(len(keys))
-                    ],
-                    "human_label": f"humans ({agg_how})",
-                    "judge_label": j,
-                }
+                entry.confusion = Confusion(
+                    categories=[_label(v) for v in keys],
+                    counts=[[counts[(r, c)] for c in range(len(keys))] for r in range(len(keys))],
+                    human_label=f"humans ({agg_how})",
+                    judge_label=j,
+                )
             if pairs_v and _numeric([b for _, b in pairs_v]) and _numeric([a for a, _ in pairs_v]):
                 by: dict[float, list[float]] = defaultdict(list)
                 for a, b in pairs_v:
@@ -291,13 +273,13 @@ def calibration_figure_data(
                 if len(by) <= MAX_CATEGORIES * 2:
                     xs = sorted(by)
                     humans_seen = [float(a) for a, _ in pairs_v]
-                    entry["calibration_curve"] = {
-                        "judge_scores": xs,
-                        "human_means": [sum(by[x]) / len(by[x]) for x in xs],
-                        "counts": [len(by[x]) for x in xs],
+                    entry.calibration_curve = CalibrationCurve(
+                        judge_scores=xs,
+                        human_means=[sum(by[x]) / len(by[x]) for x in xs],
+                        counts=[len(by[x]) for x in xs],
                         # same scale when the judge's values lie inside the humans' range
-                        "identity": min(humans_seen) <= xs[0] and xs[-1] <= max(humans_seen),
-                    }
+                        identity=min(humans_seen) <= xs[0] and xs[-1] <= max(humans_seen),
+                    )
             break  # one judge per dimension in the figures (the first)
         out[hdim] = entry
     return out

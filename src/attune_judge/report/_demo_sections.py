@@ -3,10 +3,10 @@ judges and the crowd against expert raters, per dimension, with leave-one-out ce
 alternative annotator test — and DUO (``summary["duo"]``): participants vs outside observers
 and the model / style comparisons.
 
-Each row (a ``JudgeRow`` dump) holds ``source``, ``dimension``, ``judge``, ``n``, ``kappa_qw``
-and ``spearman`` (Metrics), ``kappa_ceiling_humans`` / ``kappa_ceiling_judge`` (leave-one-out
-quadratic κ of the experts and of the judge against the same expert medians),
-``alt_test_winning_rate`` and ``alt_test_passed``.
+Each row (a :class:`~attune_judge.runs.JudgeRow`) holds ``source``, ``dimension``, ``judge``,
+``n``, ``kappa_qw`` and ``spearman`` (Metrics), ``kappa_ceiling_humans`` /
+``kappa_ceiling_judge`` (leave-one-out quadratic κ of the experts and of the judge against the
+same expert medians), ``alt_test_winning_rate`` and ``alt_test_passed``.
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attune_judge.calibration import Metric
 from attune_judge.report._blocks import Figure, Section, Table
 from attune_judge.report._fig_matrices import value_heatmap
 from attune_judge.report._fig_scores import forest_plot
 from attune_judge.report._format import MISSING, fmt_interval, fmt_num, fmt_pct, to_float
 from attune_judge.report._rundata import RunData
+from attune_judge.runs import DuoResult, JudgeRow
 
 __all__ = [
     "duo_section",
@@ -34,30 +36,29 @@ def _mean(xs: Sequence[Any]) -> float | None:
     return math.fsum(vals) / len(vals) if vals else None
 
 
-def _est(metric: Any) -> float | None:
-    return to_float(metric.get("estimate")) if isinstance(metric, Mapping) else None
+def _est(metric: Metric | None) -> float | None:
+    return to_float(metric.estimate) if metric is not None else None
 
 
 def recorded_judges_section(
-    rows: Sequence[Mapping[str, Any]], *, title: str = "Recorded judges vs experts"
+    rows: Sequence[JudgeRow], *, title: str = "Recorded judges vs experts"
 ) -> Section:
     """Per-judge summary, a dimensions × judges heatmap of κ_qw, and the full table."""
-    rows = [r.model_dump(mode="json") if hasattr(r, "model_dump") else r for r in rows]
-    judges = sorted({str(r.get("judge")) for r in rows})
-    dims = list(dict.fromkeys(str(r.get("dimension")) for r in rows))
+    judges = sorted({r.judge for r in rows})
+    dims = list(dict.fromkeys(r.dimension for r in rows))
     section = Section(title)
-    ceiling = _mean([r.get("kappa_ceiling_humans") for r in rows])
+    ceiling = _mean([r.kappa_ceiling_humans for r in rows])
     summary_rows = []
     for j in judges:
-        mine = [r for r in rows if r.get("judge") == j]
-        passed = sum(1 for r in mine if r.get("alt_test_passed"))
+        mine = [r for r in rows if r.judge == j]
+        passed = sum(1 for r in mine if r.alt_test_passed)
         summary_rows.append(
             [
                 j,
                 str(len(mine)),
-                fmt_num(_mean([_est(r.get("kappa_qw")) for r in mine]), 2),
-                fmt_num(_mean([r.get("kappa_ceiling_judge") for r in mine]), 2),
-                fmt_num(_mean([r.get("kappa_ceiling_humans") for r in mine]), 2),
+                fmt_num(_mean([_est(r.kappa_qw) for r in mine]), 2),
+                fmt_num(_mean([r.kappa_ceiling_judge for r in mine]), 2),
+                fmt_num(_mean([r.kappa_ceiling_humans for r in mine]), 2),
                 f"{passed}/{len(mine)}",
             ]
         )
@@ -77,7 +78,7 @@ def recorded_judges_section(
             "leave-one-out: each expert (or the judge) against the median of the other experts.",
         )
     )
-    by = {(str(r.get("dimension")), str(r.get("judge"))): _est(r.get("kappa_qw")) for r in rows}
+    by = {(r.dimension, r.judge): _est(r.kappa_qw) for r in rows}
     if dims and judges:
         section.blocks.append(
             Figure(
@@ -97,18 +98,18 @@ def recorded_judges_section(
         )
     full = []
     for r in rows:
-        k = r.get("kappa_qw") or {}
-        verdict = r.get("alt_test_passed")
+        k = r.kappa_qw or Metric(name="", estimate=None)
+        verdict = r.alt_test_passed
         full.append(
             [
-                str(r.get("dimension")),
-                str(r.get("judge")),
-                str(r.get("n", MISSING)),
-                fmt_num(k.get("estimate"), 2),
-                fmt_interval(k.get("lower"), k.get("upper"), 2),
-                fmt_num(r.get("kappa_ceiling_judge"), 2),
-                fmt_num(r.get("kappa_ceiling_humans"), 2),
-                fmt_pct(r.get("alt_test_winning_rate"), 0),
+                r.dimension,
+                r.judge,
+                str(r.n),
+                fmt_num(k.estimate, 2),
+                fmt_interval(k.lower, k.upper, 2),
+                fmt_num(r.kappa_ceiling_judge, 2),
+                fmt_num(r.kappa_ceiling_humans, 2),
+                fmt_pct(r.alt_test_winning_rate, 0),
                 MISSING if verdict is None else ("yes" if verdict else "no"),
             ]
         )
@@ -141,48 +142,40 @@ def recorded_judges_section(
 
 
 def recorded_judges_sections(run: RunData) -> list[Section]:
-    """The demo's recorded-judges section from ``summary["recorded_judges"]``."""
-    rows = run.summary.get("recorded_judges") or []
+    """The demo's recorded-judges section from its ``recorded_judges``."""
+    rows = getattr(run.record, "recorded_judges", None)
     return [recorded_judges_section(rows)] if rows else []
 
 
-def _metric_rows(label: Sequence[str], metrics: Mapping[str, Any]) -> list[list[str]]:
+def _metric_rows(label: Sequence[str], metrics: Mapping[str, Metric]) -> list[list[str]]:
     return [
-        [
-            *label,
-            str(name),
-            fmt_num(m.get("estimate"), 2),
-            fmt_interval(m.get("lower"), m.get("upper"), 2),
-        ]
+        [*label, name, fmt_num(m.estimate, 2), fmt_interval(m.lower, m.upper, 2)]
         for name, m in metrics.items()
-        if isinstance(m, Mapping)
     ]
 
 
-def duo_section(duo: Mapping[str, Any]) -> Section:
+def duo_section(duo: DuoResult) -> Section:
     """DUO: participants' own ratings against outside observers, and the model / style
     comparisons of the participants' ratings (means and differences with intervals)."""
     from attune_judge.report._calibration import calibration_report_sections
 
-    lang = duo.get("language", "?")
-    section = Section(f"DUO: observers vs participants ({lang})")
-    if duo.get("observer_agreement"):
+    section = Section(f"DUO: observers vs participants ({duo.language})")
+    if duo.observer_agreement:
         sub = Section("Participant (as the 'judge') vs the observers' median")
-        sub.subsections = calibration_report_sections(duo["observer_agreement"])
+        sub.subsections = calibration_report_sections(duo.observer_agreement)
         section.subsections.append(sub)
-    comps = duo.get("comparisons") or []
-    if comps:
+    if duo.comparisons:
         means, diffs = [], []
         labels, est, lo, hi = [], [], [], []
-        for c in comps:
-            key = [str(c.get("dimension")), str(c.get("factor")), str(c.get("cluster_by"))]
-            means += _metric_rows(key, c.get("means") or {})
-            diffs += _metric_rows(key, c.get("differences") or {})
-            for name, m in (c.get("differences") or {}).items():
-                labels.append(f"{c.get('dimension')} · {name} (by {c.get('cluster_by')})")
-                est.append(m.get("estimate"))
-                lo.append(m.get("lower"))
-                hi.append(m.get("upper"))
+        for c in duo.comparisons:
+            key = [c.dimension, c.factor, c.cluster_by]
+            means += _metric_rows(key, c.means)
+            diffs += _metric_rows(key, c.differences)
+            for name, m in c.differences.items():
+                labels.append(f"{c.dimension} · {name} (by {c.cluster_by})")
+                est.append(m.estimate)
+                lo.append(m.lower)
+                hi.append(m.upper)
         cols = ["dimension", "factor", "clustered by"]
         blocks: list[Any] = [
             Table([*cols, "difference", "estimate", "95% interval"], diffs, "llllrr"),
@@ -213,5 +206,5 @@ def duo_section(duo: Mapping[str, Any]) -> Section:
 
 def duo_sections(run: RunData) -> list[Section]:
     """The demo's DUO section from ``summary["duo"]``."""
-    duo = run.summary.get("duo")
-    return [duo_section(duo)] if isinstance(duo, Mapping) and duo else []
+    duo = getattr(run.record, "duo", None)
+    return [duo_section(duo)] if isinstance(duo, DuoResult) else []

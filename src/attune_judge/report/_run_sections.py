@@ -8,7 +8,8 @@ from typing import Any
 
 from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._fig_scores import status_plot
-from attune_judge.report._format import fmt_cost, fmt_int, fmt_num, fmt_pct, to_float
+from attune_judge.report._format import fmt_cost, fmt_int, fmt_num, fmt_pct
+from attune_judge.runs import JudgeBlock, MemberTotals, ModelBlock, Tokens
 
 __all__ = [
     "STATUSES",
@@ -22,13 +23,8 @@ STATUSES = ("ok", "parse_error", "lm_error", "refused", "missing")
 """Judgment statuses in display order (``missing`` = planned, never judged)."""
 
 
-def _tokens(block: Mapping[str, Any]) -> tuple[int, int, int]:
-    t = block.get("tokens") or {}
-    return (
-        int(t.get("prompt", 0) or 0),
-        int(t.get("completion", 0) or 0),
-        int(t.get("calls", 0) or 0),
-    )
+def _tokens(block: ModelBlock | MemberTotals) -> tuple[int, int, int]:
+    return block.tokens.prompt, block.tokens.completion, block.tokens.calls
 
 
 def _status_table(
@@ -66,17 +62,14 @@ def _status_table(
     )
 
 
-def _usage_table(
-    models: Mapping[str, Mapping[str, Any]], names: list[str], row_label: str
-) -> Table:
+def _usage_table(models: Mapping[str, ModelBlock], names: list[str], row_label: str) -> Table:
     rows = []
     tot = [0, 0, 0, 0]
     costs: list[float] = []
     for m in names:
         b = models[m]
         p, c, calls = _tokens(b)
-        retries = int(b.get("retries", 0) or 0)
-        cost = to_float(b.get("cost_usd"))
+        retries, cost = b.retries, b.cost_usd
         if cost is not None:
             costs.append(cost)
         tot = [tot[0] + calls, tot[1] + p, tot[2] + c, tot[3] + retries]
@@ -87,8 +80,8 @@ def _usage_table(
                 fmt_int(p),
                 fmt_int(c),
                 fmt_cost(cost),
-                fmt_num(b.get("request_s_mean"), 2),
-                fmt_num(b.get("latency_s_mean"), 2),
+                fmt_num(b.request_s_mean, 2),
+                fmt_num(b.latency_s_mean, 2),
                 fmt_int(retries),
             ]
         )
@@ -125,7 +118,7 @@ def _usage_table(
 
 
 def failures_section(
-    models: Mapping[str, Mapping[str, Any]],
+    models: Mapping[str, ModelBlock],
     *,
     title: str = "Failures, tokens and cost",
     key: str = "failures",
@@ -137,10 +130,8 @@ def failures_section(
     Parameters
     ----------
     models
-        ``{model: block}`` with the runner's per-model fields: ``n_planned``,
-        ``n_by_status`` (status → count), ``tokens`` (``prompt``, ``completion``, ``calls``),
-        ``cost_usd`` (``None`` = unknown), ``latency_s_mean``, ``retries``. Missing fields
-        show as ``—`` (or 0 for counts).
+        ``{model: ModelBlock}``: ``n_planned``, ``n_by_status`` (status → count), ``tokens``,
+        ``cost_usd`` (``None`` = unknown), ``latency_s_mean``, ``retries``.
     title, key
         Heading and figure-name prefix.
     order
@@ -154,13 +145,9 @@ def failures_section(
         return section
     names = [m for m in (order or []) if m in models]
     names += [m for m in models if m not in names]
-    counts = {
-        s: [int((models[m].get("n_by_status") or {}).get(s, 0) or 0) for m in names]
-        for s in STATUSES
-    }
+    counts = {s: [models[m].n_by_status.get(s, 0) for m in names] for s in STATUSES}
     planned = [
-        int(models[m].get("n_planned") or sum(counts[s][i] for s in STATUSES))
-        for i, m in enumerate(names)
+        models[m].n_planned or sum(counts[s][i] for s in STATUSES) for i, m in enumerate(names)
     ]
     section.blocks.append(_status_table(names, counts, planned, row_label))
     section.blocks.append(
@@ -172,23 +159,21 @@ def failures_section(
         )
     )
     section.blocks.append(_usage_table(models, names, row_label))
-    unknown = [m for m in names if to_float(models[m].get("cost_usd")) is None]
+    unknown = [m for m in names if models[m].cost_usd is None]
     if unknown and len(unknown) < len(names):
         section.blocks.append(Note("Cost is unknown for: " + ", ".join(unknown) + "."))
     return section
 
 
-def members_section(members: Mapping[str, Mapping[str, Any]]) -> Section | None:
-    """A jury's tokens and cost per member model (``summary["judges"][id]["members"]``)."""
+def members_section(members: Mapping[str, MemberTotals]) -> Section | None:
+    """A jury's tokens and cost per member model (its judge block's ``members``)."""
     if not members:
         return None
     rows = []
     for name, b in members.items():
         p, c, calls = _tokens(b)
-        cost = fmt_cost(to_float(b.get("cost_usd")))
-        rows.append(
-            [name, fmt_int(b.get("n_judged")), fmt_int(calls), fmt_int(p), fmt_int(c), cost]
-        )
+        cost = fmt_cost(b.cost_usd)
+        rows.append([name, fmt_int(b.n_judged), fmt_int(calls), fmt_int(p), fmt_int(c), cost])
     return Section(
         "Jury members: tokens and cost",
         [
@@ -291,37 +276,28 @@ def manifest_section(manifest: Mapping[str, Any], *, title: str = "What ran") ->
     return section
 
 
-def _sum_models(block: Mapping[str, Any]) -> dict[str, Any]:
-    """One per-model-shaped block summing all models of a judge."""
-    models: Mapping[str, Mapping[str, Any]] = block.get("models") or {}
-    counts = dict.fromkeys(STATUSES, 0)
-    tokens = {"prompt": 0, "completion": 0, "calls": 0}
-    costs = []
-    planned = retries = 0
-    for m in models.values():
-        for s in STATUSES:
-            counts[s] += int((m.get("n_by_status") or {}).get(s, 0) or 0)
-        p, c, calls = _tokens(m)
-        tokens = {
-            "prompt": tokens["prompt"] + p,
-            "completion": tokens["completion"] + c,
-            "calls": tokens["calls"] + calls,
-        }
-        planned += int(m.get("n_planned") or 0)
-        retries += int(m.get("retries", 0) or 0)
-        if to_float(m.get("cost_usd")) is not None:
-            costs.append(float(m["cost_usd"]))
-    return {
-        "n_planned": planned,
-        "n_by_status": counts,
-        "tokens": tokens,
-        "cost_usd": sum(costs) if costs else None,
-        "retries": retries,
-    }
+def _sum_models(block: JudgeBlock) -> ModelBlock:
+    """One model block summing all models of a judge."""
+    models = block.models.values()
+    counts = {s: sum(m.n_by_status.get(s, 0) for m in models) for s in STATUSES}
+    costs = [m.cost_usd for m in models if m.cost_usd is not None]
+    return ModelBlock(
+        n_planned=sum(m.n_planned for m in models),
+        n_judged=sum(m.n_judged for m in models),
+        n_ok=counts["ok"],
+        n_by_status=counts,
+        tokens=Tokens(
+            prompt=sum(m.tokens.prompt for m in models),
+            completion=sum(m.tokens.completion for m in models),
+            calls=sum(m.tokens.calls for m in models),
+        ),
+        cost_usd=sum(costs) if costs else None,
+        retries=sum(m.retries for m in models),
+    )
 
 
 def judges_failures_section(
-    judges: Mapping[str, Mapping[str, Any]],
+    judges: Mapping[str, JudgeBlock],
     *,
     names: Mapping[str, str] | None = None,
     title: str = "Judgments: failures, tokens and cost",
@@ -332,13 +308,13 @@ def judges_failures_section(
     Parameters
     ----------
     judges
-        The runner's ``summary["judges"]``: ``{judge_id: {"label", "models": {...}}}``.
+        The runner's judge blocks (``JudgedSummary.judges``).
     names
         Display name per judge id (e.g. the variants that used it); default the label.
     """
     rows = {}
     for jid, block in judges.items():
-        name = (names or {}).get(jid) or str(block.get("label") or jid)
+        name = (names or {}).get(jid) or block.label or jid
         rows[f"{name} ({jid})"] = _sum_models(block)
     section = failures_section(rows, title=title, key=key, row_label="judge")
     section.blocks.insert(

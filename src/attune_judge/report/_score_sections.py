@@ -16,17 +16,18 @@ from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_se
 from attune_judge.report._panel_sections import pairwise_section, panels_section
 from attune_judge.report._run_sections import failures_section, members_section
 from attune_judge.report._rundata import RunData
+from attune_judge.runs import JudgeBlock, ModelBlock
 
 __all__ = ["score_sections"]
 
 
-def _criteria_table(models: Mapping[str, Mapping[str, Any]], order: list[str]) -> Table | None:
-    criteria = sorted({k for m in models.values() for k in (m.get("criteria_means") or {})})
+def _criteria_table(models: Mapping[str, ModelBlock], order: list[str]) -> Table | None:
+    criteria = sorted({k for m in models.values() for k in m.criteria_means})
     if not criteria:
         return None
     rows = [
-        [m, fmt_num(models[m].get("overall_mean"), 2)]
-        + [fmt_num((models[m].get("criteria_means") or {}).get(c), 2) for c in criteria]
+        [m, fmt_num(models[m].overall_mean, 2)]
+        + [fmt_num(models[m].criteria_means.get(c), 2) for c in criteria]
         for m in order
         if m in models
     ]
@@ -38,33 +39,27 @@ def _criteria_table(models: Mapping[str, Mapping[str, Any]], order: list[str]) -
     )
 
 
-def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str) -> Section:
-    models: Mapping[str, Mapping[str, Any]] = block.get("models") or {}
-    scores = [m.get("score") or {} for m in models.values()]
-    first = next((s for s in scores if s.get("B")), {})
-    B, seed = int(first.get("B") or 10_000), int(first.get("seed") or 0)
-    level = float(first.get("level") or 0.95)
+def _judge_section(jid: str, block: JudgeBlock, title: str) -> Section:
+    models = block.models
+    first = next((m.score for m in models.values() if m.score and m.score.B), None)
+    level = first.level if first else 0.95
     section = Section(title, anchor=f"judge-{jid}")
-    section.blocks.append(Paragraph(f"Judge {jid}: {block.get('label', '')}".rstrip(": ")))
-    for finding in block.get("degenerate") or []:
-        text = f"Degenerate judge: it {finding.get('message')}; read its scores as noise."
-        if finding.get("reason") == "criterion_order":
-            text = f"Degenerate judge: {finding.get('message')}; read its scores as noise."
+    section.blocks.append(Paragraph(f"Judge {jid}: {block.label}".rstrip(": ")))
+    for finding in block.degenerate:
+        text = f"Degenerate judge: it {finding.message}; read its scores as noise."
+        if finding.reason == "criterion_order":
+            text = f"Degenerate judge: {finding.message}; read its scores as noise."
         section.blocks.append(Note(text, "warning"))
-    stored = block.get("leaderboard")  # a dict, or a list of rows in older summaries
-    board_warnings = set(stored.get("warnings") or []) if isinstance(stored, Mapping) else set()
-    for w in block.get("warnings") or []:  # the intervals' own (the leaderboard shows its)
-        if w not in board_warnings:
-            section.blocks.append(Note(str(w), "warning"))
-    if block.get("pairwise"):
+    section.blocks.extend(Note(w, "warning") for w in block.warnings)
+    if block.pairwise is not None:
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
-        section.subsections.append(pairwise_section(block["pairwise"]))
+        section.subsections.append(pairwise_section(block.pairwise))
         section.subsections.append(failures_section(models, key=f"{jid}-failures"))
         _add_members(section, block)
         return section
-    board: Any = block.get("leaderboard")
+    board: Any = block.leaderboard
     note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
-        f"cluster bootstrap over conversations (B = {B}, seed = {seed})."
+        f"cluster bootstrap over conversations (B = {first.B}, seed = {first.seed})."
         if first
         else "cluster bootstrap over conversations."
     )
@@ -83,21 +78,19 @@ def _judge_section(run: RunData, jid: str, block: Mapping[str, Any], title: str)
     return section
 
 
-def _add_members(section: Section, block: Mapping[str, Any]) -> None:
-    members = members_section(block.get("members") or {})
+def _add_members(section: Section, block: JudgeBlock) -> None:
+    members = members_section(block.members)
     if members is not None:
         section.subsections.append(members)
 
 
 def score_sections(run: RunData) -> list[Section]:
     """One section per judge in ``summary["judges"]``."""
-    judges: Mapping[str, Mapping[str, Any]] = run.summary.get("judges") or {}
+    judges: Mapping[str, JudgeBlock] = getattr(run.record, "judges", {})
     out = []
     for i, (jid, block) in enumerate(judges.items()):
-        title = (
-            "Scores" if len(judges) == 1 else f"Scores: judge {i + 1} ({block.get('label') or jid})"
-        )
-        out.append(_judge_section(run, jid, block, title))
+        title = "Scores" if len(judges) == 1 else f"Scores: judge {i + 1} ({block.label or jid})"
+        out.append(_judge_section(jid, block, title))
     if len(judges) > 1:
         out[0].blocks.insert(
             0,
@@ -106,7 +99,7 @@ def score_sections(run: RunData) -> list[Section]:
                 "and their scores are never pooled."
             ),
         )
-    panels = panels_section(run.summary.get("panels") or [])
+    panels = panels_section(getattr(run.record, "panels", []))
     if panels is not None:
         out.append(panels)
     return out

@@ -1,30 +1,21 @@
 """Sections for the analysis kinds of ``summary.json``: ``calibration``, ``bench``,
 ``sensitivity``.
 
-``sensitivity`` reads its typed block (:class:`attune_judge.runs.SensitivityBlock`). The
-others read plain dicts (result models dumped with ``model_dump(mode="json")``) and are
-tolerant: a part that is absent is simply not shown. The shapes read are:
+Each reads its typed block of the run's summary; a part that is absent is not shown:
 
 ``calibration``
-    A calibration ``CalibrationReport`` dump, or ``{"report": <dump>, "figures": {dim: part}}``
-    (see ``_calibration.py``); or plain ``{"dimensions": {dim: part}}`` or one ``part``; a part
-    may hold ``metrics`` (list or
-    name → Metric), ``agreement_matrix`` (``raters``, ``matrix``, ``metric``, ``judges``,
-    ``ceiling``), ``confusion`` (``categories``, ``counts``, ``human_label``, ``judge_label``),
-    ``calibration_curve`` (``judge_scores``, ``human_means``, ``counts``, ``lower``, ``upper``,
-    ``identity``), ``join`` (a JoinReport).
+    Its typed block (:class:`attune_judge.runs.CalibrationBlock`): a ``CalibrationReport``
+    with figure data per dimension, or one part (metrics, join, confusion).
 ``bench``
-    ``tasks``: ``{task: {"leaderboard": ..., "score_label": ..., "xlim": [lo, hi]}}``;
-    ``tau_matrix``: ``{"labels", "matrix"}``; ``taus`` (rows for the τ table);
-    ``kendall_w`` (a KendallW dict).
+    Its typed block (:class:`attune_judge.runs.BenchBlock`): a leaderboard per task, τ between
+    the task rankings, Kendall's W.
+``sensitivity``
+    Its typed block (:class:`attune_judge.runs.SensitivityBlock`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from attune_judge.report._blocks import Note, Paragraph, Section, Table, slugify
+from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._calibration import calibration_report_sections
 from attune_judge.report._calibration_part import calibration_part
 from attune_judge.report._format import fmt_num, fmt_pct
@@ -32,7 +23,7 @@ from attune_judge.report._leaderboard import comparison_section, leaderboard_sec
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
-from attune_judge.runs import RunSummary, SensitivityBlock
+from attune_judge.runs import BenchBlock, CalibrationBlock, RunSummary, SensitivityBlock
 
 __all__ = [
     "bench_sections",
@@ -46,69 +37,63 @@ __all__ = [
 
 def calibration_sections(run: RunData) -> list[Section]:
     """Agreement with people: metrics, heatmap, confusion matrix, calibration plot."""
-    cal: Mapping[str, Any] = run.summary.get("calibration") or {}
-    weighting = run.summary.get("label_weighting")
-    if "report" in cal or isinstance(cal.get("dimensions"), list):
-        rich = Section("Agreement with people")
-        if weighting:
-            rich.blocks.append(Note(str(weighting)))
-        rich.subsections = calibration_report_sections(
-            cal.get("report", cal), figures=cal.get("figures")
-        )
-        return [rich]
-    parts: Mapping[str, Any] = cal.get("dimensions") or {"overall": cal}
+    rec = run.record
+    cal = getattr(rec, "calibration", None)
+    if not isinstance(cal, CalibrationBlock):
+        return []
     top = Section("Agreement with people")
+    weighting = getattr(rec, "label_weighting", None)
     if weighting:
-        top.blocks.append(Note(str(weighting)))
-    for dim, part in parts.items():
-        prefix = "" if len(parts) == 1 else f"{dim}: "
-        top.subsections.extend(calibration_part(prefix, part, f"calibration-{slugify(str(dim))}"))
+        top.blocks.append(Note(weighting))
+    if cal.report is not None:
+        top.subsections = calibration_report_sections(cal.report, figures=cal.figures)
+    else:
+        top.subsections = calibration_part("", cal, "calibration-overall")
     return [top]
 
 
 def bench_sections(run: RunData) -> list[Section]:
     """AttuneBench tasks: a leaderboard per task, then how the task rankings agree."""
-    bench: Mapping[str, Any] = run.summary.get("bench") or {}
-    tasks: Mapping[str, Any] = bench.get("tasks") or {}
+    bench = getattr(run.record, "bench", None)
+    if not isinstance(bench, BenchBlock):
+        return []
     boards = Section("Leaderboards per task")
-    for task, block in tasks.items():
-        xlim = block.get("xlim")
+    for task, block in bench.tasks.items():
         boards.subsections.append(
             leaderboard_section(
-                block.get("leaderboard") or {},
+                block.leaderboard or {},
                 title=f"Task: {task}",
                 key=f"bench-{task}",
-                score_label=str(block.get("score_label") or "score"),
-                xlim=tuple(xlim) if xlim else None,
+                score_label=block.score_label or "score",
+                xlim=block.xlim,
             )
         )
     out = [boards] if boards.subsections else []
     from attune_judge.report._panel_sections import panels_section
 
-    panels = panels_section(run.summary.get("panels") or [])
+    panels = panels_section(getattr(run.record, "panels", []))
     if panels is not None:  # a jury of draft judges (drafting task)
         out.append(panels)
-    tm = bench.get("tau_matrix") or {}
-    w = bench.get("kendall_w") or {}
+    tm, w = bench.tau_matrix, bench.kendall_w
     extra = []
-    if w.get("w") is not None:
+    if w is not None and w.w is not None:
         extra.append(
             (
                 "Kendall's W across tasks",
-                f"{fmt_num(w['w'])} (χ² df = {w.get('df', '?')}, p = {fmt_num(w.get('p_value'))})",
+                f"{fmt_num(w.w)} (χ² df = {w.df}, p = {fmt_num(w.p_value)})",
             )
         )
-    if tm or bench.get("taus") or extra:
+    if tm or bench.taus or extra:
         agree = ranking_agreement_section(
-            tm.get("labels", []),
-            tm.get("matrix"),
-            taus=bench.get("taus"),
-            against=str(bench.get("against", "drafting")),
+            tm.labels if tm else [],
+            tm.matrix if tm else None,
+            taus=[{"label": r.label, "tau": r.tau} for r in bench.taus or []],
+            against=bench.against or "drafting",
             title="Do the tasks rank models alike?",
             key="bench-tasks",
             extra=extra,
         )
-        with_boards = {t: b["leaderboard"] for t, b in tasks.items() if b.get("leaderboard")}
+        with_boards = {t: b.leaderboard for t, b in bench.tasks.items() if b.leaderboard}
         if len(with_boards) >= 2:
             agree.subsections.append(
                 comparison_section(

@@ -9,16 +9,16 @@ names for what the ``bench`` and ``sensitivity`` commands write.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from attune_judge.calibration import CalibrationReport
 from attune_judge.report._blocks import Report, Section
 from attune_judge.report._build import build_report, write_report
-from attune_judge.report._calibration import _dump, calibration_figure_data
+from attune_judge.report._calibration import calibration_figure_data
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
-from attune_judge.runs import CalibrateSummary, write_summary
+from attune_judge.runs import CalibrateSummary, CalibrationBlock, write_summary
 
 if TYPE_CHECKING:
     from attune_judge.calibration import SensitivityAnalysis
@@ -80,10 +80,9 @@ def write_calibration_run(
     """
     path = Path(out_dir)
     path.mkdir(parents=True, exist_ok=True)
-    block: dict[str, Any] = {"report": _dump(report)}
+    block = CalibrationBlock(report=CalibrationReport.model_validate(report))
     if human and judge:
-        block["figures"] = calibration_figure_data(human, judge)
-    block = json.loads(json.dumps(block, default=str))
+        block.figures = calibration_figure_data(human, judge)
     write_summary(path, CalibrateSummary(calibration=block, label_weighting=label_weighting))
     return write_report(path)
 

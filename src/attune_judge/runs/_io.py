@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from attune_judge._schema_version import SCHEMA_VERSION
+from attune_judge.calibration import ResultModel
 from attune_judge.errors import UserError
 from attune_judge.runs._files import write_json
 from attune_judge.runs._records import RunSummary, parse_summary
@@ -29,6 +30,7 @@ __all__ = [
     "MIGRATIONS",
     "SUMMARY_FILE",
     "read_summary",
+    "record_json",
     "summary_json",
     "write_manifest",
     "write_summary",
@@ -42,11 +44,38 @@ MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 :data:`SCHEMA_VERSION`)."""
 
 
+def _mark_changed(value: Any) -> None:
+    """Count as set every field a writer changed in place (a default list or dict it filled),
+    in ``value`` and below, so ``exclude_unset`` keeps them; a statistics layer's result
+    (a ``ResultModel`` not declared here) is written whole."""
+    if isinstance(value, BaseModel):
+        whole = isinstance(value, ResultModel) and not type(value).__module__.startswith(
+            __package__ or ""
+        )
+        for name, field in type(value).model_fields.items():
+            item = getattr(value, name)
+            if whole or item != field.get_default(call_default_factory=True):
+                value.model_fields_set.add(name)
+            _mark_changed(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _mark_changed(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _mark_changed(item)
+
+
+def record_json(record: BaseModel) -> dict[str, Any]:
+    """The JSON object of a record or block: the fields its writer set or filled in."""
+    _mark_changed(record)
+    return record.model_dump(mode="json", exclude_unset=True)
+
+
 def summary_json(summary: RunSummary) -> dict[str, Any]:
     """The JSON object of a typed summary, as :func:`write_summary` writes it (the fields a
-    writer set; ``schema_version`` and ``kind`` always): ``read_summary`` then
+    writer set or filled; ``schema_version`` and ``kind`` always): ``read_summary`` then
     ``summary_json`` gives back the file's object."""
-    data = summary.model_dump(mode="json", exclude_unset=True)
+    data = record_json(summary)
     return {"schema_version": summary.schema_version, "kind": summary.kind, **data}
 
 

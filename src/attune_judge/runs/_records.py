@@ -4,9 +4,10 @@ Every summary carries ``schema_version`` (:data:`SCHEMA_VERSION`) and ``kind`` (
 when absent: summaries written before the kind was stamped). Unknown keys are an error: a new
 summary field is one declaration here (and ``write_schemas()``). The scoring blocks are typed
 down to the statistics layer's own results (``Leaderboard``, ``PositionBias``,
-``BradleyTerryResult``, ``PanelAgreement``); the study blocks written by upper layers
-(``calibration``, ``bench``, ``sensitivity``, the demo's parts, ``align``) are JSON objects
-whose layout their owning layer documents.
+``BradleyTerryResult``, ``PanelAgreement``), and so are the study blocks written by upper
+layers (``calibration``, ``validate``'s, ``bench``, ``sensitivity``, the demo's parts: see
+``_agreement.py``, ``_validation.py``, ``_bench.py``, ``_study.py``); only ``align`` is still
+a JSON object whose layout its owning layer documents.
 """
 
 from __future__ import annotations
@@ -17,7 +18,17 @@ from pydantic import Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.runs._agreement import CalibrationBlock
+from attune_judge.runs._bench import BenchBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
+from attune_judge.runs._validation import (
+    BaselinesBlock,
+    CalibratedBlock,
+    DuoResult,
+    JudgeRow,
+    ValidationInfo,
+    ValidationResult,
+)
 
 __all__ = [
     "SUMMARY_MODELS",
@@ -28,12 +39,17 @@ __all__ = [
     "DemoSummary",
     "JudgeBlock",
     "JudgedSummary",
+    "MemberTotals",
     "ModelBlock",
+    "PairwiseBlock",
+    "PanelBlock",
+    "PanelNote",
     "PpiSummary",
     "RunFacts",
     "RunSummary",
     "ScoreSummary",
     "SensitivitySummary",
+    "Tokens",
     "ValidateSummary",
     "parse_summary",
 ]
@@ -255,11 +271,11 @@ class SensitivitySummary(JudgedSummary):
 
 
 class BenchSummary(RunSummary):
-    """``bench``: the run facts and the per-task analysis (``tasks/_analysis.py``)."""
+    """``bench``: the run facts and the per-task analysis (``tasks.analyse_records``)."""
 
     kind: Literal["bench"] = "bench"
     run: RunFacts
-    bench: dict[str, Any]
+    bench: BenchBlock
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """The drafting task's judges (per evaluated model) that gave one value to every draft."""
     panels: list[PanelBlock | PanelNote] = Field(default_factory=list)
@@ -267,11 +283,11 @@ class BenchSummary(RunSummary):
 
 
 class CalibrateSummary(RunSummary):
-    """``calibration``: a ``CalibrationReport`` dump (``report``) with figure data, or the
-    preference- or behaviour-agreement block."""
+    """``calibration``: a ``CalibrationReport`` (``report``) with figure data, or the
+    preference- or behaviour-agreement part."""
 
     kind: Literal["calibration"] = "calibration"
-    calibration: dict[str, Any]
+    calibration: CalibrationBlock
     label_weighting: str | None = None
     """The one-line statement that the human labels, drawn with unequal inclusion
     probabilities (``annotate sample --by model|score``), were weighted by 1 / probability (or,
@@ -283,16 +299,16 @@ class ValidateSummary(RunSummary):
     """``validate``: a judge's agreement with a shipped set's people."""
 
     kind: Literal["validate"] = "validate"
-    validation: dict[str, Any]
+    validation: ValidationInfo
     """The set, the judge, counts, ``B``, ``seed`` and notes."""
     degenerate: list[DegenerateFinding] = Field(default_factory=list)
     """Criteria on which the validated judge gave one value to every item (see
     :class:`DegenerateFinding`)."""
-    calibration: dict[str, Any] | None = None
-    """The ``CalibrationReport`` dump and figure data (absent without a usable judgment)."""
-    baselines: dict[str, Any] | None = None
-    recorded_judges: list[dict[str, Any]] | None = None
-    calibrated: dict[str, Any] | None = None
+    calibration: CalibrationBlock | None = None
+    """The ``CalibrationReport`` and figure data (absent without a usable judgment)."""
+    baselines: BaselinesBlock | None = None
+    recorded_judges: list[JudgeRow] | None = None
+    calibrated: CalibratedBlock | None = None
     """The shipped calibration head's rows beside the uncalibrated judge (the embedded
     judge on a set a head was fitted on; :mod:`attune_judge.align`'s calibrate method)."""
 
@@ -304,9 +320,9 @@ class DemoSummary(RunSummary):
     parts: list[str]
     B: int
     seed: int
-    recorded_judges: list[dict[str, Any]] | None = None
-    duo: dict[str, Any] | None = None
-    local_judge: dict[str, Any] | None = None
+    recorded_judges: list[JudgeRow] | None = None
+    duo: DuoResult | None = None
+    local_judge: ValidationResult | None = None
     sensitivity: SensitivityBlock | None = None
     sensitivity_notes: list[str] | None = None
 

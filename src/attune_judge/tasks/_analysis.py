@@ -33,6 +33,18 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge.calibration import KendallW, Metric
+from attune_judge.runs import (
+    BenchBlock,
+    BenchBootstrap,
+    BenchLeaderboard,
+    BenchMetric,
+    BenchRow,
+    BenchTask,
+    Discriminability,
+    TauMatrix,
+    TauRow,
+)
 from attune_judge.tasks._behaviour import BEHAVIOUR_TARGETS
 from attune_judge.tasks._evaluators import PRIMARY_METRIC
 from attune_judge.tasks._preference import kendall_tau_b, win_counts
@@ -116,7 +128,8 @@ def _sums(rows: Sequence[Row], models: Sequence[str], clusters: Sequence[str]) -
     return ClusterSums(list(clusters), list(models), S, N)
 
 
-_NO_DATA: dict[str, Any] = {"estimate": None, "undefined_reason": "no scored units"}
+def _no_data(name: str) -> Metric:
+    return Metric(name=name, estimate=None, undefined_reason="no scored units")
 
 
 def _with_data(sums: Any) -> Any:
@@ -130,12 +143,7 @@ def _with_data(sums: Any) -> Any:
     )
 
 
-def _metric_dict(metric: Any) -> dict[str, Any]:
-    out: dict[str, Any] = metric.model_dump()
-    return out
-
-
-def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[dict[str, Any]]:
+def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[BenchRow]:
     """Leaderboard rows (best first) of the models with a defined score.
 
     With two or more models and clusters the rows come from
@@ -152,28 +160,27 @@ def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[dict
     cov = np.asarray(boot.covariance_closed_form)[np.ix_(keep, keep)]
     if len(keep) == len(theta) >= 2 and len(sums.clusters) >= 2 and np.all(np.isfinite(cov)):
         board = leaderboard_from_sums(sums, weights=W, seed=seed, level=level, n_draws=20_000)
-        rows = [
-            {
-                "model": r.model,
-                "score": _metric_dict(r.score),
-                "rank": r.rank,
-                "rank_set_simultaneous": list(r.rank_set_simultaneous),
-                "rank_set_marginal": list(r.rank_set_marginal),
-                "p_rank_1": r.p_rank_1,
-            }
+        return [
+            BenchRow(
+                model=r.model,
+                score=r.score,
+                rank=r.rank,
+                rank_set_simultaneous=r.rank_set_simultaneous,
+                rank_set_marginal=r.rank_set_marginal,
+                p_rank_1=r.p_rank_1,
+            )
             for r in board.rows
         ]
-        return rows
     ranks = ranks_of(theta[keep])
     rows = [
-        {"model": sums.labels[j], "score": _metric_dict(boot.means[j]), "rank": int(ranks[pos])}
+        BenchRow(model=sums.labels[j], score=boot.means[j], rank=int(ranks[pos]))
         for pos, j in enumerate(keep)
     ]
-    rows.sort(key=lambda r: (r["rank"], r["model"]))
+    rows.sort(key=lambda r: (r.rank, r.model))
     return rows
 
 
-def _discriminability(boot: Any, level: float) -> dict[str, Any]:
+def _discriminability(boot: Any, level: float) -> Discriminability:
     est = boot.estimates
     keep = [j for j in range(len(est)) if np.isfinite(est[j])]
     widths = [
@@ -194,24 +201,24 @@ def _discriminability(boot: Any, level: float) -> dict[str, Any]:
             pairs += 1
             lo, hi = np.quantile(d, [a, 1 - a])
             separated += bool(lo > 0 or hi < 0)
-    return {
-        "spread": spread,
-        "mean_interval_width": width,
-        "spread_over_width": spread / width if spread is not None and width else None,
-        "n_model_pairs": pairs,
-        "n_pairs_separated": separated,
-        "share_pairs_separated": separated / pairs if pairs else None,
-    }
+    return Discriminability(
+        spread=spread,
+        mean_interval_width=width,
+        spread_over_width=spread / width if spread is not None and width else None,
+        n_model_pairs=pairs,
+        n_pairs_separated=separated,
+        share_pairs_separated=separated / pairs if pairs else None,
+    )
 
 
 def _binary_pooled(
     recs: Sequence[TaskRecord], models: Sequence[str], clusters: Sequence[str], **boot: Any
-) -> dict[str, Any]:
+) -> dict[str, dict[str, dict[str, Metric]]]:
     """Behaviour: pooled F1 and MCC per target and model, from re-weighted confusion counts."""
     from attune_judge.calibration import bootstrap_statistic
 
     ci = {c: i for i, c in enumerate(clusters)}
-    out: dict[str, Any] = {}
+    out: dict[str, dict[str, dict[str, Metric]]] = {}
     for target in BEHAVIOUR_TARGETS:
         out[target] = {}
         for model in models:
@@ -235,9 +242,7 @@ def _binary_pooled(
                     return np.where(den > 0, (tp * tn - fp * fn) / np.sqrt(den), np.nan)
 
             out[target][model] = {
-                name: _metric_dict(
-                    bootstrap_statistic(fn_, len(clusters), name=f"{target}_{name}", n=n, **boot)
-                )
+                name: bootstrap_statistic(fn_, len(clusters), name=f"{target}_{name}", n=n, **boot)
                 for name, fn_ in (("f1", f1), ("mcc", mcc))
             }
     return out
@@ -267,7 +272,9 @@ def _win_count_tau_rows(recs: Sequence[TaskRecord]) -> list[Row]:
     return rows
 
 
-def _kendalls_w(task_sums: dict[str, Any], seed: int, B: int, level: float) -> Any:
+def _kendalls_w(
+    task_sums: dict[str, Any], seed: int, B: int, level: float
+) -> tuple[KendallW, Metric, list[str]] | None:
     """Kendall's W of the task rankings whose every model score is defined (``None`` when
     fewer than two tasks or models qualify); the draw is the run's shared ``W``."""
     from attune_judge.calibration import kendalls_w_rankings
@@ -278,11 +285,7 @@ def _kendalls_w(task_sums: dict[str, Any], seed: int, B: int, level: float) -> A
     res = kendalls_w_rankings(
         {t: usable[t] for t in sorted(usable)}, B=B, seed=seed, level=level, method="percentile"
     )
-    return {
-        "tasks": res.rankings,
-        "point": res.point.model_dump(),
-        "interval": _metric_dict(res.interval),
-    }
+    return res.point, res.interval, list(res.rankings)
 
 
 def _task_block(
@@ -294,51 +297,51 @@ def _task_block(
     *,
     seed: int,
     level: float,
-) -> tuple[dict[str, Any], Any]:
+) -> tuple[BenchTask, Any]:
     from attune_judge.calibration import few_clusters_warning, paired_cluster_bootstrap
 
     ok = [r for r in recs if r.status == "ok"]
     counts: dict[str, dict[str, int]] = {m: defaultdict(int) for m in models}
     for r in recs:
         counts[r.model][r.status] += 1
-    block: dict[str, Any] = {
-        "primary_metric": PRIMARY_METRIC[task],
-        "units_by_status": {m: dict(c) for m, c in counts.items()},
-        "metrics": {},
-    }
+    block = BenchTask(
+        primary_metric=PRIMARY_METRIC[task],
+        units_by_status={m: dict(c) for m, c in counts.items()},
+        metrics={},
+    )
     primary_sums = None
     for name, (extract, higher) in TASK_METRICS[task].items():
         rows = [(r.model, r.conversation_id, *v) for r in ok if (v := extract(r)) is not None]
         sums = _sums(rows, models, clusters)
         if not rows:
-            block["metrics"][name] = {"higher_is_better": higher, "models": {}}
+            block.metrics[name] = BenchMetric(higher_is_better=higher, models={})
             continue
         sums = _with_data(sums)
         boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
-        per = {m: _metric_dict(boot.means[j]) for j, m in enumerate(sums.labels)}
-        block["metrics"][name] = {
-            "higher_is_better": higher,
-            "models": {m: per.get(m, _NO_DATA) for m in models},
-        }
+        per = dict(zip(sums.labels, boot.means, strict=True))
+        block.metrics[name] = BenchMetric(
+            higher_is_better=higher, models={m: per.get(m) or _no_data(name) for m in models}
+        )
         if name == PRIMARY_METRIC[task]:
             primary_sums = sums
-            block["leaderboard"] = {"rows": _ranking(sums, boot, W, seed, level)}
+            board = BenchLeaderboard(rows=_ranking(sums, boot, W, seed, level))
             few = few_clusters_warning(len(sums.clusters))
             if few:  # issue 17: below MIN_CLUSTERS no rank claim (sets are [1, p])
-                block["leaderboard"].update(warnings=[few], rank_claims=False)
-            block["score_label"] = f"{name} (0–1)"
-            block["xlim"] = [-0.03, 1.03]
-            block["discriminability"] = _discriminability(boot, level)
+                board.warnings, board.rank_claims = [few], False
+            block.leaderboard = board
+            block.score_label = f"{name} (0–1)"
+            block.xlim = (-0.03, 1.03)
+            block.discriminability = _discriminability(boot, level)
     boot_kw = {"B": W.shape[0], "seed": seed, "level": level}
     if task == "behaviour" and ok:
-        block["pooled_binary"] = _binary_pooled(ok, models, clusters, **boot_kw)
+        block.pooled_binary = _binary_pooled(ok, models, clusters, **boot_kw)
     if task == "preference":
         rows = _win_count_tau_rows(ok)
         if rows:
             sums = _with_data(_sums(rows, models, clusters))
             boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
-            per = {m: _metric_dict(boot.means[j]) for j, m in enumerate(sums.labels)}
-            block["win_count_tau"] = {m: per.get(m, _NO_DATA) for m in models}
+            per = dict(zip(sums.labels, boot.means, strict=True))
+            block.win_count_tau = {m: per.get(m) or _no_data("win_count_tau") for m in models}
     return block, primary_sums
 
 
@@ -350,8 +353,8 @@ def analyse_records(
     B: int = 2_000,
     seed: int = 0,
     level: float = 0.95,
-) -> dict[str, Any]:
-    """The bench analysis (module docstring) as a JSON-serialisable dict.
+) -> BenchBlock:
+    """The bench analysis (module docstring): the ``bench`` block of the run's summary.
 
     Parameters
     ----------
@@ -368,18 +371,18 @@ def analyse_records(
     models = list(models or dict.fromkeys(r.model for r in records))
     tasks = list(tasks or dict.fromkeys(r.task for r in records))
     clusters = sorted({r.conversation_id for r in records})
-    out: dict[str, Any] = {
-        "bootstrap": {
-            "B": B,
-            "seed": seed,
-            "level": level,
-            "scheme": "multinomial",
-            "n_conversations": len(clusters),
-            "note": "one paired cluster draw over conversations shared by every model and task",
-        },
-        "models": models,
-        "tasks": {},
-    }
+    out = BenchBlock(
+        bootstrap=BenchBootstrap(
+            B=B,
+            seed=seed,
+            level=level,
+            scheme="multinomial",
+            n_conversations=len(clusters),
+            note="one paired cluster draw over conversations shared by every model and task",
+        ),
+        models=models,
+        tasks={},
+    )
     if not clusters or not models:
         return out
     W = bootstrap_weights(len(clusters), B, seed)
@@ -387,34 +390,35 @@ def analyse_records(
     for task in tasks:
         recs = [r for r in records if r.task == task]
         block, sums = _task_block(task, recs, models, clusters, W, seed=seed, level=level)
-        out["tasks"][task] = block
+        out.tasks[task] = block
         if sums is not None:
             primary[task] = sums
     names = [t for t in tasks if t in primary]
-    tau: dict[str, dict[str, Any]] = {}
+    tau: dict[str, dict[str, Metric]] = {}
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             try:
-                metric = kendall_tau_rankings(primary[a], primary[b], B=B, seed=seed, level=level)
-                value: Any = _metric_dict(metric)
+                value = kendall_tau_rankings(primary[a], primary[b], B=B, seed=seed, level=level)
             except UserError as exc:
-                value = {"estimate": None, "undefined_reason": exc.message}
+                value = Metric(
+                    name="kendall_tau_b_rankings", estimate=None, undefined_reason=exc.message
+                )
             tau.setdefault(a, {})[b] = value
             tau.setdefault(b, {})[a] = value
-    out["tau_matrix"] = {
-        "labels": names,
-        "matrix": [
-            [1.0 if a == b else tau.get(a, {}).get(b, {}).get("estimate") for b in names]
-            for a in names
-        ],
-    }
-    out["tau_intervals"] = tau
+    out.tau_matrix = TauMatrix(
+        labels=names,
+        matrix=[[1.0 if a == b else _estimate(tau, a, b) for b in names] for a in names],
+    )
+    out.tau_intervals = tau
     if names:
-        out["against"] = names[0]
-        out["taus"] = [{"label": b, "tau": tau[names[0]][b]} for b in names[1:]]
+        out.against = names[0]
+        out.taus = [TauRow(label=b, tau=tau[names[0]][b]) for b in names[1:]]
     w = _kendalls_w(primary, seed, B, level)
     if w is not None:
-        out["kendall_w"] = w["point"]
-        out["kendall_w_interval"] = w["interval"]
-        out["kendall_w_tasks"] = w["tasks"]
+        out.kendall_w, out.kendall_w_interval, out.kendall_w_tasks = w
     return out
+
+
+def _estimate(tau: dict[str, dict[str, Metric]], a: str, b: str) -> float | None:
+    m = tau.get(a, {}).get(b)
+    return None if m is None else m.estimate

@@ -266,6 +266,7 @@ def _bench_summary(
     records are also written to ``records.jsonl``)."""
     from attune_judge.data import write_jsonl
     from attune_judge.runner import RunDir
+    from attune_judge.runs import BenchSummary, summary_json
     from attune_judge.tasks._analysis import analyse_records
 
     run_dir = RunDir(config.out)
@@ -278,16 +279,14 @@ def _bench_summary(
         B=config.bootstrap_replicates,
         seed=config.seed,
     )
-    summary = {
-        "kind": "bench",
-        "run": runner_summary.get("run", {}),
-        "bench": analysis,
-        "degenerate": _degenerate_draft_judges(run_dir, plan),
-    }
     panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_replicates)
-    if panels:
-        summary["panels"] = panels
-    return summary
+    summary = BenchSummary(
+        run=runner_summary.get("run", {}),
+        bench=analysis,
+        degenerate=_degenerate_draft_judges(run_dir, plan),
+        **({"panels": panels} if panels else {}),
+    )
+    return summary_json(summary)
 
 
 def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:

@@ -15,7 +15,9 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge.calibration import ProbabilityScores
 from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.runs import BaselineDimension, BaselinesBlock
 
 __all__ = ["baseline_comparison"]
 
@@ -48,8 +50,8 @@ def baseline_comparison(
     B: int = 1_000,
     seed: int = 0,
     judge_name: str = "judge",
-) -> tuple[list[str], list[str], dict[str, Any]]:
-    """Terminal lines, Markdown lines and JSON data of the baseline comparison.
+) -> tuple[list[str], list[str], BaselinesBlock]:
+    """Terminal lines, Markdown lines and the typed block of the baseline comparison.
 
     Dimensions where fewer than three items have both a judge score and a human score are
     left out; the data record how many items each comparison used.
@@ -63,7 +65,7 @@ def baseline_comparison(
     length = {i: LengthJudge().judge(by_id[i]).overall for i in ok if i in by_id}
     lexicon = {i: LexiconJudge().judge(by_id[i]).overall for i in ok if i in by_id}
     dims = sorted({d for row in human.values() for d in row if d != TOTAL})
-    data: dict[str, Any] = {"judge": judge_name, "dimensions": {}}
+    data = BaselinesBlock(judge=judge_name)
     lines: list[str] = [f"baselines beside {judge_name} (Spearman ρ with the people):"]
     md = ["", "## Beside the no-model baselines", ""]
     md.append(
@@ -104,12 +106,12 @@ def baseline_comparison(
             B=B,
             seed=seed,
         )
-        entry: dict[str, Any] = {"agreement": res.model_dump(mode="json")}
+        entry = BaselineDimension(agreement=res)
         if dim != TOTAL:
             probs = _probabilities(ok, ids, dim, human)
             if probs is not None:
-                entry["probability_scores"] = probs
-        data["dimensions"][dim] = entry
+                entry.probability_scores = probs
+        data.dimensions[dim] = entry
         cells = [
             _cell(res.spearman["judge"]),
             _cell(res.spearman["length"]),
@@ -122,23 +124,19 @@ def baseline_comparison(
             f"   {dim:28s} judge {cells[0]}; length {cells[1]}; lexicon {cells[2]}; "
             f"judge − length {cells[3]}; judge − lexicon {cells[4]}"
         )
-    scored = {
-        d: e["probability_scores"]
-        for d, e in data["dimensions"].items()
-        if "probability_scores" in e
-    }
+    scored = {d: e.probability_scores for d, e in data.dimensions.items() if e.probability_scores}
     if scored:
         md += ["", "Probability outputs against the people's median level:", ""]
         md += ["| dimension | n | Brier | ECE |", "|---|---|---|---|"]
         for dim, p in scored.items():
-            md.append(f"| {dim} | {p['n']} | {p['brier']:.3f} | {p['ece']:.3f} |")
-            lines.append(f"   {dim:28s} Brier {p['brier']:.3f}; ECE {p['ece']:.3f} (n={p['n']})")
+            md.append(f"| {dim} | {p.n} | {p.brier:.3f} | {p.ece:.3f} |")
+            lines.append(f"   {dim:28s} Brier {p.brier:.3f}; ECE {p.ece:.3f} (n={p.n})")
     return lines, md, data
 
 
 def _probabilities(
     ok: dict[str, Judgment], ids: list[str], dim: str, human: dict[str, dict[str, float]]
-) -> dict[str, Any] | None:
+) -> ProbabilityScores | None:
     from attune_judge.calibration import probability_scores
 
     dists = [ok[i].details.get("distributions", {}).get(dim) for i in ids]
@@ -152,7 +150,7 @@ def _probabilities(
     )
     if res.n == 0:
         return None
-    return res.model_dump(mode="json")
+    return res
 
 
 def _cell(metric: Any) -> str:

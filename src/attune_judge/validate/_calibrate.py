@@ -18,6 +18,7 @@ from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, read_judgments
 from attune_judge.errors import UserError
+from attune_judge.runs import CalibrateSummary, CalibrationBlock, record_json
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
     check_human_labels,
@@ -130,7 +131,7 @@ def calibrate_files(
         note = _unweighted(weights, hpath, "preference agreement")
         outcome = CalibrationOutcome(text, data, arguments=arguments)
         if out is not None:
-            summary = {"kind": "calibration", "calibration": block, "label_weighting": note}
+            summary = CalibrateSummary(calibration=block, label_weighting=note)
             outcome.report_files = write_run_dir(out, arguments, summary=summary)
         return _with_note(outcome, note)
     if hkind != "rating":
@@ -203,11 +204,12 @@ def _calibrate_ratings(
                 cal.behaviour_markdown(res), res.model_dump(), arguments=arguments
             )
             if out is not None:
-                summary = {
-                    "kind": "calibration",
-                    "calibration": cal.behaviour_block(res),
-                    "label_weighting": note,
-                }
+                summary = CalibrateSummary(
+                    calibration=CalibrationBlock(
+                        metrics=cal.behaviour_metrics(res), join=res.join, view=res.view
+                    ),
+                    label_weighting=note,
+                )
                 outcome.report_files = write_run_dir(out, arguments, summary=summary)
             return _with_note(outcome, note)
         jud = cal.judgments_to_ratings(judgments)
@@ -233,7 +235,10 @@ def _calibrate_ratings(
             raise UserError("--items needs the judge's Judgment records (or its run directory)")
         judged = read_jsonl(jsonl_path(items), JudgeItem)
         _, md, base = baseline_comparison(judged, judgments, hum, B=B, seed=seed)
-        text, data = text + "\n".join(md) + "\n", {**data, "baselines": base}
+        text, data = (
+            text + "\n".join(md) + "\n",
+            {**data, "baselines": record_json(base)},
+        )
     note = weighting_note(weights, Path(arguments["human"])) or None
     if note and items is not None:
         note += " The baselines comparison is NOT weighted."

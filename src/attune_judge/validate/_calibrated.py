@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.runs import CalibratedBlock
 
 __all__ = ["HEADS_DIR", "calibrated_comparison", "held_out_items", "shipped_head"]
 
@@ -56,7 +56,7 @@ def calibrated_comparison(
     B: int,
     seed: int,
     judge_name: str,
-) -> tuple[list[str], list[str], dict[str, Any]] | None:
+) -> tuple[list[str], list[str], CalibratedBlock] | None:
     """Terminal lines, Markdown and data: the shipped head's calibrated scores and the raw ones,
     beside the baselines, on the head's test items (``None``: no head, or no judgment with
     distributions among those items)."""
@@ -79,7 +79,11 @@ def calibrated_comparison(
             f"the shipped head {root.name} was not compared: {len(raw)} of the judged items "
             "lie in its held-out (test) conversations; agreement needs at least two"
         )
-        return [f"   note: {note}"], ["", f"Note: {note}."], {"head": root.name, "note": note}
+        return (
+            [f"   note: {note}"],
+            ["", f"Note: {note}."],
+            CalibratedBlock(head=root.name, note=note),
+        )
     rubric = aligned_rubric(root, manifest)
     calibrated = [calibrate_judgment(head, rubric, j, by_id[j.item_id]) for j in raw]
     # the Brier score and ECE of the calibrated rows are those of the head's distributions
@@ -109,7 +113,7 @@ def calibrated_comparison(
         f"The head in `calibration/{HEADS_DIR}/{root.name}` was fitted on this set's train and "
         "dev conversations; these rows use only its test conversations."
     )
-    data: dict[str, Any] = {"head": root.name, "artifact_hash": manifest.artifact_hash}
+    data = CalibratedBlock(head=root.name, artifact_hash=manifest.artifact_hash)
     # every judged item held out (the demo): the raw rows printed above are on the same items
     same_items = {j.item_id for j in raw} == {j.item_id for j in judgments}
     for label, js in ((name, calibrated), (judge_name, raw)):
@@ -119,7 +123,7 @@ def calibrated_comparison(
         if label == name or not same_items:
             lines += b_lines
         md += b_md[1:]
-        data["calibrated" if label == name else "uncalibrated"] = b_data
+        setattr(data, "calibrated" if label == name else "uncalibrated", b_data)
     if same_items:
         lines.append(f"   (uncalibrated {judge_name}: the baselines above, on the same items)")
     return lines, md, data

@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
@@ -23,10 +21,17 @@ from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
 from attune_judge.runner import failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
-from attune_judge.runs import write_summary
+from attune_judge.runs import (
+    CalibrationBlock,
+    JudgeRow,
+    ValidateSummary,
+    ValidationInfo,
+    ValidationResult,
+    write_summary,
+)
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._calibrated import calibrated_comparison
-from attune_judge.validate._recorded import JudgeRow, judge_rows, judge_rows_markdown
+from attune_judge.validate._recorded import judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
 from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
 
@@ -37,35 +42,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("attune_judge.validate")
-
-
-class ValidationResult(BaseModel):
-    """What ``validate_judge`` produced."""
-
-    set_name: str
-    """The validation set."""
-    run_dir: str
-    """Folder with items, the judge run (``run/``), ``summary.json``, ``validation.md``,
-    ``calibration.md`` and the report (``report.md``, ``report.html``, ``figures/``)."""
-    n_items: int
-    """Items judged."""
-    n_ok: int
-    """Judgments with status ok."""
-    n_failed: dict[str, int] = Field(default_factory=dict)
-    """Failed judgments by status."""
-    failure_reasons: dict[str, int] = Field(default_factory=dict)
-    """Failed judgments by ``status (reason)``, e.g. ``parse_error (out_of_scale)``."""
-    not_compared: str | None = None
-    """Why the judge could not be compared with the people (fewer than two usable judgments,
-    an undefined statistic); ``None`` when the comparison was made."""
-    rows: list[JudgeRow] = Field(default_factory=list)
-    """Agreement rows: the new judge and the recorded ones, per dimension."""
-    distinct_score_vectors: int = 0
-    """Different criterion-score combinations the judge gave (1 = the same for every item)."""
-    summary: list[str] = Field(default_factory=list)
-    """Short lines for the terminal."""
-    seconds: float = 0.0
-    """Wall time."""
 
 
 def _items(spec: ValidationSet, human_ids: set[str], limit: int | None) -> list[JudgeItem]:
@@ -314,10 +290,7 @@ def validate_judge(
     md = [f"# Validating `{lm}` on `{set_name}`", "", spec.description + ".", ""]
     md.append(f"Items judged: {len(items)}; ok: {result.n_ok}; failed: {_counts(reasons) or 0}.")
     degenerate = _degenerate([j for j in judgments if j.item_id in ids])
-    summary: dict[str, Any] = {
-        "kind": "validate",
-        "degenerate": degenerate,
-    }
+    blocks: dict[str, Any] = {}
     for finding in degenerate:
         md.append(f"\n**Warning: degenerate judge** — {name} {finding['message']}.")
     notes: list[str] = []
@@ -335,15 +308,13 @@ def validate_judge(
         except UserError as exc:  # an undefined statistic on the judge's own answers
             result.not_compared = f"the comparison could not be made: {exc}"
         else:
-            rows, lines, more_md, blocks = compared
-            base_lines = blocks.pop("_baseline_lines")
+            rows, lines, more_md, blocks, base_lines = compared
             result.rows = rows
             result.summary = lines
             result.summary += [
                 f"warning: degenerate judge {name}: {f['message']}" for f in degenerate
             ]
             md += more_md
-            summary.update(blocks)
             if result.distinct_score_vectors == 1 and result.n_ok > 1:
                 note = f"{name} gave the same scores to all {result.n_ok} items (ρ undefined)"
                 result.summary.append("   note: " + note)
@@ -361,7 +332,7 @@ def validate_judge(
                 if shipped is not None:
                     result.summary += shipped[0]
                     md += shipped[1]
-                    summary["calibrated"] = shipped[2]
+                    blocks["calibrated"] = shipped[2]
     if result.not_compared is not None:
         why = f"; failures: {_counts(reasons)}" if reasons else ""
         md.append(f"\n**Not compared:** {result.not_compared}{why}.")
@@ -372,24 +343,24 @@ def validate_judge(
         result.summary.append(
             f"   {result.n_ok} of {len(items)} items judged; failures: {_counts(reasons)}"
         )
-    summary["validation"] = {
-        "set_name": set_name,
-        "lm": lm,
-        "judge_name": name,
-        "rubric": rubric or spec.rubric,
-        "judge_spec": getattr(judge, "spec", None),
-        "description": spec.description,
-        "n_items": result.n_items,
-        "n_ok": result.n_ok,
-        "n_failed": failed,
-        "failure_reasons": reasons,
-        "not_compared": result.not_compared,
-        "distinct_score_vectors": result.distinct_score_vectors,
-        "B": B,
-        "seed": seed,
-        "notes": notes,
-    }
-    write_summary(out, json.loads(json.dumps(summary, default=str)))
+    info = ValidationInfo(
+        set_name=set_name,
+        lm=lm,
+        judge_name=name,
+        rubric=rubric or spec.rubric,
+        judge_spec=json.loads(json.dumps(getattr(judge, "spec", None), default=str)),
+        description=spec.description,
+        n_items=result.n_items,
+        n_ok=result.n_ok,
+        n_failed=failed,
+        failure_reasons=reasons,
+        not_compared=result.not_compared,
+        distinct_score_vectors=result.distinct_score_vectors,
+        B=B,
+        seed=seed,
+        notes=notes,
+    )
+    write_summary(out, ValidateSummary(validation=info, degenerate=degenerate, **blocks))
     # the hand-written summary stays beside the full report (which replaces report.md)
     (out / "validation.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     if report_files:
@@ -409,9 +380,9 @@ def _compare(
     name: str,
     B: int,
     seed: int,
-) -> tuple[list[JudgeRow], list[str], list[str], dict[str, Any]]:
+) -> tuple[list[JudgeRow], list[str], list[str], dict[str, Any], list[str]]:
     """The judge beside the people, the recorded judges and the baselines: rows, terminal
-    lines, Markdown and the summary blocks (``_baseline_lines`` the baselines' lines).
+    lines, Markdown, the summary blocks and the baselines' terminal lines.
 
     Raises
     ------
@@ -434,14 +405,13 @@ def _compare(
     (out / "calibration.md").write_text(calibration_markdown(report), encoding="utf-8")
     blocks: dict[str, Any] = {
         "baselines": base_data,
-        "recorded_judges": [r.model_dump(mode="json") for r in rows],
-        "calibration": {
-            "report": report.model_dump(mode="json"),
-            "figures": calibration_figure_data(list(humans), list(new)),
-        },
-        "_baseline_lines": base_lines,
+        "recorded_judges": rows,
+        "calibration": CalibrationBlock(
+            report=report, figures=calibration_figure_data(list(humans), list(new))
+        ),
     }
-    return rows, _summary(set_name, name, rows), ["", judge_rows_markdown(rows), *base_md], blocks
+    md = ["", judge_rows_markdown(rows), *base_md]
+    return rows, _summary(set_name, name, rows), md, blocks, base_lines
 
 
 def _counts(counts: dict[str, int]) -> str:

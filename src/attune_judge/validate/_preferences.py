@@ -14,6 +14,7 @@ from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Preference, read_jsonl, read_judgments
 from attune_judge.errors import UserError
+from attune_judge.runs import CalibrationBlock, Confusion
 from attune_judge.validate._files import record_kind
 
 __all__ = ["calibrate_preferences", "preference_block"]
@@ -68,7 +69,7 @@ def calibrate_preferences(
     B: int = DEFAULT_B,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
-) -> tuple[str, dict[str, Any], dict[str, Any]]:
+) -> tuple[str, dict[str, Any], CalibrationBlock]:
     """A judge's pairwise verdicts against people's: (Markdown, JSON data, summary block).
 
     ``judge_path`` holds Preference records, or Judgment records with verdicts (pairwise
@@ -110,32 +111,32 @@ def calibrate_preferences(
 
 def preference_block(
     human: list[Any], judge: list[Any], res: Any, comparison: Any
-) -> dict[str, Any]:
+) -> CalibrationBlock:
     """The ``calibration`` block of ``summary.json`` for pairwise preferences: the agreement
     metrics (overall, κ, per question, accuracy excluding ties, the no-judge baselines), the
     join, and the confusion counts of the choices."""
-    metrics: dict[str, Any] = {"agreement (overall)": res.overall.model_dump(mode="json")}
+    metrics: dict[str, cal.Metric] = {"agreement (overall)": res.overall}
     if res.kappa is not None:
-        metrics["Cohen's κ (A / B / tie)"] = res.kappa.model_dump(mode="json")
+        metrics["Cohen's κ (A / B / tie)"] = res.kappa
     for row in comparison.rows:
         who = "judge" if row.rater == "judge" else f"{row.rater} baseline"
         if row.excluding_ties is not None:
-            metrics[f"{who}: accuracy excluding ties"] = row.excluding_ties.model_dump(mode="json")
+            metrics[f"{who}: accuracy excluding ties"] = row.excluding_ties
         if row.rater != "judge":
-            metrics[f"{who}: agreement (A / B / tie)"] = row.three_class.model_dump(mode="json")
+            metrics[f"{who}: agreement (A / B / tie)"] = row.three_class
             if row.kappa is not None:
-                metrics[f"{who}: Cohen's κ"] = row.kappa.model_dump(mode="json")
+                metrics[f"{who}: Cohen's κ"] = row.kappa
     for q, m in sorted(res.per_question.items()):
-        metrics[f"agreement: {q}"] = m.model_dump(mode="json")
-    part: dict[str, Any] = {"metrics": metrics, "join": res.join.model_dump(mode="json")}
+        metrics[f"agreement: {q}"] = m
+    part = CalibrationBlock(metrics=metrics, join=res.join)
     jwin = {p.item_id: p.winner for p in judge if p.winner is not None}
     pairs = [(p.winner, jwin[p.item_id]) for p in human if p.winner and p.item_id in jwin]
     if pairs:
         cats = [c for c in ("A", "B", "tie") if any(c in pair for pair in pairs)]
-        part["confusion"] = {
-            "categories": cats,
-            "counts": [[sum(p == (h, j) for p in pairs) for j in cats] for h in cats],
-            "human_label": "participants' choice",
-            "judge_label": "judge's verdict",
-        }
+        part.confusion = Confusion(
+            categories=cats,
+            counts=[[sum(p == (h, j) for p in pairs) for j in cats] for h in cats],
+            human_label="participants' choice",
+            judge_label="judge's verdict",
+        )
     return part

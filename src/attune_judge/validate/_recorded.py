@@ -17,13 +17,13 @@ from pydantic import BaseModel, Field
 from attune_judge.calibration import (
     CalibrationReport,
     HumanCeiling,
-    Metric,
     calibrate,
     fmt_metric,
     human_ceiling,
     ratings_to_table,
 )
 from attune_judge.data import Rating
+from attune_judge.runs import JudgeRow
 
 __all__ = [
     "JudgeRow",
@@ -32,39 +32,6 @@ __all__ = [
     "judge_rows_markdown",
     "recorded_judges_vs_experts",
 ]
-
-
-class JudgeRow(BaseModel):
-    """One judge on one dimension, in brief."""
-
-    source: str
-    """Source corpus of the dimension."""
-    dimension: str
-    """Rating dimension."""
-    judge: str
-    """Judge (``gpt``, ``claude``, ``gemini``, ``crowd``, or a judge id)."""
-    n: int
-    """Conversations compared."""
-    kappa_qw: Metric | None
-    """Quadratic-weighted κ of the judge vs the experts' median (observed categories)."""
-    spearman: Metric | None
-    """Spearman's ρ of the judge vs the experts' median."""
-    alpha_humans: Metric | None
-    """Krippendorff's α (ordinal) among the experts."""
-    alpha_with_judge: Metric | None
-    """α with the judge as one more coder."""
-    kappa_ceiling_humans: float | None
-    """Mean leave-one-out κ_qw of each expert vs the median of the other two."""
-    kappa_ceiling_judge: float | None
-    """Mean κ_qw of the judge vs the same two-expert medians."""
-    spearman_ceiling_humans: float | None
-    """Mean leave-one-out Spearman of each expert vs the median of the other two."""
-    spearman_ceiling_judge: float | None
-    """Mean Spearman of the judge vs the same medians."""
-    alt_test_winning_rate: float | None
-    """Alternative annotator test: share of experts the judge can replace (ω)."""
-    alt_test_passed: bool | None
-    """ω >= 0.5."""
 
 
 class RecordedJudges(BaseModel):

@@ -8,10 +8,11 @@ the numbers and figures (without the explanations). The demo reuses these sectio
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from attune_judge.calibration import BaselineAgreement, Metric
+from attune_judge.errors import UserError
 from attune_judge.report import (
     KeyValues,
     Note,
@@ -26,6 +27,7 @@ from attune_judge.report import (
     recorded_judges_section,
     write_report,
 )
+from attune_judge.runs import CalibratedBlock, JudgeRow, ValidateSummary
 
 __all__ = [
     "judge_rows_table",
@@ -34,40 +36,37 @@ __all__ = [
 ]
 
 
-def _f(x: Any, digits: int = 2) -> str:
+def _f(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{float(x):.{digits}f}"
 
 
-def _metric(m: Any) -> str:
-    """``0.61 [0.52, 0.70]`` from a Metric dump (``—`` when undefined)."""
-    if not isinstance(m, Mapping) or m.get("estimate") is None:
+def _metric(m: Metric | None) -> str:
+    """``0.61 [0.52, 0.70]`` from a Metric (``—`` when undefined)."""
+    if m is None or m.estimate is None:
         return "—"
-    text = _f(m["estimate"])
-    if m.get("lower") is not None and m.get("upper") is not None:
-        text += f" [{_f(m['lower'])}, {_f(m['upper'])}]"
+    text = _f(m.estimate)
+    if m.lower is not None and m.upper is not None:
+        text += f" [{_f(m.lower)}, {_f(m.upper)}]"
     return text
 
 
-def judge_rows_table(rows: Sequence[Any], *, caption: str | None = None) -> Table:
-    """Every statistic of the judge rows (``JudgeRow`` or dumps), one row per dimension × judge:
-    κ_qw and Spearman with intervals, α with and without the judge, both leave-one-out
-    ceilings, and the alternative annotator test."""
+def judge_rows_table(rows: Sequence[JudgeRow], *, caption: str | None = None) -> Table:
+    """Every statistic of the judge rows, one row per dimension × judge: κ_qw and Spearman
+    with intervals, α with and without the judge, both leave-one-out ceilings, and the
+    alternative annotator test."""
     cells = []
-    for row in rows:
-        r = row.model_dump(mode="json") if hasattr(row, "model_dump") else dict(row)
-        alt = _f(r.get("alt_test_winning_rate"))
-        if r.get("alt_test_passed"):
-            alt += " (passed)"
+    for r in rows:
+        alt = _f(r.alt_test_winning_rate) + (" (passed)" if r.alt_test_passed else "")
         cells.append(
             [
-                str(r.get("source")),
-                str(r.get("dimension")),
-                str(r.get("judge")),
-                _metric(r.get("kappa_qw")),
-                _metric(r.get("spearman")),
-                f"{_metric(r.get('alpha_humans'))} → {_metric(r.get('alpha_with_judge'))}",
-                f"{_f(r.get('kappa_ceiling_humans'))} / {_f(r.get('kappa_ceiling_judge'))}",
-                f"{_f(r.get('spearman_ceiling_humans'))} / {_f(r.get('spearman_ceiling_judge'))}",
+                r.source,
+                r.dimension,
+                r.judge,
+                _metric(r.kappa_qw),
+                _metric(r.spearman),
+                f"{_metric(r.alpha_humans)} → {_metric(r.alpha_with_judge)}",
+                f"{_f(r.kappa_ceiling_humans)} / {_f(r.kappa_ceiling_judge)}",
+                f"{_f(r.spearman_ceiling_humans)} / {_f(r.spearman_ceiling_judge)}",
                 alt,
             ]
         )
@@ -91,43 +90,42 @@ def judge_rows_table(rows: Sequence[Any], *, caption: str | None = None) -> Tabl
     )
 
 
-def validation_sections(summary: Mapping[str, Any], *, title: str | None = None) -> list[Section]:
-    """The sections of a ``validate`` run from its ``summary.json`` (see
+def validation_sections(summary: ValidateSummary, *, title: str | None = None) -> list[Section]:
+    """The sections of a ``validate`` run from its typed summary (see
     :func:`write_validation_report`)."""
-    info: Mapping[str, Any] = summary.get("validation") or {}
-    lm, set_name = info.get("lm", "?"), info.get("set_name", "?")
-    top = Section(title or f"Validating {lm} on {set_name}")
-    if info.get("description"):
-        top.blocks.append(Paragraph(str(info["description"]) + "."))
-    failed = info.get("failure_reasons") or info.get("n_failed") or {}
+    info = summary.validation
+    lm = info.lm
+    top = Section(title or f"Validating {lm} on {info.set_name}")
+    if info.description:
+        top.blocks.append(Paragraph(info.description + "."))
+    failed = info.failure_reasons or info.n_failed
     top.blocks.append(
         KeyValues(
             [
-                ("judge model", str(lm)),
-                ("rubric", str(info.get("rubric", "?"))),
-                ("items judged", str(info.get("n_items", "?"))),
-                ("judgments ok", str(info.get("n_ok", "?"))),
+                ("judge model", lm),
+                ("rubric", info.rubric),
+                ("items judged", str(info.n_items)),
+                ("judgments ok", str(info.n_ok)),
                 ("failed", ", ".join(f"{k}: {v}" for k, v in failed.items()) or "0"),
-                ("different score combinations", str(info.get("distinct_score_vectors", "?"))),
+                ("different score combinations", str(info.distinct_score_vectors)),
             ]
         )
     )
-    for note in info.get("notes") or []:
-        top.blocks.append(Note(str(note), "warning"))
-    for finding in summary.get("degenerate") or []:
-        text = f"Degenerate judge {lm}: {finding.get('message')}; read its agreement as noise."
+    top.blocks.extend(Note(note, "warning") for note in info.notes)
+    for finding in summary.degenerate:
+        text = f"Degenerate judge {lm}: {finding.message}; read its agreement as noise."
         top.blocks.append(Note(text, "warning"))
-    rows = summary.get("recorded_judges") or []
+    rows = summary.recorded_judges or []
     if not rows:
-        if not info.get("not_compared"):  # else the note above says why
+        if not info.not_compared:  # else the note above says why
             top.blocks.append(Note("No usable judgment: nothing to compare.", "warning"))
         return [top]
     top.subsections.append(
         recorded_judges_section(rows, title="The judge beside the recorded judges and people")
     )
     top.subsections.append(Section("All statistics", [judge_rows_table(rows)]))
-    cal: Mapping[str, Any] = summary.get("calibration") or {}
-    if cal.get("report"):
+    cal = summary.calibration
+    if cal is not None and cal.report is not None:
         per_dim = Section(
             "Agreement with the people, per dimension",
             [
@@ -139,21 +137,20 @@ def validation_sections(summary: Mapping[str, Any], *, title: str | None = None)
                 )
             ],
         )
-        per_dim.subsections = calibration_report_sections(cal["report"], figures=cal.get("figures"))
+        per_dim.subsections = calibration_report_sections(cal.report, figures=cal.figures)
         top.subsections.append(per_dim)
-    shipped = summary.get("calibrated")
-    if isinstance(shipped, Mapping):
-        top.subsections.append(_calibrated_section(shipped))
+    if summary.calibrated is not None:
+        top.subsections.append(_calibrated_section(summary.calibrated))
     return [top]
 
 
-def _calibrated_section(block: Mapping[str, Any]) -> Section:
+def _calibrated_section(block: CalibratedBlock) -> Section:
     """Before / after the shipped calibration head, on its held-out items (``validate``'s
     ``calibrated`` block): Spearman ρ with the people of the raw and calibrated scores beside
     the baselines, each judge's paired difference to the length baseline, Brier and ECE."""
-    section = Section(f"Calibrated by the shipped head {block.get('head', '?')}")
-    if block.get("note"):
-        section.blocks.append(Note(str(block["note"]), "warning"))
+    section = Section(f"Calibrated by the shipped head {block.head}")
+    if block.note:
+        section.blocks.append(Note(block.note, "warning"))
         return section
     section.blocks.append(
         Paragraph(
@@ -162,24 +159,25 @@ def _calibrated_section(block: Mapping[str, Any]) -> Section:
             "differences to the length baseline are paired (same resampled conversations)."
         )
     )
-    raw = (block.get("uncalibrated") or {}).get("dimensions") or {}
-    cal = (block.get("calibrated") or {}).get("dimensions") or {}
+    raw = block.uncalibrated.dimensions if block.uncalibrated else {}
+    cal = block.calibrated.dimensions if block.calibrated else {}
     cells = []
     for dim, entry in cal.items():
-        a, b = (raw.get(dim) or {}).get("agreement") or {}, entry.get("agreement") or {}
-        sp_a, sp_b = a.get("spearman") or {}, b.get("spearman") or {}
-        p_a, p_b = (raw.get(dim) or {}).get("probability_scores"), entry.get("probability_scores")
-        brier = "—" if not (p_a and p_b) else f"{p_a['brier']:.3f} → {p_b['brier']:.3f}"
+        before = raw.get(dim)
+        a = before.agreement if before else BaselineAgreement(n=0, n_clusters=0)
+        b = entry.agreement
+        p_a, p_b = before.probability_scores if before else None, entry.probability_scores
+        brier = "—" if not (p_a and p_b) else f"{p_a.brier:.3f} → {p_b.brier:.3f}"
         cells.append(
             [
-                str(dim),
-                str(b.get("n", "?")),
-                _metric(sp_a.get("judge")),
-                _metric(sp_b.get("judge")),
-                _metric(sp_b.get("length")),
-                _metric(sp_b.get("lexicon")),
-                _metric((a.get("difference") or {}).get("length")),
-                _metric((b.get("difference") or {}).get("length")),
+                dim,
+                str(b.n),
+                _metric(a.spearman.get("judge")),
+                _metric(b.spearman.get("judge")),
+                _metric(b.spearman.get("length")),
+                _metric(b.spearman.get("lexicon")),
+                _metric(a.difference.get("length")),
+                _metric(b.difference.get("length")),
                 brier,
             ]
         )
@@ -205,11 +203,13 @@ def _calibrated_section(block: Mapping[str, Any]) -> Section:
 
 def write_validation_report(run_dir: Path) -> tuple[Path, Path]:
     """``report.md`` / ``report.html`` of a ``validate`` run directory (its summary.json)."""
-    summary = load_run(run_dir).summary
-    info: Mapping[str, Any] = summary.get("validation") or {}
+    summary = load_run(run_dir).record
+    if not isinstance(summary, ValidateSummary):
+        raise UserError(f"{run_dir}: not a validate run directory (no validate summary.json)")
+    info = summary.validation
     sections = validation_sections(summary)
     runner = read_json(run_dir / "run" / "manifest.json")
     if runner:
         sections.append(manifest_section(runner, title="What ran (the judge run in run/)"))
-    title = f"attune-judge validate: {info.get('lm', '?')} on {info.get('set_name', '?')}"
+    title = f"attune-judge validate: {info.lm} on {info.set_name}"
     return write_report(run_dir, Report(title, sections, f"Run directory {run_dir.name}"))

@@ -12,6 +12,7 @@ from typing import Any
 
 from attune_judge._version import __version__
 from attune_judge.errors import UserError
+from attune_judge.runs import RunSummary
 
 __all__ = ["CALIBRATE_MANIFEST", "check_out_dir", "write_manifest", "write_run_dir"]
 
@@ -60,7 +61,7 @@ def write_run_dir(
     out: Path,
     arguments: dict[str, Any],
     *,
-    summary: dict[str, Any] | None = None,
+    summary: RunSummary | dict[str, Any] | None = None,
     command: str = CALIBRATE_MANIFEST,
     **calibration: Any,
 ) -> tuple[Path, Path]:
@@ -83,5 +84,7 @@ def write_run_dir(
         )
     from attune_judge.runs import write_summary
 
-    write_summary(out, json.loads(json.dumps(summary, default=str)))
+    if not isinstance(summary, RunSummary):
+        summary = json.loads(json.dumps(summary, default=str))
+    write_summary(out, summary)
     return write_report(out)

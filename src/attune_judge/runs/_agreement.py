@@ -1,0 +1,73 @@
+"""Typed ``calibration`` block of ``summary.json`` (``calibrate``, ``validate``): a judge's
+agreement with people, built on the calibration layer's own results (``CalibrationReport``,
+``Metric``, ``JoinReport``) plus the figure data a report draws from the ratings.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from attune_judge.calibration import CalibrationReport, JoinReport, Metric
+from attune_judge.runs._study import _Record
+
+__all__ = [
+    "AgreementMatrix",
+    "CalibrationBlock",
+    "CalibrationCurve",
+    "CalibrationPart",
+    "Confusion",
+]
+
+
+class AgreementMatrix(_Record):
+    """Rater × rater point estimates of one agreement metric (judges listed in ``judges``)."""
+
+    raters: list[str]
+    matrix: list[list[float | None]]
+    metric: str = "agreement"
+    judges: list[str] = Field(default_factory=list)
+    ceiling: float | None = None
+    """The mean leave-one-out human ceiling of the same metric, when known."""
+
+
+class Confusion(_Record):
+    """Counts of (human label, judge label), rows the human's."""
+
+    categories: list[str]
+    counts: list[list[int]]
+    human_label: str = "human label"
+    judge_label: str = "judge label"
+
+
+class CalibrationCurve(_Record):
+    """The mean human label at each judge score."""
+
+    judge_scores: list[float]
+    human_means: list[float | None]
+    counts: list[int]
+    lower: list[float | None] | None = None
+    upper: list[float | None] | None = None
+    identity: bool = False
+    """Judge and humans on the same scale (the identity line is drawn)."""
+
+
+class CalibrationPart(_Record):
+    """One plain part of a calibration: metrics, join, heatmap, confusion, curve."""
+
+    metrics: dict[str, Metric] | None = None
+    """``label → Metric``."""
+    join: JoinReport | None = None
+    agreement_matrix: AgreementMatrix | None = None
+    confusion: Confusion | None = None
+    calibration_curve: CalibrationCurve | None = None
+
+
+class CalibrationBlock(CalibrationPart):
+    """A judge against people: a ``CalibrationReport`` (``report``) with figure data per
+    dimension (``figures``), or the preference- or behaviour-agreement part (``metrics``,
+    ``join``, ``confusion``; ``view`` the behaviour view)."""
+
+    report: CalibrationReport | None = None
+    figures: dict[str, CalibrationPart] = Field(default_factory=dict)
+    """``dimension → part`` (from ``attune_judge.report.calibration_figure_data``)."""
+    view: str | None = None
