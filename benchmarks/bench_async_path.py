@@ -132,8 +132,13 @@ def main() -> None:
     for concurrency in args.concurrency:
         med = {
             mode: {
-                key: statistics.median(
-                    x[key] for x in runs if x["mode"] == mode and x["concurrency"] == concurrency
+                key: round(
+                    statistics.median(
+                        x[key]
+                        for x in runs
+                        if x["mode"] == mode and x["concurrency"] == concurrency
+                    ),
+                    2,
                 )
                 for key in ("ratio_to_ideal", "cpu_ms_per_judgment")
             }
