@@ -74,9 +74,9 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[WireExecutor]:
 
     import attune_judge.runner as runner
     import attune_judge.runner._generate as generate
-    import attune_judge.runner._score_run as score
+    import attune_judge.runner._scale as scale
 
-    for module in (runner, generate, score):
+    for module in (runner, generate, scale):
         monkeypatch.setattr(module, "scaled_executor", fake)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     return made

@@ -43,7 +43,7 @@ from attune_judge.runner._progress import make_progress
 from attune_judge.runner._ray import RayExecutor
 from attune_judge.runner._result import EXIT_FAILURE_BUDGET, FailureBudget, RunResult
 from attune_judge.runner._run import run_tasks
-from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
+from attune_judge.runner._scale import config_executor, run_arguments, scaled_executor
 from attune_judge.runner._score import (
     ScoreConfig,
     build_score_judge,
@@ -64,7 +64,6 @@ from attune_judge.runner._store import (
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_WORKERS",
-    "EXECUTOR_FIELDS",
     "EXIT_FAILURE_BUDGET",
     "EXPORT_COLUMNS",
     "Candidate",
@@ -84,6 +83,7 @@ __all__ = [
     "ThreadExecutor",
     "WorkerError",
     "build_score_judge",
+    "config_executor",
     "cut_torn_tail",
     "degenerate_findings",
     "degenerate_judgments",
@@ -106,6 +106,7 @@ __all__ = [
     "plan_tasks",
     "read_candidates",
     "redact",
+    "run_arguments",
     "run_generate",
     "run_leaderboard",
     "run_pairwise_ranking",
