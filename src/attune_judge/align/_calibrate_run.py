@@ -20,6 +20,7 @@ from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
 from attune_judge.align._data import load_align_data
 from attune_judge.align._split import Split, cluster_split
+from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
@@ -231,11 +232,7 @@ def _save(
 
 
 def _cell(m: Any) -> str:
-    if m is None or m.estimate is None:
-        return "—"
-    if m.lower is None or m.upper is None:
-        return f"{m.estimate:.2f}"
-    return f"{m.estimate:.2f} [{m.lower:.2f}, {m.upper:.2f}]"
+    return "—" if m is None else fmt_estimate(m.estimate, m.lower, m.upper, 2, degenerate="")
 
 
 def proof_markdown(proof: CalibrationProof, title: str) -> str:

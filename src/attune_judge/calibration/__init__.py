@@ -87,6 +87,7 @@ from attune_judge.calibration._leaderboard import (
 )
 from attune_judge.calibration._markdown import (
     calibration_markdown,
+    fmt_estimate,
     fmt_metric,
     leaderboard_markdown,
     preference_markdown,
@@ -213,6 +214,7 @@ __all__ = [
     "few_clusters_warning",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
+    "fmt_estimate",
     "fmt_metric",
     "group_agreement",
     "gwet_ac1",

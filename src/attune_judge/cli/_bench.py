@@ -16,7 +16,6 @@ from attune_judge.cli._options import (
     RunDirOption,
     SeedOption,
     exit_if_stopped,
-    interval_cell,
     setup_logging,
     write_report_safely,
 )
@@ -47,8 +46,10 @@ def _jury(choice: JuryChoice) -> Any:
 
 
 def _cell(metric: dict[str, Any] | None) -> str:
+    from attune_judge.calibration import fmt_estimate
+
     m = metric or {}
-    return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
+    return fmt_estimate(m.get("estimate"), m.get("lower"), m.get("upper"))
 
 
 def _print_summary(summary: dict[str, Any], run_dir: Path) -> None:
