@@ -69,7 +69,8 @@ def test_sensitivity_on_ray_equals_threads(ray_cluster: Any, tmp_path: Path) -> 
 
 
 def test_generate_on_ray_writes_every_candidate(ray_cluster: Any, tmp_path: Path) -> None:
-    from attune_judge.runner import Candidate, run_generate
+    from attune_judge.runner import run_generate
+    from attune_judge.runner._candidates import Candidate
 
     with FakeBatchServer(lambda m: json.dumps({"reply": "DRAFTED"})) as server:
         res = run_generate(

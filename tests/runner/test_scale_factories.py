@@ -164,7 +164,8 @@ def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: 
 def test_generate_workers_resolve_the_model_themselves(
     wire: list[WireExecutor], tmp_path: Path
 ) -> None:
-    from attune_judge.runner import Candidate, run_generate
+    from attune_judge.runner import run_generate
+    from attune_judge.runner._candidates import Candidate
 
     with FakeBatchServer(lambda m: json.dumps({"reply": "DRAFTED"})) as server:
         res = run_generate(

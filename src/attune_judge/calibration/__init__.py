@@ -39,34 +39,22 @@ Adapters
 
 from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
 from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
-from attune_judge.calibration._behaviour_agreement import (
-    behaviour_agreement,
-    behaviour_block,
-    behaviour_markdown,
-    is_behaviour_dimension,
-    judgments_to_behaviour_ratings,
-)
 from attune_judge.calibration._bias import (
     PositionBias,
     length_effect,
-    pair_both_orders,
     position_bias,
 )
 from attune_judge.calibration._bootstrap import (
     MIN_CLUSTERS,
-    ClusterSums,
     bootstrap_statistic,
     bootstrap_weights,
-    cluster_robust_covariance,
     few_clusters_warning,
     interval_endpoints,
-    ratio_replicates,
 )
 from attune_judge.calibration._bounded import check_level, interval_warnings
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
-    bt_identifiable,
     bt_sandwich_covariance,
     fit_bradley_terry_batch,
     win_tables,
@@ -97,25 +85,18 @@ from attune_judge.calibration._means import (
     bootstrap_means,
     paired_cluster_bootstrap,
 )
-from attune_judge.calibration._pairwise import PAIR_METRICS, pair_agreement
+from attune_judge.calibration._pairwise import pair_agreement
 from attune_judge.calibration._panel import PanelAgreement, panel_agreement
 from attune_judge.calibration._ppi import ppi_means
 from attune_judge.calibration._ppi_plus import (
     PPIEstimate,
     PPILeaderboard,
-    ppi_columns,
     ppi_leaderboard,
-    ppi_leaderboard_markdown,
     ppi_plus_mean,
 )
 from attune_judge.calibration._preference import (
     judge_preferences_from_scores,
     preference_agreement,
-    scores_to_verdict,
-)
-from attune_judge.calibration._preference_baselines import (
-    compare_preferences,
-    preference_comparison_markdown,
 )
 from attune_judge.calibration._probabilistic import (
     binary_brier_score,
@@ -131,12 +112,10 @@ from attune_judge.calibration._rank_agreement import (
     tau_b_rows,
 )
 from attune_judge.calibration._ranksets import (
-    StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
     rank_probabilities,
     ranks_of,
-    simulate_max_critical_value,
 )
 from attune_judge.calibration._raters import (
     HumanCeiling,
@@ -146,6 +125,7 @@ from attune_judge.calibration._raters import (
     human_ceiling,
     pairwise_matrix,
 )
+from attune_judge.calibration._ratio import ClusterSums, cluster_robust_covariance, ratio_replicates
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
 from attune_judge.calibration._report import CalibrationReport, calibrate
 from attune_judge.calibration._results import IntervalMethod, Metric
@@ -163,7 +143,6 @@ from attune_judge.calibration._table import RatingTable, join_report, ratings_to
 
 __all__ = [
     "MIN_CLUSTERS",
-    "PAIR_METRICS",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
@@ -182,7 +161,6 @@ __all__ = [
     "PositionBias",
     "RatingTable",
     "SensitivityAnalysis",
-    "StudentizedDraws",
     "VarianceComponent",
     "VarianceDecomposition",
     "VariantRanking",
@@ -192,22 +170,17 @@ __all__ = [
     "alternative_annotator_test",
     "arena_rank_upper_bound",
     "baseline_agreement",
-    "behaviour_agreement",
-    "behaviour_block",
-    "behaviour_markdown",
     "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
     "bradley_terry",
     "brier_score",
-    "bt_identifiable",
     "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
     "check_level",
     "cluster_robust_covariance",
-    "compare_preferences",
     "difference_intervals",
     "expected_calibration_error",
     "fdr_adjust",
@@ -222,11 +195,9 @@ __all__ = [
     "interval_endpoints",
     "interval_warnings",
     "intraclass_correlation",
-    "is_behaviour_dimension",
     "join_report",
     "judge_preferences_from_scores",
     "judgments_both_orders",
-    "judgments_to_behaviour_ratings",
     "judgments_to_preferences",
     "judgments_to_ratings",
     "judgments_to_scores",
@@ -239,18 +210,14 @@ __all__ = [
     "leaderboard_markdown",
     "length_effect",
     "pair_agreement",
-    "pair_both_orders",
     "paired_cluster_bootstrap",
     "pairwise_matrix",
     "panel_agreement",
     "position_bias",
-    "ppi_columns",
     "ppi_leaderboard",
-    "ppi_leaderboard_markdown",
     "ppi_means",
     "ppi_plus_mean",
     "preference_agreement",
-    "preference_comparison_markdown",
     "preference_markdown",
     "probability_calibration",
     "probability_scores",
@@ -260,8 +227,6 @@ __all__ = [
     "ratings_to_table",
     "ratio_replicates",
     "reliability_diagram",
-    "scores_to_verdict",
-    "simulate_max_critical_value",
     "tau_b_rows",
     "weighted_spearman",
     "win_tables",

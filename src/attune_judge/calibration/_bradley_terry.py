@@ -44,6 +44,7 @@ from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
     StudentizedDraws,
+    no_rank_claims,
     rank_confidence_sets,
     rank_probabilities,
 )
@@ -299,19 +300,7 @@ def bradley_terry(
             for kind in ("simultaneous", "marginal")
         )
     else:
-        sim, mar = (
-            RankSets(
-                labels=list(models),
-                kind=kind,
-                level=level,
-                lower=[1] * p,
-                upper=[p] * p,
-                critical_values=[],
-                n_draws=0,
-                seed=seed,
-            )
-            for kind in ("simultaneous", "marginal")
-        )
+        sim, mar = no_rank_claims(models, level, seed)
     del pair_t
     dropped = B - int(ok.sum())
     notes = []

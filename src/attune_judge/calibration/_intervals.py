@@ -11,6 +11,7 @@ actually used is recorded. Undefined (NaN) replicates are dropped and counted; a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -58,6 +59,18 @@ class Endpoints:
     n_undefined: int
     note: str | None = None
     """Why the interval is missing, that replicates were dropped, or that BCa fell back."""
+
+    def metric_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`~attune_judge.calibration.Metric` these endpoints fill
+        (bounds, method used, Monte-Carlo errors, undefined replicates)."""
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "method": self.method,
+            "mc_error_lower": self.mc_error_lower,
+            "mc_error_upper": self.mc_error_upper,
+            "n_undefined_replicates": self.n_undefined,
+        }
 
 
 def _mc_positions(n: int, q: float) -> list[int]:

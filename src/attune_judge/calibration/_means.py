@@ -10,17 +10,12 @@ from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
     DEGENERATE,
-    ROUNDING,
     SINGLE_CLUSTER,
-    ClusterSums,
     Endpoints,
     FloatArray,
     bootstrap_weights,
-    cluster_robust_covariance,
     interval_endpoints,
     join_notes,
-    ratio_replicate_variances,
-    ratio_replicates,
     studentized_endpoints,
 )
 from attune_judge.calibration._bounded import (
@@ -30,6 +25,13 @@ from attune_judge.calibration._bounded import (
     infer_bounds,
     is_binary,
     kish_clusters,
+)
+from attune_judge.calibration._ratio import (
+    ROUNDING,
+    ClusterSums,
+    cluster_robust_covariance,
+    ratio_replicate_variances,
+    ratio_replicates,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
@@ -163,19 +165,14 @@ def paired_cluster_bootstrap(
             Metric(
                 name=f"mean[{label}]",
                 estimate=est,
-                lower=ends.lower,
-                upper=ends.upper,
+                **ends.metric_fields(),
                 level=level,
-                method=ends.method,
                 requested_method=method,
                 B=len(W),
                 seed=seed,
                 scheme="poisson" if scheme == "poisson" else "multinomial",
                 n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                 n=int(sums.counts[:, m].sum()),
-                mc_error_lower=ends.mc_error_lower,
-                mc_error_upper=ends.mc_error_upper,
-                n_undefined_replicates=ends.n_undefined,
                 undefined_reason=None if observed[m] else f"label {label!r} has no observations",
                 note=ends.note,
             )

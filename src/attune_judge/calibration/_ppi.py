@@ -15,13 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge.calibration._bootstrap import (
-    ClusterSums,
-    FloatArray,
-    bootstrap_weights,
-    interval_endpoints,
-    ratio_replicates,
-)
+from attune_judge.calibration._bootstrap import FloatArray, bootstrap_weights, interval_endpoints
+from attune_judge.calibration._ratio import ClusterSums, ratio_replicates
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
