@@ -167,7 +167,7 @@ def _metric_kind(config: AlignConfig, pairs: bool) -> MetricKind:
 
 
 def _load_split(
-    config: Any, check: Callable[[AlignData], None] = lambda data: None
+    config: Any, check: Callable[[AlignData], object] = lambda data: None
 ) -> tuple[AlignData, Any, list[LabelledItem], Split]:
     """``config``'s labels (``--out`` checked first; ``check`` sees them), the items of the
     first ``--limit`` conversations, and their split by conversation."""
@@ -185,12 +185,8 @@ def _load_split(
         keep = set(sorted({li.cluster for li in data.items})[: config.limit])
         items = [li for li in data.items if li.cluster in keep]
     ids, clusters = [li.item.item_id for li in items], [li.cluster for li in items]
-    return (
-        data,
-        rubric,
-        items,
-        cluster_split(ids, clusters, seed=config.seed, fractions=config.split),
-    )
+    split = cluster_split(ids, clusters, seed=config.seed, fractions=config.split)
+    return data, rubric, items, split
 
 
 def align_judge(

@@ -39,6 +39,13 @@ Adapters
 
 from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
 from attune_judge.calibration._baseline_agreement import baseline_agreement, weighted_spearman
+from attune_judge.calibration._behaviour_agreement import (
+    behaviour_agreement,
+    behaviour_block,
+    behaviour_markdown,
+    is_behaviour_dimension,
+    judgments_to_behaviour_ratings,
+)
 from attune_judge.calibration._bias import (
     PositionBias,
     length_effect,
@@ -85,18 +92,24 @@ from attune_judge.calibration._means import (
     bootstrap_means,
     paired_cluster_bootstrap,
 )
-from attune_judge.calibration._pairwise import pair_agreement
+from attune_judge.calibration._pairwise import PAIR_METRICS, pair_agreement
 from attune_judge.calibration._panel import PanelAgreement, panel_agreement
 from attune_judge.calibration._ppi import ppi_means
 from attune_judge.calibration._ppi_plus import (
     PPIEstimate,
     PPILeaderboard,
+    ppi_columns,
     ppi_leaderboard,
+    ppi_leaderboard_markdown,
     ppi_plus_mean,
 )
 from attune_judge.calibration._preference import (
     judge_preferences_from_scores,
     preference_agreement,
+)
+from attune_judge.calibration._preference_baselines import (
+    compare_preferences,
+    preference_comparison_markdown,
 )
 from attune_judge.calibration._probabilistic import (
     binary_brier_score,
@@ -143,6 +156,7 @@ from attune_judge.calibration._table import RatingTable, join_report, ratings_to
 
 __all__ = [
     "MIN_CLUSTERS",
+    "PAIR_METRICS",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
@@ -170,6 +184,9 @@ __all__ = [
     "alternative_annotator_test",
     "arena_rank_upper_bound",
     "baseline_agreement",
+    "behaviour_agreement",
+    "behaviour_block",
+    "behaviour_markdown",
     "binary_brier_score",
     "bootstrap_means",
     "bootstrap_statistic",
@@ -181,6 +198,7 @@ __all__ = [
     "calibration_markdown",
     "check_level",
     "cluster_robust_covariance",
+    "compare_preferences",
     "difference_intervals",
     "expected_calibration_error",
     "fdr_adjust",
@@ -195,9 +213,11 @@ __all__ = [
     "interval_endpoints",
     "interval_warnings",
     "intraclass_correlation",
+    "is_behaviour_dimension",
     "join_report",
     "judge_preferences_from_scores",
     "judgments_both_orders",
+    "judgments_to_behaviour_ratings",
     "judgments_to_preferences",
     "judgments_to_ratings",
     "judgments_to_scores",
@@ -214,10 +234,13 @@ __all__ = [
     "pairwise_matrix",
     "panel_agreement",
     "position_bias",
+    "ppi_columns",
     "ppi_leaderboard",
+    "ppi_leaderboard_markdown",
     "ppi_means",
     "ppi_plus_mean",
     "preference_agreement",
+    "preference_comparison_markdown",
     "preference_markdown",
     "probability_calibration",
     "probability_scores",

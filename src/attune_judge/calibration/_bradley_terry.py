@@ -274,19 +274,14 @@ def bradley_terry(
             Metric(
                 name=f"bt_strength[{name}]",
                 estimate=est,
-                lower=e.lower,
-                upper=e.upper,
+                **e.metric_fields(),
                 level=level,
-                method=e.method,
                 requested_method=method,
                 B=B,
                 seed=seed,
                 scheme="poisson" if scheme == "poisson" else "multinomial",
                 n_clusters=C,
                 n=round(float(T[:, m, :].sum() + T[:, :, m].sum())),
-                mc_error_lower=e.mc_error_lower,
-                mc_error_upper=e.mc_error_upper,
-                n_undefined_replicates=e.n_undefined,
                 note=e.note,
             )
         )

@@ -93,7 +93,7 @@ def difference_intervals(
             est_f = theta[j] - theta[k]
             est = float(est_f) if np.isfinite(est_f) else None
             if C < 2:
-                ends = Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER)
+                ends = Endpoints.missing(0, SINGLE_CLUSTER)
             elif label_ends is not None:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     r = cov[j, k] / np.sqrt(cov[j, j] * cov[k, k])

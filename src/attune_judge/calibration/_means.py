@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -209,7 +210,7 @@ def label_endpoints(
     theta = sums.estimate
     observed = sums.counts.sum(0) > 0
     if C < 2:
-        return [Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER) for _ in range(M)]
+        return [Endpoints.missing(0, SINGLE_CLUSTER) for _ in range(M)]
     jack = sums.jackknife() if C >= 3 else None
     sd = (
         np.ascontiguousarray(np.sqrt(ratio_replicate_variances(sums, W, reps)).T)
@@ -325,15 +326,7 @@ def studentized_or_percentile(
     if why is None:
         return ends
     pct = interval_endpoints(est, reps, level=level, method="percentile")
-    return Endpoints(
-        pct.lower,
-        pct.upper,
-        pct.method,
-        pct.mc_error_lower,
-        pct.mc_error_upper,
-        pct.n_undefined,
-        join_notes(why, pct.note),
-    )
+    return replace(pct, note=join_notes(why, pct.note))
 
 
 def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:

@@ -58,18 +58,13 @@ def _metric(
     return Metric(
         name=name,
         estimate=float(est) if np.isfinite(est) else None,
-        lower=e.lower,
-        upper=e.upper,
+        **e.metric_fields(),
         level=level,
-        method=e.method,
         requested_method=method,
         B=B,
         seed=seed,
         n_clusters=C,
         n=n,
-        mc_error_lower=e.mc_error_lower,
-        mc_error_upper=e.mc_error_upper,
-        n_undefined_replicates=e.n_undefined,
     )
 
 
