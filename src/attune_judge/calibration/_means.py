@@ -241,29 +241,17 @@ def label_endpoints(
             bounds,
             None if sums.extremes is None else sums.extremes[m],
         )
-        if binary and bounds is not None:
-            out.append(
-                bounded_mean_endpoints(
-                    est,
-                    se,
-                    reps[m],
-                    sd[m],
-                    bounds,
-                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
-                    kish=float(kish[m]),
-                    level=level,
-                    binary=True,
-                )
-            )
-            continue
-        dev = reps[m] - theta[m]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / sd[m]
-        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
-        raw = studentized_or_percentile(est, se, tstar, reps[m], level, span[m])
-        if bounds is None:
-            out.append(raw)
-            continue
+        raw = None
+        if not binary:
+            dev = reps[m] - theta[m]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tstar = dev / sd[m]
+            tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+            raw = studentized_or_percentile(est, se, tstar, reps[m], level, span[m])
+            if bounds is None:
+                out.append(raw)
+                continue
+        assert bounds is not None  # a binary label has bounds
         out.append(
             bounded_mean_endpoints(
                 est,
@@ -274,6 +262,7 @@ def label_endpoints(
                 n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                 kish=float(kish[m]),
                 level=level,
+                binary=binary,
                 raw=raw if widen else None,
             )
         )
