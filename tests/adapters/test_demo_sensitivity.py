@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.demo import demo_sensitivity, run_demo
-from attune_judge.demo._sensitivity import _first_turns
+from attune_judge.demo import run_demo
+from attune_judge.demo._sensitivity import _first_turns, demo_sensitivity
 from attune_judge.errors import UserError
 from attune_judge.testing import ScriptedEngine
 

@@ -129,7 +129,7 @@ def test_missing_folder_is_a_user_error(tmp_path: Path) -> None:
 
 
 def test_parse_transcript_rules() -> None:
-    from attune_judge.data.adapters import parse_transcript
+    from attune_judge.data.adapters._result import parse_transcript
 
     text = "Seeker: a \n Seeker: b \n Supporter: c\n\nmore c\nSeeker: d"
     msgs = parse_transcript(text)

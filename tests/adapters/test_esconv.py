@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.data.adapters import ESCONV_STRATEGIES, AdapterResult, convert_esconv
+from attune_judge.data.adapters import AdapterResult, convert_esconv
+from attune_judge.data.adapters._esconv import ESCONV_STRATEGIES
 from attune_judge.errors import UserError
 from tests.conftest import DATASETS
 

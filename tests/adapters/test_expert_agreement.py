@@ -17,7 +17,8 @@ import pytest
 from scipy.stats import spearmanr
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from attune_judge.data.adapters import EC_SOURCES, convert_empathic_communication
+from attune_judge.data.adapters import convert_empathic_communication
+from attune_judge.data.adapters._empathic import EC_SOURCES
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "empathic-communication"

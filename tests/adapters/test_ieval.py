@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 
-from attune_judge.data.adapters import AdapterResult, convert_ieval, parse_ieval_chat_log
+from attune_judge.data.adapters import AdapterResult, convert_ieval
+from attune_judge.data.adapters._ieval import parse_ieval_chat_log
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "ieval"

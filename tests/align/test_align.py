@@ -119,7 +119,7 @@ def test_gepa_stays_within_a_tight_max_calls(tmp_path: Path) -> None:
     """GEPA checks its metric-call cap only between rounds: the cap it is given leaves room for
     the round begun below it and for the reflections, so every call (optimizer and held-out
     evaluation, counted by the model itself) stays within --max-calls (issue 29: 216 > 200)."""
-    from attune_judge.align import gepa_metric_cap
+    from attune_judge.align._optimize import gepa_metric_cap
 
     engine = ScriptedEngine(learner)
     max_calls = 110

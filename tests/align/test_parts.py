@@ -5,13 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attune_judge.align import (
-    LabelledItem,
-    cluster_split,
-    crossfit_score_map,
-    fit_score_map,
-    item_agreement,
-)
+from attune_judge.align import cluster_split
+from attune_judge.align._data import LabelledItem
+from attune_judge.align._isotonic import crossfit_score_map, fit_score_map
+from attune_judge.align._metric import item_agreement
 from attune_judge.align._proof import human_ceiling_values
 from attune_judge.data import ChatMessage, JudgeItem
 from attune_judge.errors import UserError

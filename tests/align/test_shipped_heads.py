@@ -19,7 +19,7 @@ from attune_judge.judges._aligned import aligned_rubric, read_manifest
 from attune_judge.judges._calibrated import calibrate_judgment, read_head
 from attune_judge.validate import VALIDATION_SETS, load_calibration_set
 from attune_judge.validate._calibrated import calibrated_comparison, shipped_head
-from attune_judge.validate._judge import validation_judge
+from attune_judge.validate._scoring import validation_judge
 
 ROOT = shipped_dir("calibration") / "heads"
 HEADS = sorted(p.name for p in ROOT.iterdir() if (p / "aligned-judge.json").is_file())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, write_jsonl
@@ -93,3 +94,29 @@ def make_judgments(folder: Path, scores: dict[str, tuple[int, int]]) -> Path:
     path = folder / "judgments.jsonl"
     write_jsonl(path, js)
     return path
+
+
+ATTUNEBENCH_CRITERIA = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
+
+
+def write_judge_run(
+    run: Path, items: Iterable[JudgeItem], level: Callable[[str], float], *, overall: bool = False
+) -> None:
+    """A judge run folder: one ``judge-x`` judgment per item, every AttuneBench criterion at
+    ``level(item_id)`` (and, with ``overall``, that level as the overall score on 1..7)."""
+    run.mkdir(parents=True, exist_ok=True)
+    judgments = []
+    for i in items:
+        v = float(level(i.item_id))
+        extra = {"overall": v, "normalized": (v - 1) / 6} if overall else {}
+        judgments.append(
+            Judgment(
+                item_id=i.item_id,
+                judge_id="judge-x",
+                conversation_id=i.conversation_id,
+                candidate_model=i.candidate_model,
+                scores=dict.fromkeys(ATTUNEBENCH_CRITERIA, v),
+                **extra,
+            )
+        )
+    write_jsonl(run / "judgments.jsonl", judgments)

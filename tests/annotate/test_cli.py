@@ -12,10 +12,8 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
-from tests.annotate._fixtures import make_items, make_rubric
+from tests.annotate._fixtures import make_items, make_rubric, write_judge_run
 from tests.conftest import REPO_ROOT
-
-CRITERIA = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
 
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -77,20 +75,7 @@ def test_the_readme_annotate_lines_run_end_to_end(
     assert all(i.metadata["inclusion_probability"] == 1.0 for i in drawn)  # n >= conversations
     # the judge run the README points at: judgments of the drawn items
     run = tmp_path / "runs" / "score"
-    run.mkdir(parents=True)
-    write_jsonl(
-        run / "judgments.jsonl",
-        [
-            Judgment(
-                item_id=i.item_id,
-                judge_id="judge-x",
-                conversation_id=i.conversation_id,
-                candidate_model=i.candidate_model,
-                scores={c: float(_score(i.item_id, "ana") % 5 + 1) for c in CRITERIA},
-            )
-            for i in drawn
-        ],
-    )
+    write_judge_run(run, drawn, lambda iid: _score(iid, "ana") % 5 + 1)
     served: dict[str, Any] = {}
 
     def fake_run(app: Any, **kw: Any) -> None:

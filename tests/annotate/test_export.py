@@ -9,14 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attune_judge.annotate import (
-    LabelStore,
-    annotator_alpha,
-    export_labels,
-    import_labelstudio,
-    prepare,
-    swapped,
-)
+from attune_judge.annotate import LabelStore, export_labels, import_labelstudio, prepare, swapped
+from attune_judge.annotate._agreement import annotator_alpha
 from attune_judge.data import Preference, Rating, read_jsonl
 from attune_judge.errors import UserError
 from tests.annotate._fixtures import make_items, make_judgments, make_pairs, make_rubric
@@ -147,7 +141,7 @@ def test_pair_export_is_preferences_in_the_items_own_order(tmp_path: Path) -> No
         annotators=["alice"],
     )
     seed = store.meta()["seed"]
-    from attune_judge.annotate import check_answers
+    from attune_judge.annotate._answers import check_answers
     from attune_judge.rubrics import load_rubric
 
     rubric = load_rubric("attunebench-pairwise")
@@ -166,7 +160,8 @@ def test_pair_export_is_preferences_in_the_items_own_order(tmp_path: Path) -> No
 
 
 def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
-    from attune_judge.annotate import agreement, store_rubric
+    from attune_judge.annotate import agreement
+    from attune_judge.annotate._export import store_rubric
 
     store, _ = _labelled(tmp_path)
     task, rubric = store_rubric(store)
@@ -180,7 +175,7 @@ def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
 
 
 def test_pair_labels_round_trip_through_label_studio(tmp_path: Path) -> None:
-    from attune_judge.annotate import check_answers
+    from attune_judge.annotate._answers import check_answers
     from attune_judge.rubrics import load_rubric
 
     store, _ = prepare(
@@ -226,7 +221,8 @@ def test_pair_labels_round_trip_through_label_studio(tmp_path: Path) -> None:
 
 
 def test_a_run_directory_gives_its_items_and_rubric(tmp_path: Path) -> None:
-    from attune_judge.annotate import is_loopback, load_items
+    from attune_judge.annotate import load_items
+    from attune_judge.annotate._serve import is_loopback
 
     items, rubric = make_items(tmp_path), make_rubric(tmp_path)
     run = tmp_path / "run"

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.annotate import LEASE_S, LabelStore, load_items
+from attune_judge.annotate import LabelStore, load_items
+from attune_judge.annotate._store import LEASE_S
 from attune_judge.errors import UserError
 from attune_judge.rubrics import load_rubric
 from tests.annotate._fixtures import make_items, make_rubric

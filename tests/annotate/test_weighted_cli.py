@@ -14,10 +14,11 @@ import pytest
 
 from attune_judge.annotate import load_items, prepare
 from attune_judge.cli import main
-from attune_judge.data import Judgment, Rating, read_jsonl, write_jsonl
+from attune_judge.data import Rating, read_jsonl, write_jsonl
+from tests.annotate._fixtures import ATTUNEBENCH_CRITERIA as CRITERIA
+from tests.annotate._fixtures import write_judge_run
 from tests.conftest import REPO_ROOT
 
-CRITERIA = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
 SAID = "weighted by 1/inclusion probability"
 
 
@@ -44,22 +45,7 @@ def exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, 
     data = REPO_ROOT / "data" / "samples" / "attunebench"
     items, _ = load_items(data, "attunebench-reference")
     run = tmp_path / "score"
-    run.mkdir()
-    write_jsonl(
-        run / "judgments.jsonl",
-        [
-            Judgment(
-                item_id=i.item_id,
-                judge_id="judge-x",
-                conversation_id=i.conversation_id,
-                candidate_model=i.candidate_model,
-                scores={c: float(_level(i.item_id)) for c in CRITERIA},
-                overall=float(_level(i.item_id)),
-                normalized=(_level(i.item_id) - 1) / 6,
-            )
-            for i in items
-        ],
-    )
+    write_judge_run(run, items, _level, overall=True)
     drawn = tmp_path / "to-label.jsonl"
     argv = ["annotate", "sample", str(data), "--rubric", "attunebench-reference", "--n", "16"]
     argv += ["--by", "score", "--judge", str(run), "--strata", "2", "-o", str(drawn)]

@@ -12,11 +12,11 @@ from scipy import optimize
 
 from attune_judge.calibration import (
     bradley_terry,
-    bt_identifiable,
     bt_sandwich_covariance,
     fit_bradley_terry_batch,
     win_tables,
 )
+from attune_judge.calibration._bradley_terry import bt_identifiable
 from attune_judge.errors import UserError
 
 

@@ -36,7 +36,6 @@ from scipy import stats
 
 from attune_judge.calibration import (
     ClusterSums,
-    StudentizedDraws,
     bootstrap_weights,
     bradley_terry,
     cluster_robust_covariance,
@@ -44,6 +43,7 @@ from attune_judge.calibration import (
     paired_cluster_bootstrap,
     rank_confidence_sets,
 )
+from attune_judge.calibration._ranksets import StudentizedDraws
 
 
 def _data(rng: np.random.Generator, C: int, M: int, centre: float = 3.0) -> ClusterSums:

@@ -8,12 +8,12 @@ import pytest
 from attune_judge.calibration import (
     judge_preferences_from_scores,
     length_effect,
-    pair_both_orders,
     position_bias,
     preference_agreement,
     preference_markdown,
-    scores_to_verdict,
 )
+from attune_judge.calibration._bias import pair_both_orders
+from attune_judge.calibration._preference import scores_to_verdict
 from attune_judge.data import Preference
 
 

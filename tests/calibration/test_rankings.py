@@ -18,8 +18,8 @@ from attune_judge.calibration import (
     rank_confidence_sets,
     rank_probabilities,
     ranks_of,
-    simulate_max_critical_value,
 )
+from attune_judge.calibration._ranksets import simulate_max_critical_value
 from attune_judge.errors import UserError
 
 

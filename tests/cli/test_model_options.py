@@ -12,7 +12,8 @@ import typer
 from attune_judge.cli import main
 from attune_judge.cli._main import app
 from attune_judge.errors import UserError
-from attune_judge.lm import resolve_lm, suggest_model
+from attune_judge.lm import resolve_lm
+from attune_judge.lm._prefix import suggest_model
 from tests._openai_stub import openai_stub
 from tests.judges.sample_items import sample_items
 
@@ -137,7 +138,8 @@ def test_timeout_cuts_a_hung_request(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
     from attune_judge.cli._options import ResponseFormatChoice
     from attune_judge.cli._shared import model_options
-    from attune_judge.runner import ScoreConfig, build_score_judge
+    from attune_judge.runner import ScoreConfig
+    from attune_judge.runner._score import build_score_judge
 
     with openai_stub(_reference_answer) as server:
         options = model_options(

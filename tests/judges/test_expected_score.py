@@ -14,13 +14,8 @@ import pytest
 
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
 from attune_judge.errors import UserError
-from attune_judge.judges import (
-    CriterionDemo,
-    CriterionJudge,
-    ReferenceJudge,
-    build_judge,
-    read_distribution,
-)
+from attune_judge.judges import CriterionDemo, CriterionJudge, ReferenceJudge, build_judge
+from attune_judge.judges._distribution import read_distribution
 from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric
 from attune_judge.runner import (

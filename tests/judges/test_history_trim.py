@@ -7,7 +7,7 @@ import json
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
-from attune_judge.lm import HISTORY_KEEP
+from attune_judge.lm._calls import HISTORY_KEEP
 from attune_judge.testing import ScriptedEngine
 
 

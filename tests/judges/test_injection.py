@@ -7,7 +7,8 @@ import re
 
 from attune_judge.data import ChatMessage, JudgeItem
 from attune_judge.judges import build_judge, format_conversation, pairwise_item
-from attune_judge.lm import neutralize, neutralize_markers, untrusted
+from attune_judge.lm import untrusted
+from attune_judge.lm._untrusted import neutralize, neutralize_markers
 from attune_judge.testing import ScriptedEngine
 
 FORGED_CANDIDATE = (
@@ -145,7 +146,7 @@ def test_evaluated_model_tasks_are_safe() -> None:
 
 def test_generate_conversation_cannot_forge_markers() -> None:
     from attune_judge.lm import make_adapter
-    from attune_judge.runner import draft_reply
+    from attune_judge.runner._generate import draft_reply
 
     engine = ScriptedEngine(lambda m: json.dumps({"reply": "ok"}))
     item = _forged_item()

@@ -10,7 +10,8 @@ import dspy
 import pytest
 
 from attune_judge.data import JudgeItem
-from attune_judge.judges import JUDGE_KINDS, Jury, build_judge, hash_spec, judge_spec
+from attune_judge.judges import JUDGE_KINDS, Jury, build_judge, hash_spec
+from attune_judge.judges._base import judge_spec
 from attune_judge.rubrics import load_rubric
 from attune_judge.testing import Messages, ScriptedEngine
 

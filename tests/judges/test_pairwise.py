@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from attune_judge.data import JudgeItem
-from attune_judge.judges import PairwiseJudge, build_judge, reconcile
+from attune_judge.judges import PairwiseJudge, build_judge
+from attune_judge.judges._pairwise import reconcile
 from attune_judge.testing import Messages, ScriptedEngine
 from tests.judges.conftest import BRUSH_OFF, WARM
 

@@ -17,7 +17,8 @@ from attune_judge.judges import (
     build_judge,
     judge_item,
 )
-from attune_judge.rubrics import Rubric, RubricKind, load_rubric
+from attune_judge.rubrics import Rubric, load_rubric
+from attune_judge.rubrics._model import RubricKind
 from attune_judge.testing import ScriptedEngine
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
-from attune_judge.lm import check_value, strict_parse
+from attune_judge.lm._strict import check_value, strict_parse
 from attune_judge.testing import ScriptedEngine, truncated
 
 GOOD = {

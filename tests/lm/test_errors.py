@@ -9,9 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from attune_judge.judges import is_retryable
+from attune_judge.judges._base import is_retryable
 from attune_judge.lm import is_transient_error
-from attune_judge.runner import is_transient
 
 
 def _litellm(name: str, message: str) -> Callable[[], BaseException]:
@@ -72,6 +71,5 @@ def test_permanent_errors(make: Callable[[], BaseException]) -> None:
     assert not is_transient_error(make())
 
 
-def test_the_judges_and_the_runner_use_the_same_classifier() -> None:
+def test_the_judges_use_the_same_classifier() -> None:
     assert is_retryable is is_transient_error
-    assert is_transient is is_transient_error

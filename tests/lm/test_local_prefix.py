@@ -52,7 +52,7 @@ def _items() -> list[JudgeItem]:
 
 def _prompts() -> list[list[dict[str, Any]]]:
     """Two criteria's prompts for each of two judgments, alternating (A1, B1, A2, B2)."""
-    from attune_judge.judges import criterion_messages
+    from attune_judge.judges._criterion_prompt import criterion_messages
     from attune_judge.rubrics import load_rubric
 
     rubric = load_rubric("empathic-communication-empatheticdialogues")

@@ -15,16 +15,15 @@ from attune_judge.lm import (
     ModelHandle,
     configure_cache,
     configure_cache_from_env,
-    env_int,
     lm_spec,
     make_adapter,
     model_handle,
-    output_schema,
     register_model,
     resolve_lm,
-    response_format_for,
 )
+from attune_judge.lm._adapter import output_schema, response_format_for
 from attune_judge.lm._local import llama_response_format
+from attune_judge.lm._settings import env_int
 from attune_judge.testing import ScriptedEngine
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.runner import read_candidates
+from attune_judge.runner._candidates import read_candidates
 from tests.conftest import SAMPLES
 
 GOOD = {"conversation_id": "synthetic-5", "turn": 1, "model": "m1", "response": "hello"}

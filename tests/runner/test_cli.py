@@ -95,7 +95,8 @@ def test_candidate_for_a_turn_that_does_not_exist_exits_2(
 
 
 def test_shared_cli_helpers_format_and_split() -> None:
-    from attune_judge.cli._options import interval_cell, split_csv
+    from attune_judge.calibration import fmt_estimate as interval_cell
+    from attune_judge.cli._options import split_csv
 
     # values by hand: 3 decimals, interval in brackets, an em dash for no value
     assert interval_cell(0.5124, 0.4, 0.62349) == "0.512 [0.400, 0.623]"

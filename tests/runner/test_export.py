@@ -11,7 +11,7 @@ import pytest
 
 import attune_judge
 from attune_judge.cli import main
-from attune_judge.runner import EXPORT_COLUMNS
+from attune_judge.runner._export import EXPORT_COLUMNS
 from tests.conftest import SAMPLES
 
 

@@ -8,13 +8,8 @@ from pathlib import Path
 
 from attune_judge.data import attunebench_to_judge_items, load_attunebench
 from attune_judge.lm import lm_response_format, make_adapter
-from attune_judge.runner import (
-    RetryPolicy,
-    ScoreConfig,
-    generate_candidates,
-    read_candidates,
-    run_score,
-)
+from attune_judge.runner import RetryPolicy, ScoreConfig, generate_candidates, run_score
+from attune_judge.runner._candidates import read_candidates
 from attune_judge.testing import ScriptedEngine, rate_limit_error
 from tests.conftest import SAMPLES
 

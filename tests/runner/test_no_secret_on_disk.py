@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from attune_judge.cli import main
-from attune_judge.lm import redacted_copy
+from attune_judge.lm._cache import redacted_copy
 from attune_judge.testing import FaultServer, answer_for_schema
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES

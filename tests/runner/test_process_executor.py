@@ -19,16 +19,16 @@ from attune_judge.data import read_jsonl
 from attune_judge.runner import (
     FailureBudget,
     JudgeFactory,
-    JudgeTaskFn,
     ProcessExecutor,
     RetryPolicy,
     ScoreConfig,
     ThreadExecutor,
-    WorkerError,
     plan_tasks,
     run_score,
     run_tasks,
 )
+from attune_judge.runner._executor import JudgeTaskFn
+from attune_judge.runner._process import WorkerError
 from tests.conftest import REPO_ROOT, SAMPLES
 from tests.runner import _process_fakes as pf
 from tests.runner._fakes import FakeJudge, make_items

@@ -18,7 +18,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.lm import library_output_to
-from attune_judge.runner import make_progress
+from attune_judge.runner._progress import make_progress
 from tests._openai_stub import openai_stub
 from tests.conftest import REPO_ROOT
 from tests.judging._stub_judges import requested_fields

@@ -22,18 +22,17 @@ from attune_judge.errors import UserError
 from attune_judge.runner import (
     FailureBudget,
     JudgeFactory,
-    JudgeTaskFn,
     RayExecutor,
     RetryPolicy,
     ScoreConfig,
     ThreadExecutor,
-    WorkerError,
-    build_score_judge,
     plan_tasks,
     run_score,
     run_tasks,
 )
-from attune_judge.runner._process import _TaskRef
+from attune_judge.runner._executor import JudgeTaskFn
+from attune_judge.runner._process import WorkerError, _TaskRef
+from attune_judge.runner._score import build_score_judge
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.conftest import NODE_KEY
 from tests.runner import _process_fakes as pf

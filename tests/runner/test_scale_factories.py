@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from attune_judge.data import read_jsonl
 from attune_judge.runner import JudgeFactory, Task
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.conftest import SAMPLES
 from tests.sensitivity._scripted import answer as sensitivity_answer
-from tests.sensitivity._scripted import write_items
+from tests.sensitivity._scripted import run_scores, variants_run
 
 SECRET = "sk-parent-secret-4242"
 
@@ -74,9 +73,9 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[WireExecutor]:
 
     import attune_judge.runner as runner
     import attune_judge.runner._generate as generate
-    import attune_judge.runner._score_run as score
+    import attune_judge.runner._scale as scale
 
-    for module in (runner, generate, score):
+    for module in (runner, generate, scale):
         monkeypatch.setattr(module, "scaled_executor", fake)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     return made
@@ -92,28 +91,8 @@ def test_sensitivity_workers_rebuild_the_variants_judges(
 ) -> None:
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
-    data = tmp_path / "items.jsonl"
-    write_items(data, n_conv=3, n_turns=1)
-    variants = tmp_path / "variants.yaml"
-    spec = {
-        "name": "wire",
-        "base": {"rubric": "attunebench-reference", "judge": {"reasoning": False}},
-        "perturbations": [
-            {"name": "scale-1-5", "kind": "change_scale", "min": 1, "max": 5},
-            {"name": "shuffled", "kind": "shuffle_criteria", "seed": 3},
-        ],
-        "analysis": {"bootstrap_replicates": 200, "seed": 1},
-    }
-    variants.write_text(yaml.safe_dump(spec), "utf-8")
     with FakeBatchServer(sensitivity_answer) as server:
-        common = {
-            "data": data,
-            "variants": variants,
-            "lm": "openai/fake",
-            "api_base": server.base_url,
-            "quiet": True,
-            "fsync": False,
-        }
+        common: Any = variants_run(tmp_path, "wire", server.base_url)
         on_wire = run_sensitivity(SensitivityConfig(**common, out=tmp_path / "w", executor="ray"))
         threads = run_sensitivity(SensitivityConfig(**common, out=tmp_path / "t"))
         close_http_clients()
@@ -121,16 +100,7 @@ def test_sensitivity_workers_rebuild_the_variants_judges(
     assert set(wire[0].judges) == set(on_wire.judge_ids.values())
     assert on_wire.n_run == threads.n_run == 3 * 3 * 3  # 3 judges x 9 items
     _no_secret(wire)
-    assert _scores(tmp_path / "w") == _scores(tmp_path / "t")
-
-
-def _scores(run: Path) -> set[tuple[str, str, str]]:
-    from attune_judge.data import Judgment
-
-    return {
-        (j.item_id, j.judge_id, json.dumps(j.scores, sort_keys=True))
-        for j in read_jsonl(run / "judgments.jsonl", Judgment)
-    }
+    assert run_scores(tmp_path / "w") == run_scores(tmp_path / "t")
 
 
 def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: Path) -> None:
@@ -164,7 +134,8 @@ def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: 
 def test_generate_workers_resolve_the_model_themselves(
     wire: list[WireExecutor], tmp_path: Path
 ) -> None:
-    from attune_judge.runner import Candidate, run_generate
+    from attune_judge.runner import run_generate
+    from attune_judge.runner._candidates import Candidate
 
     with FakeBatchServer(lambda m: json.dumps({"reply": "DRAFTED"})) as server:
         res = run_generate(

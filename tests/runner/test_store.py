@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from attune_judge.errors import UserError
-from attune_judge.runner import RunDir, cut_torn_tail, make_progress, redact, secret_values
+from attune_judge.runner import RunDir
+from attune_judge.runner._progress import make_progress
+from attune_judge.runner._store import cut_torn_tail, redact, secret_values
 
 
 def test_secret_values_are_credential_like_variables_of_eight_or_more_characters() -> None:

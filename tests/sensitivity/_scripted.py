@@ -16,7 +16,7 @@ import math
 import re
 from pathlib import Path
 
-from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
+from attune_judge.data import ChatMessage, JudgeItem, Judgment, read_jsonl, write_jsonl
 
 CRITERIA = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
 BASE = {"a": 6, "b": 4, "c": 2}
@@ -66,3 +66,39 @@ def answer(messages: list[dict[str, str]]) -> str:
         s = math.floor(1 + (s - 1) * 4 / 6 + 0.5)
     criteria = [c for c in CRITERIA if f"- {c} (" in text]
     return json.dumps({**dict.fromkeys(criteria, int(s)), "rationale": "scripted"})
+
+
+def variants_run(tmp_path: Path, name: str, api_base: str) -> dict[str, object]:
+    """The settings of a sensitivity run on 3 conversations x 3 candidates and two variants
+    (rescaled, shuffled) against ``api_base`` (serving :func:`answer`); no ``out``."""
+    import yaml
+
+    data = tmp_path / "items.jsonl"
+    write_items(data, n_conv=3, n_turns=1)
+    variants = tmp_path / "variants.yaml"
+    spec = {
+        "name": name,
+        "base": {"rubric": "attunebench-reference", "judge": {"reasoning": False}},
+        "perturbations": [
+            {"name": "scale-1-5", "kind": "change_scale", "min": 1, "max": 5},
+            {"name": "shuffled", "kind": "shuffle_criteria", "seed": 3},
+        ],
+        "analysis": {"bootstrap_replicates": 200, "seed": 1},
+    }
+    variants.write_text(yaml.safe_dump(spec), "utf-8")
+    return {
+        "data": data,
+        "variants": variants,
+        "lm": "openai/fake",
+        "api_base": api_base,
+        "quiet": True,
+        "fsync": False,
+    }
+
+
+def run_scores(run: Path) -> set[tuple[str, str, str]]:
+    """(item, judge, scores) of every judgment of a run directory."""
+    return {
+        (j.item_id, j.judge_id, json.dumps(j.scores, sort_keys=True))
+        for j in read_jsonl(run / "judgments.jsonl", Judgment)
+    }

@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from attune_judge.sensitivity import is_proportional, variance_decomposition
+from attune_judge.sensitivity import variance_decomposition
+from attune_judge.sensitivity._variance import is_proportional
 
 
 def test_two_factor_anova_matches_hand_computation() -> None:

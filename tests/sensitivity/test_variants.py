@@ -12,17 +12,16 @@ from attune_judge._resources import shipped_dir
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
 from attune_judge.rubrics import Scale, load_rubric
-from attune_judge.sensitivity import (
+from attune_judge.sensitivity import load_variants, resolve_variants
+from attune_judge.sensitivity._perturb import (
     change_scale,
     drop_anchors,
-    load_variants,
     paraphrase_criteria,
-    parse_variants,
     remove_criterion,
     rescale_level,
-    resolve_variants,
     shuffle_criteria,
 )
+from attune_judge.sensitivity._variants import parse_variants
 from attune_judge.testing import ScriptedEngine
 
 RUBRIC = load_rubric("attunebench-reference")

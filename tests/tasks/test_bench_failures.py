@@ -10,14 +10,9 @@ from hypothesis import strategies as st
 
 from attune_judge.data import read_jsonl
 from attune_judge.data.instrument import PANAS_ITEMS
-from attune_judge.tasks import (
-    BenchConfig,
-    EmotionTag,
-    TaskRecord,
-    run_bench,
-    score_emotion,
-    set_prf,
-)
+from attune_judge.tasks import BenchConfig, run_bench
+from attune_judge.tasks._emotion import EmotionTag, score_emotion, set_prf
+from attune_judge.tasks._records import TaskRecord
 from attune_judge.testing import ScriptedEngine
 from tests.tasks._fixtures import model_engine, write_data
 

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from attune_judge.data import read_jsonl
-from attune_judge.tasks import BenchConfig, TaskRecord, run_bench
+from attune_judge.tasks import BenchConfig, run_bench
+from attune_judge.tasks._records import TaskRecord
 from tests.tasks._fixtures import judge_engine, model_engine, write_data
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from attune_judge.data.instrument import PANAS_ITEMS, Q3_MODEL_FIT_OPTIONS
-from attune_judge.lm import output_schema
+from attune_judge.lm._adapter import output_schema
 from attune_judge.tasks._programs import (
     behaviour_program,
     conversation_program,

@@ -20,30 +20,20 @@ from attune_judge.align._artifact import (
 )
 from attune_judge.align._calibrate_proof import calibration_proof
 from attune_judge.align._calibrate_run import calibrate_judge
-from attune_judge.align._data import LabelledItem, load_align_data
-from attune_judge.align._isotonic import crossfit_score_map, fit_score_map
-from attune_judge.align._metric import item_agreement
-from attune_judge.align._optimize import (
-    OptimizerSettings,
-    gepa_metric_cap,
-)
+from attune_judge.align._data import load_align_data
+from attune_judge.align._optimize import OptimizerSettings
 from attune_judge.align._run import AlignConfig, align_judge
 from attune_judge.align._split import cluster_split
 
 __all__ = [
     "AlignConfig",
-    "LabelledItem",
     "OptimizerSettings",
     "align_judge",
     "calibrate_judge",
     "calibration_proof",
     "cluster_split",
-    "crossfit_score_map",
-    "fit_score_map",
-    "gepa_metric_cap",
     "held_out_items",
     "is_aligned_judge",
-    "item_agreement",
     "load_align_data",
     "load_aligned_judge",
     "read_manifest",

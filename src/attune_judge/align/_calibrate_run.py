@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,8 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from attune_judge.align._artifact import ARTIFACT_FILE, AlignedJudgeManifest, artifact_hash
 from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
-from attune_judge.align._data import load_align_data
-from attune_judge.align._split import Split, cluster_split
+from attune_judge.align._split import Split
+from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
@@ -61,33 +60,22 @@ def calibrate_judge(
         Expected-mode judgments of this model already made (by item id; e.g. a ``validate``
         run's); the items without one are judged.
     """
-    from attune_judge.align._run import _check_out, _echo, _judge_all, _limit
+    from attune_judge.align._run import _echo, _judge_all, _load_split
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
     say = echo or _echo
     start = time.monotonic()
     out = Path(config.out)
-    _check_out(out)
-    data, rubric = load_align_data(
-        config.labels,
-        items=config.items,
-        rubric=config.rubric,
-        use_reference=config.use_reference,
-        raters=config.raters,
-    )
-    if data.kind != "ratings":
-        raise UserError("--method calibrate takes ratings (a Rating JSONL or a shipped set)")
-    if config.reasoning:
-        raise UserError("--method calibrate reads score distributions: drop --reasoning")
-    items = _limit(data, config.limit)
-    split = cluster_split(
-        [li.item.item_id for li in items],
-        [li.cluster for li in items],
-        seed=config.seed,
-        fractions=config.split,
-    )
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+
+    def check(data: Any) -> None:
+        if data.kind != "ratings":
+            raise UserError("--method calibrate takes ratings (a Rating JSONL or a shipped set)")
+        if config.reasoning:
+            raise UserError("--method calibrate reads score distributions: drop --reasoning")
+
+    data, rubric, items, split = _load_split(config, check)
+    configure_cache_from_env()
     settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
     if config.api_base:
         settings["api_base"] = config.api_base
@@ -226,11 +214,7 @@ def _save(
 
 
 def _cell(m: Any) -> str:
-    if m is None or m.estimate is None:
-        return "—"
-    if m.lower is None or m.upper is None:
-        return f"{m.estimate:.2f}"
-    return f"{m.estimate:.2f} [{m.lower:.2f}, {m.upper:.2f}]"
+    return "—" if m is None else fmt_estimate(m.estimate, m.lower, m.upper, 2, degenerate="")
 
 
 def proof_markdown(proof: CalibrationProof, title: str) -> str:

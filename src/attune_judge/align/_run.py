@@ -3,7 +3,6 @@ after, fit the score map, prove on the held-out items, and save the aligned judg
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -167,11 +166,27 @@ def _metric_kind(config: AlignConfig, pairs: bool) -> MetricKind:
     return kind
 
 
-def _limit(data: AlignData, limit: int | None) -> list[LabelledItem]:
-    if not limit:
-        return data.items
-    keep = set(sorted({li.cluster for li in data.items})[:limit])
-    return [li for li in data.items if li.cluster in keep]
+def _load_split(
+    config: Any, check: Callable[[AlignData], object] = lambda data: None
+) -> tuple[AlignData, Any, list[LabelledItem], Split]:
+    """``config``'s labels (``--out`` checked first; ``check`` sees them), the items of the
+    first ``--limit`` conversations, and their split by conversation."""
+    _check_out(Path(config.out))
+    data, rubric = load_align_data(
+        config.labels,
+        items=config.items,
+        rubric=config.rubric,
+        use_reference=config.use_reference,
+        raters=config.raters,
+    )
+    check(data)
+    items = data.items
+    if config.limit:
+        keep = set(sorted({li.cluster for li in data.items})[: config.limit])
+        items = [li for li in data.items if li.cluster in keep]
+    ids, clusters = [li.item.item_id for li in items], [li.cluster for li in items]
+    split = cluster_split(ids, clusters, seed=config.seed, fractions=config.split)
+    return data, rubric, items, split
 
 
 def align_judge(
@@ -199,29 +214,17 @@ def align_judge(
         ``--out``.
     """
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache
+    from attune_judge.lm import configure_cache_from_env
 
     if config.method != "optimize":
         raise UserError("align_judge optimises; --method calibrate is calibrate_judge")
     start = time.monotonic()
     out = Path(config.out)
-    _check_out(out)
-    data, rubric = load_align_data(
-        config.labels,
-        items=config.items,
-        rubric=config.rubric,
-        use_reference=config.use_reference,
-        raters=config.raters,
+    data, rubric, items, split = _load_split(
+        config, lambda data: _metric_kind(config, data.kind == "preferences")
     )
     pairs = data.kind == "preferences"
     kind = _metric_kind(config, pairs)
-    items = _limit(data, config.limit)
-    split = cluster_split(
-        [li.item.item_id for li in items],
-        [li.cluster for li in items],
-        seed=config.seed,
-        fractions=config.split,
-    )
     part = {iid: name for name, ids in split.items.items() for iid in ids}
     train = [li for li in items if part[li.item.item_id] == "train"]
     dev = [li for li in items if part[li.item.item_id] == "dev"]
@@ -233,7 +236,7 @@ def align_judge(
         f"test {len(test)} {what} (test held out from the optimizer)"
     )
     # the request cache: a re-run of a killed align pays nothing for the calls already made
-    configure_cache(os.environ.get("ATTUNE_CACHE_DIR"))
+    configure_cache_from_env()
     # the one-call program is what DSPy optimises: sampled scores, all criteria in one answer
     options: dict[str, Any] = {"reasoning": config.reasoning}
     if not pairs:

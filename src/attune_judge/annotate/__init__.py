@@ -7,28 +7,22 @@ reads; labels go to a SQLite database (:class:`LabelStore`), one committed trans
 probabilities. The JSON API is documented in :mod:`attune_judge.annotate._app`.
 """
 
-from attune_judge.annotate._agreement import agreement, annotator_alpha
-from attune_judge.annotate._answers import check_answers
-from attune_judge.annotate._export import export_labels, import_labelstudio, store_rubric
+from attune_judge.annotate._agreement import agreement
+from attune_judge.annotate._export import export_labels, import_labelstudio
 from attune_judge.annotate._items import load_items, swapped
 from attune_judge.annotate._sample import conversations_needed, sample_items
-from attune_judge.annotate._serve import is_loopback, prepare, serve
-from attune_judge.annotate._store import LEASE_S, LabelStore
+from attune_judge.annotate._serve import prepare, serve
+from attune_judge.annotate._store import LabelStore
 
 __all__ = [
-    "LEASE_S",
     "LabelStore",
     "agreement",
-    "annotator_alpha",
-    "check_answers",
     "conversations_needed",
     "export_labels",
     "import_labelstudio",
-    "is_loopback",
     "load_items",
     "prepare",
     "sample_items",
     "serve",
-    "store_rubric",
     "swapped",
 ]

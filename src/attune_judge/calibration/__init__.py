@@ -53,24 +53,19 @@ from attune_judge.calibration._behaviour_agreement import (
 from attune_judge.calibration._bias import (
     PositionBias,
     length_effect,
-    pair_both_orders,
     position_bias,
 )
 from attune_judge.calibration._bootstrap import (
     MIN_CLUSTERS,
-    ClusterSums,
     bootstrap_statistic,
     bootstrap_weights,
-    cluster_robust_covariance,
     few_clusters_warning,
     interval_endpoints,
-    ratio_replicates,
 )
 from attune_judge.calibration._bounded import check_level, interval_warnings
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
-    bt_identifiable,
     bt_sandwich_covariance,
     fit_bradley_terry_batch,
     win_tables,
@@ -91,6 +86,7 @@ from attune_judge.calibration._leaderboard import (
 )
 from attune_judge.calibration._markdown import (
     calibration_markdown,
+    fmt_estimate,
     fmt_metric,
     leaderboard_markdown,
     preference_markdown,
@@ -114,7 +110,6 @@ from attune_judge.calibration._ppi_plus import (
 from attune_judge.calibration._preference import (
     judge_preferences_from_scores,
     preference_agreement,
-    scores_to_verdict,
 )
 from attune_judge.calibration._preference_baselines import (
     compare_preferences,
@@ -136,12 +131,10 @@ from attune_judge.calibration._rank_agreement import (
     tau_b_rows,
 )
 from attune_judge.calibration._ranksets import (
-    StudentizedDraws,
     arena_rank_upper_bound,
     rank_confidence_sets,
     rank_probabilities,
     ranks_of,
-    simulate_max_critical_value,
 )
 from attune_judge.calibration._raters import (
     HumanCeiling,
@@ -151,6 +144,7 @@ from attune_judge.calibration._raters import (
     human_ceiling,
     pairwise_matrix,
 )
+from attune_judge.calibration._ratio import ClusterSums, cluster_robust_covariance, ratio_replicates
 from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
 from attune_judge.calibration._report import CalibrationReport, JudgeReport, calibrate
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
@@ -193,7 +187,6 @@ __all__ = [
     "RatingTable",
     "ResultModel",
     "SensitivityAnalysis",
-    "StudentizedDraws",
     "VarianceComponent",
     "VarianceDecomposition",
     "VariantRanking",
@@ -212,7 +205,6 @@ __all__ = [
     "bootstrap_weights",
     "bradley_terry",
     "brier_score",
-    "bt_identifiable",
     "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
@@ -225,6 +217,7 @@ __all__ = [
     "few_clusters_warning",
     "fit_bradley_terry_batch",
     "fleiss_kappa",
+    "fmt_estimate",
     "fmt_metric",
     "group_agreement",
     "gwet_ac1",
@@ -249,7 +242,6 @@ __all__ = [
     "leaderboard_markdown",
     "length_effect",
     "pair_agreement",
-    "pair_both_orders",
     "paired_cluster_bootstrap",
     "pairwise_matrix",
     "panel_agreement",
@@ -270,8 +262,6 @@ __all__ = [
     "ratings_to_table",
     "ratio_replicates",
     "reliability_diagram",
-    "scores_to_verdict",
-    "simulate_max_critical_value",
     "tau_b_rows",
     "weighted_spearman",
     "win_tables",

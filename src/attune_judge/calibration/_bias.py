@@ -7,8 +7,8 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge.calibration._bootstrap import ClusterSums
 from attune_judge.calibration._means import paired_cluster_bootstrap
+from attune_judge.calibration._ratio import ClusterSums
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.data import Preference
 from attune_judge.errors import UserError

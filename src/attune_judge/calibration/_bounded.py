@@ -32,6 +32,7 @@ Coverage in seeded simulations is in ``tests/calibration/test_coverage.py`` and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -204,7 +205,7 @@ def bounded_mean_endpoints(
     raw-scale studentized interval, whose union with the logit-scale one is returned.
     """
     if estimate is None or se is None or not np.isfinite(estimate) or not np.isfinite(se):
-        return Endpoints(None, None, "none", None, None, int(np.sum(np.isnan(reps))))
+        return Endpoints.missing(int(np.sum(np.isnan(reps))))
     if binary:
         return wilson_cluster_endpoints(
             estimate, se * se, bounds, n_clusters=n_clusters, kish=kish, level=level
@@ -220,15 +221,8 @@ def bounded_mean_endpoints(
     upper = min(max(float(ends.upper), float(raw.upper)), bounds[1])  # type: ignore[arg-type]
     if (lower, upper) == (ends.lower, ends.upper):
         return ends
-    return Endpoints(
-        lower,
-        upper,
-        ends.method,
-        ends.mc_error_lower,
-        ends.mc_error_upper,
-        ends.n_undefined,
-        join_notes(ends.note, "widened to the raw-scale studentized interval"),
-    )
+    note = join_notes(ends.note, "widened to the raw-scale studentized interval")
+    return replace(ends, lower=lower, upper=upper, note=note)
 
 
 def is_binary(
@@ -321,7 +315,7 @@ def mover_endpoints(
         or est_k is None
         or None in (ends_j.lower, ends_j.upper, ends_k.lower, ends_k.upper)
     ):
-        return Endpoints(None, None, "none", None, None, 0, join_notes(ends_j.note, ends_k.note))
+        return Endpoints.missing(0, join_notes(ends_j.note, ends_k.note))
     lj, uj = float(ends_j.lower), float(ends_j.upper)  # type: ignore[arg-type]
     lk, uk = float(ends_k.lower), float(ends_k.upper)  # type: ignore[arg-type]
     r = corr if np.isfinite(corr) else 0.0

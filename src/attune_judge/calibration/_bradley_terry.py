@@ -44,6 +44,7 @@ from attune_judge.calibration._ranksets import (
     RankProbabilities,
     RankSets,
     StudentizedDraws,
+    no_rank_claims,
     rank_confidence_sets,
     rank_probabilities,
 )
@@ -273,19 +274,14 @@ def bradley_terry(
             Metric(
                 name=f"bt_strength[{name}]",
                 estimate=est,
-                lower=e.lower,
-                upper=e.upper,
+                **e.metric_fields(),
                 level=level,
-                method=e.method,
                 requested_method=method,
                 B=B,
                 seed=seed,
                 scheme="poisson" if scheme == "poisson" else "multinomial",
                 n_clusters=C,
                 n=round(float(T[:, m, :].sum() + T[:, :, m].sum())),
-                mc_error_lower=e.mc_error_lower,
-                mc_error_upper=e.mc_error_upper,
-                n_undefined_replicates=e.n_undefined,
                 note=e.note,
             )
         )
@@ -299,19 +295,7 @@ def bradley_terry(
             for kind in ("simultaneous", "marginal")
         )
     else:
-        sim, mar = (
-            RankSets(
-                labels=list(models),
-                kind=kind,
-                level=level,
-                lower=[1] * p,
-                upper=[p] * p,
-                critical_values=[],
-                n_draws=0,
-                seed=seed,
-            )
-            for kind in ("simultaneous", "marginal")
-        )
+        sim, mar = no_rank_claims(models, level, seed)
     del pair_t
     dropped = B - int(ok.sum())
     notes = []

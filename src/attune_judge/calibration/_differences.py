@@ -7,22 +7,24 @@ from collections.abc import Sequence
 import numpy as np
 
 from attune_judge.calibration._bootstrap import (
-    ROUNDING,
     SINGLE_CLUSTER,
-    ClusterSums,
     Endpoints,
     FloatArray,
     bootstrap_weights,
-    cluster_robust_covariance,
     interval_endpoints,
-    ratio_replicate_variances,
-    ratio_replicates,
 )
 from attune_judge.calibration._bounded import Bounds, check_bounds, mover_endpoints
 from attune_judge.calibration._means import (
     cluster_mean_range,
     label_endpoints,
     studentized_or_percentile,
+)
+from attune_judge.calibration._ratio import (
+    ROUNDING,
+    ClusterSums,
+    cluster_robust_covariance,
+    ratio_replicate_variances,
+    ratio_replicates,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric
 
@@ -91,7 +93,7 @@ def difference_intervals(
             est_f = theta[j] - theta[k]
             est = float(est_f) if np.isfinite(est_f) else None
             if C < 2:
-                ends = Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER)
+                ends = Endpoints.missing(0, SINGLE_CLUSTER)
             elif label_ends is not None:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     r = cov[j, k] / np.sqrt(cov[j, j] * cov[k, k])
@@ -125,18 +127,13 @@ def difference_intervals(
                 Metric(
                     name=f"diff[{sums.labels[j]}-{sums.labels[k]}]",
                     estimate=est,
-                    lower=ends.lower,
-                    upper=ends.upper,
+                    **ends.metric_fields(),
                     level=level,
-                    method=ends.method,
                     requested_method=method,
                     B=len(W),
                     seed=seed,
                     n_clusters=int(np.sum((n[:, j] > 0) | (n[:, k] > 0))),
                     n=int(n[:, [j, k]].sum()),
-                    mc_error_lower=ends.mc_error_lower,
-                    mc_error_upper=ends.mc_error_upper,
-                    n_undefined_replicates=ends.n_undefined,
                     undefined_reason=None if est is not None else "a label has no observations",
                     note=ends.note,
                 )

@@ -11,6 +11,7 @@ actually used is recorded. Undefined (NaN) replicates are dropped and counted; a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -58,6 +59,23 @@ class Endpoints:
     n_undefined: int
     note: str | None = None
     """Why the interval is missing, that replicates were dropped, or that BCa fell back."""
+
+    @classmethod
+    def missing(cls, n_undefined: int, note: str | None = None) -> Endpoints:
+        """No interval (``method`` ``none``), with the undefined replicates and why."""
+        return cls(None, None, "none", None, None, n_undefined, note)
+
+    def metric_fields(self) -> dict[str, Any]:
+        """The fields of a :class:`~attune_judge.calibration.Metric` these endpoints fill
+        (bounds, method used, Monte-Carlo errors, undefined replicates)."""
+        return {
+            "lower": self.lower,
+            "upper": self.upper,
+            "method": self.method,
+            "mc_error_lower": self.mc_error_lower,
+            "mc_error_upper": self.mc_error_upper,
+            "n_undefined_replicates": self.n_undefined,
+        }
 
 
 def _mc_positions(n: int, q: float) -> list[int]:
@@ -136,16 +154,11 @@ def interval_endpoints(
     n_undef = int(len(reps) - len(finite))
     share = n_undef / len(reps) if len(reps) else 0.0
     if estimate is None or not np.isfinite(estimate) or len(finite) == 0 or method == "none":
-        return Endpoints(None, None, "none", None, None, n_undef)
+        return Endpoints.missing(n_undef)
     notes = []
     if n_undef:
         if share > max_undefined:
-            return Endpoints(
-                None,
-                None,
-                "none",
-                None,
-                None,
+            return Endpoints.missing(
                 n_undef,
                 f"no interval: the statistic is undefined on {n_undef} of {len(reps)} bootstrap "
                 f"replicates ({share:.0%}, more than {max_undefined:.0%}); an interval from the "
@@ -209,16 +222,11 @@ def studentized_endpoints(
         or not np.isfinite(se)
         or len(defined) == 0
     ):
-        return Endpoints(None, None, "none", None, None, n_undef)
+        return Endpoints.missing(n_undef)
     note = None
     if n_undef:
         if share > max_undefined:
-            return Endpoints(
-                None,
-                None,
-                "none",
-                None,
-                None,
+            return Endpoints.missing(
                 n_undef,
                 f"no interval: the statistic is undefined on {n_undef} of {len(t)} bootstrap "
                 f"replicates ({share:.0%}, more than {max_undefined:.0%})",
@@ -227,7 +235,7 @@ def studentized_endpoints(
     with np.errstate(invalid="ignore"):
         (q,), (mc_q,) = _quantiles_and_mc_errors(defined, [level])
     if not np.isfinite(q):
-        return Endpoints(None, None, "none", None, None, n_undef, DEGENERATE)
+        return Endpoints.missing(n_undef, DEGENERATE)
     mc = mc_q * se if np.all(np.isfinite(defined)) else None
     if q * se == 0:
         note = join_notes(note, ZERO_WIDTH)

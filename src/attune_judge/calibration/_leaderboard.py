@@ -8,12 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field, PrivateAttr
 
-from attune_judge.calibration._bootstrap import (
-    MIN_CLUSTERS,
-    ClusterSums,
-    FloatArray,
-    few_clusters_warning,
-)
+from attune_judge.calibration._bootstrap import MIN_CLUSTERS, FloatArray, few_clusters_warning
 from attune_judge.calibration._bounded import (
     Bounds,
     check_level,
@@ -26,10 +21,12 @@ from attune_judge.calibration._ranksets import (
     RankSets,
     StudentizedDraws,
     arena_rank_upper_bound,
+    no_rank_claims,
     rank_confidence_sets,
     rank_probabilities,
     ranks_of,
 )
+from attune_judge.calibration._ratio import ClusterSums
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
@@ -155,7 +152,7 @@ def leaderboard(
         chosen by simulation for few conversations; ``bca`` or ``percentile`` on request).
     n_draws
         Most bootstrap replicates used for the rank-set critical values (a bootstrap of the
-        max-t statistic, :class:`~attune_judge.calibration.StudentizedDraws`, on the first
+        max-t statistic, :class:`~attune_judge.calibration._maxt.StudentizedDraws`, on the first
         rows of the same cluster draws); also capped at ``4·10⁷ / models²`` so memory stays
         bounded (1,000 for 200 models).
     weights
@@ -270,19 +267,7 @@ def leaderboard_from_sums(
         )
         del draws
     else:
-        sim, mar = (
-            RankSets(
-                labels=list(names),
-                kind=kind,
-                level=level,
-                lower=[1] * p,
-                upper=[p] * p,
-                critical_values=[],
-                n_draws=0,
-                seed=seed,
-            )
-            for kind in ("simultaneous", "marginal")
-        )
+        sim, mar = no_rank_claims(names, level, seed)
     warnings += _rank_warnings(sim, mar, sums) if claims else []
     probs: RankProbabilities = rank_probabilities(boot.replicates, names, level)
     arena = arena_rank_upper_bound([m.lower for m in boot.means], [m.upper for m in boot.means])

@@ -8,11 +8,34 @@ from attune_judge.calibration._preference import PreferenceAgreement
 from attune_judge.calibration._report import CalibrationReport, DimensionReport
 from attune_judge.calibration._results import Metric
 
-__all__ = ["calibration_markdown", "fmt_metric", "leaderboard_markdown", "preference_markdown"]
+__all__ = [
+    "calibration_markdown",
+    "fmt_estimate",
+    "fmt_metric",
+    "leaderboard_markdown",
+    "preference_markdown",
+]
 
 
 def _f(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_estimate(
+    value: float | None,
+    lower: float | None,
+    upper: float | None,
+    digits: int = 3,
+    degenerate: str = " (degenerate)",
+) -> str:
+    """``0.512 [0.401, 0.623]``, ``0.512`` without an interval, ``—`` without a value; a
+    zero-width interval ends in ``degenerate``."""
+    if value is None:
+        return "—"
+    if lower is None or upper is None:
+        return _f(value, digits)
+    out = f"{_f(value, digits)} [{_f(lower, digits)}, {_f(upper, digits)}]"
+    return out + degenerate if lower == upper else out
 
 
 def fmt_metric(m: Metric | None, digits: int = 3) -> str:
@@ -34,7 +57,7 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
         if m.note and SINGLE_CLUSTER in m.note:
             return f"{_f(m.estimate, digits)} (no interval: a single conversation)"
         return _f(m.estimate, digits)
-    out = f"{_f(m.estimate, digits)} [{_f(m.lower, digits)}, {_f(m.upper, digits)}]"
+    out = fmt_estimate(m.estimate, m.lower, m.upper, digits, degenerate="")
     caveats = ["degenerate: zero width"] if m.lower == m.upper else []
     if m.requested_method in ("bca", "studentized") and m.method == "percentile":
         caveats.append(

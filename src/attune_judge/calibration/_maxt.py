@@ -45,7 +45,7 @@ class StudentizedDraws:
     """
 
     def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 1_000_000) -> None:
-        from attune_judge.calibration._bootstrap import (
+        from attune_judge.calibration._ratio import (
             ROUNDING,
             ClusterSums,
             cluster_robust_covariance,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -10,17 +11,12 @@ from pydantic import PrivateAttr
 
 from attune_judge.calibration._bootstrap import (
     DEGENERATE,
-    ROUNDING,
     SINGLE_CLUSTER,
-    ClusterSums,
     Endpoints,
     FloatArray,
     bootstrap_weights,
-    cluster_robust_covariance,
     interval_endpoints,
     join_notes,
-    ratio_replicate_variances,
-    ratio_replicates,
     studentized_endpoints,
 )
 from attune_judge.calibration._bounded import (
@@ -30,6 +26,13 @@ from attune_judge.calibration._bounded import (
     infer_bounds,
     is_binary,
     kish_clusters,
+)
+from attune_judge.calibration._ratio import (
+    ROUNDING,
+    ClusterSums,
+    cluster_robust_covariance,
+    ratio_replicate_variances,
+    ratio_replicates,
 )
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 
@@ -163,19 +166,14 @@ def paired_cluster_bootstrap(
             Metric(
                 name=f"mean[{label}]",
                 estimate=est,
-                lower=ends.lower,
-                upper=ends.upper,
+                **ends.metric_fields(),
                 level=level,
-                method=ends.method,
                 requested_method=method,
                 B=len(W),
                 seed=seed,
                 scheme="poisson" if scheme == "poisson" else "multinomial",
                 n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                 n=int(sums.counts[:, m].sum()),
-                mc_error_lower=ends.mc_error_lower,
-                mc_error_upper=ends.mc_error_upper,
-                n_undefined_replicates=ends.n_undefined,
                 undefined_reason=None if observed[m] else f"label {label!r} has no observations",
                 note=ends.note,
             )
@@ -212,7 +210,7 @@ def label_endpoints(
     theta = sums.estimate
     observed = sums.counts.sum(0) > 0
     if C < 2:
-        return [Endpoints(None, None, "none", None, None, 0, SINGLE_CLUSTER) for _ in range(M)]
+        return [Endpoints.missing(0, SINGLE_CLUSTER) for _ in range(M)]
     jack = sums.jackknife() if C >= 3 else None
     sd = (
         np.ascontiguousarray(np.sqrt(ratio_replicate_variances(sums, W, reps)).T)
@@ -243,29 +241,17 @@ def label_endpoints(
             bounds,
             None if sums.extremes is None else sums.extremes[m],
         )
-        if binary and bounds is not None:
-            out.append(
-                bounded_mean_endpoints(
-                    est,
-                    se,
-                    reps[m],
-                    sd[m],
-                    bounds,
-                    n_clusters=int(np.sum(sums.counts[:, m] > 0)),
-                    kish=float(kish[m]),
-                    level=level,
-                    binary=True,
-                )
-            )
-            continue
-        dev = reps[m] - theta[m]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tstar = dev / sd[m]
-        tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
-        raw = studentized_or_percentile(est, se, tstar, reps[m], level, span[m])
-        if bounds is None:
-            out.append(raw)
-            continue
+        raw = None
+        if not binary:
+            dev = reps[m] - theta[m]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                tstar = dev / sd[m]
+            tstar[dev == 0] = 0.0  # a replicate equal to the estimate deviates by 0, whatever SE*
+            raw = studentized_or_percentile(est, se, tstar, reps[m], level, span[m])
+            if bounds is None:
+                out.append(raw)
+                continue
+        assert bounds is not None  # a binary label has bounds
         out.append(
             bounded_mean_endpoints(
                 est,
@@ -276,6 +262,7 @@ def label_endpoints(
                 n_clusters=int(np.sum(sums.counts[:, m] > 0)),
                 kish=float(kish[m]),
                 level=level,
+                binary=binary,
                 raw=raw if widen else None,
             )
         )
@@ -328,15 +315,7 @@ def studentized_or_percentile(
     if why is None:
         return ends
     pct = interval_endpoints(est, reps, level=level, method="percentile")
-    return Endpoints(
-        pct.lower,
-        pct.upper,
-        pct.method,
-        pct.mc_error_lower,
-        pct.mc_error_upper,
-        pct.n_undefined,
-        join_notes(why, pct.note),
-    )
+    return replace(pct, note=join_notes(why, pct.note))
 
 
 def _replicate_covariance(reps: FloatArray, observed: NDArray[np.bool_]) -> FloatArray:

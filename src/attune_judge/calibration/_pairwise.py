@@ -26,7 +26,7 @@ Conventions
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from scipy import stats as sps
@@ -55,18 +55,7 @@ PairMetricName = Literal[
     "pearson",
     "mae",
 ]
-PAIR_METRICS: tuple[PairMetricName, ...] = (
-    "raw_agreement",
-    "cohen_kappa",
-    "cohen_kappa_linear",
-    "cohen_kappa_quadratic",
-    "scott_pi",
-    "gwet_ac1",
-    "spearman",
-    "kendall_tau_b",
-    "pearson",
-    "mae",
-)
+PAIR_METRICS: tuple[PairMetricName, ...] = get_args(PairMetricName)
 NUMERIC_ONLY = {
     "cohen_kappa_linear",
     "cohen_kappa_quadratic",

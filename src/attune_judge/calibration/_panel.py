@@ -24,9 +24,10 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from attune_judge.calibration._bootstrap import ClusterSums, interval_endpoints
+from attune_judge.calibration._bootstrap import interval_endpoints
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
+from attune_judge.calibration._ratio import ClusterSums
 from attune_judge.calibration._reliability import krippendorff_alpha
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration._table import ratings_to_table

@@ -15,13 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge.calibration._bootstrap import (
-    ClusterSums,
-    FloatArray,
-    bootstrap_weights,
-    interval_endpoints,
-    ratio_replicates,
-)
+from attune_judge.calibration._bootstrap import FloatArray, bootstrap_weights, interval_endpoints
+from attune_judge.calibration._ratio import ClusterSums, ratio_replicates
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 
@@ -63,18 +58,13 @@ def _metric(
     return Metric(
         name=name,
         estimate=float(est) if np.isfinite(est) else None,
-        lower=e.lower,
-        upper=e.upper,
+        **e.metric_fields(),
         level=level,
-        method=e.method,
         requested_method=method,
         B=B,
         seed=seed,
         n_clusters=C,
         n=n,
-        mc_error_lower=e.mc_error_lower,
-        mc_error_upper=e.mc_error_upper,
-        n_undefined_replicates=e.n_undefined,
     )
 
 

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 from pydantic import Field
 
 from attune_judge.calibration._bootstrap import MIN_CLUSTERS, FloatArray, few_clusters_warning
+from attune_judge.calibration._markdown import fmt_estimate
 from attune_judge.calibration._ppi_columns import PPIColumns, ppi_columns
 from attune_judge.calibration._ppi_estimator import PPIEstimate, _check, _estimate, _ModelParts
 from attune_judge.calibration._results import ResultModel
@@ -330,11 +331,7 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
     """The leaderboard as Markdown: per-model table and pairwise differences."""
 
     def cell(e: PPIEstimate) -> str:
-        if e.estimate is None:
-            return "—"
-        if e.lower is None or e.upper is None:
-            return f"{e.estimate:.3f}"
-        return f"{e.estimate:.3f} [{e.lower:.3f}, {e.upper:.3f}]"
+        return fmt_estimate(e.estimate, e.lower, e.upper, degenerate="")
 
     pct = f"{board.level:.0%}"
     lines = [

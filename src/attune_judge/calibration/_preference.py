@@ -16,9 +16,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from attune_judge.calibration._bootstrap import ClusterSums, few_clusters_warning
+from attune_judge.calibration._bootstrap import few_clusters_warning
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._pairwise import pair_agreement
+from attune_judge.calibration._ratio import ClusterSums
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._table import join_report
 from attune_judge.data import Preference

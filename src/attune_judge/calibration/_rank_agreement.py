@@ -7,12 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
-from attune_judge.calibration._bootstrap import (
-    ClusterSums,
-    FloatArray,
-    bootstrap_statistic,
-    ratio_replicates,
-)
+from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
+from attune_judge.calibration._ratio import ClusterSums, ratio_replicates
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.errors import UserError
 

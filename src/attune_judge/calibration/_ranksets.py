@@ -37,6 +37,7 @@ __all__ = [
     "RankSets",
     "StudentizedDraws",
     "arena_rank_upper_bound",
+    "no_rank_claims",
     "rank_confidence_sets",
     "rank_probabilities",
     "ranks_of",
@@ -73,6 +74,26 @@ class RankSets(ResultModel):
     """Where the critical values come from: ``N(0, Σ̂)`` draws, those moved to the t scale, or
     the bootstrap of the max-t statistic (:class:`StudentizedDraws`; the leaderboard's and
     Bradley–Terry's)."""
+
+
+def no_rank_claims(labels: Sequence[str], level: float, seed: int) -> tuple[RankSets, RankSets]:
+    """The (simultaneous, marginal) rank sets when no rank claim is made (too few clusters):
+    every label may take every rank."""
+    p = len(labels)
+    sim, mar = (
+        RankSets(
+            labels=list(labels),
+            kind=kind,
+            level=level,
+            lower=[1] * p,
+            upper=[p] * p,
+            critical_values=[],
+            n_draws=0,
+            seed=seed,
+        )
+        for kind in ("simultaneous", "marginal")
+    )
+    return sim, mar
 
 
 def ranks_of(theta: FloatArray) -> FloatArray:

@@ -202,11 +202,11 @@ def align(
     res = align_judge(config)
     p = res.proof
 
-    def line(name: str, m: object) -> None:
-        from attune_judge.cli._options import interval_cell
+    from attune_judge.calibration import fmt_estimate
 
+    def line(name: str, m: object) -> None:
         if m is not None:
-            print(f"  {name:<34} {interval_cell(m.estimate, m.lower, m.upper)}")  # type: ignore[attr-defined]
+            print(f"  {name:<34} {fmt_estimate(m.estimate, m.lower, m.upper)}")  # type: ignore[attr-defined]
 
     print(f"held-out agreement ({p.metric}) on {p.n_items} items, {p.n_clusters} conversations:")
     line("unaligned judge", p.before)
@@ -231,7 +231,7 @@ def align(
 
 def _print_calibrated(config: object) -> None:
     from attune_judge.align import calibrate_judge
-    from attune_judge.cli._options import interval_cell
+    from attune_judge.calibration import fmt_estimate
 
     res = calibrate_judge(config)
     p = res.proof
@@ -245,7 +245,7 @@ def _print_calibrated(config: object) -> None:
         rows += [(f"Δ {k}", v) for k, v in cp.differences.items()]
         for name, m in rows:
             if m:
-                cells = "  ".join(interval_cell(v.estimate, v.lower, v.upper) for v in m.values())
+                cells = "  ".join(fmt_estimate(v.estimate, v.lower, v.upper) for v in m.values())
                 print(f"    {name:<34} {cells}")
     print(p.verdict)
     print(

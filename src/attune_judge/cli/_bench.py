@@ -16,7 +16,6 @@ from attune_judge.cli._options import (
     RunDirOption,
     SeedOption,
     exit_if_stopped,
-    interval_cell,
     setup_logging,
     write_report_safely,
 )
@@ -50,9 +49,11 @@ def _jury(choice: JuryChoice) -> Any:
 
 
 def _cell(metric: Metric | None) -> str:
+    from attune_judge.calibration import fmt_estimate
+
     if metric is None:
-        return interval_cell(None, None, None)
-    return interval_cell(metric.estimate, metric.lower, metric.upper)
+        return "—"
+    return fmt_estimate(metric.estimate, metric.lower, metric.upper)
 
 
 def _print_summary(data: dict[str, Any], run_dir: Path) -> None:

@@ -52,7 +52,6 @@ __all__ = [
     "TimeoutOption",
     "WorkersOption",
     "exit_if_stopped",
-    "interval_cell",
     "setup_logging",
     "split_csv",
     "write_report_safely",
@@ -360,18 +359,6 @@ def split_csv(value: str | None) -> list[str] | None:
         return None
     parts = [v.strip() for v in value.split(",") if v.strip()]
     return parts or None
-
-
-def interval_cell(value: float | None, lower: float | None, upper: float | None) -> str:
-    """``0.512 [0.401, 0.623]``, ``0.512`` without an interval, ``—`` without a value; a
-    zero-width interval is marked ``(degenerate)``."""
-    if value is None:
-        return "—"
-    if lower is None or upper is None:
-        return f"{value:.3f}"
-    if lower == upper:
-        return f"{value:.3f} [{lower:.3f}, {upper:.3f}] (degenerate)"
-    return f"{value:.3f} [{lower:.3f}, {upper:.3f}]"
 
 
 def warn_degenerate(judges: Mapping[str, Any] | None) -> None:

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 rubric_app = typer.Typer(
-    help="List, show and check rubrics (built-in names or YAML files).", no_args_is_help=True,
+    help="List, show and check rubrics (built-in names or YAML files).",
+    no_args_is_help=True,
     rich_markup_mode=None,
 )
 

@@ -29,7 +29,6 @@ from attune_judge.cli._options import (
     ScoreModeOption,
     SeedOption,
     exit_if_stopped,
-    interval_cell,
     setup_logging,
     split_csv,
     warn_degenerate,
@@ -45,6 +44,8 @@ __all__ = ["register"]
 
 
 def _print_result(result: RunResult) -> None:
+    from attune_judge.calibration import fmt_estimate
+
     run = result.summary["run"]
     print(
         f"{result.run_dir}: {result.n_tasks} tasks, {result.n_skipped} already done, "
@@ -55,7 +56,7 @@ def _print_result(result: RunResult) -> None:
         print(f"judge {jid} ({block['label']})")
         for model, m in block["models"].items() if not block.get("pairwise") else ():
             score: dict[str, Any] = m.get("score") or {}
-            cell = interval_cell(score.get("mean"), score.get("lower"), score.get("upper"))
+            cell = fmt_estimate(score.get("mean"), score.get("lower"), score.get("upper"))
             failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
         board = block.get("leaderboard")
@@ -88,8 +89,10 @@ def _print_result(result: RunResult) -> None:
 
 
 def _metric(m: dict[str, Any] | None) -> str:
+    from attune_judge.calibration import fmt_estimate
+
     m = m or {}
-    return interval_cell(m.get("estimate"), m.get("lower"), m.get("upper"))
+    return fmt_estimate(m.get("estimate"), m.get("lower"), m.get("upper"))
 
 
 def _print_panel(p: dict[str, Any]) -> None:
@@ -114,6 +117,8 @@ def _print_panel(p: dict[str, Any]) -> None:
 
 
 def _print_pairwise(p: dict[str, Any]) -> None:
+    from attune_judge.calibration import fmt_estimate
+
     v = p["verdicts"]
     print(
         f"  pairs judged in both orders: {p['n_pairs']} (A {v['A']}, B {v['B']}, tie {v['tie']}, "
@@ -127,8 +132,8 @@ def _print_pairwise(p: dict[str, Any]) -> None:
         first, flip = bias["first_position_win_rate"], bias["flip_rate"]
         print(
             "  position bias: first-position win rate "
-            f"{interval_cell(first['estimate'], first['lower'], first['upper'])} (0.5 = none), "
-            f"flip rate {interval_cell(flip['estimate'], flip['lower'], flip['upper'])}"
+            f"{fmt_estimate(first['estimate'], first['lower'], first['upper'])} (0.5 = none), "
+            f"flip rate {fmt_estimate(flip['estimate'], flip['lower'], flip['upper'])}"
         )
 
 

@@ -80,19 +80,27 @@ def _report_unknown(unknown: list[str]) -> None:
         _log.warning("  ... and %d more", len(unknown) - _UNKNOWN_SHOWN)
 
 
+def _read_text(path: Path, problems: list[str]) -> str | None:
+    """The text of ``path``, or ``None`` with the problem noted (not UTF-8, unreadable)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        problems.append(str(not_utf8_error(path)))
+    except OSError as exc:
+        problems.append(f"{path}: cannot read: {exc}")
+    return None
+
+
 def _read_json_file(
     path: Path, out: list[Conversation], problems: list[str], unknown: list[str]
 ) -> None:
+    text = _read_text(path, problems)
+    if text is None:
+        return
     try:
-        obj = json.loads(path.read_text(encoding="utf-8-sig"))
+        obj = json.loads(text)
     except json.JSONDecodeError as exc:
         problems.append(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}")
-        return
-    except UnicodeDecodeError:
-        problems.append(str(not_utf8_error(path)))
-        return
-    except OSError as exc:
-        problems.append(f"{path}: cannot read: {exc}")
         return
     if isinstance(obj, list):
         for i, item in enumerate(obj):
@@ -104,15 +112,8 @@ def _read_json_file(
 def _read_jsonl_file(
     path: Path, out: list[Conversation], problems: list[str], unknown: list[str]
 ) -> None:
-    try:
-        lines = path.read_text(encoding="utf-8-sig").split("\n")
-    except UnicodeDecodeError:
-        problems.append(str(not_utf8_error(path)))
-        return
-    except OSError as exc:
-        problems.append(f"{path}: cannot read: {exc}")
-        return
-    for i, line in enumerate(lines, start=1):
+    text = _read_text(path, problems)
+    for i, line in enumerate([] if text is None else text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -3,25 +3,15 @@ DUO observers vs participants, bot model and style comparisons, the embedded loc
 short rubric-sensitivity run), written as one report with figures.
 
 Validating a judge itself (``attune-judge validate``, the recorded judges beside the experts)
-lives in :mod:`attune_judge.validate`; its names are re-exported here for existing callers.
+lives in :mod:`attune_judge.validate`; ``VALIDATION_SETS`` and ``validate_judge`` are re-exported
+here for existing callers.
 """
 
-from attune_judge.demo._duo import duo_analysis
 from attune_judge.demo._run import run_demo
-from attune_judge.demo._sensitivity import demo_sensitivity
-from attune_judge.validate import (
-    VALIDATION_SETS,
-    load_calibration_set,
-    recorded_judges_vs_experts,
-    validate_judge,
-)
+from attune_judge.validate import VALIDATION_SETS, validate_judge
 
 __all__ = [
     "VALIDATION_SETS",
-    "demo_sensitivity",
-    "duo_analysis",
-    "load_calibration_set",
-    "recorded_judges_vs_experts",
     "run_demo",
     "validate_judge",
 ]

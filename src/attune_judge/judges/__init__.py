@@ -10,25 +10,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.judges._base import (
-    CallOutcome,
     call_program,
     failure_judgment,
     format_conversation,
     hash_spec,
-    is_retryable,
     item_judgment,
-    judge_spec,
 )
 from attune_judge.judges._baselines import (
     LengthJudge,
     LexicalJudge,
-    lcs_length,
-    rouge_l_f1,
-    token_f1,
     tokens,
 )
-from attune_judge.judges._criterion_prompt import CriterionDemo, criterion_messages
-from attune_judge.judges._distribution import WARN_OUT_OF_SCALE, read_distribution
+from attune_judge.judges._criterion_prompt import CriterionDemo
+from attune_judge.judges._distribution import WARN_OUT_OF_SCALE
 from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge
 from attune_judge.judges._protocol import AsyncJudge, Judge
 
@@ -41,12 +35,11 @@ if TYPE_CHECKING:
         JudgeOptions,
         build_judge,
         build_jury,
-        resolve_judge_lm,
     )
     from attune_judge.judges._items import attach_behaviour_items, pairwise_items_from_preferences
     from attune_judge.judges._judge_item import judge_item, read_judge_item
     from attune_judge.judges._jury import Jury, JuryMethod, combine
-    from attune_judge.judges._pairwise import PairwiseJudge, pairwise_item, reconcile
+    from attune_judge.judges._pairwise import PairwiseJudge, pairwise_item
     from attune_judge.judges._reference import ReferenceJudge
 
 _LAZY = {
@@ -67,8 +60,6 @@ _LAZY = {
     "pairwise_item": "_pairwise",
     "pairwise_items_from_preferences": "_items",
     "read_judge_item": "_judge_item",
-    "reconcile": "_pairwise",
-    "resolve_judge_lm": "_factory",
 }
 """Names whose modules import DSPy (judges subclass ``dspy.Module``): imported on
 first use, so importing this package (the runner does) stays free of DSPy."""
@@ -90,7 +81,6 @@ __all__ = [
     "WARN_OUT_OF_SCALE",
     "AsyncJudge",
     "BehaviourJudge",
-    "CallOutcome",
     "CriterionDemo",
     "CriterionJudge",
     "Judge",
@@ -107,22 +97,13 @@ __all__ = [
     "build_jury",
     "call_program",
     "combine",
-    "criterion_messages",
     "failure_judgment",
     "format_conversation",
     "hash_spec",
-    "is_retryable",
     "item_judgment",
     "judge_item",
-    "judge_spec",
-    "lcs_length",
     "pairwise_item",
     "pairwise_items_from_preferences",
-    "read_distribution",
     "read_judge_item",
-    "reconcile",
-    "resolve_judge_lm",
-    "rouge_l_f1",
-    "token_f1",
     "tokens",
 ]

@@ -5,10 +5,8 @@ api_base="http://host:port/v1")`` reaches vLLM, llama.cpp or any OpenAI-compatib
 any other DSPy model string works with its provider's key variable set.
 """
 
-from attune_judge.lm._adapter import make_adapter, output_schema, response_format_for
-from attune_judge.lm._cache import redacted_copy
+from attune_judge.lm._adapter import make_adapter
 from attune_judge.lm._calls import (
-    HISTORY_KEEP,
     CallRecorder,
     evict,
     retry_after_of,
@@ -16,50 +14,44 @@ from attune_judge.lm._calls import (
     typed_call_kwargs,
 )
 from attune_judge.lm._errors import is_transient_error
-from attune_judge.lm._handle import ModelHandle, model_handle, register_model, server_identity
+from attune_judge.lm._handle import (
+    ModelHandle,
+    lm_response_format,
+    lm_spec,
+    model_handle,
+    register_model,
+    server_identity,
+)
 from attune_judge.lm._local import default_gguf_path
 from attune_judge.lm._log import library_output_to
 from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
-from attune_judge.lm._prefix import suggest_model
 from attune_judge.lm._resolve import (
     check_model,
     configure_cache,
     configure_cache_from_env,
-    lm_response_format,
-    lm_spec,
     resolve_lm,
     resolve_lm_from_settings,
 )
 from attune_judge.lm._settings import (
     LMSettings,
     ModelOptions,
-    env_int,
     env_setting,
     member_api_base,
     parse_model_spec,
     read_env,
 )
-from attune_judge.lm._strict import check_value, strict_parse
-from attune_judge.lm._untrusted import (
-    QUOTED_PREFIX,
-    neutralize,
-    neutralize_markers,
-    untrusted,
-)
+from attune_judge.lm._untrusted import QUOTED_PREFIX, untrusted
 
 __all__ = [
-    "HISTORY_KEEP",
     "QUOTED_PREFIX",
     "CallRecorder",
     "LMSettings",
     "ModelHandle",
     "ModelOptions",
     "check_model",
-    "check_value",
     "configure_cache",
     "configure_cache_from_env",
     "default_gguf_path",
-    "env_int",
     "env_setting",
     "evict",
     "is_transient_error",
@@ -70,23 +62,16 @@ __all__ = [
     "make_response",
     "member_api_base",
     "model_handle",
-    "neutralize",
-    "neutralize_markers",
-    "output_schema",
     "parse_model_spec",
     "prompt_size",
     "read_env",
-    "redacted_copy",
     "register_model",
     "request_key",
     "request_messages",
     "resolve_lm",
     "resolve_lm_from_settings",
-    "response_format_for",
     "retry_after_of",
     "server_identity",
-    "strict_parse",
-    "suggest_model",
     "trim_history",
     "typed_call_kwargs",
     "untrusted",

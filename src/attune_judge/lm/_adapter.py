@@ -11,8 +11,8 @@ signature's output types (``Literal[1, ..., 7]`` becomes an integer ``enum``) an
   embedded model);
 - ``none``: nothing; ``auto``: DSPy's own choice.
 
-The same adapter reads answers strictly (:func:`attune_judge.lm.strict_parse`: one JSON object,
-exact types, nothing else) and defuses DSPy field markers inside every input value
+The same adapter reads answers strictly (:func:`attune_judge.lm._strict.strict_parse`: one JSON
+object, exact types, nothing else) and defuses DSPy field markers inside every input value
 (:mod:`attune_judge.lm._untrusted`).
 
 Per-judgment cost (the client's CPU is what limits a run against a fast server): what depends

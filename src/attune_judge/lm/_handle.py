@@ -23,7 +23,16 @@ from typing import Any, TypeVar
 from attune_judge._secrets import redact_url
 from attune_judge.lm._settings import ResponseFormat
 
-__all__ = ["ModelHandle", "model_handle", "register_model", "server_identity", "server_of"]
+__all__ = [
+    "ModelHandle",
+    "lm_model_string",
+    "lm_response_format",
+    "lm_spec",
+    "model_handle",
+    "register_model",
+    "server_identity",
+    "server_of",
+]
 
 _LM = TypeVar("_LM")
 
@@ -106,3 +115,30 @@ def server_of(api_base: str | None) -> tuple[str | None, int | None]:
         return None, None
     shown = redact_url(str(base).rstrip("/"))
     return shown, int(hashlib.sha256(shown.encode("utf-8")).hexdigest()[:12], 16)
+
+
+def lm_model_string(lm: Any) -> str:
+    """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
+    return model_handle(lm).model
+
+
+def lm_response_format(lm: Any) -> ResponseFormat:
+    """The JSON policy recorded for ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
+    return model_handle(lm).response_format
+
+
+def lm_spec(lm: Any) -> dict[str, Any]:
+    """JSON-serialisable identity of ``lm`` for judge specs: model string (the served name),
+    decoding, response format and, for an OpenAI-compatible server, its address."""
+    kwargs = dict(getattr(lm, "kwargs", {}) or {})
+    spec = {
+        "lm": lm_model_string(lm),
+        "temperature": kwargs.get("temperature"),
+        "max_tokens": kwargs.get("max_tokens", kwargs.get("max_completion_tokens")),
+        "seed": kwargs.get("seed"),
+        "response_format": lm_response_format(lm),
+    }
+    server = model_handle(lm).server
+    if server is not None:  # absent otherwise, so hosted and embedded judges keep their ids
+        spec["api_base"] = server
+    return spec

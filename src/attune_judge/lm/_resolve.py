@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
 from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
-from attune_judge.lm._handle import model_handle, register_model, server_of
+from attune_judge.lm._handle import register_model, server_of
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import (
     LMSettings,
@@ -34,9 +34,6 @@ __all__ = [
     "configure_cache",
     "configure_cache_from_env",
     "default_response_format",
-    "lm_model_string",
-    "lm_response_format",
-    "lm_spec",
     "resolve_lm",
     "resolve_lm_from_settings",
     "resolve_timeout",
@@ -381,30 +378,3 @@ def resolve_lm_from_settings(
         response_format=settings.response_format,
         **kwargs,
     )
-
-
-def lm_model_string(lm: Any) -> str:
-    """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
-    return model_handle(lm).model
-
-
-def lm_response_format(lm: Any) -> ResponseFormat:
-    """The JSON policy recorded for ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
-    return model_handle(lm).response_format
-
-
-def lm_spec(lm: Any) -> dict[str, Any]:
-    """JSON-serialisable identity of ``lm`` for judge specs: model string (the served name),
-    decoding, response format and, for an OpenAI-compatible server, its address."""
-    kwargs = dict(getattr(lm, "kwargs", {}) or {})
-    spec = {
-        "lm": lm_model_string(lm),
-        "temperature": kwargs.get("temperature"),
-        "max_tokens": kwargs.get("max_tokens", kwargs.get("max_completion_tokens")),
-        "seed": kwargs.get("seed"),
-        "response_format": lm_response_format(lm),
-    }
-    server = model_handle(lm).server
-    if server is not None:  # absent otherwise, so hosted and embedded judges keep their ids
-        spec["api_base"] = server
-    return spec

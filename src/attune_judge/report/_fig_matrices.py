@@ -71,14 +71,18 @@ def _heatmap(
     col_labels: Sequence[str],
     grid: list[list[float]],
     *,
-    cmap: str,
-    vmin: float,
+    cmap: str = SEQUENTIAL_CMAP,
+    vmin: float | None = None,
     vmax: float,
-    digits: int,
+    digits: int = 2,
     colorbar_label: str,
 ) -> tuple[Any, Any, Any]:
+    """The figure, axes and colour bar of a heatmap of ``grid``; ``vmin`` defaults to 0, or the
+    smallest value when negative."""
     import numpy as np
 
+    if vmin is None:
+        vmin = min([0.0, *(v for r in grid for v in r if v == v)])
     n_r, n_c = len(row_labels), len(col_labels)
     fig, ax = new_figure(max(5.6, 2.2 + 0.7 * n_c), max(3.4, 1.7 + 0.5 * n_r))
     data = np.ma.masked_invalid(np.asarray(grid, dtype=float))
@@ -123,18 +127,7 @@ def agreement_heatmap(
     """
     n = len(raters)
     grid = _as_grid("agreement_heatmap", matrix, n, n)
-    if vmin is None:
-        vmin = min([0.0, *(v for r in grid for v in r if v == v)])
-    fig, ax, cbar = _heatmap(
-        raters,
-        raters,
-        grid,
-        cmap=SEQUENTIAL_CMAP,
-        vmin=vmin,
-        vmax=vmax,
-        digits=2,
-        colorbar_label=metric,
-    )
+    fig, ax, cbar = _heatmap(raters, raters, grid, vmin=vmin, vmax=vmax, colorbar_label=metric)
     from matplotlib.patches import Rectangle
 
     marked = [i for i, r in enumerate(raters) if r in set(highlight)]
@@ -353,17 +346,8 @@ def value_heatmap(
     """Any rows × columns table of one statistic (e.g. dimensions × judges), values written in
     the cells; an optional reference value (the human ceiling) is marked on the colour bar."""
     grid = _as_grid("value_heatmap", matrix, len(row_labels), len(col_labels))
-    if vmin is None:
-        vmin = min([0.0, *(v for r in grid for v in r if v == v)])
     fig, ax, cbar = _heatmap(
-        row_labels,
-        col_labels,
-        grid,
-        cmap=SEQUENTIAL_CMAP,
-        vmin=vmin,
-        vmax=vmax,
-        digits=2,
-        colorbar_label=metric,
+        row_labels, col_labels, grid, vmin=vmin, vmax=vmax, colorbar_label=metric
     )
     c = to_float(ceiling)
     extra = list(notes)

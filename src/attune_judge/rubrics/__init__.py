@@ -12,19 +12,20 @@ from attune_judge.rubrics._load import (
     parse_rubric,
     read_yaml,
     validate_mapping,
-    yaml_location,
 )
-from attune_judge.rubrics._model import Criterion, Rubric, RubricKind, Scale
+from attune_judge.rubrics._model import (
+    Criterion,
+    Rubric,
+    Scale,
+)
 
 __all__ = [
     "Criterion",
     "Rubric",
-    "RubricKind",
     "Scale",
     "available_rubrics",
     "load_rubric",
     "parse_rubric",
     "read_yaml",
     "validate_mapping",
-    "yaml_location",
 ]

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
-from attune_judge.lm._errors import is_transient_error
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._progress import make_progress
@@ -37,7 +36,6 @@ __all__ = [
     "GenerateResult",
     "draft_reply",
     "generate_candidates",
-    "is_transient",
     "make_responder",
     "run_generate",
 ]
@@ -70,10 +68,6 @@ def make_responder() -> dspy.Module:
     import dspy
 
     return dspy.Predict(_signature())
-
-
-is_transient = is_transient_error
-"""Whether an LM exception is transient (:func:`attune_judge.lm.is_transient_error`)."""
 
 
 class DraftError(RuntimeError):
@@ -278,81 +272,54 @@ def generate_candidates(
         The task function instead of one drafting with ``lm`` here (a :class:`DraftFn` for
         worker processes and Ray actors, which cannot receive ``lm``).
     """
+    from attune_judge.lm import lm_response_format, make_adapter
+
     out = Path(out)
     # one process at a time per candidates file: a second one would pay for every reply twice
     with lock_path(out.with_name(out.name + ".lock"), f"candidates file {out}"):
-        return _generate_locked(
-            items,
-            out,
+        start = time.perf_counter()
+        if adapter is None:
+            adapter = make_adapter(lm_response_format(lm))
+        done: set[tuple[str, int]] = set()
+        if out.exists():
+            cut_torn_tail(out)
+            for cand in iter_jsonl(out, Candidate, tolerate_torn_tail=True):
+                if cand.model == model:
+                    done.add((cand.conversation_id, cand.turn))
+        todo = [it for it in items if (it.conversation_id, it.turn) not in done]
+        fn = draft_fn or functools.partial(
+            _draft_one,
             lm=lm,
-            model=model,
+            module=make_responder(),
             adapter=adapter,
-            executor=executor,
-            max_concurrency=max_concurrency,
-            retry=retry,
-            quiet=quiet,
-            draft_fn=draft_fn,
+            model=model,
+            retry=retry or RetryPolicy(),
+            secrets=secret_values(),
         )
-
-
-def _generate_locked(
-    items: Sequence[JudgeItem],
-    out: Path,
-    *,
-    lm: dspy.LM,
-    model: str,
-    adapter: Any,
-    executor: Executor | None,
-    max_concurrency: int,
-    retry: RetryPolicy | None,
-    quiet: bool,
-    draft_fn: Callable[[JudgeItem], Candidate | str] | None,
-) -> GenerateResult:
-    from attune_judge.lm import lm_response_format, make_adapter
-
-    start = time.perf_counter()
-    if adapter is None:
-        adapter = make_adapter(lm_response_format(lm))
-    done: set[tuple[str, int]] = set()
-    if out.exists():
-        cut_torn_tail(out)
-        for cand in iter_jsonl(out, Candidate, tolerate_torn_tail=True):
-            if cand.model == model:
-                done.add((cand.conversation_id, cand.turn))
-    todo = [it for it in items if (it.conversation_id, it.turn) not in done]
-    fn = draft_fn or functools.partial(
-        _draft_one,
-        lm=lm,
-        module=make_responder(),
-        adapter=adapter,
-        model=model,
-        retry=retry or RetryPolicy(),
-        secrets=secret_values(),
-    )
-    errors: list[str] = []
-    n_written = 0
-    runner = executor or ThreadExecutor(max_concurrency)
-    with (
-        JsonlAppender(out) as writer,
-        make_progress(len(todo), quiet=quiet, description="drafting") as bar,
-    ):
-        for result in runner.map_unordered(fn, todo, stop=threading.Event()):
-            if isinstance(result, Candidate):
-                writer.append(result)
-                n_written += 1
-            else:
-                errors.append(result)
-                log.warning("reply failed: %s", result)
-            bar.advance(failed=not isinstance(result, Candidate))
-    return GenerateResult(
-        out=out,
-        model=model,
-        n_turns=len(items),
-        n_skipped=len(items) - len(todo),
-        n_written=n_written,
-        errors=errors,
-        wall_time_s=time.perf_counter() - start,
-    )
+        errors: list[str] = []
+        n_written = 0
+        runner = executor or ThreadExecutor(max_concurrency)
+        with (
+            JsonlAppender(out) as writer,
+            make_progress(len(todo), quiet=quiet, description="drafting") as bar,
+        ):
+            for result in runner.map_unordered(fn, todo, stop=threading.Event()):
+                if isinstance(result, Candidate):
+                    writer.append(result)
+                    n_written += 1
+                else:
+                    errors.append(result)
+                    log.warning("reply failed: %s", result)
+                bar.advance(failed=not isinstance(result, Candidate))
+        return GenerateResult(
+            out=out,
+            model=model,
+            n_turns=len(items),
+            n_skipped=len(items) - len(todo),
+            n_written=n_written,
+            errors=errors,
+            wall_time_s=time.perf_counter() - start,
+        )
 
 
 def run_generate(

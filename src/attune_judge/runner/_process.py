@@ -17,7 +17,8 @@ makes a run CPU-bound. :class:`ProcessExecutor` spreads the tasks over ``workers
 - Results stream back to the parent, which alone writes the run directory: resume and crash
   guarantees are those of the thread executor.
 - Retries happen in the workers, as in the thread executor (the task function is pickled; see
-  :class:`~attune_judge.runner.JudgeTaskFn`); ``stop`` is relayed to them as a shared event.
+  :class:`~attune_judge.runner._executor.JudgeTaskFn`); ``stop`` is relayed to them as a shared
+  event.
 - A worker that dies (killed, segfault, out of memory) raises :class:`WorkerError` in the
   parent instead of hanging; its in-flight tasks are not recorded and a resume redoes them.
 
@@ -165,6 +166,17 @@ class WorkerPool:
         """Stop the workers (idempotent)."""
         raise NotImplementedError
 
+    def _wire(self, task: Any) -> Any:
+        """What crosses to a worker: a :class:`Task` as its item and judge id."""
+        if not isinstance(task, Task):
+            return task
+        if task.judge.judge_id not in self._judge_ids:
+            raise WorkerError(
+                f"the judge factory did not build judge {task.judge.judge_id!r} needed by the "
+                f"plan (the workers have {sorted(self._judge_ids)}): build the same judges"
+            )
+        return _TaskRef(task.item, task.judge.judge_id)
+
 
 class ProcessExecutor(WorkerPool):
     """Runs tasks in ``workers`` processes of ``ceil(max_concurrency / workers)`` threads each.
@@ -306,16 +318,6 @@ class ProcessExecutor(WorkerPool):
 
     # -- mapping ---------------------------------------------------------------------------
 
-    def _wire(self, task: Any) -> Any:
-        if not isinstance(task, Task):
-            return task
-        if task.judge.judge_id not in self._judge_ids:
-            raise WorkerError(
-                f"the judge factory did not build judge {task.judge.judge_id!r} needed by the "
-                f"plan (the workers have {sorted(self._judge_ids)}): build the same judges"
-            )
-        return _TaskRef(task.item, task.judge.judge_id)
-
     def map_unordered(
         self,
         fn: Callable[[T], R],
@@ -325,13 +327,7 @@ class ProcessExecutor(WorkerPool):
     ) -> Iterator[R]:
         """See :meth:`Executor.map_unordered`; ``fn`` and the tasks must be picklable (a
         :class:`Task` is sent as its item and judge id)."""
-        try:
-            fn_msg = _pack(("fn", fn))
-        except Exception as exc:
-            raise ValueError(
-                f"the task function cannot be sent to worker processes ({exc}): use a "
-                "module-level function or a picklable object such as JudgeTaskFn"
-            ) from exc
+        fn_msg = _pack_fn(("fn", fn), "worker processes")
         self.start()
         self._cancel.clear()
         for inbox in self._inboxes:
@@ -386,7 +382,19 @@ class _Deadline:
         return time.monotonic() > self._end
 
 
-def _pack(msg: tuple[Any, ...]) -> bytes:
+def _pack_fn(msg: Any, where: str) -> bytes:
+    """``msg`` holding the task function, pickled; a ``ValueError`` when it cannot go to
+    ``where``."""
+    try:
+        return _pack(msg)
+    except Exception as exc:
+        raise ValueError(
+            f"the task function cannot be sent to {where} ({exc}): use a module-level "
+            "function or a picklable object such as JudgeTaskFn"
+        ) from exc
+
+
+def _pack(msg: Any) -> bytes:
     """Pickle here, not in the queue's feeder thread, where a failure is only printed and the
     message lost (the receiver would wait for ever)."""
     return pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)

@@ -46,7 +46,14 @@ from typing import Any, TypeVar
 
 from attune_judge.errors import UserError
 from attune_judge.runner._plan import Task
-from attune_judge.runner._process import JudgeFactory, WorkerError, WorkerPool, _TaskRef
+from attune_judge.runner._process import (
+    JudgeFactory,
+    WorkerError,
+    WorkerPool,
+    _pack,
+    _pack_fn,
+    _TaskRef,
+)
 
 __all__ = ["CALLS_PER_S", "MAX_CHUNK", "RayExecutor", "import_ray"]
 
@@ -214,13 +221,17 @@ class RayExecutor(WorkerPool):
                 **self.init_kwargs,
             }
             address = self.address
-            if address is None and self._may_guard():
-                # a cluster of our own, torn down however this command ends (SIGKILL too)
-                from attune_judge.runner._ray_guard import start_guarded_cluster
+            from attune_judge.runner._ray_guard import (
+                may_guard,
+                start_guarded_cluster,
+                use_local_token,
+            )
 
+            if address is None and may_guard(self.init_kwargs):
+                # a cluster of our own, torn down however this command ends (SIGKILL too)
                 self._guard = start_guarded_cluster()
                 address = self._guard.address
-                _use_local_token()  # as ray.init does for a local cluster it finds itself
+                use_local_token()  # as ray.init does for a local cluster it finds itself
             try:
                 ray.init(address=address, **kwargs)
             except ConnectionError as exc:
@@ -234,22 +245,6 @@ class RayExecutor(WorkerPool):
                 raise
             self._owns_cluster = True
         return ray
-
-    def _may_guard(self) -> bool:
-        """Whether ``ray.init()`` would start a local cluster (no ``RAY_ADDRESS``, no cluster
-        ``ray start`` left here), which a guard can start instead (see ``_ray_guard.py``)."""
-        from ray._private.services import canonicalize_bootstrap_address
-
-        from attune_judge.runner._ray_guard import guard_supported
-
-        start_only = {"num_cpus", "num_gpus", "resources", "labels", "object_store_memory"}
-        if not guard_supported() or start_only & set(self.init_kwargs):
-            return False
-        try:
-            unset: Any = None  # Ray's own annotation says str; None is what ray.init() passes
-            return canonicalize_bootstrap_address(unset) is None
-        except Exception:  # an unreadable address file: let ray.init decide, as before
-            return False
 
     def _stop_guard(self) -> None:
         guard, self._guard = self._guard, None
@@ -302,17 +297,6 @@ class RayExecutor(WorkerPool):
 
     # -- mapping ---------------------------------------------------------------------------
 
-    def _wire(self, task: Any) -> bytes:
-        if isinstance(task, Task):
-            if task.judge.judge_id not in self._judge_ids:
-                raise WorkerError(
-                    f"the judge factory did not build judge {task.judge.judge_id!r} needed by "
-                    f"the plan (the workers have {sorted(self._judge_ids)}): build the same "
-                    "judges"
-                )
-            task = _TaskRef(task.item, task.judge.judge_id)
-        return _pack(task)
-
     def next_chunk_size(self, remaining: int | None = None) -> int:
         """``chunk_size`` if given; else 1 until a task's time t is measured, then
         ``ceil(max_concurrency / (CALLS_PER_S × t))``, at most :data:`MAX_CHUNK` and an even
@@ -335,13 +319,7 @@ class RayExecutor(WorkerPool):
     ) -> Iterator[R]:
         """See :meth:`Executor.map_unordered`; ``fn`` and the tasks must be picklable (a
         :class:`Task` is sent as its item and judge id)."""
-        try:
-            fn_blob = _pack(fn)
-        except Exception as exc:
-            raise ValueError(
-                f"the task function cannot be sent to Ray actors ({exc}): use a module-level "
-                "function or a picklable object such as JudgeTaskFn"
-            ) from exc
+        fn_blob = _pack_fn(fn, "Ray actors")
         self.start()
         ray = import_ray()
         ray.get([a.set_fn.remote(fn_blob) for a in self._actors])
@@ -366,7 +344,7 @@ class RayExecutor(WorkerPool):
                         remaining -= len(chunk)
                     wid = min(range(self.workers), key=calls.__getitem__)
                     call = self._actors[wid].run_chunk.options(num_returns="streaming")
-                    owner[call.remote([self._wire(t) for t in chunk])] = wid
+                    owner[call.remote([_pack(self._wire(t)) for t in chunk])] = wid
                     calls[wid] += 1
                 if not owner:
                     break
@@ -417,19 +395,3 @@ class RayExecutor(WorkerPool):
                 "in-flight tasks were not recorded (the same command resumes them)"
             ) from None
         yield from blobs
-
-
-def _use_local_token() -> None:
-    """Token authentication with this machine's token, which ``ray start`` enabled (Ray turns
-    it on only for a cluster it finds itself, never for an address it is given)."""
-    try:
-        from ray._private.authentication.authentication_token_setup import (
-            maybe_enable_token_auth_if_token_available,
-        )
-    except ImportError:  # pragma: no cover - a Ray without token authentication
-        return
-    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
-
-
-def _pack(obj: Any) -> bytes:
-    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)

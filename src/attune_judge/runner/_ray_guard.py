@@ -31,10 +31,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from attune_judge.errors import UserError
 
-__all__ = ["GuardedCluster", "guard_supported", "start_guarded_cluster"]
+__all__ = [
+    "GuardedCluster",
+    "guard_supported",
+    "may_guard",
+    "start_guarded_cluster",
+    "use_local_token",
+]
 
 _PR_SET_CHILD_SUBREAPER = 36
 _READY = "attune-ray-guard ready "
@@ -44,6 +51,33 @@ _GRACE_S = 5.0
 def guard_supported() -> bool:
     """Whether this platform can guard a cluster (Linux with ``/proc``)."""
     return sys.platform.startswith("linux") and Path("/proc/self/stat").exists()
+
+
+def may_guard(init_kwargs: dict[str, Any]) -> bool:
+    """Whether ``ray.init()`` would start a local cluster (no ``RAY_ADDRESS``, no cluster
+    ``ray start`` left here), which a guard can start instead."""
+    from ray._private.services import canonicalize_bootstrap_address
+
+    start_only = {"num_cpus", "num_gpus", "resources", "labels", "object_store_memory"}
+    if not guard_supported() or start_only & set(init_kwargs):
+        return False
+    try:
+        unset: Any = None  # Ray's own annotation says str; None is what ray.init() passes
+        return canonicalize_bootstrap_address(unset) is None
+    except Exception:  # an unreadable address file: let ray.init decide, as before
+        return False
+
+
+def use_local_token() -> None:
+    """Token authentication with this machine's token, which ``ray start`` enabled (Ray turns
+    it on only for a cluster it finds itself, never for an address it is given)."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # pragma: no cover - a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 class GuardedCluster:

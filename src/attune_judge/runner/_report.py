@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from attune_judge.calibration import fmt_estimate
+
 __all__ = ["render_report_md"]
 
 
@@ -17,13 +19,8 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 
 def _score_cell(score: Mapping[str, Any] | None) -> str:
-    if not score or score.get("mean") is None:
-        return "—"
-    lo, hi = score.get("lower"), score.get("upper")
-    if lo is None or hi is None:
-        return _fmt(score["mean"])
-    cell = f"{_fmt(score['mean'])} [{_fmt(lo)}, {_fmt(hi)}]"
-    return cell + " (degenerate)" if lo == hi else cell
+    score = score or {}
+    return fmt_estimate(score.get("mean"), score.get("lower"), score.get("upper"))
 
 
 def _level(models: Mapping[str, Any]) -> str:

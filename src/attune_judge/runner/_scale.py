@@ -8,14 +8,14 @@ command's config), so the parent and every worker hold judges with the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
 from attune_judge.runner._executor import Executor
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor
 
-__all__ = ["EXECUTOR_FIELDS", "ExecutorName", "scaled_executor"]
+__all__ = ["EXECUTOR_FIELDS", "ExecutorName", "config_executor", "run_arguments", "scaled_executor"]
 
 ExecutorName = Literal["thread", "process", "ray"]
 """``thread``: this process; ``process``: worker processes; ``ray``: Ray actors."""
@@ -62,3 +62,36 @@ def scaled_executor(
         yield executor
     finally:
         executor.close()
+
+
+def run_arguments(config: Any, *drop: str) -> dict[str, Any]:
+    """``config`` as a run's manifest records it: without the keys ``drop`` and, for thread
+    runs, without the executor fields (manifests of thread runs stay as they were)."""
+    args: dict[str, Any] = config.model_dump(mode="json")
+    for key in drop + (EXECUTOR_FIELDS if config.executor == "thread" else ()):
+        args.pop(key, None)
+    return args
+
+
+@contextmanager
+def config_executor(
+    config: Any,
+    executor: Executor | None,
+    build: Callable[..., Any],
+    own: str | None = None,
+) -> Iterator[Executor | None]:
+    """The executor a run command uses: the caller's ``executor``, else the one ``config`` asks
+    for (``executor``, ``workers``, ``max_concurrency``, ``ray_address``), whose workers build
+    their judges with ``build(config)``. ``own``: why components the caller built cannot go to
+    worker processes (a ``ValueError`` when ``config`` asks for them)."""
+    kind = config.executor if executor is None else "thread"
+    if kind != "thread" and own:
+        raise ValueError(f"executor={kind!r} {own}")
+    with scaled_executor(
+        kind,
+        JudgeFactory(build, (config,)),
+        workers=config.workers,
+        max_concurrency=config.max_concurrency,
+        ray_address=config.ray_address,
+    ) as scaled:
+        yield executor or scaled

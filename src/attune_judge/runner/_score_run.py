@@ -17,10 +17,9 @@ from attune_judge.runner._cost import Pricing
 from attune_judge.runner._executor import Executor
 from attune_judge.runner._inputs import fingerprint_inputs
 from attune_judge.runner._plan import Task, plan_tasks
-from attune_judge.runner._process import JudgeFactory
 from attune_judge.runner._result import RunResult
 from attune_judge.runner._run import run_tasks
-from attune_judge.runner._scale import EXECUTOR_FIELDS, scaled_executor
+from attune_judge.runner._scale import config_executor, run_arguments
 from attune_judge.runner._score import (
     ScoreConfig,
     build_score_judge,
@@ -102,15 +101,11 @@ def _check_references(config: ScoreConfig, judges: Sequence[Judge], items: Seque
 
 
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
-    args = config.model_dump(mode="json")
-    args.pop("quiet", None)
+    args = run_arguments(config, "quiet")
     if not config.model_options.as_kwargs():  # manifests without options stay as they were
         args.pop("model_options", None)
     if config.use_reference is None:
         args.pop("use_reference", None)
-    if config.executor == "thread":  # manifests of thread runs stay as they were
-        for key in EXECUTOR_FIELDS:
-            args.pop(key, None)
     return args
 
 
@@ -183,7 +178,7 @@ def _run(
             arguments=_arguments(config),
             inputs=inputs,
             data_fingerprint=fingerprint,
-            executor=executor or own,
+            executor=own,
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
             bootstrap_B=config.bootstrap_replicates,
@@ -206,16 +201,12 @@ def _scaled(
             f"--executor {kind} runs one judge per run: use a jury (--jury mean/median/"
             "majority) or --executor thread for several independent judges"
         )
-    if kind != "thread" and judges is not None:
-        raise ValueError(
-            f"executor={kind!r} builds the judge from the config in each worker; with your "
-            "own judges pass executor=ProcessExecutor(JudgeFactory(...)) (or RayExecutor) "
-            "instead"
-        )
-    return scaled_executor(
-        kind,
-        JudgeFactory(build_score_judge, (config,)),
-        workers=config.workers,
-        max_concurrency=config.max_concurrency,
-        ray_address=config.ray_address,
+    return config_executor(
+        config,
+        executor,
+        build_score_judge,
+        "builds the judge from the config in each worker; with your own judges pass "
+        "executor=ProcessExecutor(JudgeFactory(...)) (or RayExecutor) instead"
+        if judges is not None
+        else None,
     )

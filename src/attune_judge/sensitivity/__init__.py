@@ -23,19 +23,11 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 
 from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.sensitivity._analysis import analyze_sensitivity
-from attune_judge.sensitivity._perturb import (
-    change_scale,
-    drop_anchors,
-    paraphrase_criteria,
-    remove_criterion,
-    rescale_level,
-    shuffle_criteria,
-)
 from attune_judge.sensitivity._resolve import resolve_variants
 from attune_judge.sensitivity._run import SensitivityConfig, SensitivityResult, run_sensitivity
 from attune_judge.sensitivity._table import CriterionTable, ScoreTable
-from attune_judge.sensitivity._variance import is_proportional, variance_decomposition
-from attune_judge.sensitivity._variants import load_variants, parse_variants
+from attune_judge.sensitivity._variance import variance_decomposition
+from attune_judge.sensitivity._variants import load_variants
 
 __all__ = [
     "CriterionTable",
@@ -44,16 +36,8 @@ __all__ = [
     "SensitivityConfig",
     "SensitivityResult",
     "analyze_sensitivity",
-    "change_scale",
-    "drop_anchors",
-    "is_proportional",
     "load_variants",
-    "paraphrase_criteria",
-    "parse_variants",
-    "remove_criterion",
-    "rescale_level",
     "resolve_variants",
     "run_sensitivity",
-    "shuffle_criteria",
     "variance_decomposition",
 ]

@@ -71,18 +71,13 @@ def _metric(
     return Metric(
         name=name,
         estimate=estimate,
-        lower=ends.lower,
-        upper=ends.upper,
+        **ends.metric_fields(),
         level=level,
-        method=ends.method,
         requested_method="percentile",
         B=B,
         seed=seed,
         n_clusters=n_clusters,
         n=n,
-        mc_error_lower=ends.mc_error_lower,
-        mc_error_upper=ends.mc_error_upper,
-        n_undefined_replicates=ends.n_undefined,
         undefined_reason=None if estimate is not None else "no scores",
     )
 

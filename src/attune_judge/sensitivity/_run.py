@@ -143,45 +143,34 @@ def _judge(
     """Plan every (item, judge) task and run them with the runner, on ``config``'s executor;
     ``study`` adds the analysis to the summary (see ``run_tasks(extend_summary=...)``)."""
     from attune_judge.runner import (
-        EXECUTOR_FIELDS,
-        JudgeFactory,
+        config_executor,
         execution_options,
         fingerprint_inputs,
         plan_tasks,
+        run_arguments,
         run_tasks,
-        scaled_executor,
     )
 
     paths = [config.data, config.variants] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
     tasks = plan_tasks(items, judges)
-    arguments = config.model_dump(mode="json")
-    for key in ("quiet", "fsync"):
-        arguments.pop(key, None)
-    if config.executor == "thread":
-        for key in EXECUTOR_FIELDS:
-            arguments.pop(key, None)
-    kind = config.executor if executor is None else "thread"
-    if kind != "thread" and lm_factory is not None:
-        raise ValueError(
-            f"executor={kind!r} builds the judges from the config in each worker: pass no "
-            "lm_factory (or pass your own executor)"
-        )
-    with scaled_executor(
-        kind,
-        JudgeFactory(sensitivity_judges, (config,)),
-        workers=config.workers,
-        max_concurrency=config.max_concurrency,
-        ray_address=config.ray_address,
+    with config_executor(
+        config,
+        executor,
+        sensitivity_judges,
+        "builds the judges from the config in each worker: pass no lm_factory (or pass your "
+        "own executor)"
+        if lm_factory is not None
+        else None,
     ) as scaled:
         return run_tasks(
             config.out,
             tasks,
             command="sensitivity",
-            arguments=arguments,
+            arguments=run_arguments(config, "quiet", "fsync"),
             inputs=inputs,
             data_fingerprint=fingerprint,
-            executor=executor or scaled,
+            executor=scaled,
             **execution_options(config),
             fsync=config.fsync,
             bootstrap_B=B,

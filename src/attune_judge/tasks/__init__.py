@@ -9,16 +9,9 @@ run directory; :func:`analyse_records` ranks the models per task with intervals 
 how far the task rankings agree.
 """
 
-from attune_judge.tasks._emotion import EmotionTag, score_emotion, set_prf
-from attune_judge.tasks._records import TaskRecord
-from attune_judge.tasks._run import BenchConfig, parse_model_spec, run_bench
+from attune_judge.tasks._run import BenchConfig, run_bench
 
 __all__ = [
     "BenchConfig",
-    "EmotionTag",
-    "TaskRecord",
-    "parse_model_spec",
     "run_bench",
-    "score_emotion",
-    "set_prf",
 ]

@@ -192,13 +192,12 @@ def run_bench(
     from attune_judge.data import load_attunebench
     from attune_judge.lm import configure_cache_from_env
     from attune_judge.runner import (
-        EXECUTOR_FIELDS,
         FailureBudget,
-        JudgeFactory,
         Task,
+        config_executor,
         fingerprint_inputs,
+        run_arguments,
         run_tasks,
-        scaled_executor,
     )
 
     if len(set(config.models)) != len(config.models):
@@ -217,32 +216,24 @@ def run_bench(
     if not plan:
         raise UserError(f"{config.data}: no units to evaluate for tasks {config.tasks}")
     fingerprint, inputs = fingerprint_inputs([config.data])
-    arguments = config.model_dump(mode="json", exclude={"quiet"})
-    if config.executor == "thread":
-        for key in EXECUTOR_FIELDS:
-            arguments.pop(key, None)
-    kind = config.executor if executor is None else "thread"
-    if kind != "thread" and (lms is not None or judge_lm is not None):
-        raise ValueError(
-            f"executor={kind!r} builds the models from the config in each worker: pass no "
-            "lms or judge_lm (or pass your own executor)"
-        )
-    with scaled_executor(
-        kind,
-        JudgeFactory(bench_evaluators, (config,)),
-        workers=config.workers,
-        max_concurrency=config.max_concurrency,
-        ray_address=config.ray_address,
+    with config_executor(
+        config,
+        executor,
+        bench_evaluators,
+        "builds the models from the config in each worker: pass no lms or judge_lm (or pass "
+        "your own executor)"
+        if lms is not None or judge_lm is not None
+        else None,
     ) as scaled:
         result = run_tasks(
             config.out,
             plan,
             command="bench",
-            arguments=arguments,
+            arguments=run_arguments(config, "quiet"),
             inputs=inputs,
             data_fingerprint=fingerprint,
             seed=config.seed,
-            executor=executor or scaled,
+            executor=scaled,
             max_concurrency=config.max_concurrency,
             budget=FailureBudget(max_failure_rate=config.max_failure_rate),
             quiet=config.quiet,

@@ -33,12 +33,12 @@ from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._calibrated import calibrated_comparison
 from attune_judge.validate._recorded import judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
+from attune_judge.validate._scoring import run_validation_judge
 from attune_judge.validate._sets import VALIDATION_SETS, ValidationSet, load_calibration_set
 
 __all__ = [
     "ValidationResult",
     "validate_judge",
-    "validation_judge",
 ]
 
 log = logging.getLogger("attune_judge.validate")
@@ -49,122 +49,6 @@ def _items(spec: ValidationSet, human_ids: set[str], limit: int | None) -> list[
     items = [i for i in read_jsonl(path, JudgeItem) if spec.items(i) and i.item_id in human_ids]
     items.sort(key=lambda i: i.item_id)
     return items[:limit] if limit else items
-
-
-def validation_judge(
-    rubric: str,
-    lm: str,
-    api_base: str | None,
-    seed: int,
-    score_mode: str | None = None,
-    per_criterion: bool = False,
-    model_options: ModelOptions | None = None,
-    jury_lms: Sequence[str] | None = None,
-    jury: str = "mean",
-) -> Any:
-    """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
-    one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
-    from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env
-    from attune_judge.runner import judge_mode_options
-
-    if jury_lms:
-        from attune_judge.judges import Jury
-
-        if jury not in ("mean", "median", "majority"):
-            raise UserError(f"validate combines several models with a jury, not {jury!r}")
-        from attune_judge.lm import member_api_base
-
-        members = [
-            validation_judge(
-                rubric,
-                m,
-                member_api_base(m, api_base, jury=True),
-                seed,
-                score_mode,
-                per_criterion,
-                model_options,
-            )
-            for m in jury_lms
-        ]
-        return Jury(members, method=jury)  # type: ignore[arg-type]
-    configure_cache_from_env()
-    return build_judge(
-        rubric,
-        lm,
-        **judge_mode_options(rubric, score_mode, per_criterion),
-        use_reference=False,
-        api_base=api_base,
-        seed=seed,
-        num_retries=0,
-        **(model_options.as_kwargs() if model_options is not None else {}),
-    )
-
-
-def _run_judge(
-    out: Path,
-    rubric: str,
-    lm: str,
-    judge: Any,
-    *,
-    api_base: str | None,
-    seed: int,
-    B: int,
-    max_concurrency: int,
-    quiet: bool,
-    executor: str,
-    workers: int,
-    ray_address: str | None,
-    model_options: ModelOptions | None,
-    score_mode: str | None,
-    per_criterion: bool,
-    jury_lms: Sequence[str] | None,
-    jury: str,
-) -> Any:
-    """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
-    from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
-
-    factory = JudgeFactory(
-        validation_judge,
-        (
-            rubric,
-            lm,
-            api_base,
-            seed,
-            score_mode,
-            per_criterion,
-            model_options,
-            tuple(jury_lms) if jury_lms else None,
-            jury,
-        ),
-    )
-    if judge is None:
-        judge = factory.build()[0]
-    elif executor != "thread":
-        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
-    config = ScoreConfig(
-        data=out / "items.jsonl",
-        out=out / "run",
-        rubric=rubric,
-        lm=lm,
-        api_base=api_base,
-        max_concurrency=max_concurrency,
-        max_failure_rate=1.0,
-        seed=seed,
-        quiet=quiet,
-        bootstrap_replicates=max(B, 100),
-    )
-    with scaled_executor(
-        executor,
-        factory,
-        workers=workers,
-        max_concurrency=max_concurrency,
-        ray_address=ray_address,
-    ) as scaled:
-        result = run_score(config, judges=[judge], executor=scaled)
-    if result.stopped:
-        log.error("%s", result.stopped)  # the runner leaves reporting it to its caller
-    return judge
 
 
 def validate_judge(
@@ -242,7 +126,7 @@ def validate_judge(
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_jsonl(out / "items.jsonl", items)
-    judge = _run_judge(
+    judge = run_validation_judge(
         out,
         rubric or spec.rubric,
         lm,

@@ -7,23 +7,19 @@ items and a report of counts, unmatched ids and value ranges); :func:`write_resu
 from pathlib import Path
 
 from attune_judge.data.adapters._duo import convert_duo
-from attune_judge.data.adapters._empathic import EC_SOURCES, convert_empathic_communication
-from attune_judge.data.adapters._esconv import ESCONV_STRATEGIES, convert_esconv
-from attune_judge.data.adapters._ieval import convert_ieval, parse_ieval_chat_log
-from attune_judge.data.adapters._result import AdapterResult, parse_transcript, write_result
+from attune_judge.data.adapters._empathic import convert_empathic_communication
+from attune_judge.data.adapters._esconv import convert_esconv
+from attune_judge.data.adapters._ieval import convert_ieval
+from attune_judge.data.adapters._result import AdapterResult, write_result
 from attune_judge.errors import UserError
 
 __all__ = [
-    "EC_SOURCES",
-    "ESCONV_STRATEGIES",
     "AdapterResult",
     "convert",
     "convert_duo",
     "convert_empathic_communication",
     "convert_esconv",
     "convert_ieval",
-    "parse_ieval_chat_log",
-    "parse_transcript",
 ]
 
 
