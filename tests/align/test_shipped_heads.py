@@ -59,9 +59,10 @@ def test_a_shipped_head_fits_the_current_judge_and_gives_the_calibrated_row(name
     assert lines[0].startswith(f"calibrated with the shipped head {name}")
     test = set(json.loads((root / "split.json").read_text())["items"]["test"])
     ok = sorted(j.item_id for j in judgments if j.status == "ok" and j.item_id in test)
-    raw_total = data["uncalibrated"]["dimensions"]["total"]["agreement"]
-    cal_total = data["calibrated"]["dimensions"]["total"]["agreement"]
-    assert raw_total["n"] == cal_total["n"] == len(ok) >= 10
+    assert data.uncalibrated is not None and data.calibrated is not None
+    raw_total = data.uncalibrated.dimensions["total"].agreement
+    cal_total = data.calibrated.dimensions["total"].agreement
+    assert raw_total.n == cal_total.n == len(ok) >= 10
     # the calibrated ρ on the total: the head's scores (mean over criteria) against the
     # people's median of each person's mean, by scipy
     manifest = read_manifest(root)
@@ -78,6 +79,6 @@ def test_a_shipped_head_fits_the_current_judge_and_gives_the_calibrated_row(name
     for i in ok:
         scores = calibrate_judgment(head, rubric, by_j[i], by_item[i]).scores
         cal.append(statistics.mean(v for c, v in scores.items() if c in criteria))
-    assert cal_total["spearman"]["judge"]["estimate"] == pytest.approx(
+    assert cal_total.spearman["judge"].estimate == pytest.approx(
         stats.spearmanr(cal, people).statistic
     )
