@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,16 +12,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from attune_judge.align._artifact import ARTIFACT_FILE, AlignedJudgeManifest, artifact_hash
+from attune_judge.align._artifact import AlignedJudgeManifest, artifact_hash
 from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
+from attune_judge.align._save import write_align_run
 from attune_judge.align._split import Split
 from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
-from attune_judge.runs import AlignSummary, CommandManifest, write_manifest, write_summary
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
 
@@ -193,21 +192,7 @@ def _save(
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         versions={"attune-judge": __version__},
     )
-    (out / ARTIFACT_FILE).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
-    align = {
-        "manifest": manifest.model_dump(mode="json"),
-        "calibration_proof": proof.model_dump(mode="json"),
-    }
-    write_summary(out, AlignSummary(align=align))
-    write_manifest(
-        out,
-        CommandManifest(
-            command="align",
-            created_at=manifest.created_at,
-            arguments=json.loads(config.model_dump_json(exclude_none=True)),
-            versions=manifest.versions,
-        ),
-    )
+    write_align_run(out, manifest, config, calibration_proof=proof.model_dump(mode="json"))
     title = f"Calibrated judge: {config.lm} on {data.source}"
     (out / "report.md").write_text(proof_markdown(proof, title), encoding="utf-8")
     return manifest
