@@ -1,15 +1,19 @@
 """The README's llama.cpp recipe, run as written (issue 29): llama-cpp-python's server on the
 embedded GGUF, then ``score`` in both score modes, within the default request timeout.
 
-Only the GGUF path, the port and the output folders are substituted. Every judgment must be a
-model answer (ok, or a recorded ``parse_error`` of the tiny model), never an ``lm_error``: a
-request that ran into the timeout, or that generated until the context was full because the
-server ignored the token limit (``max_completion_tokens``), would be one.
+Only the GGUF path, the port and the output folders are substituted, and the sample
+conversation is cut to its first turn: what is checked is the server's limits and timeouts,
+which every turn meets alike (the whole conversation took three times as long).
+
+Every judgment must be a model answer (ok, or a recorded ``parse_error`` of the tiny model),
+never an ``lm_error``: a request that ran into the timeout, or that generated until the context
+was full because the server ignored the token limit (``max_completion_tokens``), would be one.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -81,7 +85,14 @@ def test_the_readme_llama_cpp_recipe_runs_in_both_score_modes(
             except OSError:
                 assert time.monotonic() < deadline, "llama_cpp.server did not start"
                 time.sleep(0.5)
+        sample = "data/samples/attunebench/conversation_5.json"
+        conversation = json.loads((REPO_ROOT / sample).read_text("utf-8"))
+        conversation["turns"] = conversation["turns"][:1]
+        first_turn = tmp_path / "conversation_5.json"
+        first_turn.write_text(json.dumps(conversation), "utf-8")
         for n, command in enumerate(commands):
+            assert sample in command
+            command = command.replace(sample, str(first_turn))
             args = shlex.split(command.replace("127.0.0.1:8000", f"127.0.0.1:{port}"))[1:]
             out = tmp_path / f"run{n}"
             args[args.index("-o") + 1] = str(out)

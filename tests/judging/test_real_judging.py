@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -35,10 +34,14 @@ def _cli(argv: list[str]) -> int:
     return int(stop.value.code or 0)
 
 
-def _one_conversation(tmp_path: Path) -> Path:
+def _one_conversation(tmp_path: Path, turns: int) -> Path:
+    """The first ``turns`` turns of one sample conversation (of 3): what is checked is the same
+    for every turn, and each turn costs the tiny model on two cores seconds per call."""
     folder = tmp_path / "data"
     folder.mkdir()
-    shutil.copy(SAMPLES / "conversation_5.json", folder / "conversation_5.json")
+    conversation = json.loads((SAMPLES / "conversation_5.json").read_text("utf-8"))
+    conversation["turns"] = conversation["turns"][:turns]
+    (folder / "conversation_5.json").write_text(json.dumps(conversation), "utf-8")
     return folder
 
 
@@ -50,7 +53,7 @@ def test_pairwise_through_the_llama_cpp_server(
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("ATTUNE_CACHE", "0")
-    data = _one_conversation(tmp_path)
+    data = _one_conversation(tmp_path, turns=1)
     run = tmp_path / "run"
     with llama_server("smollm2", tmp_path) as base:
         argv = ["score", str(data), "--rubric", "attunebench-pairwise", "-o", str(run), "-q"]
@@ -77,7 +80,7 @@ def test_pairwise_through_the_llama_cpp_server(
 
 
 def test_behaviour_items_with_the_embedded_model(tmp_path: Path) -> None:
-    data = _one_conversation(tmp_path)
+    data = _one_conversation(tmp_path, turns=2)
     run = tmp_path / "run"
     argv = ["score", str(data), "--rubric", "attunebench-behaviours", "-o", str(run), "-q"]
     code = _cli([*argv, "--models", "original", "--lm", "local", "--max-failure-rate", "1"])
