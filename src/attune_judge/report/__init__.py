@@ -13,7 +13,8 @@ these kinds of results (keys), each drawn by its own section builder:
 - ``recorded_judges`` / ``duo`` — the demo's parts.
 
 ``manifest.json`` adds the "What ran" section. Commands can also compose their own report from
-section builders, each of which takes plain data::
+section builders (``leaderboard_section`` takes a calibration ``Leaderboard`` or a
+``runs.BenchLeaderboard``)::
 
     from attune_judge.report import leaderboard_section, write_report
 
