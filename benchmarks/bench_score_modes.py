@@ -25,8 +25,8 @@ from typing import Any
 
 
 def _judges(set_name: str) -> dict[str, Any]:
-    from attune_judge.demo import VALIDATION_SETS
     from attune_judge.judges import build_judge
+    from attune_judge.validate import VALIDATION_SETS
 
     rubric = VALIDATION_SETS[set_name].rubric
     common: dict[str, Any] = {"cache": False, "seed": 0}
@@ -55,7 +55,7 @@ def main() -> None:
     args = parser.parse_args()
     from attune_judge._resources import shipped_dir
     from attune_judge.data import JudgeItem, read_jsonl
-    from attune_judge.demo import VALIDATION_SETS
+    from attune_judge.validate import VALIDATION_SETS
 
     spec = VALIDATION_SETS[args.set]
     items = sorted(

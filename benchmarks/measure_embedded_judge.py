@@ -25,9 +25,9 @@ from typing import Any
 
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
-from attune_judge.demo import VALIDATION_SETS
 from attune_judge.judges import CriterionDemo, LengthJudge, build_judge, format_conversation
 from attune_judge.judges._lexicon import LexiconJudge
+from attune_judge.validate import VALIDATION_SETS
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "expected": {"score_mode": "expected"},

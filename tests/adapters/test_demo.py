@@ -16,11 +16,11 @@ from scipy import stats
 
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
-from attune_judge.demo import run_demo, validate_judge
+from attune_judge.demo import run_demo
 from attune_judge.demo._duo import duo_analysis
 from attune_judge.errors import UserError
-from attune_judge.judges import tokens
-from attune_judge.validate import load_calibration_set, recorded_judges_vs_experts
+from attune_judge.judges._baselines import tokens
+from attune_judge.validate import load_calibration_set, recorded_judges_vs_experts, validate_judge
 from tests.adapters.test_expert_agreement import quadratic_kappa
 
 

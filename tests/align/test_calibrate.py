@@ -170,7 +170,7 @@ def test_cli_align_calibrate_then_score_with_the_judge(
     assert json.loads((art / "summary.json").read_text())["schema_version"] == SCHEMA_VERSION
     summary = read_summary(art)
     assert isinstance(summary, AlignSummary)
-    assert summary.align["calibration_proof"]["headline"].startswith("calibrated")
+    assert summary.align.calibration_proof.headline.startswith("calibrated")
     assert json.loads((art / "manifest.json").read_text())["command"] == "align"
     argv = ["score", str(items), "--judge", str(art), "--lm", "scripted/judge", "-o"]
     assert _main([*argv, str(tmp_path / "run"), "--B", "100"]) == 0

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from attune_judge.annotate import LabelStore, prepare, swapped
+from attune_judge.annotate import LabelStore, prepare
 from attune_judge.annotate._app import CSP, MAX_BODY, TOKEN_HEADER, make_app
+from attune_judge.annotate._items import swapped
 from attune_judge.rubrics import load_rubric
 from tests.annotate._fixtures import make_items, make_pairs, make_rubric
 

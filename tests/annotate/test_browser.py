@@ -255,8 +255,9 @@ def test_pairs_and_behaviours_are_answered_by_keyboard(tmp_path: Path) -> None:
     _require_browser()
     from playwright.sync_api import sync_playwright
 
-    from attune_judge.annotate import prepare, swapped
+    from attune_judge.annotate import prepare
     from attune_judge.annotate._app import make_app
+    from attune_judge.annotate._items import swapped
     from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
     from attune_judge.rubrics import load_rubric
     from tests.annotate._fixtures import make_pairs

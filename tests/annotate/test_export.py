@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attune_judge.annotate import LabelStore, export_labels, import_labelstudio, prepare, swapped
+from attune_judge.annotate import LabelStore, export_labels, import_labelstudio, prepare
 from attune_judge.annotate._agreement import annotator_alpha
+from attune_judge.annotate._items import swapped
 from attune_judge.data import Preference, Rating, read_jsonl
 from attune_judge.errors import UserError
 from tests.annotate._fixtures import make_items, make_judgments, make_pairs, make_rubric
@@ -160,7 +161,7 @@ def test_pair_export_is_preferences_in_the_items_own_order(tmp_path: Path) -> No
 
 
 def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
-    from attune_judge.annotate import agreement
+    from attune_judge.annotate._agreement import agreement
     from attune_judge.annotate._export import store_rubric
 
     store, _ = _labelled(tmp_path)

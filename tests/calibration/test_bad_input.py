@@ -10,11 +10,11 @@ from attune_judge.calibration import (
     RatingTable,
     calibrate,
     fleiss_kappa,
-    join_report,
     krippendorff_alpha,
     pair_agreement,
     ratings_to_table,
 )
+from attune_judge.calibration._table import join_report
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 

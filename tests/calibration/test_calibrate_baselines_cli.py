@@ -12,7 +12,7 @@ from scipy import stats
 from attune_judge._resources import shipped_dir
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
-from attune_judge.judges import tokens
+from attune_judge.judges._baselines import tokens
 
 
 def test_calibrate_with_items_adds_the_baselines(

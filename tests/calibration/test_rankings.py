@@ -8,7 +8,6 @@ from scipy import optimize, stats
 
 from attune_judge.calibration import (
     ClusterSums,
-    arena_rank_upper_bound,
     bradley_terry,
     fit_bradley_terry_batch,
     kendall_tau_rankings,
@@ -16,10 +15,13 @@ from attune_judge.calibration import (
     leaderboard,
     leaderboard_markdown,
     rank_confidence_sets,
-    rank_probabilities,
     ranks_of,
 )
-from attune_judge.calibration._ranksets import simulate_max_critical_value
+from attune_judge.calibration._ranksets import (
+    arena_rank_upper_bound,
+    rank_probabilities,
+    simulate_max_critical_value,
+)
 from attune_judge.errors import UserError
 
 
@@ -210,7 +212,7 @@ def test_no_rank_claims_below_the_minimum_number_of_conversations() -> None:
 
 
 def test_p_rank_1_splits_ties_and_sums_to_one() -> None:
-    from attune_judge.calibration import rank_probabilities
+    from attune_judge.calibration._ranksets import rank_probabilities
 
     reps = np.array([[1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
     pr = rank_probabilities(reps, ["a", "b", "c"])

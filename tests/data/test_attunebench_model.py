@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from attune_judge.data import (
-    Conversation,
-    ConversationWide,
-    Panas,
-    attunebench_problems,
-    load_attunebench,
-)
+from attune_judge.data import Conversation, attunebench_problems, load_attunebench
+from attune_judge.data._attunebench_survey import ConversationWide, Panas
 from tests.data._factory import conversation
 
 

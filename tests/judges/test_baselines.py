@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from attune_judge.data import JudgeItem
-from attune_judge.judges import build_judge, tokens
-from attune_judge.judges._baselines import lcs_length, rouge_l_f1, token_f1
+from attune_judge.judges import build_judge
+from attune_judge.judges._baselines import lcs_length, rouge_l_f1, token_f1, tokens
 
 
 def test_tokens_and_overlap_by_hand() -> None:

@@ -106,7 +106,8 @@ def test_cli_bad_item_file_names_file_and_field(
 
 
 def test_every_judge_follows_the_protocols() -> None:
-    from attune_judge.judges import AsyncJudge, Judge, Jury
+    from attune_judge.judges import Judge, Jury
+    from attune_judge.judges._protocol import AsyncJudge
 
     lm = ScriptedEngine(lambda m: "{}").lm()
     judges = [

@@ -12,12 +12,12 @@ import dspy
 import pytest
 from dspy.utils.exceptions import LMRateLimitError
 
+from attune_judge.lm import request_key
 from attune_judge.testing import (
     MissingRecordingError,
     ReplayEngine,
     ScriptedEngine,
     rate_limit_error,
-    request_key,
 )
 
 

@@ -9,14 +9,8 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.report import (
-    Paragraph,
-    Section,
-    Table,
-    build_report,
-    detect_kinds,
-    write_report,
-)
+from attune_judge.report import Paragraph, Section, Table, write_report
+from attune_judge.report._build import build_report, detect_kinds
 from tests.conftest import SAMPLES
 from tests.report._rundir import JUDGE_ID, make_run_dir
 

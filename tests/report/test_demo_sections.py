@@ -18,7 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from attune_judge.report import detect_kinds, recorded_judges_section, write_report
+from attune_judge.report import recorded_judges_section, write_report
+from attune_judge.report._build import detect_kinds
 from attune_judge.runs import JudgeRow
 
 

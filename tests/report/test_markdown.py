@@ -14,10 +14,10 @@ from attune_judge.report import (
     Report,
     Section,
     Table,
-    build_report,
     render_markdown,
     write_report,
 )
+from attune_judge.report._build import build_report
 from tests.report._rundir import JUDGE_ID, make_run_dir
 
 

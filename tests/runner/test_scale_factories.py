@@ -104,7 +104,7 @@ def test_sensitivity_workers_rebuild_the_variants_judges(
 
 
 def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: Path) -> None:
-    from attune_judge.demo import validate_judge
+    from attune_judge.validate import validate_judge
 
     def reply(messages: list[dict[str, Any]]) -> str:
         # whatever the rubric's fields are, answer them from the schema the prompt names

@@ -35,7 +35,7 @@ def test_cut_torn_tail_keeps_complete_lines_and_saves_the_fragment(tmp_path: Pat
 
 
 def test_judgments_without_a_manifest_are_not_adopted(tmp_path: Path) -> None:
-    from attune_judge.runner import RunManifest
+    from attune_judge.runs import RunManifest
 
     (tmp_path / "judgments.jsonl").write_text('{"item_id": "x", "judge_id": "y"}\n')
     manifest = RunManifest(

@@ -7,12 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attune_judge.sensitivity import (
-    CriterionTable,
-    ScoreTable,
-    SensitivityAnalysis,
-    analyze_sensitivity,
-)
+from attune_judge.calibration import SensitivityAnalysis
+from attune_judge.sensitivity import CriterionTable, ScoreTable, analyze_sensitivity
 
 # base:    x: c1 [0.8, 0.6], c2 [0.7], c3 [0.9]   y: c1 [0.5], c2 [0.6, 0.4], c3 [0.5]
 # lowered: x: c1 [0.4, 0.4], c2 [0.5], c3 [0.3]   y as in base

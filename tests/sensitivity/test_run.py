@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from attune_judge.report import sensitivity_block_sections, write_sensitivity_report
+from attune_judge.report import write_sensitivity_report
+from attune_judge.report._study_sections import sensitivity_block_sections
 from attune_judge.runs import SensitivitySummary, read_summary
 from attune_judge.sensitivity import (
     SensitivityConfig,

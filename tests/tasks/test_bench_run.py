@@ -146,7 +146,7 @@ def test_run_directory_contents(bench):
 
 
 def test_report_sections_show_every_task_and_discriminability(bench):
-    from attune_judge.report import bench_extra_sections
+    from attune_judge.report._bench_extra import bench_extra_sections
     from attune_judge.runs import BenchBlock
 
     _, result, *_ = bench

@@ -17,10 +17,8 @@ Under cluster weights ``w`` (a conversation drawn twice counts twice)::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.calibration import (
     Metric,
@@ -29,6 +27,7 @@ from attune_judge.calibration import (
     probability_scores,
     weighted_spearman,
 )
+from attune_judge.runs._align import CalibrationProof, CriterionProof
 
 __all__ = ["CalibrationProof", "CriterionProof", "calibration_proof", "weighted_kappa_qw"]
 
@@ -66,39 +65,6 @@ STATS: dict[str, Stat] = {
     "spearman": weighted_spearman,
     "kappa_qw": weighted_kappa_qw,
 }
-
-
-class CriterionProof(BaseModel):
-    """One criterion (or the overall): each system's metrics and the paired differences."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    n_items: int
-    n_clusters: int
-    systems: dict[str, dict[str, Metric]] = Field(default_factory=dict)
-    """System → metric (``rmse``, ``spearman``, ``kappa_qw``) → value with interval."""
-    differences: dict[str, dict[str, Metric]] = Field(default_factory=dict)
-    """``calibrated − length`` … → metric → paired cluster-bootstrap difference."""
-    human_ceiling: dict[str, Metric] = Field(default_factory=dict)
-    """One person against the mean of the others (items with ≥ 2 people)."""
-    probability: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    """System → Brier score and ECE of its distributions against each person's level."""
-
-
-class CalibrationProof(BaseModel):
-    """The held-out proof of ``align --method calibrate``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    headline: str
-    """The calibrated system the verdict is about (``calibrated`` or ``calibrated+reply``)."""
-    n_items: int
-    n_clusters: int
-    n_failed: int
-    """Test items whose judgment failed (no scores; left out of every comparison)."""
-    criteria: dict[str, CriterionProof]
-    """Criterion (and ``overall``) → its proof."""
-    verdict: str
 
 
 def _levels_round(v: np.ndarray, levels: Sequence[int]) -> np.ndarray:

@@ -22,6 +22,7 @@ from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
+from attune_judge.runs._align import AlignBlock
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
 
@@ -192,7 +193,7 @@ def _save(
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         versions={"attune-judge": __version__},
     )
-    write_align_run(out, manifest, config, calibration_proof=proof.model_dump(mode="json"))
+    write_align_run(out, config, AlignBlock(manifest=manifest, calibration_proof=proof))
     title = f"Calibrated judge: {config.lm} on {data.source}"
     (out / "report.md").write_text(proof_markdown(proof, title), encoding="utf-8")
     return manifest

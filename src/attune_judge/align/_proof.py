@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._metric import MetricKind, item_agreement
 from attune_judge.calibration import Metric, bootstrap_means, few_clusters_warning
 from attune_judge.rubrics import Rubric
+from attune_judge.runs._align import HeldOutProof
 
 __all__ = [
     "HeldOutProof",
@@ -27,49 +27,6 @@ __all__ = [
 
 Row = tuple[str, float, float, float, float | None, float | None]
 """(conversation, before, after, length baseline, after mapped, position baseline)."""
-
-
-class HeldOutProof(BaseModel):
-    """Agreement with the people on the test split (mean per-item agreement, 1 = identical)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    metric: str
-    """The per-item agreement (``ordinal``: 1 − |judge − human| / range, mean over criteria)."""
-    n_items: int
-    """Test items where both judges gave a usable judgment (the paired comparison)."""
-    n_clusters: int
-    """Conversations of those items."""
-    n_failed_before: int
-    """Test items the unaligned judge failed on (parse or model errors; not scores)."""
-    n_failed_after: int
-    """Test items the aligned judge failed on."""
-    before: Metric
-    """Unaligned judge."""
-    after: Metric
-    """Aligned judge (raw scores)."""
-    after_mapped: Metric | None = None
-    """Aligned judge with the score map, cross-fitted by conversation."""
-    length_baseline: Metric
-    """A judge that sees only length: ratings, a line of score on log(length) fitted on the
-    train split; preferences, the longer reply wins."""
-    length_rule: str = "fitted on train"
-    """How the length baseline decides (for the report)."""
-    position_baseline: Metric | None = None
-    """Preferences: reply A (shown first) always wins."""
-    inconsistent: dict[str, int] | None = None
-    """Preferences: test pairs whose two orders gave opposite winners (``before``, ``after``);
-    they count as disagreeing with the people."""
-    human_ceiling: Metric | None = None
-    """Each person against the mean of the others (items with ≥ 2 people)."""
-    improvement: Metric
-    """after − before, paired cluster bootstrap."""
-    improvement_mapped: Metric | None = None
-    """after (mapped) − before."""
-    distinguishable: bool
-    """Whether the interval of the improvement excludes zero."""
-    verdict: str
-    """The result in one plain sentence."""
 
 
 def _fit_length(train: Sequence[LabelledItem], criteria: Sequence[str]) -> dict[str, np.ndarray]:

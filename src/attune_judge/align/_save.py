@@ -19,6 +19,7 @@ from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
 from attune_judge.runs import AlignSummary, CommandManifest, write_manifest, write_summary
+from attune_judge.runs._align import AlignBlock
 
 __all__ = ["save_artifact"]
 
@@ -110,7 +111,7 @@ def save_artifact(
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         versions={"attune-judge": __version__},
     )
-    write_align_run(out, manifest, config, proof=proof.model_dump(mode="json"))
+    write_align_run(out, config, AlignBlock(manifest=manifest, proof=proof))
     try:
         write_report(out)
     except Exception as exc:  # a report bug must not lose a finished (possibly paid) alignment
@@ -118,11 +119,11 @@ def save_artifact(
     return manifest, _demo_ids(program)
 
 
-def write_align_run(out: Path, manifest: AlignedJudgeManifest, config: Any, **proof: Any) -> None:
-    """Write an align run's artifact manifest, ``summary.json`` (the manifest beside its proof,
-    under the proof's key) and ``manifest.json`` (the command's arguments)."""
+def write_align_run(out: Path, config: Any, block: AlignBlock) -> None:
+    """Write an align run's artifact manifest, ``summary.json`` (the manifest beside its proof)
+    and ``manifest.json`` (the command's arguments)."""
+    manifest = block.manifest
     (out / ARTIFACT_FILE).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
-    block = {"manifest": manifest.model_dump(mode="json"), **proof}
     write_summary(out, AlignSummary(align=block))
     write_manifest(
         out,

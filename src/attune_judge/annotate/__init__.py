@@ -7,16 +7,14 @@ reads; labels go to a SQLite database (:class:`LabelStore`), one committed trans
 probabilities. The JSON API is documented in :mod:`attune_judge.annotate._app`.
 """
 
-from attune_judge.annotate._agreement import agreement
 from attune_judge.annotate._export import export_labels, import_labelstudio
-from attune_judge.annotate._items import load_items, swapped
+from attune_judge.annotate._items import load_items
 from attune_judge.annotate._sample import conversations_needed, sample_items
 from attune_judge.annotate._serve import prepare, serve
 from attune_judge.annotate._store import LabelStore
 
 __all__ = [
     "LabelStore",
-    "agreement",
     "conversations_needed",
     "export_labels",
     "import_labelstudio",
@@ -24,5 +22,4 @@ __all__ = [
     "prepare",
     "sample_items",
     "serve",
-    "swapped",
 ]

@@ -27,13 +27,12 @@ Probability forecasts
     ``expected_calibration_error``, ``probability_scores``.
 Rankings
     ``leaderboard`` (and ``leaderboard_from_sums``; both accept a shared ``weights`` draw),
-    ``bradley_terry``, ``rank_confidence_sets``, ``arena_rank_upper_bound``,
-    ``rank_probabilities``, ``kendall_tau_rankings``, ``kendalls_w``,
+    ``bradley_terry``, ``rank_confidence_sets``, ``kendall_tau_rankings``, ``kendalls_w``,
     ``kendalls_w_rankings`` (W with a paired bootstrap interval).
 Rendering
     ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
-    ``ratings_to_table``, ``join_report``, ``judgments_to_ratings``, ``judgments_to_scores``,
+    ``ratings_to_table``, ``judgments_to_ratings``, ``judgments_to_scores``,
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
@@ -66,7 +65,6 @@ from attune_judge.calibration._bounded import check_level, interval_warnings
 from attune_judge.calibration._bradley_terry import (
     BradleyTerryResult,
     bradley_terry,
-    bt_sandwich_covariance,
     fit_bradley_terry_batch,
     win_tables,
 )
@@ -131,9 +129,7 @@ from attune_judge.calibration._rank_agreement import (
     tau_b_rows,
 )
 from attune_judge.calibration._ranksets import (
-    arena_rank_upper_bound,
     rank_confidence_sets,
-    rank_probabilities,
     ranks_of,
 )
 from attune_judge.calibration._raters import (
@@ -158,7 +154,7 @@ from attune_judge.calibration._sensitivity_results import (
     VariantRanking,
     VariantVerdict,
 )
-from attune_judge.calibration._table import RatingTable, join_report, ratings_to_table
+from attune_judge.calibration._table import RatingTable, ratings_to_table
 
 __all__ = [
     "MIN_CLUSTERS",
@@ -194,7 +190,6 @@ __all__ = [
     "aggregate_raters",
     "alpha_with_judge",
     "alternative_annotator_test",
-    "arena_rank_upper_bound",
     "baseline_agreement",
     "behaviour_agreement",
     "behaviour_markdown",
@@ -205,7 +200,6 @@ __all__ = [
     "bootstrap_weights",
     "bradley_terry",
     "brier_score",
-    "bt_sandwich_covariance",
     "calibrate",
     "calibration_markdown",
     "check_level",
@@ -226,7 +220,6 @@ __all__ = [
     "interval_warnings",
     "intraclass_correlation",
     "is_behaviour_dimension",
-    "join_report",
     "judge_preferences_from_scores",
     "judgments_both_orders",
     "judgments_to_behaviour_ratings",
@@ -257,7 +250,6 @@ __all__ = [
     "probability_calibration",
     "probability_scores",
     "rank_confidence_sets",
-    "rank_probabilities",
     "ranks_of",
     "ratings_to_table",
     "ratio_replicates",

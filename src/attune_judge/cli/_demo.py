@@ -88,8 +88,8 @@ def validate(
 ) -> None:
     """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
     with the people."""
-    from attune_judge.demo import validate_judge
     from attune_judge.errors import UserError
+    from attune_judge.validate import validate_judge
 
     lms = list(lm or [])
     if not lms:

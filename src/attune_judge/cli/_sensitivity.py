@@ -28,7 +28,8 @@ from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_opt
 from attune_judge.cli._stats import FileBootstrapOption
 
 if TYPE_CHECKING:
-    from attune_judge.sensitivity import SensitivityAnalysis, SensitivityResult
+    from attune_judge.calibration import SensitivityAnalysis
+    from attune_judge.sensitivity import SensitivityResult
 
 __all__ = ["register"]
 

@@ -4,9 +4,8 @@ The instrument's item inventory is the submodule :mod:`attune_judge.data.instrum
 """
 
 from attune_judge.data import instrument
-from attune_judge.data._attunebench import BinaryJudgement, Conversation, Turn
+from attune_judge.data._attunebench import Conversation
 from attune_judge.data._attunebench_convert import (
-    Candidate,
     attunebench_to_judge_items,
     attunebench_to_preferences,
     attunebench_to_ratings,
@@ -19,7 +18,6 @@ from attune_judge.data._attunebench_io import (
     write_attunebench_jsonl,
 )
 from attune_judge.data._attunebench_summary import AttuneBenchSummary, summarize_attunebench
-from attune_judge.data._attunebench_survey import ConversationWide, Metadata, Panas
 from attune_judge.data._behaviour_polarity import BEHAVIOUR_POLARITY
 from attune_judge.data._fs import os_reason, write_error
 from attune_judge.data._jsonl import (
@@ -45,20 +43,14 @@ from attune_judge.data._text import not_utf8_error, read_utf8, reading_utf8
 __all__ = [
     "BEHAVIOUR_POLARITY",
     "AttuneBenchSummary",
-    "BinaryJudgement",
-    "Candidate",
     "ChatMessage",
     "Conversation",
-    "ConversationWide",
     "JsonlAppender",
     "JudgeItem",
     "Judgment",
-    "Metadata",
-    "Panas",
     "Preference",
     "Rating",
     "TokenUsage",
-    "Turn",
     "attunebench_problems",
     "attunebench_to_judge_items",
     "attunebench_to_preferences",

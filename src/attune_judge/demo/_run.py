@@ -22,13 +22,8 @@ from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._report import demo_report
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
-from attune_judge.runs import DemoSummary, write_summary
-from attune_judge.validate import (
-    JudgeRow,
-    RecordedJudges,
-    load_calibration_set,
-    recorded_judges_vs_experts,
-)
+from attune_judge.runs import DemoSummary, JudgeRow, write_summary
+from attune_judge.validate import RecordedJudges, load_calibration_set, recorded_judges_vs_experts
 
 __all__ = ["DemoRun", "load_calibration_set", "run_demo"]
 

@@ -16,15 +16,11 @@ from attune_judge.judges._base import (
     hash_spec,
     item_judgment,
 )
-from attune_judge.judges._baselines import (
-    LengthJudge,
-    LexicalJudge,
-    tokens,
-)
+from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._criterion_prompt import CriterionDemo
 from attune_judge.judges._distribution import WARN_OUT_OF_SCALE
 from attune_judge.judges._lexicon import EMPATHY_LEXICON, LexiconJudge
-from attune_judge.judges._protocol import AsyncJudge, Judge
+from attune_judge.judges._protocol import Judge
 
 if TYPE_CHECKING:
     from attune_judge.judges._behaviour import BehaviourJudge
@@ -79,7 +75,6 @@ __all__ = [
     "EMPATHY_LEXICON",
     "JUDGE_KINDS",
     "WARN_OUT_OF_SCALE",
-    "AsyncJudge",
     "BehaviourJudge",
     "CriterionDemo",
     "CriterionJudge",
@@ -105,5 +100,4 @@ __all__ = [
     "pairwise_item",
     "pairwise_items_from_preferences",
     "read_judge_item",
-    "tokens",
 ]

@@ -3,7 +3,7 @@
 No model, no reference. It answers "could counting feeling words and acknowledgements explain
 the judge's verdicts?". The list (:data:`EMPATHY_LEXICON`) is ours, written for this project:
 words that name feelings, acknowledge, validate, apologise or invite the person to say more.
-Tokens are :func:`attune_judge.judges.tokens` (lower-cased ``\\w+`` runs); a phrase entry
+Tokens are :func:`attune_judge.judges._baselines.tokens` (lower-cased ``\\w+`` runs); a phrase entry
 (``"must be"``) counts each occurrence of its token sequence.
 """
 

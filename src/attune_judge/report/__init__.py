@@ -13,7 +13,8 @@ these kinds of results (keys), each drawn by its own section builder:
 - ``recorded_judges`` / ``duo`` — the demo's parts.
 
 ``manifest.json`` adds the "What ran" section. Commands can also compose their own report from
-section builders, each of which takes plain data::
+section builders (``leaderboard_section`` takes a calibration ``Leaderboard`` or a
+``runs.BenchLeaderboard``)::
 
     from attune_judge.report import leaderboard_section, write_report
 
@@ -28,9 +29,8 @@ Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and
 matplotlib is imported only when a figure is drawn, and never through pyplot.
 """
 
-from attune_judge.report._bench_extra import bench_extra_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Report, Section, Table
-from attune_judge.report._build import SECTION_BUILDERS, build_report, detect_kinds, write_report
+from attune_judge.report._build import SECTION_BUILDERS, write_report
 from attune_judge.report._calibration import calibration_figure_data, calibration_report_sections
 from attune_judge.report._demo_sections import recorded_judges_section
 from attune_judge.report._fig_matrices import (
@@ -41,11 +41,10 @@ from attune_judge.report._fig_matrices import (
 )
 from attune_judge.report._fig_scores import forest_plot, rank_set_plot, status_plot
 from attune_judge.report._html import render_html
-from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
+from attune_judge.report._leaderboard import leaderboard_section
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._run_sections import manifest_section
-from attune_judge.report._rundata import RunData, load_run, read_json
-from attune_judge.report._study_sections import sensitivity_block_sections
+from attune_judge.report._rundata import load_run, read_json
 from attune_judge.report._writers import (
     write_bench_report,
     write_calibration_run,
@@ -59,19 +58,14 @@ __all__ = [
     "Note",
     "Paragraph",
     "Report",
-    "RunData",
     "Section",
     "Table",
     "agreement_heatmap",
-    "bench_extra_sections",
-    "build_report",
     "calibration_figure_data",
     "calibration_plot",
     "calibration_report_sections",
     "confusion_matrix_plot",
-    "detect_kinds",
     "forest_plot",
-    "leaderboard_entries",
     "leaderboard_section",
     "load_run",
     "manifest_section",
@@ -80,7 +74,6 @@ __all__ = [
     "recorded_judges_section",
     "render_html",
     "render_markdown",
-    "sensitivity_block_sections",
     "status_plot",
     "tau_heatmap",
     "write_bench_report",

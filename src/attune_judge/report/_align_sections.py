@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table
 from attune_judge.report._fig_scores import forest_plot
 from attune_judge.report._format import fmt_interval, fmt_num
 from attune_judge.report._rundata import RunData
+from attune_judge.runs import AlignSummary
 
 __all__ = ["align_sections"]
 
@@ -24,21 +22,19 @@ _ROWS = (
 
 def align_sections(run: RunData) -> list[Section]:
     """Settings, the held-out table and figure, the improvement and the verdict."""
-    block: Mapping[str, Any] = run.summary.get("align") or {}
-    manifest: Mapping[str, Any] = block.get("manifest") or {}
-    proof: Mapping[str, Any] = block.get("proof") or {}
-    opt: Mapping[str, Any] = manifest.get("optimizer") or {}
-    split: Mapping[str, Any] = manifest.get("split") or {}
+    if not isinstance(run.record, AlignSummary):
+        return []
+    manifest, proof = run.record.align.manifest, run.record.align.proof
+    split, calls = manifest.split, manifest.calls
     section = Section("Aligned judge: held-out proof", anchor="align")
-    calls = manifest.get("calls") or {}
     section.blocks.append(
         KeyValues(
             [
-                ("labels", str(manifest.get("source", "—"))),
-                ("rubric", str((manifest.get("rubric") or {}).get("id", "—"))),
-                ("model", str(manifest.get("lm", "—"))),
-                ("optimizer", str(opt.get("name", "—"))),
-                ("metric", str(manifest.get("metric", "—"))),
+                ("labels", manifest.source),
+                ("rubric", manifest.rubric.get("id", "—")),
+                ("model", manifest.lm),
+                ("optimizer", str(manifest.optimizer.get("name", "—"))),
+                ("metric", manifest.metric),
                 (
                     "split (conversations)",
                     ", ".join(f"{k} {v}" for k, v in (split.get("conversations") or {}).items())
@@ -49,52 +45,50 @@ def align_sections(run: RunData) -> list[Section]:
                     f"optimizer {calls.get('optimizer', '—')}, evaluation "
                     f"{calls.get('evaluation', '—')}",
                 ),
-                ("artifact hash", str(manifest.get("artifact_hash", "—"))),
+                ("artifact hash", manifest.artifact_hash),
             ]
         )
     )
+    if proof is None:
+        return [section]
     rows, labels, est, lo, hi = [], [], [], [], []
-    pairs = proof.get("inconsistent") is not None
+    pairs = proof.inconsistent is not None
     target = "the people's choice" if pairs else "the people's scores exactly"
     for key, label in _ROWS:
-        m = proof.get(key)
-        if not m:
+        m = getattr(proof, key)
+        if m is None:
             continue
         if key == "length_baseline":
-            label = f"length only ({proof.get('length_rule') or 'fitted on train'})"
-        rows.append(
-            [label, fmt_num(m.get("estimate")), fmt_interval(m.get("lower"), m.get("upper"))]
-        )
+            label = f"length only ({proof.length_rule})"
+        rows.append([label, fmt_num(m.estimate), fmt_interval(m.lower, m.upper)])
         labels.append(label)
-        est.append(m.get("estimate"))
-        lo.append(m.get("lower"))
-        hi.append(m.get("upper"))
+        est.append(m.estimate)
+        lo.append(m.lower)
+        hi.append(m.upper)
     for key, label in (
         ("improvement", "improvement (after − before)"),
         ("improvement_mapped", "improvement with the score map"),
     ):
-        m = proof.get(key)
-        if m:
-            rows.append(
-                [label, fmt_num(m.get("estimate")), fmt_interval(m.get("lower"), m.get("upper"))]
-            )
+        m = getattr(proof, key)
+        if m is not None:
+            rows.append([label, fmt_num(m.estimate), fmt_interval(m.lower, m.upper)])
     section.blocks.append(
         Table(
             ["judge", "agreement", "interval"],
             rows,
             "lrr",
             caption=(
-                f"Mean per-item agreement with the people ({proof.get('metric', 'ordinal')}: 1 = "
-                f"{target}) on {proof.get('n_items', '—')} held-out items in "
-                f"{proof.get('n_clusters', '—')} conversations never shown to the optimizer; "
+                f"Mean per-item agreement with the people ({proof.metric}: 1 = "
+                f"{target}) on {proof.n_items} held-out items in "
+                f"{proof.n_clusters} conversations never shown to the optimizer; "
                 "cluster-bootstrap intervals, the improvement paired per item. Failed "
-                f"judgments (not scores): before {proof.get('n_failed_before', 0)}, after "
-                f"{proof.get('n_failed_after', 0)}."
+                f"judgments (not scores): before {proof.n_failed_before}, after "
+                f"{proof.n_failed_after}."
             ),
         )
     )
-    if pairs:
-        inc = proof["inconsistent"]
+    if proof.inconsistent is not None:
+        inc = proof.inconsistent
         section.blocks.append(
             Note(
                 f"Pairs whose two orders gave opposite winners (position bias; counted as "
@@ -117,7 +111,7 @@ def align_sections(run: RunData) -> list[Section]:
                 "Agreement before and after alignment, with baselines and the human ceiling",
             )
         )
-    if proof.get("verdict"):
-        kind = "info" if proof.get("distinguishable") else "warning"
-        section.blocks.append(Note(str(proof["verdict"]), kind))
+    if proof.verdict:
+        kind = "info" if proof.distinguishable else "warning"
+        section.blocks.append(Note(proof.verdict, kind))
     return [section]

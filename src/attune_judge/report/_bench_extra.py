@@ -1,6 +1,6 @@
 """Bench-specific report sections: the ``bench`` entry of the report's section registry.
 
-:func:`bench_run_sections` is what :func:`~attune_judge.report.build_report` draws for a
+:func:`bench_run_sections` is what :func:`~attune_judge.report._build.build_report` draws for a
 ``bench`` summary: the leaderboard per task and the τ heatmap between task rankings
 (``_study_sections.bench_sections``), then what only a bench run has: every metric per task
 and model, the discriminability table, failures by status, and Kendall's W with its interval.

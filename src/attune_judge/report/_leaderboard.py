@@ -1,21 +1,18 @@
 """The leaderboard section: table with intervals and rank sets, forest plot, rank-set plot.
 
-Input is plain data in any of three shapes, normalised by :func:`leaderboard_entries`:
-
-- a calibration ``Leaderboard`` (the result model or its ``model_dump()``): ``rows`` with
-  ``model``, ``score`` (a Metric: ``estimate``, ``lower``, ``upper``, ``n``, ``n_clusters``),
-  ``rank``, ``rank_set_simultaneous`` / ``rank_set_marginal`` (``[best, worst]``),
-  ``p_rank_1``;
-- the runner's per-model blocks, ``{model: {"score": {"mean", "lower", "upper", "n"}, ...}}``;
-- flat rows, ``[{"model", "mean", "lower", "upper", "n", "rank_lower", "rank_upper"}, ...]``.
+Input is the one typed leaderboard the run records store: a calibration ``Leaderboard`` (a
+scoring judge's) or a :class:`~attune_judge.runs.BenchLeaderboard` (a bench task's; also a
+sensitivity variant's or a judge's means without a leaderboard, read into one): ``rows`` of
+``model``, ``score`` (a ``Metric``), ``rank``, ``rank_set_simultaneous`` /
+``rank_set_marginal`` and ``p_rank_1``, with the board's ``warnings`` and ``rank_claims``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from attune_judge.calibration import Leaderboard
 from attune_judge.report._blocks import Figure, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._fig_scores import forest_plot, grouped_forest_plot, rank_set_plot
 from attune_judge.report._format import (
@@ -25,20 +22,24 @@ from attune_judge.report._format import (
     fmt_num,
     fmt_pct,
     fmt_rank_set,
-    to_float,
 )
+from attune_judge.runs import BenchLeaderboard
 
 __all__ = [
+    "Board",
     "LeaderboardEntry",
     "comparison_section",
     "leaderboard_entries",
     "leaderboard_section",
 ]
 
+Board = Leaderboard | BenchLeaderboard
+"""The leaderboard shapes the run records store (one row layout)."""
+
 
 @dataclass(frozen=True)
 class LeaderboardEntry:
-    """One model's line, whatever shape it came in."""
+    """One model's line."""
 
     model: str
     mean: float | None
@@ -54,87 +55,31 @@ class LeaderboardEntry:
     p_rank_1: float | None = None
 
 
-def _dump(obj: Any) -> Any:
-    return obj.model_dump() if hasattr(obj, "model_dump") else obj
-
-
-def _pair(x: Any) -> tuple[int | None, int | None]:
-    if isinstance(x, Sequence) and not isinstance(x, str) and len(x) == 2:
-        return (None if x[0] is None else int(x[0]), None if x[1] is None else int(x[1]))
-    return None, None
-
-
-def _int(x: Any) -> int | None:
-    v = to_float(x)
-    return None if v is None else round(v)
-
-
-def _from_calibration_row(r: Mapping[str, Any]) -> LeaderboardEntry:
-    score = r.get("score") or {}
-    lo, hi = _pair(r.get("rank_set_simultaneous"))
-    mlo, mhi = _pair(r.get("rank_set_marginal"))
-    return LeaderboardEntry(
-        model=str(r["model"]),
-        mean=to_float(score.get("estimate")),
-        lower=to_float(score.get("lower")),
-        upper=to_float(score.get("upper")),
-        n=_int(r.get("n", score.get("n"))),
-        n_clusters=_int(r.get("n_clusters", score.get("n_clusters"))),
-        rank=_int(r.get("rank")),
-        rank_lower=lo,
-        rank_upper=hi,
-        marginal_lower=mlo,
-        marginal_upper=mhi,
-        p_rank_1=to_float(r.get("p_rank_1")),
-    )
-
-
-def _from_flat_row(model: str, r: Mapping[str, Any]) -> LeaderboardEntry:
-    score = r.get("score") if isinstance(r.get("score"), Mapping) else r
-    assert isinstance(score, Mapping)
-    mean = score.get("mean", score.get("estimate"))
-    lo, hi = _pair(r.get("rank_set") or r.get("rank_set_simultaneous"))
-    mlo, mhi = _pair(r.get("rank_set_marginal"))
-    return LeaderboardEntry(
-        model=model,
-        mean=to_float(mean),
-        lower=to_float(score.get("lower")),
-        upper=to_float(score.get("upper")),
-        n=_int(score.get("n", r.get("n_ok"))),
-        n_clusters=_int(score.get("n_conversations", score.get("n_clusters"))),
-        rank=_int(r.get("rank")),
-        rank_lower=_int(r.get("rank_lower")) if lo is None else lo,
-        rank_upper=_int(r.get("rank_upper")) if hi is None else hi,
-        marginal_lower=mlo,
-        marginal_upper=mhi,
-        p_rank_1=to_float(r.get("p_rank_1")),
-    )
-
-
-def leaderboard_entries(data: Any) -> list[LeaderboardEntry]:
-    """Normalise any supported leaderboard shape (see the module docstring), best first.
-
-    Given ranks decide the order (a metric may be lower-is-better); without them the higher
-    mean comes first and the point rank is filled in. Models without an estimate go last.
-    """
-    data = _dump(data)
-    if isinstance(data, Mapping) and isinstance(data.get("rows"), list):
-        entries = [_from_calibration_row(_dump(r)) for r in data["rows"]]
-    elif isinstance(data, Mapping):
-        entries = [_from_flat_row(str(m), _dump(r)) for m, r in data.items()]
-    else:
-        entries = [_from_flat_row(str(_dump(r)["model"]), _dump(r)) for r in data]
-    if entries and all(e.rank is not None for e in entries):
-        entries.sort(key=lambda e: (e.rank or 0, e.model))
-        return entries
-    entries.sort(key=lambda e: (e.mean is None, -(e.mean or 0.0), e.model))
-    out = []
-    for e in entries:
-        if e.rank is None and e.mean is not None:
-            better = sum(1 for o in entries if o.mean is not None and o.mean > e.mean)
-            e = LeaderboardEntry(**{**e.__dict__, "rank": 1 + better})
-        out.append(e)
-    return out
+def leaderboard_entries(board: Board) -> list[LeaderboardEntry]:
+    """The board's rows, best first: by the given rank (a metric may be lower-is-better),
+    models without a score (no rank) last."""
+    entries = []
+    for r in board.rows:
+        lo, hi = r.rank_set_simultaneous or (None, None)
+        mlo, mhi = r.rank_set_marginal or (None, None)
+        entries.append(
+            LeaderboardEntry(
+                model=r.model,
+                mean=r.score.estimate,
+                lower=r.score.lower,
+                upper=r.score.upper,
+                n=r.score.n,
+                n_clusters=r.score.n_clusters,
+                rank=r.rank,
+                rank_lower=lo,
+                rank_upper=hi,
+                marginal_lower=mlo,
+                marginal_upper=mhi,
+                p_rank_1=r.p_rank_1,
+            )
+        )
+    entries.sort(key=lambda e: (e.rank is None, e.rank or 0, e.model))
+    return entries
 
 
 def _fits(entries: list[LeaderboardEntry], xlim: tuple[float, float] | None) -> bool:
@@ -159,7 +104,7 @@ def _top_tier_sentence(entries: list[LeaderboardEntry], pct: str) -> str:
 
 
 def leaderboard_section(
-    data: Any,
+    board: Board,
     *,
     title: str = "Leaderboard",
     key: str = "leaderboard",
@@ -172,8 +117,8 @@ def leaderboard_section(
 
     Parameters
     ----------
-    data
-        Leaderboard in one of the supported shapes (module docstring).
+    board
+        The leaderboard (module docstring).
     title
         Section heading.
     key
@@ -187,14 +132,11 @@ def leaderboard_section(
     xlim
         Axis range of the forest plot (``None`` = fit the data).
     """
-    entries = leaderboard_entries(data)
+    entries = leaderboard_entries(board)
     pct = f"{level * 100:g}%"
     section = Section(title)
-    dumped = _dump(data)
-    meta = dumped if isinstance(dumped, Mapping) else {}
-    for w in meta.get("warnings") or []:
-        section.blocks.append(Note(str(w), "warning"))
-    claims = meta.get("rank_claims", True) is not False
+    section.blocks.extend(Note(w, "warning") for w in board.warnings)
+    claims = board.rank_claims
     if not any(e.mean is not None for e in entries):
         section.blocks.append(
             Note(
@@ -293,7 +235,7 @@ def leaderboard_section(
 
 
 def comparison_section(
-    boards: Mapping[str, Any],
+    boards: Mapping[str, Board],
     *,
     title: str = "Scores by variant",
     key: str = "comparison",
@@ -308,8 +250,7 @@ def comparison_section(
     Parameters
     ----------
     boards
-        ``group -> leaderboard`` (any shape :func:`leaderboard_entries` reads), in display
-        order; models are ordered by the first group's ranking.
+        ``group -> leaderboard``, in display order; models are ordered by the first group's ranking.
     """
     pct = f"{level * 100:g}%"
     entries = {g: leaderboard_entries(b) for g, b in boards.items()}

@@ -8,15 +8,15 @@ judge without a stored leaderboard (fewer than two conversations) shows its mode
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from attune_judge.calibration import Metric
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
 from attune_judge.report._leaderboard import leaderboard_entries, leaderboard_section
 from attune_judge.report._panel_sections import pairwise_section, panels_section
 from attune_judge.report._run_sections import failures_section, members_section
 from attune_judge.report._rundata import RunData
-from attune_judge.runs import JudgeBlock, ModelBlock
+from attune_judge.runs import BenchLeaderboard, BenchRow, JudgeBlock, ModelBlock
 
 __all__ = ["score_sections"]
 
@@ -39,6 +39,26 @@ def _criteria_table(models: Mapping[str, ModelBlock], order: list[str]) -> Table
     )
 
 
+def _means_board(models: Mapping[str, ModelBlock]) -> BenchLeaderboard:
+    """A judge without a stored leaderboard (one model or one conversation): its models'
+    means and intervals, ranked by the mean, without rank sets."""
+    means = {m: b.score.mean if b.score else None for m, b in models.items()}
+    rows = []
+    for m, b in models.items():
+        s, mean = b.score, means[m]
+        score = Metric(
+            name="mean",
+            estimate=mean,
+            lower=s.lower if s else None,
+            upper=s.upper if s else None,
+            n=s.n if s else b.n_ok,
+            n_clusters=s.n_conversations if s else 0,
+        )
+        better = sum(1 for v in means.values() if v is not None and mean is not None and v > mean)
+        rows.append(BenchRow(model=m, score=score, rank=None if mean is None else 1 + better))
+    return BenchLeaderboard(rows=rows)
+
+
 def _judge_section(jid: str, block: JudgeBlock, title: str) -> Section:
     models = block.models
     first = next((m.score for m in models.values() if m.score and m.score.B), None)
@@ -57,14 +77,12 @@ def _judge_section(jid: str, block: JudgeBlock, title: str) -> Section:
         section.subsections.append(failures_section(models, key=f"{jid}-failures"))
         _add_members(section, block)
         return section
-    board: Any = block.leaderboard
+    board = block.leaderboard or _means_board(models)
     note = f"Mean normalised score of ok judgments; {level * 100:g}% intervals from a paired " + (
         f"cluster bootstrap over conversations (B = {first.B}, seed = {first.seed})."
         if first
         else "cluster bootstrap over conversations."
     )
-    if board is None:  # one conversation: the means, without intervals or rank sets
-        board = models
     lb = leaderboard_section(
         board, title="Leaderboard", key=f"{jid}-leaderboard", level=level, interval_note=note
     )

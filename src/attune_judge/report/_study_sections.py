@@ -23,7 +23,14 @@ from attune_judge.report._leaderboard import comparison_section, leaderboard_sec
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
-from attune_judge.runs import BenchBlock, CalibrationBlock, RunSummary, SensitivityBlock
+from attune_judge.runs import (
+    BenchBlock,
+    BenchLeaderboard,
+    BenchRow,
+    CalibrationBlock,
+    RunSummary,
+    SensitivityBlock,
+)
 
 __all__ = [
     "bench_sections",
@@ -61,7 +68,7 @@ def bench_sections(run: RunData) -> list[Section]:
     for task, block in bench.tasks.items():
         boards.subsections.append(
             leaderboard_section(
-                block.leaderboard or {},
+                block.leaderboard or BenchLeaderboard(rows=[]),
                 title=f"Task: {task}",
                 key=f"bench-{task}",
                 score_label=block.score_label or "score",
@@ -145,7 +152,18 @@ def sensitivity_block_sections(sens: SensitivityBlock) -> list[Section]:
             key="sensitivity",
         )
     )
-    boards = {name: v.leaderboard for name, v in variants.items() if v.leaderboard}
+    boards = {
+        name: BenchLeaderboard(
+            rows=[
+                BenchRow(
+                    model=s.model, score=s.score, rank=s.rank, rank_set_simultaneous=s.rank_set
+                )
+                for s in v.leaderboard
+            ]
+        )
+        for name, v in variants.items()
+        if v.leaderboard
+    }
     if boards:
         top.subsections.append(
             comparison_section(

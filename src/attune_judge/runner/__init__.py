@@ -47,7 +47,6 @@ from attune_judge.runner._score import (
 from attune_judge.runner._score_run import run_score
 from attune_judge.runner._store import (
     RunDir,
-    RunManifest,
     effective_judgments,
     failure_reasons,
 )
@@ -64,7 +63,6 @@ __all__ = [
     "RayExecutor",
     "RetryPolicy",
     "RunDir",
-    "RunManifest",
     "RunResult",
     "ScoreConfig",
     "Task",

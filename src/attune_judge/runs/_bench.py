@@ -59,7 +59,8 @@ class BenchRow(_Record):
 
     model: str
     score: Metric
-    rank: int
+    rank: int | None
+    """Point rank (1 = best); ``None``: the model has no score."""
     rank_set_simultaneous: tuple[int, int] | None = None
     rank_set_marginal: tuple[int, int] | None = None
     p_rank_1: float | None = None

@@ -6,8 +6,7 @@ summary field is one declaration here (and ``write_schemas()``). The scoring blo
 down to the statistics layer's own results (``Leaderboard``, ``PositionBias``,
 ``BradleyTerryResult``, ``PanelAgreement``), and so are the study blocks written by upper
 layers (``calibration``, ``validate``'s, ``bench``, ``sensitivity``, the demo's parts: see
-``_agreement.py``, ``_validation.py``, ``_bench.py``, ``_study.py``); only ``align`` is still
-a JSON object whose layout its owning layer documents.
+``_agreement.py``, ``_validation.py``, ``_bench.py``, ``_study.py``, ``_align.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from pydantic import Field
 from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
 from attune_judge.runs._agreement import CalibrationBlock
+from attune_judge.runs._align import AlignBlock
 from attune_judge.runs._bench import BenchBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
 from attune_judge.runs._validation import (
@@ -342,7 +342,7 @@ class AlignSummary(RunSummary):
     """``align``: the aligned judge's artifact manifest and its held-out proof."""
 
     kind: Literal["align"] = "align"
-    align: dict[str, Any]
+    align: AlignBlock
 
 
 SUMMARY_MODELS: dict[str, type[RunSummary]] = {
@@ -372,8 +372,6 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
     >>> s = parse_summary({"kind": "calibration", "calibration": {}})
     >>> type(s).__name__, s.schema_version
     ('CalibrateSummary', 1)
-    >>> type(parse_summary({"kind": "align", "align": {}})).__name__
-    'AlignSummary'
     """
     kind = str(data.get("kind", "score"))
     if kind not in SUMMARY_MODELS:

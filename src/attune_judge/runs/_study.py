@@ -5,7 +5,7 @@ statistics layer's own results. Unknown keys are an error, as in every record.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,8 +48,8 @@ class SensitivityVariant(_Record):
     name: str
     perturbations: list[str]
     """Perturbation names applied, in order (empty for the base)."""
-    rubric: dict[str, Any]
-    """The (perturbed) rubric's spec (``Rubric.spec()``)."""
+    rubric: dict[str, str]
+    """The (perturbed) rubric's spec (``Rubric.spec()``: id, version, content hash)."""
     lm: str | None
     reasoning: bool
     use_reference: bool

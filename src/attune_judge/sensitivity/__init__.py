@@ -21,7 +21,6 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 ['base', 'shuffled', 'scale-1-5']
 """
 
-from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._resolve import resolve_variants
 from attune_judge.sensitivity._run import SensitivityConfig, SensitivityResult, run_sensitivity
@@ -32,7 +31,6 @@ from attune_judge.sensitivity._variants import load_variants
 __all__ = [
     "CriterionTable",
     "ScoreTable",
-    "SensitivityAnalysis",
     "SensitivityConfig",
     "SensitivityResult",
     "analyze_sensitivity",

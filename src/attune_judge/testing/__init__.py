@@ -8,7 +8,7 @@ batches) for tests of the HTTP path, the batch path and the Ray executor.
 """
 
 from attune_judge.testing._batch_server import FakeBatchServer
-from attune_judge.testing._common import close_http_clients, rate_limit_error, request_key
+from attune_judge.testing._common import close_http_clients, rate_limit_error
 from attune_judge.testing._fault_server import (
     BAD_ANSWER_FAULTS,
     FAULTS,
@@ -31,6 +31,5 @@ __all__ = [
     "answer_for_schema",
     "close_http_clients",
     "rate_limit_error",
-    "request_key",
     "truncated",
 ]

@@ -24,13 +24,12 @@ from attune_judge.validate._rank import (
     rank_pairwise,
     rank_scores,
 )
-from attune_judge.validate._recorded import JudgeRow, RecordedJudges, recorded_judges_vs_experts
+from attune_judge.validate._recorded import RecordedJudges, recorded_judges_vs_experts
 from attune_judge.validate._report import judge_rows_table, validation_sections
 from attune_judge.validate._sets import VALIDATION_SETS, load_calibration_set
 
 __all__ = [
     "VALIDATION_SETS",
-    "JudgeRow",
     "RecordedJudges",
     "calibrate_files",
     "check_human_labels",
