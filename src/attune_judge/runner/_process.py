@@ -211,13 +211,7 @@ class ProcessExecutor(WorkerPool):
     ) -> None:
         super().__init__(factory, workers, max_concurrency)
         if factory is not None:
-            try:
-                pickle.dumps(factory)
-            except Exception as exc:
-                raise ValueError(
-                    f"the judge factory cannot be sent to worker processes ({exc}); use a "
-                    "module-level function with picklable arguments"
-                ) from exc
+            _pack_fn(factory, "worker processes", _FACTORY)
         self.start_timeout_s = start_timeout_s
         self._ctx: Any = multiprocessing.get_context(start_method)
         self._procs: list[Any] = []
@@ -377,16 +371,23 @@ class _Deadline:
         return time.monotonic() > self._end
 
 
-def _pack_fn(msg: Any, where: str) -> bytes:
-    """``msg`` holding the task function, pickled; a ``ValueError`` when it cannot go to
-    ``where``."""
+_FACTORY = ("the judge factory", "a module-level function with picklable arguments")
+
+
+def _pack_fn(
+    msg: Any,
+    where: str,
+    what: tuple[str, str] = (
+        "the task function",
+        "a module-level function or a picklable object such as JudgeTaskFn",
+    ),
+) -> bytes:
+    """``msg`` holding the task function (or ``_FACTORY``, the judge factory), pickled; a
+    ``ValueError`` when it cannot go to ``where``."""
     try:
         return _pack(msg)
     except Exception as exc:
-        raise ValueError(
-            f"the task function cannot be sent to {where} ({exc}): use a module-level "
-            "function or a picklable object such as JudgeTaskFn"
-        ) from exc
+        raise ValueError(f"{what[0]} cannot be sent to {where} ({exc}): use {what[1]}") from exc
 
 
 def _pack(msg: Any) -> bytes:

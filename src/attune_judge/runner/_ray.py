@@ -48,6 +48,7 @@ from attune_judge.errors import UserError
 from attune_judge.runner._executor import Window
 from attune_judge.runner._plan import Task
 from attune_judge.runner._process import (
+    _FACTORY,
     JudgeFactory,
     WorkerError,
     WorkerPool,
@@ -191,13 +192,7 @@ class RayExecutor(WorkerPool):
         super().__init__(factory, workers, max_concurrency)
         if chunk_size is not None and chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
-        try:
-            self._factory_blob = _pack(factory)
-        except Exception as exc:
-            raise ValueError(
-                f"the judge factory cannot be sent to Ray actors ({exc}); use a module-level "
-                "function with picklable arguments"
-            ) from exc
+        self._factory_blob = _pack_fn(factory, "Ray actors", _FACTORY)
         self.address = address
         self.num_cpus = num_cpus
         self.init_kwargs = dict(init_kwargs or {})
