@@ -280,6 +280,14 @@ class TaskEvaluator:
         metrics = score_conversation(pred, item.metadata["truth"])
         return self._scored(item, started, outcome, pred, metrics)
 
+    def _failed_stage(
+        self, failed: Judgment, stage: str, usage: TokenUsage, **details: Any
+    ) -> Judgment:
+        """A draft or behaviour judge's failed judgment as this task's, at ``stage``."""
+        out = failed.model_copy(update={"judge_id": self.judge_id, "usage": usage}, deep=True)
+        out.details.update(task=self.task, stage=stage, **details)
+        return out
+
     def _drafting(self, item: JudgeItem, started: float) -> Judgment:
         from attune_judge.runner import make_responder
 
@@ -293,13 +301,7 @@ class TaskEvaluator:
         usage = _add(outcome.usage, quality.usage)
         requests = outcome.requests + int(quality.details.get("requests", 1))
         if quality.status != "ok":
-            failed = quality.model_copy(
-                update={"judge_id": self.judge_id, "usage": usage}, deep=True
-            )
-            failed.details.update(
-                task=self.task, stage="draft_judge", draft=draft, requests=requests
-            )
-            return failed
+            return self._failed_stage(quality, "draft_judge", usage, draft=draft, requests=requests)
         answers: dict[str, str | None] = {}
         behaviour_status = "no_items"
         if item.metadata.get("behaviour_items"):
@@ -308,13 +310,9 @@ class TaskEvaluator:
             requests += int(verdict.details.get("requests", 1))
             behaviour_status = verdict.status
             if verdict.status == "lm_error":
-                failed = verdict.model_copy(
-                    update={"judge_id": self.judge_id, "usage": usage}, deep=True
+                return self._failed_stage(
+                    verdict, "behaviour_judge", usage, draft=draft, requests=requests
                 )
-                failed.details.update(
-                    task=self.task, stage="behaviour_judge", draft=draft, requests=requests
-                )
-                return failed
             answers = dict(verdict.details.get("answers") or _jury_answers(verdict))
         metrics = score_draft(quality.normalized, item.metadata["truth"]["preferred"], answers)
         if behaviour_status not in ("ok", "no_items"):
