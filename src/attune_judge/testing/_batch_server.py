@@ -303,7 +303,6 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, {"error": {"message": message, "type": "invalid_request_error"}})
 
     def _received(self) -> FakeBatchServer:
-        """Note the request (the hook's ``received`` stage, its authorization); the fake."""
         fake = self.server_fake
         self._stage("received")
         with fake.lock:
