@@ -89,3 +89,21 @@ def test_a_good_file_still_reads(tmp_path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + b"\n".join(rows))  # a BOM is fine
     cands = read_candidates(path)
     assert [c.model for c in cands] == ["m1", "m2"]
+
+
+def test_pairwise_items_keep_the_asked_models_and_name_a_missing_one(tmp_path: Path) -> None:
+    from attune_judge.data import attunebench_to_judge_items, load_attunebench
+    from attune_judge.runner._pairs import load_pairwise_items
+
+    turn = next(iter(attunebench_to_judge_items(load_attunebench(SAMPLES))))
+    cands = tmp_path / "candidates.jsonl"
+    row = {"conversation_id": turn.conversation_id, "turn": turn.turn, "response": "hi"}
+    cands.write_text("".join(json.dumps({**row, "model": m}) + "\n" for m in ("a", "b", "c")))
+    prefix = f"{turn.conversation_id}:{turn.turn}:pair"
+    every = {i.item_id for i in load_pairwise_items(SAMPLES, candidates=cands)}
+    only_ab = load_pairwise_items(SAMPLES, candidates=cands, models=["a", "b"])
+    pair_ids = {i.item_id for i in only_ab if i.item_id.startswith(f"{prefix}:")}
+    assert f"{prefix}:a:c" in every
+    assert pair_ids == {f"{prefix}:a:b", f"{prefix}:a:reference", f"{prefix}:b:reference"}
+    with pytest.raises(UserError, match=r"candidates.jsonl: no candidates for model\(s\) 'z'"):
+        load_pairwise_items(SAMPLES, candidates=cands, models=["a", "z"])

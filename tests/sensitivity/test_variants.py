@@ -232,3 +232,13 @@ def test_only_keeps_the_base_and_the_named_variants() -> None:
     assert names == ["base", "s10"]
     with pytest.raises(UserError, match=r"v\.yaml: no variant named 'nope'"):
         resolve_variants(spec, RUBRIC, only=["nope"], source="v.yaml")
+
+
+def test_perturbation_and_variant_names_are_checked() -> None:
+    spec = _spec(variants=[{"name": "-v", "apply": ["s5"]}])
+    spec["perturbations"][0] = {"name": "a b", "kind": "shuffle_criteria"}
+    problems = _problems(spec)
+    assert any(
+        "perturbations[0" in p and "name 'a b' must start with a letter" in p for p in problems
+    )
+    assert any("variants[0" in p and "name '-v' must start with a letter" in p for p in problems)

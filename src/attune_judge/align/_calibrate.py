@@ -16,6 +16,7 @@ import numpy as np
 
 from attune_judge.align._data import AlignData, LabelledItem
 from attune_judge.align._head import OrdinalData, fit_ordinal, ordinal_nll
+from attune_judge.align._proof import fit_line
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
@@ -207,24 +208,9 @@ def head_systems(
             for c in criteria
         }
     for name, feature in (("length", "reply:length"), ("lexicon", "reply:lexicon")):
-        coef = _fit_line(train, criteria, feature)
+        coef = fit_line(train, criteria, [reply_features(li.item)[feature] for li in train])
         xs = [reply_features(li.item)[feature] for li in test]
         systems[name] = {
             c: [float(np.polyval(coef[c], x)) if c in coef else None for x in xs] for c in criteria
         }
     return systems, dists
-
-
-def _fit_line(
-    train: Sequence[LabelledItem], criteria: Sequence[str], feature: str
-) -> dict[str, np.ndarray]:
-    """A least-squares line of the people's mean on one reply feature (train items)."""
-    coef: dict[str, np.ndarray] = {}
-    for c in criteria:
-        xs = [reply_features(li.item)[feature] for li in train if c in li.human]
-        ys = [li.human[c] for li in train if c in li.human]
-        if len(set(xs)) >= 2:
-            coef[c] = np.polyfit(xs, ys, 1)
-        elif ys:
-            coef[c] = np.array([0.0, float(np.mean(ys))])
-    return coef

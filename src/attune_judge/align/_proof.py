@@ -29,12 +29,16 @@ Row = tuple[str, float, float, float, float | None, float | None]
 """(conversation, before, after, length baseline, after mapped, position baseline)."""
 
 
-def _fit_length(train: Sequence[LabelledItem], criteria: Sequence[str]) -> dict[str, np.ndarray]:
+def fit_line(
+    train: Sequence[LabelledItem], criteria: Sequence[str], x: Sequence[float]
+) -> dict[str, np.ndarray]:
+    """Per criterion, a least-squares line of the people's score on a feature ``x`` of each
+    train item's reply (their mean where ``x`` takes one value)."""
     coef: dict[str, np.ndarray] = {}
     for c in criteria:
-        xs = [math.log1p(len(li.item.candidate)) for li in train if c in li.human]
+        xs = [v for v, li in zip(x, train, strict=True) if c in li.human]
         ys = [li.human[c] for li in train if c in li.human]
-        if len(xs) >= 2 and len(set(xs)) >= 2:
+        if len(set(xs)) >= 2:
             coef[c] = np.polyfit(xs, ys, 1)
         elif ys:
             coef[c] = np.array([0.0, float(np.mean(ys))])
@@ -49,7 +53,7 @@ def length_baseline(
 ) -> list[dict[str, float]]:
     """Per test item, scores from a straight line of human score on log(length) fitted on the
     train split, rounded to the scale (a judge that only sees length)."""
-    coef = _fit_length(train, criteria)
+    coef = fit_line(train, criteria, [math.log1p(len(li.item.candidate)) for li in train])
     out = []
     for li in test:
         x = math.log1p(len(li.item.candidate))

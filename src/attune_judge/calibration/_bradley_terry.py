@@ -48,7 +48,7 @@ from attune_judge.calibration._ranksets import (
     rank_confidence_sets,
     rank_probabilities,
 )
-from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 from attune_judge.errors import UserError
 
 __all__ = [
@@ -170,9 +170,7 @@ class BradleyTerryResult(ResultModel):
     @property
     def replicates(self) -> FloatArray:
         """Bootstrap replicates of β, shape (B, p)."""
-        if self._replicates is None:
-            raise ValueError("replicates were not kept")
-        return self._replicates
+        return kept(self._replicates, "replicates were not kept")
 
 
 def bradley_terry(

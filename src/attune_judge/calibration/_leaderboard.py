@@ -27,7 +27,7 @@ from attune_judge.calibration._ranksets import (
     ranks_of,
 )
 from attune_judge.calibration._ratio import ClusterSums
-from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 from attune_judge.errors import UserError
 
 __all__ = ["Leaderboard", "LeaderboardRow", "leaderboard", "leaderboard_from_sums"]
@@ -107,9 +107,7 @@ class Leaderboard(ResultModel):
     @property
     def bootstrap(self) -> PairedBootstrapResult:
         """The underlying paired bootstrap (with replicates and weights)."""
-        if self._bootstrap is None:
-            raise ValueError("bootstrap not kept")
-        return self._bootstrap
+        return kept(self._bootstrap, "bootstrap not kept")
 
 
 def _tiers(rows: list[LeaderboardRow]) -> list[list[str]]:

@@ -34,7 +34,7 @@ from attune_judge.calibration._ratio import (
     ratio_replicate_variances,
     ratio_replicates,
 )
-from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 
 __all__ = [
     "IMPLAUSIBLE_WIDTH",
@@ -79,16 +79,12 @@ class PairedBootstrapResult(ResultModel):
     @property
     def replicates(self) -> FloatArray:
         """The ``(B × M)`` replicate means (not serialised)."""
-        if self._replicates is None:
-            raise ValueError("replicates were not kept")
-        return self._replicates
+        return kept(self._replicates, "replicates were not kept")
 
     @property
     def weights(self) -> FloatArray:
         """The ``(B × C)`` cluster weights used (not serialised)."""
-        if self._weights is None:
-            raise ValueError("weights were not kept")
-        return self._weights
+        return kept(self._weights, "weights were not kept")
 
     @property
     def estimates(self) -> FloatArray:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,6 +17,17 @@ class ResultModel(BaseModel):
     """Base of every calibration result: unknown fields are rejected, numbers stay plain floats."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+_T = TypeVar("_T")
+
+
+def kept(value: _T | None, missing: str) -> _T:
+    """What a result keeps in memory only (replicates, weights: not serialised); a
+    ``ValueError`` saying ``missing`` when it was not kept."""
+    if value is None:
+        raise ValueError(missing)
+    return value
 
 
 class Metric(ResultModel):

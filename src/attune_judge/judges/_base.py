@@ -16,6 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,59 +168,68 @@ def _short(text: str, limit: int = 2000) -> str:
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
+def attempt(call: Callable[[], Any]) -> tuple[Any, Exception | None]:
+    """``(call(), None)``, or ``(None, exc)`` for any exception but a ``UserError``
+    (configuration), which propagates."""
+    try:
+        return call(), None
+    except UserError:
+        raise
+    except Exception as exc:
+        return None, exc
+
+
+async def aattempt(call: Callable[[], Awaitable[Any]]) -> tuple[Any, Exception | None]:
+    """Async :func:`attempt` (awaits ``call()``)."""
+    try:
+        return await call(), None
+    except UserError:
+        raise
+    except Exception as exc:
+        return None, exc
+
+
+@contextmanager
+def _program_call(program: Any, lm: Any, adapter: Any, asynchronous: bool) -> Iterator[Any]:
+    """The context of one program call; yields ``settle(prediction, exc)``, which times it,
+    trims the LM's history and makes the :class:`CallOutcome`."""
+    import dspy
+    from dspy.utils.usage_tracker import track_usage
+
+    from attune_judge.lm import CallRecorder, trim_history
+
+    recorder = CallRecorder()
+    with (
+        dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
+        track_usage() as tracker,
+    ):
+        started = time.perf_counter()
+
+        def settle(prediction: Any, exc: Exception | None) -> CallOutcome:
+            add_request(time.perf_counter() - started)
+            trim_history(lm, program)
+            if exc is not None:
+                return _failed_call(exc, tracker, recorder, lm, asynchronous)
+            return _succeeded(prediction, tracker, recorder, lm, asynchronous)
+
+        yield settle
+
+
 def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
     """Run ``program(**inputs)`` under ``lm`` and ``adapter``; failures become outcomes.
 
     ``UserError`` (configuration) propagates; every other exception is recorded.
     """
-    import dspy
-    from dspy.utils.usage_tracker import track_usage
-
-    from attune_judge.lm import CallRecorder, trim_history
-
-    recorder = CallRecorder()
-    with (
-        dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
-        track_usage() as tracker,
-    ):
-        started = time.perf_counter()
-        try:
-            prediction = program(**inputs)
-        except UserError:
-            raise
-        except Exception as exc:
-            add_request(time.perf_counter() - started)
-            trim_history(lm, program)
-            return _failed_call(exc, tracker, recorder, lm, False)
-        add_request(time.perf_counter() - started)
-        trim_history(lm, program)
-        return _succeeded(prediction, tracker, recorder, lm, False)
+    with _program_call(program, lm, adapter, False) as settle:
+        outcome: CallOutcome = settle(*attempt(lambda: program(**inputs)))
+        return outcome
 
 
 async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
     """Async :func:`call_program` (``program.acall``; the LM's async engine)."""
-    import dspy
-    from dspy.utils.usage_tracker import track_usage
-
-    from attune_judge.lm import CallRecorder, trim_history
-
-    recorder = CallRecorder()
-    with (
-        dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
-        track_usage() as tracker,
-    ):
-        started = time.perf_counter()
-        try:
-            prediction = await program.acall(**inputs)
-        except UserError:
-            raise
-        except Exception as exc:
-            add_request(time.perf_counter() - started)
-            trim_history(lm, program)
-            return _failed_call(exc, tracker, recorder, lm, True)
-        add_request(time.perf_counter() - started)
-        trim_history(lm, program)
-        return _succeeded(prediction, tracker, recorder, lm, True)
+    with _program_call(program, lm, adapter, True) as settle:
+        outcome: CallOutcome = settle(*await aattempt(lambda: program.acall(**inputs)))
+        return outcome
 
 
 def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:

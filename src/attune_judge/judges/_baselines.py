@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from typing import Any
+from typing import Any, ClassVar
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import hash_spec, refusal_judgment
@@ -69,7 +69,44 @@ def rouge_l_f1(candidate: list[str], reference: list[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-class LengthJudge:
+class BaselineJudge:
+    """A judge with no model: its spec names the program; :meth:`judge` makes the judgment of
+    what :meth:`_scores` measures on the item (or returns its refusal)."""
+
+    program_name: ClassVar[str]
+
+    def __init__(self) -> None:
+        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
+        self.judge_id = hash_spec(self.spec)
+
+    def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None] | Judgment:
+        """``(scores, overall, normalized)`` of the item, or a refusal."""
+        raise NotImplementedError
+
+    def judge(self, item: JudgeItem) -> Judgment:
+        """Measure the candidate (see the class)."""
+        started = time.perf_counter()
+        measured = self._scores(item)
+        if isinstance(measured, Judgment):
+            return measured
+        scores, overall, normalized = measured
+        return Judgment(
+            item_id=item.item_id,
+            judge_id=self.judge_id,
+            conversation_id=item.conversation_id,
+            candidate_model=item.candidate_model,
+            scores=scores,
+            overall=overall,
+            normalized=normalized,
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def ajudge(self, item: JudgeItem) -> Judgment:
+        """Same as :meth:`judge`."""
+        return self.judge(item)
+
+
+class LengthJudge(BaselineJudge):
     """Scores the candidate's length: ``words`` and ``chars``; ``overall`` = words.
 
     ``normalized`` is ``None``: length has no natural [0, 1] scale.
@@ -77,30 +114,13 @@ class LengthJudge:
 
     program_name = "length"
 
-    def __init__(self) -> None:
-        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
-        self.judge_id = hash_spec(self.spec)
-
-    def judge(self, item: JudgeItem) -> Judgment:
+    def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None]:
         """Count words and characters of the candidate."""
-        started = time.perf_counter()
         words = float(len(tokens(item.candidate)))
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
-            scores={"words": words, "chars": float(len(item.candidate))},
-            overall=words,
-            latency_s=time.perf_counter() - started,
-        )
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Same as :meth:`judge`."""
-        return self.judge(item)
+        return {"words": words, "chars": float(len(item.candidate))}, words, None
 
 
-class LexicalJudge:
+class LexicalJudge(BaselineJudge):
     """Word overlap with the reference: ``token_f1`` and ``rouge_l``; ``overall`` = ROUGE-L F1.
 
     An item without a reference gets ``status="refused"`` (reason ``no_reference``).
@@ -108,30 +128,12 @@ class LexicalJudge:
 
     program_name = "lexical"
 
-    def __init__(self) -> None:
-        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
-        self.judge_id = hash_spec(self.spec)
-
-    def judge(self, item: JudgeItem) -> Judgment:
+    def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None] | Judgment:
         """Compare the candidate's tokens with the reference's."""
-        started = time.perf_counter()
         if not item.reference:
             return refusal_judgment(
                 item, self.judge_id, "no_reference", f"item {item.item_id} has no reference"
             )
         cand, ref = tokens(item.candidate), tokens(item.reference)
         rouge = rouge_l_f1(cand, ref)
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
-            scores={"token_f1": token_f1(cand, ref), "rouge_l": rouge},
-            overall=rouge,
-            normalized=rouge,
-            latency_s=time.perf_counter() - started,
-        )
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Same as :meth:`judge`."""
-        return self.judge(item)
+        return {"token_f1": token_f1(cand, ref), "rouge_l": rouge}, rouge, rouge

@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
-from attune_judge.errors import UserError
-from attune_judge.judges._base import _usage, add_usage, item_judgment
+from attune_judge.judges._base import _usage, aattempt, add_usage, attempt, item_judgment
 from attune_judge.judges._criterion_answer import (
     CriterionAnswer,
     ScoreMode,
@@ -166,15 +165,8 @@ class CriterionJudge(JudgeBase):
         request = self._request(call, item)
         started = time.perf_counter()
         with dspy.context(lm=self.lm), track_usage() as tracker:
-            try:
-                response = self.lm(request, **typed_call_kwargs(self.lm))
-            except UserError:
-                raise
-            except Exception as exc:
-                add_request(time.perf_counter() - started)
-                return failed_answer(exc, tracker)
-        add_request(time.perf_counter() - started)
-        return self._done(call, request, response, tracker, False)
+            response, exc = attempt(lambda: self.lm(request, **typed_call_kwargs(self.lm)))
+        return self._done(call, request, started, tracker, response, exc, False)
 
     async def _acall(self, item: JudgeItem, call: Criterion) -> CriterionAnswer:
         """Async :meth:`_call`."""
@@ -184,19 +176,24 @@ class CriterionJudge(JudgeBase):
         request = self._request(call, item)
         started = time.perf_counter()
         with dspy.context(lm=self.lm), track_usage() as tracker:
-            try:
-                response = await self.lm.acall(request, **typed_call_kwargs(self.lm))
-            except UserError:
-                raise
-            except Exception as exc:
-                add_request(time.perf_counter() - started)
-                return failed_answer(exc, tracker)
-        add_request(time.perf_counter() - started)
-        return self._done(call, request, response, tracker, True)
+            response, exc = await aattempt(
+                lambda: self.lm.acall(request, **typed_call_kwargs(self.lm))
+            )
+        return self._done(call, request, started, tracker, response, exc, True)
 
     def _done(
-        self, criterion: Criterion, request: Any, response: Any, tracker: Any, asynchronous: bool
+        self,
+        criterion: Criterion,
+        request: Any,
+        started: float,
+        tracker: Any,
+        response: Any,
+        exc: Exception | None,
+        asynchronous: bool,
     ) -> CriterionAnswer:
+        add_request(time.perf_counter() - started)
+        if exc is not None:
+            return failed_answer(exc, tracker)
         answer = CriterionAnswer(usage=_usage(tracker, 1))
         # a cached answer carries no usage (DSPy clears it: nothing was sent)
         answer.requests = 1 if answer.usage.prompt_tokens or answer.usage.completion_tokens else 0

@@ -79,6 +79,33 @@ def state_fingerprint(state: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
 
+class JudgeModule(dspy.Module):
+    """A judge as a ``dspy.Module`` (the model judges and the jury): ``forward`` is
+    :meth:`judge`, and its identity (``spec``, ``judge_id``) follows its programs through
+    ``load_state`` and ``reset_copy``. Subclasses define ``judge``, ``ajudge`` and
+    ``refresh_identity``."""
+
+    def forward(self, item: JudgeItem) -> Judgment:
+        """:meth:`judge` (``judge_obj(item)`` runs it through DSPy's module call)."""
+        return self.judge(item)
+
+    async def aforward(self, item: JudgeItem) -> Judgment:
+        """:meth:`ajudge` (``await judge_obj.acall(item)``)."""
+        return await self.ajudge(item)
+
+    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
+        """DSPy's ``load_state``, then the identity follows the loaded programs."""
+        super().load_state(state, **kwargs)
+        self.refresh_identity()
+        return self
+
+    def reset_copy(self) -> Any:
+        """DSPy's ``reset_copy`` (demonstrations cleared), with its identity refreshed."""
+        new = super().reset_copy()
+        new.refresh_identity()
+        return new
+
+
 class _JudgeMeta(type(dspy.Module)):  # type: ignore[misc]
     """Records the state of a judge's programs once it is fully built (for its identity)."""
 
@@ -89,7 +116,7 @@ class _JudgeMeta(type(dspy.Module)):  # type: ignore[misc]
         return judge
 
 
-class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
+class JudgeBase(JudgeModule, metaclass=_JudgeMeta):
     """Shared set-up (rubric check, adapter, spec, judge_id) and the sync/async judge loop.
 
     Subclasses set ``program_name``, ``program_version`` and ``rubric_kinds``, call
@@ -158,14 +185,6 @@ class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
 
     # --- dspy.Module ---------------------------------------------------------------------
 
-    def forward(self, item: JudgeItem) -> Judgment:
-        """:meth:`judge` (``judge_obj(item)`` runs it through DSPy's module call)."""
-        return self.judge(item)
-
-    async def aforward(self, item: JudgeItem) -> Judgment:
-        """:meth:`ajudge` (``await judge_obj.acall(item)``)."""
-        return await self.ajudge(item)
-
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         """A copy with its own programs and state, sharing the LM, adapter and rubric."""
         new = object.__new__(type(self))
@@ -179,18 +198,6 @@ class JudgeBase(dspy.Module, metaclass=_JudgeMeta):
                 new.__dict__[name] = _NEW_LOCK[type(value)]()
             else:
                 new.__dict__[name] = copy.deepcopy(value, memo)
-        return new
-
-    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
-        """DSPy's ``load_state``, then the identity follows the loaded programs."""
-        super().load_state(state, **kwargs)
-        self.refresh_identity()
-        return self
-
-    def reset_copy(self) -> Any:
-        """DSPy's ``reset_copy`` (demonstrations cleared), with its identity refreshed."""
-        new = super().reset_copy()
-        new.refresh_identity()
         return new
 
     def record_built(self) -> None:

@@ -26,10 +26,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import dspy
-
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.judges._base import hash_spec
+from attune_judge.judges._judge_base import JudgeModule
 from attune_judge.judges._protocol import Judge
 
 __all__ = ["Jury", "JuryMethod", "combine"]
@@ -79,7 +78,7 @@ def _verdict(members: list[Judgment], scores: dict[str, float], method: JuryMeth
     return "A" if a_win > 0.5 else "B" if a_win < 0.5 else "tie"
 
 
-class Jury(dspy.Module):
+class Jury(JudgeModule):
     """Combines member judges' judgments (see module docstring)."""
 
     program_name = "jury"
@@ -105,26 +104,6 @@ class Jury(dspy.Module):
             "members": [m.spec for m in self.members],
         }
         self.judge_id = hash_spec(self.spec)
-
-    def forward(self, item: JudgeItem) -> Judgment:
-        """:meth:`judge`."""
-        return self.judge(item)
-
-    async def aforward(self, item: JudgeItem) -> Judgment:
-        """:meth:`ajudge`."""
-        return await self.ajudge(item)
-
-    def load_state(self, state: dict[str, Any], **kwargs: Any) -> Any:
-        """DSPy's ``load_state``; the members' identities and the jury's follow."""
-        super().load_state(state, **kwargs)
-        self.refresh_identity()
-        return self
-
-    def reset_copy(self) -> Any:
-        """DSPy's ``reset_copy``, identities refreshed."""
-        new = super().reset_copy()
-        new.refresh_identity()
-        return new
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Ask every member, then combine."""

@@ -9,12 +9,8 @@ Tokens are :func:`attune_judge.judges._baselines.tokens` (lower-cased ``\\w+`` r
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
-from attune_judge.data import JudgeItem, Judgment
-from attune_judge.judges._base import hash_spec
-from attune_judge.judges._baselines import tokens
+from attune_judge.data import JudgeItem
+from attune_judge.judges._baselines import BaselineJudge, tokens
 
 __all__ = ["EMPATHY_LEXICON", "LexiconJudge", "lexicon_count"]
 
@@ -60,7 +56,7 @@ def lexicon_count(text: str, lexicon: tuple[str, ...] = EMPATHY_LEXICON) -> int:
     return count
 
 
-class LexiconJudge:
+class LexiconJudge(BaselineJudge):
     """Counts empathic-language words in the candidate: ``lexicon`` = the count, ``overall`` too.
 
     ``normalized`` is ``None`` (a count has no natural [0, 1] scale).
@@ -68,24 +64,7 @@ class LexiconJudge:
 
     program_name = "lexicon"
 
-    def __init__(self) -> None:
-        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
-        self.judge_id = hash_spec(self.spec)
-
-    def judge(self, item: JudgeItem) -> Judgment:
+    def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None]:
         """Count lexicon entries in the candidate."""
-        started = time.perf_counter()
         count = float(lexicon_count(item.candidate))
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
-            scores={"lexicon": count},
-            overall=count,
-            latency_s=time.perf_counter() - started,
-        )
-
-    async def ajudge(self, item: JudgeItem) -> Judgment:
-        """Same as :meth:`judge`."""
-        return self.judge(item)
+        return {"lexicon": count}, count, None

@@ -39,6 +39,12 @@ def _as_grid(name: str, matrix: Matrix, n_rows: int, n_cols: int) -> list[list[f
     return [[v if (v := to_float(x)) is not None else float("nan") for x in r] for r in matrix]
 
 
+def _cell_label(ax: Any, i: int, j: int, text: str, light: bool) -> None:
+    """A cell's label, black on a light cell and white on a dark one."""
+    color = "black" if light else "white"
+    ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
+
+
 def _annotate_cells(
     ax: Any, grid: list[list[float]], vmin: float, vmax: float, digits: int, cmap: str
 ) -> None:
@@ -54,16 +60,7 @@ def _annotate_cells(
                 continue
             r, g, b, _ = cm(min(max((v - vmin) / span, 0.0), 1.0))
             light = 0.299 * r + 0.587 * g + 0.114 * b > 0.55
-            text = fmt_num(v, digits) if digits else f"{round(v)}"
-            ax.text(
-                j,
-                i,
-                text,
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="black" if light else "white",
-            )
+            _cell_label(ax, i, j, fmt_num(v, digits) if digits else f"{round(v)}", light)
 
 
 def _heatmap(
@@ -204,15 +201,7 @@ def confusion_matrix_plot(
             label = "0" if v != v else f"{round(v)}"
             if s == s:
                 label += f"\n{100 * s:.0f}%"
-            ax.text(
-                j,
-                i,
-                label,
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="black" if light else "white",
-            )
+            _cell_label(ax, i, j, label, light)
     from matplotlib.patches import Rectangle
 
     for i in range(n):

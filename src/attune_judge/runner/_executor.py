@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from attune_judge.data import Judgment, TokenUsage
 from attune_judge.runner._plan import Task
@@ -74,17 +74,38 @@ class Executor(Protocol):
         ...
 
 
-class ThreadExecutor:
-    """Thread-pool executor with at most ``max_concurrency`` tasks in flight.
+class Window:
+    """The work in flight of one :meth:`WindowExecutor.map_unordered` call."""
 
-    Tasks are submitted lazily (a sliding window), so stopping early never leaves a long queue
-    of started work behind, and memory stays flat for large plans.
-    """
+    def in_flight(self) -> int:
+        """Tasks (or chunks of tasks) sent and not finished."""
+        raise NotImplementedError
 
-    def __init__(self, max_concurrency: int = 8) -> None:
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be >= 1")
-        self.max_concurrency = max_concurrency
+    def send(self, todo: Iterator[Any]) -> bool:
+        """Send the next task (or chunk) of ``todo``; ``False`` when there is none."""
+        raise NotImplementedError
+
+    def receive(self) -> Iterable[Any]:
+        """Wait until work finishes; its results."""
+        raise NotImplementedError
+
+    def stopping(self) -> None:
+        """``stop`` is set: nothing more is sent (tell the workers, if they can hear it)."""
+
+    def close(self, clean: bool) -> None:
+        """After the last result (``clean``), or after an error or an abandoned iterator."""
+
+
+class WindowExecutor:
+    """An executor with at most ``max_concurrency`` tasks (or chunks) in flight, sent lazily
+    (a sliding window): stopping early never leaves a long queue of started work behind, and
+    memory stays flat for large plans. The thread, process and Ray executors open a
+    :class:`Window` per call (:meth:`_open`); the loop is this one."""
+
+    max_concurrency: int
+
+    def _open(self, fn: Callable[[Any], Any], tasks: Iterable[Any], stop: Any) -> Window:
+        raise NotImplementedError
 
     def map_unordered(
         self,
@@ -94,37 +115,68 @@ class ThreadExecutor:
         stop: threading.Event | None = None,
     ) -> Iterator[R]:
         """See :meth:`Executor.map_unordered`."""
+        window = self._open(fn, tasks, stop)
         todo = iter(tasks)
-        # finished futures arrive on a queue (one callback each): O(1) per completion, where
-        # ``wait(FIRST_COMPLETED)`` would install and remove a waiter on every future in flight
-        finished: queue.SimpleQueue[Future[R]] = queue.SimpleQueue()
-        in_flight = 0
-        pool = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="attune-runner")
         clean = False
         try:
             exhausted = False
             while True:
-                while not exhausted and in_flight < self.max_concurrency:
+                while not exhausted and window.in_flight() < self.max_concurrency:
                     if stop is not None and stop.is_set():
+                        window.stopping()
                         exhausted = True
-                        break
-                    task = next(todo, _DONE)
-                    if task is _DONE:
-                        exhausted = True
-                        break
-                    future = pool.submit(fn, task)  # type: ignore[arg-type]
-                    future.add_done_callback(finished.put)
-                    in_flight += 1
-                if not in_flight:
+                    else:
+                        exhausted = not window.send(todo)
+                if not window.in_flight():
                     break
-                future = _next_finished(finished)
-                in_flight -= 1
-                yield future.result()
+                yield from window.receive()
             clean = True
         finally:
-            # normal end: everything finished; early exit (consumer stopped, bug, Ctrl-C):
-            # drop what has not started and do not wait for in-flight calls.
-            pool.shutdown(wait=clean, cancel_futures=True)
+            window.close(clean)
+
+
+class ThreadExecutor(WindowExecutor):
+    """Thread-pool executor with at most ``max_concurrency`` tasks in flight (a sliding window,
+    :class:`WindowExecutor`)."""
+
+    def __init__(self, max_concurrency: int = 8) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        self.max_concurrency = max_concurrency
+
+    def _open(self, fn: Callable[[Any], Any], tasks: Iterable[Any], stop: Any) -> Window:
+        return _ThreadWindow(fn, self.max_concurrency)
+
+
+class _ThreadWindow(Window):
+    def __init__(self, fn: Callable[[Any], Any], max_concurrency: int) -> None:
+        self.fn = fn
+        # finished futures arrive on a queue (one callback each): O(1) per completion, where
+        # ``wait(FIRST_COMPLETED)`` would install and remove a waiter on every future in flight
+        self.finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
+        self.running = 0
+        self.pool = ThreadPoolExecutor(max_concurrency, thread_name_prefix="attune-runner")
+
+    def in_flight(self) -> int:
+        return self.running
+
+    def send(self, todo: Iterator[Any]) -> bool:
+        task = next(todo, DONE)
+        if task is DONE:
+            return False
+        self.pool.submit(self.fn, task).add_done_callback(self.finished.put)
+        self.running += 1
+        return True
+
+    def receive(self) -> Iterable[Any]:
+        future = _next_finished(self.finished)
+        self.running -= 1
+        return (future.result(),)
+
+    def close(self, clean: bool) -> None:
+        # normal end: everything finished; early exit (consumer stopped, bug, Ctrl-C):
+        # drop what has not started and do not wait for in-flight calls.
+        self.pool.shutdown(wait=clean, cancel_futures=True)
 
 
 def _next_finished(finished: queue.SimpleQueue[Future[R]]) -> Future[R]:
@@ -136,7 +188,8 @@ def _next_finished(finished: queue.SimpleQueue[Future[R]]) -> Future[R]:
             continue
 
 
-_DONE = object()
+DONE = object()
+"""The end of an iterator of tasks (``next(todo, DONE)``)."""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,15 @@ __all__ = [
 
 ExportFormat = Literal["csv", "parquet", "jsonl"]
 
+JUDGMENT_QUANTITIES: tuple[str, ...] = (
+    "prompt_tokens",
+    "completion_tokens",
+    "calls",
+    "cost_usd",
+    "latency_s",
+)
+"""Columns measured per judgment, not per criterion: filled on a judgment's first row only."""
+
 EXPORT_COLUMNS: tuple[str, ...] = (
     "judge_id",
     "jury_id",
@@ -54,23 +63,10 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "verdict",
     "status",
     "error",
-    "prompt_tokens",
-    "completion_tokens",
-    "calls",
-    "cost_usd",
-    "latency_s",
+    *JUDGMENT_QUANTITIES,
     "timestamp",
 )
 """The long table's columns, in order."""
-
-JUDGMENT_QUANTITIES: tuple[str, ...] = (
-    "prompt_tokens",
-    "completion_tokens",
-    "calls",
-    "cost_usd",
-    "latency_s",
-)
-"""Columns measured per judgment, not per criterion: filled on a judgment's first row only."""
 
 
 def _judge_model(spec: Mapping[str, Any] | None) -> str | None:

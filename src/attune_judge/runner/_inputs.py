@@ -79,7 +79,7 @@ def attunebench_items(data: Path, candidate: str) -> list[JudgeItem]:
     return list(attunebench_to_judge_items(load_attunebench(data), candidate=candidate))
 
 
-def _filter_models(items: list[JudgeItem], models: Sequence[str], where: str) -> list[JudgeItem]:
+def filter_models(items: list[JudgeItem], models: Sequence[str], where: str) -> list[JudgeItem]:
     present = {it.candidate_model for it in items}
     missing = [m for m in models if m not in present]
     if missing:
@@ -123,10 +123,10 @@ def load_judge_items(
             read_jsonl(data, JudgeItem) if judge_item_file else attunebench_items(data, "original")
         )
         items = items_for_candidates(base, read_candidates(candidates), source=str(candidates))
-        return _filter_models(items, models, str(candidates)) if models else items
+        return filter_models(items, models, str(candidates)) if models else items
     if judge_item_file:
         items = read_jsonl(data, JudgeItem)
-        return _filter_models(items, models, str(data)) if models else items
+        return filter_models(items, models, str(data)) if models else items
     wanted = list(models) if models else list(PSEUDO_MODELS)
     unknown = [m for m in wanted if m not in PSEUDO_MODELS]
     if unknown:

@@ -8,6 +8,7 @@ effective judgments (the last judgment of each item), exactly as the runner did.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -17,8 +18,22 @@ from attune_judge.runs import JudgedSummary, read_summary
 
 if TYPE_CHECKING:
     from attune_judge.calibration import Leaderboard
+    from attune_judge.data import Judgment
 
 __all__ = ["run_leaderboard"]
+
+
+def judgments_of(
+    judgments: Sequence[Judgment], judge_id: str | None, where: object
+) -> list[Judgment]:
+    """The judgments of ``judge_id`` (of the only judge when ``None``); a ``UserError`` naming
+    ``where`` for several judges and no ``judge_id``, or a judge that is not there."""
+    ids = sorted({j.judge_id for j in judgments})
+    if judge_id is None and len(ids) > 1:
+        raise UserError(f"{where}: several judges {ids[:5]}; choose one with --judge-id")
+    if judge_id is not None and judge_id not in ids:
+        raise UserError(f"{where}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
+    return [j for j in judgments if judge_id is None or j.judge_id == judge_id]
 
 
 def _stored(
@@ -69,13 +84,7 @@ def run_leaderboard(
     log = path / "judgments.jsonl"
     if not log.exists():
         raise UserError(f"{path}: a run directory must contain judgments.jsonl")
-    js = read_judgments(log)
-    ids = sorted({j.judge_id for j in js})
-    if judge_id is None and len(ids) > 1:
-        raise UserError(f"{log}: several judges {ids[:5]}; choose one with --judge-id")
-    if judge_id is not None and judge_id not in ids:
-        raise UserError(f"{log}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
-    mine = [j for j in js if j.status == "ok" and (judge_id is None or j.judge_id == judge_id)]
+    mine = [j for j in judgments_of(read_judgments(log), judge_id, log) if j.status == "ok"]
     try:
         board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
     except UserError as exc:  # a score that is not finite: named with its record

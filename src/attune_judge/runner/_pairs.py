@@ -85,7 +85,7 @@ def load_pairwise_items(
     )
     from attune_judge.judges import pairwise_items_from_preferences
     from attune_judge.runner._candidates import items_for_candidates, read_candidates
-    from attune_judge.runner._inputs import is_judge_item_jsonl
+    from attune_judge.runner._inputs import filter_models, is_judge_item_jsonl
 
     data = Path(data)
     if is_judge_item_jsonl(data):
@@ -123,16 +123,7 @@ def load_pairwise_items(
         cands = items_for_candidates(
             turn_items, read_candidates(candidates), source=str(candidates)
         )
-        if models:
-            present = {i.candidate_model for i in cands}
-            missing = [m for m in models if m not in present]
-            if missing:
-                raise UserError(
-                    f"{candidates}: no candidates for model(s) {', '.join(map(repr, missing))}",
-                    [f"models present: {', '.join(sorted(present)) or '(none)'}"],
-                )
-            cands = [i for i in cands if i.candidate_model in set(models)]
-        out += candidate_pairs(cands)
+        out += candidate_pairs(filter_models(cands, models, str(candidates)) if models else cands)
     return out
 
 

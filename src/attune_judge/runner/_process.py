@@ -35,21 +35,18 @@ import os
 import pickle
 import queue
 import signal
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Self
 
 from attune_judge.judges import Judge
+from attune_judge.runner._executor import DONE, Window, WindowExecutor
 from attune_judge.runner._plan import Task
 
 __all__ = ["JudgeFactory", "ProcessExecutor", "WorkerError"]
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 _POLL_S = 0.1
 _PARENT_CHECK_S = 0.5
@@ -141,9 +138,11 @@ def _worker_main(
                 pool.submit(run, msg[1], msg[2], fn)
 
 
-class WorkerPool:
+class WorkerPool(WindowExecutor):
     """What the process and Ray executors share: their sizes, the judge ids their workers
-    built, and closing them at the end of a ``with`` block."""
+    built, the sliding window (:class:`WindowExecutor`; ``fn`` and the tasks must be
+    picklable, a :class:`Task` is sent as its item and judge id), and closing them at the end
+    of a ``with`` block."""
 
     def __init__(self, factory: JudgeFactory | None, workers: int, max_concurrency: int) -> None:
         if workers < 1:
@@ -212,13 +211,7 @@ class ProcessExecutor(WorkerPool):
     ) -> None:
         super().__init__(factory, workers, max_concurrency)
         if factory is not None:
-            try:
-                pickle.dumps(factory)
-            except Exception as exc:
-                raise ValueError(
-                    f"the judge factory cannot be sent to worker processes ({exc}); use a "
-                    "module-level function with picklable arguments"
-                ) from exc
+            _pack_fn(factory, "worker processes", _FACTORY)
         self.start_timeout_s = start_timeout_s
         self._ctx: Any = multiprocessing.get_context(start_method)
         self._procs: list[Any] = []
@@ -318,60 +311,56 @@ class ProcessExecutor(WorkerPool):
 
     # -- mapping ---------------------------------------------------------------------------
 
-    def map_unordered(
-        self,
-        fn: Callable[[T], R],
-        tasks: Iterable[T],
-        *,
-        stop: threading.Event | None = None,
-    ) -> Iterator[R]:
-        """See :meth:`Executor.map_unordered`; ``fn`` and the tasks must be picklable (a
-        :class:`Task` is sent as its item and judge id)."""
+    def _open(self, fn: Callable[[Any], Any], tasks: Iterable[Any], stop: Any) -> Window:
         fn_msg = _pack_fn(("fn", fn), "worker processes")
         self.start()
         self._cancel.clear()
         for inbox in self._inboxes:
             inbox.put(fn_msg)
-        todo = iter(tasks)
-        load = [0] * self.workers
-        owner: dict[int, int] = {}
-        seq = 0
-        clean = False
-        try:
-            exhausted = False
-            while True:
-                while not exhausted and len(owner) < self.max_concurrency:
-                    if stop is not None and stop.is_set():
-                        self._cancel.set()
-                        exhausted = True
-                        break
-                    task = next(todo, _DONE)
-                    if task is _DONE:
-                        exhausted = True
-                        break
-                    wid = min(range(self.workers), key=load.__getitem__)
-                    self._inboxes[wid].put(_pack(("task", seq, self._wire(task))))
-                    owner[seq] = wid
-                    load[wid] += 1
-                    seq += 1
-                if not owner:
-                    break
-                msg = self._receive()
-                if msg[0] == "task_error":
-                    raise WorkerError(f"a task raised in a worker process:\n{msg[2]}")
-                if msg[0] == "result":
-                    load[owner.pop(msg[1])] -= 1
-                    yield msg[2]
-                if stop is not None and stop.is_set():
-                    self._cancel.set()
-            clean = True
-        finally:
-            if not clean:
-                # an error or an abandoned iterator: drop the workers and whatever they hold
-                self._terminate()
+        return _ProcessWindow(self, stop)
 
 
-_DONE = object()
+class _ProcessWindow(Window):
+    """Each task to the worker with the fewest in flight; ``stop`` relayed as the shared
+    cancel event."""
+
+    def __init__(self, ex: ProcessExecutor, stop: Any) -> None:
+        self.ex = ex
+        self.stop = stop
+        self.load = [0] * ex.workers
+        self.owner: dict[int, int] = {}  # task number -> worker
+        self.seq = 0
+
+    def in_flight(self) -> int:
+        return len(self.owner)
+
+    def send(self, todo: Iterator[Any]) -> bool:
+        task = next(todo, DONE)
+        if task is DONE:
+            return False
+        wid = min(range(self.ex.workers), key=self.load.__getitem__)
+        self.ex._inboxes[wid].put(_pack(("task", self.seq, self.ex._wire(task))))
+        self.owner[self.seq] = wid
+        self.load[wid] += 1
+        self.seq += 1
+        return True
+
+    def receive(self) -> Iterator[Any]:
+        msg = self.ex._receive()
+        if msg[0] == "task_error":
+            raise WorkerError(f"a task raised in a worker process:\n{msg[2]}")
+        if msg[0] == "result":
+            self.load[self.owner.pop(msg[1])] -= 1
+            yield msg[2]
+        if self.stop is not None and self.stop.is_set():
+            self.ex._cancel.set()
+
+    def stopping(self) -> None:
+        self.ex._cancel.set()
+
+    def close(self, clean: bool) -> None:
+        if not clean:  # an error or an abandoned iterator: drop the workers and what they hold
+            self.ex._terminate()
 
 
 class _Deadline:
@@ -382,16 +371,23 @@ class _Deadline:
         return time.monotonic() > self._end
 
 
-def _pack_fn(msg: Any, where: str) -> bytes:
-    """``msg`` holding the task function, pickled; a ``ValueError`` when it cannot go to
-    ``where``."""
+_FACTORY = ("the judge factory", "a module-level function with picklable arguments")
+
+
+def _pack_fn(
+    msg: Any,
+    where: str,
+    what: tuple[str, str] = (
+        "the task function",
+        "a module-level function or a picklable object such as JudgeTaskFn",
+    ),
+) -> bytes:
+    """``msg`` holding the task function (or ``_FACTORY``, the judge factory), pickled; a
+    ``ValueError`` when it cannot go to ``where``."""
     try:
         return _pack(msg)
     except Exception as exc:
-        raise ValueError(
-            f"the task function cannot be sent to {where} ({exc}): use a module-level "
-            "function or a picklable object such as JudgeTaskFn"
-        ) from exc
+        raise ValueError(f"{what[0]} cannot be sent to {where} ({exc}): use {what[1]}") from exc
 
 
 def _pack(msg: Any) -> bytes:

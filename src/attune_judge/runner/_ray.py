@@ -42,11 +42,13 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sized
-from typing import Any, TypeVar
+from typing import Any
 
 from attune_judge.errors import UserError
+from attune_judge.runner._executor import Window
 from attune_judge.runner._plan import Task
 from attune_judge.runner._process import (
+    _FACTORY,
     JudgeFactory,
     WorkerError,
     WorkerPool,
@@ -56,9 +58,6 @@ from attune_judge.runner._process import (
 )
 
 __all__ = ["CALLS_PER_S", "MAX_CHUNK", "RayExecutor", "import_ray"]
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 _WAIT_S = 0.5
 
@@ -193,13 +192,7 @@ class RayExecutor(WorkerPool):
         super().__init__(factory, workers, max_concurrency)
         if chunk_size is not None and chunk_size < 1:
             raise ValueError("chunk_size must be >= 1")
-        try:
-            self._factory_blob = _pack(factory)
-        except Exception as exc:
-            raise ValueError(
-                f"the judge factory cannot be sent to Ray actors ({exc}); use a module-level "
-                "function with picklable arguments"
-            ) from exc
+        self._factory_blob = _pack_fn(factory, "Ray actors", _FACTORY)
         self.address = address
         self.num_cpus = num_cpus
         self.init_kwargs = dict(init_kwargs or {})
@@ -310,71 +303,66 @@ class RayExecutor(WorkerPool):
             size = min(size, math.ceil(remaining / self.max_concurrency))
         return max(1, min(MAX_CHUNK, size))
 
-    def map_unordered(
-        self,
-        fn: Callable[[T], R],
-        tasks: Iterable[T],
-        *,
-        stop: threading.Event | None = None,
-    ) -> Iterator[R]:
-        """See :meth:`Executor.map_unordered`; ``fn`` and the tasks must be picklable (a
-        :class:`Task` is sent as its item and judge id)."""
+    def _open(self, fn: Callable[[Any], Any], tasks: Iterable[Any], stop: Any) -> Window:
         fn_blob = _pack_fn(fn, "Ray actors")
         self.start()
         ray = import_ray()
         ray.get([a.set_fn.remote(fn_blob) for a in self._actors])
-        remaining = len(tasks) if isinstance(tasks, Sized) else None
-        todo = iter(tasks)
-        calls = [0] * self.workers  # chunks in flight per actor
-        owner: dict[Any, int] = {}  # streaming generator -> actor
-        cancelled = False
-        clean = False
-        try:
-            exhausted = False
-            while True:
-                while not exhausted and len(owner) < self.max_concurrency:
-                    if stop is not None and stop.is_set():
-                        exhausted = True
-                        break
-                    chunk = list(itertools.islice(todo, self.next_chunk_size(remaining)))
-                    if not chunk:
-                        exhausted = True
-                        break
-                    if remaining is not None:
-                        remaining -= len(chunk)
-                    wid = min(range(self.workers), key=calls.__getitem__)
-                    call = self._actors[wid].run_chunk.options(num_returns="streaming")
-                    owner[call.remote([_pack(self._wire(t)) for t in chunk])] = wid
-                    calls[wid] += 1
-                if not owner:
-                    break
-                if stop is not None and stop.is_set() and not cancelled:
-                    cancelled = True
-                    for actor in self._actors:
-                        actor.set_cancel.remote()
-                ready, rest = ray.wait(list(owner), num_returns=1, timeout=_WAIT_S)
-                if ready and rest:  # every generator with a result ready, in one call
-                    more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
-                    ready += more
-                for blob in self._next_results(ray, ready, owner, calls):
-                    msg = pickle.loads(blob)
-                    if msg[0] == "task_error":
-                        raise WorkerError(f"a task raised in a Ray worker:\n{msg[1]}")
-                    t = self._task_s
-                    self._task_s = msg[2] if t is None else 0.8 * t + 0.2 * msg[2]
-                    yield msg[1]
-            clean = True
-        finally:
-            if not clean:
-                # an error or an abandoned iterator: drop the actors and what they hold
-                self._kill()
+        return _RayWindow(self, ray, len(tasks) if isinstance(tasks, Sized) else None, stop)
 
-    def _next_results(
-        self, ray: Any, ready: list[Any], owner: dict[Any, int], calls: list[int]
-    ) -> Iterator[bytes]:
+
+class _RayWindow(Window):
+    """Chunks of tasks to the actor with the fewest calls in flight, each a streaming
+    generator of results; ``stop`` relayed to every actor once."""
+
+    def __init__(self, ex: RayExecutor, ray: Any, remaining: int | None, stop: Any) -> None:
+        self.ex, self.ray, self.remaining, self.stop = ex, ray, remaining, stop
+        self.calls = [0] * ex.workers  # chunks in flight per actor
+        self.owner: dict[Any, int] = {}  # streaming generator -> actor
+        self.cancelled = False
+
+    def in_flight(self) -> int:
+        return len(self.owner)
+
+    def send(self, todo: Iterator[Any]) -> bool:
+        chunk = list(itertools.islice(todo, self.ex.next_chunk_size(self.remaining)))
+        if not chunk:
+            return False
+        if self.remaining is not None:
+            self.remaining -= len(chunk)
+        wid = min(range(self.ex.workers), key=self.calls.__getitem__)
+        call = self.ex._actors[wid].run_chunk.options(num_returns="streaming")
+        self.owner[call.remote([_pack(self.ex._wire(t)) for t in chunk])] = wid
+        self.calls[wid] += 1
+        return True
+
+    def receive(self) -> Iterator[Any]:
+        ray = self.ray
+        if self.stop is not None and self.stop.is_set() and not self.cancelled:
+            self.cancelled = True
+            for actor in self.ex._actors:
+                actor.set_cancel.remote()
+        ready, rest = ray.wait(list(self.owner), num_returns=1, timeout=_WAIT_S)
+        if ready and rest:  # every generator with a result ready, in one call
+            more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready += more
+        for blob in self._next_results(ready):
+            msg = pickle.loads(blob)
+            if msg[0] == "task_error":
+                raise WorkerError(f"a task raised in a Ray worker:\n{msg[1]}")
+            t = self.ex._task_s
+            self.ex._task_s = msg[2] if t is None else 0.8 * t + 0.2 * msg[2]
+            yield msg[1]
+
+    def close(self, clean: bool) -> None:
+        if not clean:  # an error or an abandoned iterator: drop the actors and what they hold
+            self.ex._kill()
+
+    def _next_results(self, ready: list[Any]) -> Iterator[bytes]:
         """The next result of each ready generator (finished ones are dropped), in one
         ``ray.get``; when a worker died, the others' results first (they are recorded), then
         the error."""
+        ray, owner, calls = self.ray, self.owner, self.calls
         refs = []
         for gen in ready:
             try:

@@ -35,7 +35,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from attune_judge.rubrics import read_yaml, validate_mapping
 
@@ -81,6 +81,10 @@ def _check_name(value: str) -> str:
     return value
 
 
+_Name = Annotated[str, AfterValidator(_check_name)]
+"""A perturbation's or variant's name (see :func:`_check_name`)."""
+
+
 class JudgeSettings(_Strict):
     """Judge options of the base variant."""
 
@@ -103,13 +107,8 @@ class BaseSpec(_Strict):
 
 
 class _Perturbation(_Strict):
-    name: str
+    name: _Name
     """Unique name, used in ``variants``, ``factors`` and the rubric version tag."""
-
-    @field_validator("name")
-    @classmethod
-    def _valid_name(cls, value: str) -> str:
-        return _check_name(value)
 
 
 class ShuffleCriteria(_Perturbation):
@@ -207,15 +206,10 @@ Perturbation = Annotated[
 class VariantSpec(_Strict):
     """One explicit combination of perturbations."""
 
-    name: str
+    name: _Name
     """Variant name (unique, not ``base``)."""
     apply: list[str] = Field(min_length=1)
     """Perturbation names, applied in this order."""
-
-    @field_validator("name")
-    @classmethod
-    def _valid_name(cls, value: str) -> str:
-        return _check_name(value)
 
 
 class Factor(_Strict):

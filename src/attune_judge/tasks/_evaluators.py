@@ -25,6 +25,7 @@ from attune_judge.judges import (
     hash_spec,
     item_judgment,
 )
+from attune_judge.judges._base import add_usage
 from attune_judge.lm import untrusted
 from attune_judge.tasks._behaviour import score_behaviour
 from attune_judge.tasks._conversation import score_conversation
@@ -55,14 +56,6 @@ PRIMARY_METRIC: dict[str, str] = {
 """The metric each task ranks models by (0..1, higher is better)."""
 
 _START = "(start of the conversation)"
-
-
-def _add(a: TokenUsage, b: TokenUsage) -> TokenUsage:
-    return TokenUsage(
-        prompt_tokens=a.prompt_tokens + b.prompt_tokens,
-        completion_tokens=a.completion_tokens + b.completion_tokens,
-        calls=a.calls + b.calls,
-    )
 
 
 def _jury_answers(verdict: Judgment) -> dict[str, str]:
@@ -280,6 +273,14 @@ class TaskEvaluator:
         metrics = score_conversation(pred, item.metadata["truth"])
         return self._scored(item, started, outcome, pred, metrics)
 
+    def _failed_stage(
+        self, failed: Judgment, stage: str, usage: TokenUsage, **details: Any
+    ) -> Judgment:
+        """A draft or behaviour judge's failed judgment as this task's, at ``stage``."""
+        out = failed.model_copy(update={"judge_id": self.judge_id, "usage": usage}, deep=True)
+        out.details.update(task=self.task, stage=stage, **details)
+        return out
+
     def _drafting(self, item: JudgeItem, started: float) -> Judgment:
         from attune_judge.runner import make_responder
 
@@ -290,31 +291,21 @@ class TaskEvaluator:
         draft = str(outcome.prediction.reply)
         drafted = item.model_copy(update={"candidate": draft})
         quality = self.draft_judge.judge(drafted)
-        usage = _add(outcome.usage, quality.usage)
+        usage = add_usage(outcome.usage, quality.usage)
         requests = outcome.requests + int(quality.details.get("requests", 1))
         if quality.status != "ok":
-            failed = quality.model_copy(
-                update={"judge_id": self.judge_id, "usage": usage}, deep=True
-            )
-            failed.details.update(
-                task=self.task, stage="draft_judge", draft=draft, requests=requests
-            )
-            return failed
+            return self._failed_stage(quality, "draft_judge", usage, draft=draft, requests=requests)
         answers: dict[str, str | None] = {}
         behaviour_status = "no_items"
         if item.metadata.get("behaviour_items"):
             verdict = self.behaviour_judge.judge(drafted)
-            usage = _add(usage, verdict.usage)
+            usage = add_usage(usage, verdict.usage)
             requests += int(verdict.details.get("requests", 1))
             behaviour_status = verdict.status
             if verdict.status == "lm_error":
-                failed = verdict.model_copy(
-                    update={"judge_id": self.judge_id, "usage": usage}, deep=True
+                return self._failed_stage(
+                    verdict, "behaviour_judge", usage, draft=draft, requests=requests
                 )
-                failed.details.update(
-                    task=self.task, stage="behaviour_judge", draft=draft, requests=requests
-                )
-                return failed
             answers = dict(verdict.details.get("answers") or _jury_answers(verdict))
         metrics = score_draft(quality.normalized, item.metadata["truth"]["preferred"], answers)
         if behaviour_status not in ("ok", "no_items"):

@@ -302,11 +302,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _error(self, status: int, message: str) -> None:
         self._send(status, {"error": {"message": message, "type": "invalid_request_error"}})
 
-    def do_POST(self) -> None:
+    def _received(self) -> FakeBatchServer:
         fake = self.server_fake
         self._stage("received")
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))
+        return fake
+
+    def do_POST(self) -> None:
+        fake = self._received()
         raw = self._body()
         path = self.path.rstrip("/")
         if path.endswith("/chat/completions"):
@@ -351,10 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         from urllib.parse import parse_qs, urlsplit
 
-        fake = self.server_fake
-        self._stage("received")
-        with fake.lock:
-            fake.authorizations.append(self.headers.get("Authorization"))
+        fake = self._received()
         url = urlsplit(self.path)
         path = url.path.rstrip("/")
         parts = path.split("/")

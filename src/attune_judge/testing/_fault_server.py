@@ -93,7 +93,6 @@ class _Server(ThreadingHTTPServer):
     open more than a few connections at once: 19 of 1,000 at concurrency 128)."""
 
 
-
 @dataclass(frozen=True)
 class ServedRequest:
     """One request as the server saw it."""

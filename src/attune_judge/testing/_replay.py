@@ -22,10 +22,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from attune_judge.testing._common import make_response, request_key, request_messages
+from attune_judge.testing._common import (
+    AsyncTwinBase,
+    EngineBase,
+    make_response,
+    request_key,
+    request_messages,
+)
 
 if TYPE_CHECKING:
-    import dspy
     from dspy.lm15 import Request, Response
 
 __all__ = ["AsyncReplayEngine", "MissingRecordingError", "ReplayEngine"]
@@ -38,7 +43,7 @@ class MissingRecordingError(LookupError):
     """A replayed request has no recording (the prompt changed, or it was never recorded)."""
 
 
-class ReplayEngine:
+class ReplayEngine(EngineBase):
     """Sync DSPy engine answering from (and optionally recording to) a JSON recording file.
 
     Parameters
@@ -57,6 +62,8 @@ class ReplayEngine:
     calls, hits, recorded
         Counters (thread-safe): all requests, requests answered from recordings, new recordings.
     """
+
+    default_model = "replay/judge"
 
     def __init__(
         self,
@@ -126,15 +133,6 @@ class ReplayEngine:
         self._store(key, messages, response)
         return response
 
-    def stream(self, request: Request) -> Any:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        return iter(response_to_events(self.complete(request)))
-
-    def close(self) -> None:
-        """Nothing to release (call :meth:`save` to write new recordings)."""
-
     def save(self, path: str | Path | None = None) -> Path:
         """Write all recordings as JSON (sorted keys, stable diff) and return the path."""
         target = Path(path) if path is not None else self.path
@@ -148,24 +146,9 @@ class ReplayEngine:
         """The async engine sharing this engine's recordings and counters."""
         return AsyncReplayEngine(self)
 
-    def lm(self, model: str = "replay/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` on this engine (sync and async).
 
-        Defaults: ``cache=False``, ``temperature=0``, ``num_retries=0``.
-        """
-        import dspy
-
-        kwargs.setdefault("cache", False)
-        kwargs.setdefault("temperature", 0.0)
-        kwargs.setdefault("num_retries", 0)
-        return dspy.LM(model, engine=self, async_engine=self.async_twin(), **kwargs)
-
-
-class AsyncReplayEngine:
+class AsyncReplayEngine(AsyncTwinBase[ReplayEngine]):
     """Async twin of a :class:`ReplayEngine`."""
-
-    def __init__(self, sync: ReplayEngine) -> None:
-        self.sync = sync
 
     async def complete(self, request: Request) -> Response:
         """Answer one request (source calls run in a worker thread)."""
@@ -176,16 +159,6 @@ class AsyncReplayEngine:
         response = await asyncio.to_thread(_call_source, self.sync.source, request)
         self.sync._store(key, messages, response)
         return response
-
-    async def stream(self, request: Request) -> Any:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        for event in response_to_events(await self.complete(request)):
-            yield event
-
-    async def aclose(self) -> None:
-        """Nothing to release."""
 
 
 def _call_source(source: Any, request: Request) -> Response:

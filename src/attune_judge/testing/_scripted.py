@@ -10,14 +10,19 @@ import asyncio
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from attune_judge.testing._common import make_response, prompt_size, request_messages
+from attune_judge.testing._common import (
+    AsyncTwinBase,
+    EngineBase,
+    make_response,
+    prompt_size,
+    request_messages,
+)
 
 if TYPE_CHECKING:
-    import dspy
     from dspy.lm15 import Request, Response
 
 __all__ = [
@@ -73,7 +78,7 @@ def truncated(text: str) -> ScriptedReply:
     return reply
 
 
-class ScriptedEngine:
+class ScriptedEngine(EngineBase):
     """A sync DSPy engine whose replies come from a responder function or a queue.
 
     Parameters
@@ -100,6 +105,8 @@ class ScriptedEngine:
     requests
         The messages of every call, in order.
     """
+
+    default_model = "scripted/judge"
 
     def __init__(
         self,
@@ -165,38 +172,13 @@ class ScriptedEngine:
             time.sleep(self.latency_s)
         return self._finish(messages, request)
 
-    def stream(self, request: Request) -> Iterator[Any]:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        return iter(response_to_events(self.complete(request)))
-
-    def close(self) -> None:
-        """Nothing to release."""
-
     def async_twin(self) -> AsyncScriptedEngine:
         """The async engine sharing this engine's script, counters and injector."""
         return AsyncScriptedEngine(self)
 
-    def lm(self, model: str = "scripted/judge", **kwargs: Any) -> dspy.LM:
-        """A ``dspy.LM`` running on this engine (sync and async).
 
-        ``cache=False`` and ``temperature=0`` by default.
-        ``num_retries`` defaults to 0 so injected failures surface immediately.
-        """
-        import dspy
-
-        kwargs.setdefault("cache", False)
-        kwargs.setdefault("temperature", 0.0)
-        kwargs.setdefault("num_retries", 0)
-        return dspy.LM(model, engine=self, async_engine=self.async_twin(), **kwargs)
-
-
-class AsyncScriptedEngine:
+class AsyncScriptedEngine(AsyncTwinBase[ScriptedEngine]):
     """Async twin of a :class:`ScriptedEngine` (same script, counters and injector)."""
-
-    def __init__(self, sync: ScriptedEngine) -> None:
-        self.sync = sync
 
     async def complete(self, request: Request) -> Response:
         """Answer one request without blocking the event loop during the latency."""
@@ -204,13 +186,3 @@ class AsyncScriptedEngine:
         if self.sync.latency_s > 0:
             await asyncio.sleep(self.sync.latency_s)
         return self.sync._finish(messages, request)
-
-    async def stream(self, request: Request) -> Any:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        for event in response_to_events(await self.complete(request)):
-            yield event
-
-    async def aclose(self) -> None:
-        """Nothing to release."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -53,22 +53,8 @@ def check_level(ci: float, name: str = "--ci") -> None:
     check(ci, name)
 
 
-def _objects(path: Path) -> list[tuple[int, object]]:
-    """(line number, parsed JSON) of every non-empty line."""
-    out: list[tuple[int, object]] = []
-    with reading_utf8(path), path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append((n, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise UserError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
-    return out
-
-
-def record_kind(path: Path) -> RecordKind:
-    """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
+def _each_object(path: Path) -> Iterator[tuple[int, object]]:
+    """(line number, parsed JSON) of each non-empty line, as it is read."""
     with reading_utf8(path), path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -77,20 +63,31 @@ def record_kind(path: Path) -> RecordKind:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise UserError(f"{path}:{n}: not valid JSON: {exc.msg}") from None
-            if not isinstance(obj, dict):
-                raise UserError(f"{path}:{n}: expected a JSON object per line")
-            if "judge_id" in obj:
-                return "judgment"
-            if "winner" in obj:
-                return "preference"
-            if "value" in obj and "rater" in obj:
-                return "rating"
-            if {"model", "score"} <= set(obj):
-                return "scores"
-            raise UserError(
-                f"{path}:{n}: cannot tell the record type (expected Rating, Preference, "
-                "Judgment or {model, cluster, score} rows)"
-            )
+            yield n, obj
+
+
+def _objects(path: Path) -> list[tuple[int, object]]:
+    """(line number, parsed JSON) of every non-empty line (all read before any is used)."""
+    return list(_each_object(path))
+
+
+def record_kind(path: Path) -> RecordKind:
+    """``rating``, ``preference``, ``judgment`` or ``scores`` from the first record's keys."""
+    for n, obj in _each_object(path):
+        if not isinstance(obj, dict):
+            raise UserError(f"{path}:{n}: expected a JSON object per line")
+        if "judge_id" in obj:
+            return "judgment"
+        if "winner" in obj:
+            return "preference"
+        if "value" in obj and "rater" in obj:
+            return "rating"
+        if {"model", "score"} <= set(obj):
+            return "scores"
+        raise UserError(
+            f"{path}:{n}: cannot tell the record type (expected Rating, Preference, "
+            "Judgment or {model, cluster, score} rows)"
+        )
     raise UserError(f"{path}: empty file")
 
 

@@ -21,6 +21,7 @@ from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment, Rating, read_jsonl, read_judgments, read_utf8, reading_utf8
 from attune_judge.errors import UserError
+from attune_judge.runner._leaderboard import judgments_of
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
@@ -214,13 +215,7 @@ def read_scores(
             "records (rank ranks models; use calibrate for human labels)"
         )
     elif kind == "judgment":
-        js = read_judgments(path)
-        ids = sorted({j.judge_id for j in js})
-        if judge_id is None and len(ids) > 1:
-            raise UserError(f"{path}: several judges {ids[:5]}; choose one with --judge-id")
-        if judge_id is not None and judge_id not in ids:
-            raise UserError(f"{path}: no judge {judge_id!r} (--judge-id); judges: {ids[:10]}")
-        js = [j for j in js if judge_id is None or j.judge_id == judge_id]
+        js = judgments_of(read_judgments(path), judge_id, path)
         try:
             return cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
         except UserError as exc:
