@@ -12,16 +12,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from attune_judge._version import __version__
 from attune_judge.align._artifact import AlignedJudgeManifest, artifact_hash
 from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
+from attune_judge.align._run import _echo, _judge_all, _load_split
 from attune_judge.align._save import write_align_run
 from attune_judge.align._split import Split
 from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
 from attune_judge.errors import UserError
+from attune_judge.judges import build_judge
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
+from attune_judge.lm import configure_cache_from_env, lm_spec
 from attune_judge.runs._align import AlignBlock
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
@@ -60,10 +64,6 @@ def calibrate_judge(
         Expected-mode judgments of this model already made (by item id; e.g. a ``validate``
         run's); the items without one are judged.
     """
-    from attune_judge.align._run import _echo, _judge_all, _load_split
-    from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env
-
     say = echo or _echo
     start = time.monotonic()
     out = Path(config.out)
@@ -142,9 +142,6 @@ def _save(
     judged: Sequence[Judgment | None],
     calls: int,
 ) -> AlignedJudgeManifest:
-    from attune_judge._version import __version__
-    from attune_judge.lm import lm_spec
-
     out.mkdir(parents=True, exist_ok=True)
     head_file = out / HEAD_FILE
     head_file.write_text(head.model_dump_json(indent=1), encoding="utf-8")

@@ -11,7 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import JudgeItem, Preference, Rating, read_jsonl
 from attune_judge.errors import UserError
-from attune_judge.rubrics import Rubric
+from attune_judge.judges import pairwise_items_from_preferences
+from attune_judge.rubrics import Rubric, load_rubric
+from attune_judge.runner._inputs import is_judge_item_jsonl
+from attune_judge.runner._pairs import load_pairwise_items
+from attune_judge.validate import VALIDATION_SETS, check_human_labels, load_calibration_set
 
 __all__ = [
     "AlignData",
@@ -141,9 +145,6 @@ def load_align_data(
     raters
         Keep only these raters (default: all; for shipped sets, the set's reference people).
     """
-    from attune_judge.rubrics import load_rubric
-    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
-
     name = str(labels)
     if Path(name).is_file() and is_preference_file(Path(name)):
         return load_preference_data(Path(name), items=items, rubric=rubric, raters=raters)
@@ -180,8 +181,6 @@ def load_align_data(
             "or a Preference JSONL with a pairwise rubric"
         )
     if label_file is not None:  # the checks calibrate makes, and each criterion's scale
-        from attune_judge.validate import check_human_labels
-
         bounds = {c.id: rub.scale_of(c.id) for c in rub.criteria}
         scales = {k: (float(b.min), float(b.max)) for k, b in bounds.items()}
         check_human_labels(label_file, "nominal", scales=scales)
@@ -222,10 +221,6 @@ def _pair_items(prefs: list[Preference], items: Path) -> list[JudgeItem]:
     """Pair items joined to the preferences: a JudgeItem JSONL of pairs (``metadata.other``)
     taken as it is; a JudgeItem JSONL of turns gives each preference's context (its texts from
     the preference); anything else is read as AttuneBench data (its comparisons' pairs)."""
-    from attune_judge.judges import pairwise_items_from_preferences
-    from attune_judge.runner._inputs import is_judge_item_jsonl
-    from attune_judge.runner._pairs import load_pairwise_items
-
     if is_judge_item_jsonl(items):
         given = read_jsonl(items, JudgeItem)
         if given and all(isinstance(i.metadata.get("other"), str) for i in given):
@@ -250,8 +245,6 @@ def load_preference_data(
     are combined by :func:`majority`. The rubric must be ``pairwise`` (default
     ``attunebench-pairwise``) and know every comparison's question.
     """
-    from attune_judge.rubrics import load_rubric
-
     prefs = [p for p in read_jsonl(labels, Preference) if p.winner is not None]
     if raters:
         prefs = [p for p in prefs if p.rater in raters]

@@ -13,6 +13,7 @@ import numpy as np
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._metric import MetricKind, item_agreement
 from attune_judge.calibration import Metric, bootstrap_means, few_clusters_warning
+from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
 from attune_judge.runs._align import HeldOutProof
 
@@ -151,8 +152,6 @@ def proof_from_values(
     """The proof from per-item agreements (ratings and preferences alike): every interval a
     cluster bootstrap over the test conversations, the improvement paired per item."""
     if len(rows) < 2:
-        from attune_judge.errors import UserError
-
         raise UserError(
             f"held-out proof: only {len(rows)} test items with usable judgments before and after"
         )

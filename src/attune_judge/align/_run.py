@@ -39,7 +39,8 @@ from attune_judge.align._save import save_artifact
 from attune_judge.align._split import Split, cluster_split
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
-from attune_judge.lm import library_output_to
+from attune_judge.judges import build_judge
+from attune_judge.lm import configure_cache_from_env, library_output_to
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
 
@@ -213,9 +214,6 @@ def align_judge(
         Bad labels, too few conversations, a budget the estimate exceeds, an unusable
         ``--out``.
     """
-    from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env
-
     if config.method != "optimize":
         raise UserError("align_judge optimises; --method calibrate is calibrate_judge")
     start = time.monotonic()

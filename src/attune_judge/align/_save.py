@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge._secrets import redact
+from attune_judge._version import __version__
 from attune_judge.align._artifact import ARTIFACT_FILE, AlignedJudgeManifest, artifact_hash
 from attune_judge.align._data import AlignData
 from attune_judge.align._isotonic import ScoreMap
@@ -18,6 +19,9 @@ from attune_judge.align._optimize import OptimizerSettings
 from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
+from attune_judge.judges import hash_spec
+from attune_judge.lm import lm_spec
+from attune_judge.report import write_report
 from attune_judge.runs import AlignSummary, CommandManifest, write_manifest, write_summary
 from attune_judge.runs._align import AlignBlock
 
@@ -52,11 +56,6 @@ def save_artifact(
     metric: str,
 ) -> tuple[AlignedJudgeManifest, list[str]]:
     """Write the artifact into ``out``; return its manifest and the demonstrations' item ids."""
-    from attune_judge._version import __version__
-    from attune_judge.judges import hash_spec
-    from attune_judge.lm import lm_spec
-    from attune_judge.report import write_report
-
     out.mkdir(parents=True, exist_ok=True)
     program_file = out / "program.json"
     program.save(str(program_file))

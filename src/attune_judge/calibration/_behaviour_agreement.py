@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from attune_judge.calibration._markdown import fmt_metric
 from attune_judge.calibration._pairwise import pair_agreement
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._table import join_report
@@ -251,7 +252,6 @@ def _item_order(item_id: str) -> tuple[int, str]:
 
 def behaviour_markdown(a: BehaviourAgreement) -> str:
     """Per-category and per-item tables."""
-    from attune_judge.calibration._markdown import fmt_metric
 
     def table(groups: Sequence[BehaviourGroup], head: str) -> list[str]:
         lines = [

@@ -8,6 +8,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attune_judge.calibration._bootstrap import FloatArray
+from attune_judge.calibration._ratio import (
+    ROUNDING,
+    ClusterSums,
+    cluster_robust_covariance,
+    ratio_replicates,
+)
 
 __all__ = ["CHUNK_CELLS", "StudentizedDraws", "sigma_of"]
 
@@ -45,13 +51,6 @@ class StudentizedDraws:
     """
 
     def __init__(self, sums: object, weights: FloatArray, chunk_cells: int = 1_000_000) -> None:
-        from attune_judge.calibration._ratio import (
-            ROUNDING,
-            ClusterSums,
-            cluster_robust_covariance,
-            ratio_replicates,
-        )
-
         assert isinstance(sums, ClusterSums)
         W = np.asarray(weights, dtype=np.float64)
         S, N = sums.sums, sums.counts

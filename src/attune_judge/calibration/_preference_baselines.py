@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attune_judge.calibration._markdown import fmt_metric
 from attune_judge.calibration._preference import PreferenceAgreement, preference_agreement
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.data import Preference
@@ -133,8 +134,6 @@ def compare_preferences(
 
 def preference_comparison_markdown(c: PreferenceComparison) -> str:
     """The rows as a Markdown table."""
-    from attune_judge.calibration._markdown import fmt_metric
-
     lines = [
         "## Judge vs no-judge baselines (same comparisons)",
         "",

@@ -20,10 +20,17 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import calibration_markdown
 from attune_judge.demo._duo import DuoResult, duo_analysis
 from attune_judge.demo._report import demo_report
+from attune_judge.demo._sensitivity import demo_sensitivity
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
 from attune_judge.runs import DemoSummary, JudgeRow, write_summary
-from attune_judge.validate import RecordedJudges, load_calibration_set, recorded_judges_vs_experts
+from attune_judge.validate import (
+    RecordedJudges,
+    load_calibration_set,
+    recorded_judges_vs_experts,
+    validate_judge,
+)
+from attune_judge.validate._calibrated import held_out_items
 
 __all__ = ["DemoRun", "load_calibration_set", "run_demo"]
 
@@ -143,9 +150,6 @@ def run_demo(
         summary_json["duo"] = duo
         lines += _summary_b(duo)
     if "c" in parts:
-        from attune_judge.validate import validate_judge
-        from attune_judge.validate._calibrated import held_out_items
-
         # with a shipped calibration head for this model, its held-out conversations: validate
         # then shows the head's calibrated row beside the raw one on the same judgments
         val = validate_judge(
@@ -162,8 +166,6 @@ def run_demo(
         summary_json["local_judge"] = val
         lines += ["c. " + val.summary[0], *val.summary[1:]]
     if "d" in parts:
-        from attune_judge.demo._sensitivity import demo_sensitivity
-
         sens = demo_sensitivity(
             out,
             lm=local_lm,

@@ -24,6 +24,8 @@ from pydantic import BaseModel, Field
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
+from attune_judge.lm import configure_cache_from_env, resolve_lm
+from attune_judge.runner import failure_reasons, load_judge_items
 
 __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
 
@@ -37,8 +39,6 @@ until the cap, and at the library default (1024) one such judgment takes minutes
 
 def _capped_lm_factory(seed: int) -> Callable[[str | None], Any]:
     def make(lm: str | None) -> Any:
-        from attune_judge.lm import configure_cache_from_env, resolve_lm
-
         configure_cache_from_env()
         return resolve_lm(lm or "local", seed=seed, max_tokens=MAX_TOKENS)
 
@@ -98,8 +98,6 @@ class SensitivityPart(BaseModel):
 
 
 def _first_turns(n_conversations: int) -> list[JudgeItem]:
-    from attune_judge.runner import load_judge_items
-
     items = load_judge_items(shipped_dir("data") / "samples" / "attunebench")
     first: dict[str, int] = {}
     for it in items:
@@ -167,7 +165,6 @@ def demo_sensitivity(
         Model string → ``dspy.LM`` (tests pass a scripted engine); default: the model with
         answers capped at :data:`MAX_TOKENS` tokens.
     """
-    from attune_judge.runner import failure_reasons
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
     if n_conversations < 2:

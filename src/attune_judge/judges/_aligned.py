@@ -23,6 +23,8 @@ from typing import Any
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.data._aligned import CALIBRATED_FORMAT, FORMAT, AlignedJudgeManifest, ScoreMap
 from attune_judge.errors import UserError
+from attune_judge.judges._base import hash_spec
+from attune_judge.rubrics import Rubric
 
 __all__ = [
     "ARTIFACT_FILE",
@@ -105,8 +107,6 @@ class AlignedJudge:
     """
 
     def __init__(self, base: Any, manifest: AlignedJudgeManifest, *, apply_score_map: bool):
-        from attune_judge.judges._base import hash_spec
-
         self.base = base
         self.manifest = manifest
         self.score_map = manifest.score_map if apply_score_map else None
@@ -150,8 +150,6 @@ class AlignedJudge:
 
 def aligned_rubric(path: Path | str, manifest: AlignedJudgeManifest | None = None) -> Any:
     """The rubric saved in an aligned judge (its content hash checked against the manifest)."""
-    from attune_judge.rubrics import Rubric
-
     root = Path(path)
     manifest = manifest or read_manifest(root)
     try:

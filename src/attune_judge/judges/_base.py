@@ -23,6 +23,7 @@ from typing import Any
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
+from attune_judge.lm import CallRecorder, evict, lm_spec, retry_after_of, trim_history, untrusted
 from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._timing import add_request
 
@@ -56,8 +57,6 @@ def format_conversation(context: list[ChatMessage]) -> str:
     Message texts are untrusted: field markers and speaker-like lines inside them are
     neutralised (:func:`attune_judge.lm.untrusted`), so only these labels start a turn.
     """
-    from attune_judge.lm import untrusted
-
     return "\n\n".join(f"{_ROLE_LABEL[m.role]}: {untrusted(m.content)}" for m in context)
 
 
@@ -99,8 +98,6 @@ def _usage(tracker: Any, calls: int) -> TokenUsage:
 
 def retry_after_seconds(exc: BaseException) -> float | None:
     """The ``Retry-After`` the server sent with ``exc`` (seconds), if any."""
-    from attune_judge.lm import retry_after_of
-
     return retry_after_of(exc)
 
 
@@ -139,8 +136,6 @@ def _failed_call(
 
 
 def _evict_all(lm: Any, recorder: Any, asynchronous: bool) -> None:
-    from attune_judge.lm import evict
-
     for call in recorder.calls:
         evict(lm, call, asynchronous=asynchronous)
 
@@ -196,8 +191,6 @@ def _program_call(program: Any, lm: Any, adapter: Any, asynchronous: bool) -> It
     import dspy
     from dspy.utils.usage_tracker import track_usage
 
-    from attune_judge.lm import CallRecorder, trim_history
-
     recorder = CallRecorder()
     with (
         dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
@@ -245,8 +238,6 @@ def judge_spec(
     program: str, version: str, rubric: Any, lm: Any, options: dict[str, Any]
 ) -> dict[str, Any]:
     """The spec of a DSPy judge (its identity: ``hash_spec`` of it is the ``judge_id``)."""
-    from attune_judge.lm import lm_spec
-
     return {
         "program": program,
         "program_version": version,

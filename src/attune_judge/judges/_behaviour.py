@@ -28,6 +28,7 @@ from attune_judge.judges._base import (
     refusal_judgment,
 )
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
+from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
 
 __all__ = ["BehaviourJudge", "behaviour_score", "behaviour_signature"]
@@ -179,8 +180,6 @@ class BehaviourJudge(JudgeBase):
         )
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
-        from attune_judge.lm import untrusted
-
         return {
             "conversation": format_conversation(item.context),
             "reply": untrusted(item.candidate),

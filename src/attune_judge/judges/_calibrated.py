@@ -24,6 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
+from attune_judge.judges._base import hash_spec
+from attune_judge.judges._baselines import tokens
+from attune_judge.judges._lexicon import lexicon_count
 
 __all__ = [
     "HEAD_FILE",
@@ -87,9 +90,6 @@ class OrdinalHead(BaseModel):
 
 def reply_features(item: JudgeItem) -> dict[str, float]:
     """The reply's log(1 + words) and its count of empathic words (the two baselines)."""
-    from attune_judge.judges._baselines import tokens
-    from attune_judge.judges._lexicon import lexicon_count
-
     return {
         "reply:length": math.log1p(len(tokens(item.candidate))),
         "reply:lexicon": float(lexicon_count(item.candidate)),
@@ -202,8 +202,6 @@ class CalibratedJudge:
     """
 
     def __init__(self, base: Any, manifest: Any, head: CalibrationHead):
-        from attune_judge.judges._base import hash_spec
-
         self.base = base
         self.manifest = manifest
         self.head = head

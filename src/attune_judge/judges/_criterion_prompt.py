@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges._base import format_conversation
+from attune_judge.lm import QUOTED_PREFIX, untrusted
 from attune_judge.rubrics import Criterion, Rubric
 
 __all__ = [
@@ -45,14 +46,10 @@ def untrusted_text(text: str) -> str:
     """``text`` safe to embed: speakers and markers neutralised (:func:`attune_judge.lm.untrusted`)
     and lines that start like this prompt's own labels (``Rating:``, ``Criterion:``, ...)
     prefixed with ``(quoted)``, so a reply cannot write its own score line."""
-    from attune_judge.lm import untrusted
-
     return _quote_labels(untrusted(text))
 
 
 def _quote_labels(text: str) -> str:
-    from attune_judge.lm import QUOTED_PREFIX
-
     if ":" not in text and "：" not in text:
         return text
     return _LABEL.sub(lambda m: QUOTED_PREFIX + m.group(0), text)

@@ -10,6 +10,8 @@ from typing import Any
 
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import (
+    CALIBRATED_FORMAT,
+    FORMAT,
     AlignedJudge,
     aligned_rubric,
     is_aligned_judge,
@@ -25,6 +27,7 @@ from attune_judge.judges._lexicon import LexiconJudge
 from attune_judge.judges._pairwise import PairwiseJudge
 from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
+from attune_judge.lm import LMSettings, resolve_lm_from_settings
 from attune_judge.rubrics import Rubric, load_rubric
 
 __all__ = [
@@ -170,8 +173,6 @@ def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
     """
     import dspy
 
-    from attune_judge.lm import LMSettings, resolve_lm_from_settings
-
     if isinstance(lm, dspy.BaseLM):
         return lm
     check_connection = lm_settings.pop("check_connection", True)
@@ -265,9 +266,6 @@ def load_aligned_judge(
 
     import hashlib
     import logging
-
-    from attune_judge.errors import UserError
-    from attune_judge.judges._aligned import CALIBRATED_FORMAT, FORMAT
 
     log = logging.getLogger(__name__)
     root = Path(path)

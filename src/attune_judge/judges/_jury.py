@@ -29,6 +29,7 @@ from typing import Any, Literal
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.judges._base import hash_spec
 from attune_judge.judges._judge_base import JudgeModule
+from attune_judge.judges._pairwise import pair_options
 from attune_judge.judges._protocol import Judge
 
 __all__ = ["Jury", "JuryMethod", "combine"]
@@ -158,8 +159,6 @@ class Jury(JudgeModule):
         if any(n is not None for n in sent):  # every request sent on the jury's behalf
             details["requests"] = int(sum(n for n in sent if n is not None))
         if "other" in item.metadata:  # a pair: what A and B are, as a pairwise judge keeps them
-            from attune_judge.judges._pairwise import pair_options
-
             details.update(pair_options(item))
         retryable = [r for r in failed if r.status == "lm_error" and r.details.get("retryable")]
         if retryable or not ok:

@@ -26,6 +26,7 @@ from attune_judge.judges._base import (
     refusal_judgment,
 )
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
+from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
 
 __all__ = ["PairwiseJudge", "pairwise_item", "pairwise_signature", "reconcile"]
@@ -137,7 +138,6 @@ class PairwiseJudge(JudgeBase):
                 )
             )
             return refusal_judgment(item, self.judge_id, "bad_pair", f"{item.item_id}: {why}")
-        from attune_judge.lm import untrusted
 
         conversation = format_conversation(item.context)
         base = {"conversation": conversation, "question": untrusted(question)}

@@ -20,6 +20,7 @@ from attune_judge.judges._base import (
     item_judgment,
 )
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
+from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
 
 __all__ = ["ReferenceJudge", "reference_signature", "render_criteria"]
@@ -99,8 +100,6 @@ class ReferenceJudge(JudgeBase):
         self._criteria_text = render_criteria(rubric)
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:
-        from attune_judge.lm import untrusted
-
         inputs = {
             "criteria": self._criteria_text,
             "conversation": format_conversation(item.context),

@@ -32,6 +32,8 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.lm._settings import ResponseFormat
+from attune_judge.lm._strict import strict_parse
+from attune_judge.lm._untrusted import neutralize_value
 
 if TYPE_CHECKING:
     import dspy
@@ -133,9 +135,6 @@ def make_adapter(mode: ResponseFormat) -> dspy.Adapter:
     """A DSPy JSON adapter that sends the signature's schema in ``mode``."""
     import dspy
     from dspy.adapters.utils import format_field_value
-
-    from attune_judge.lm._strict import strict_parse
-    from attune_judge.lm._untrusted import neutralize_value
 
     class SchemaJSONAdapter(dspy.JSONAdapter):
         """JSONAdapter with an explicit ``response_format`` policy, strict parsing, defused

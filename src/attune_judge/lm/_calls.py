@@ -17,6 +17,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from attune_judge.lm._handle import model_handle
+
 __all__ = [
     "CallRecorder",
     "RecordedCall",
@@ -280,8 +282,6 @@ def evict(lm: Any, call: RecordedCall | Any, *, asynchronous: bool) -> bool:
 def typed_call_kwargs(lm: Any) -> dict[str, Any]:
     """Keywords of a call of ``lm`` with a ``dspy.lm15.Request``: the server's cache salt
     (DSPy keys a typed request by the request alone, which names no server)."""
-    from attune_judge.lm._handle import model_handle
-
     salt = model_handle(lm).cache_salt
     return {} if salt is None else {"rollout_id": salt}
 

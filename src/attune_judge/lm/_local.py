@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.errors import UserError
+from attune_judge.lm._adapter import MAX_TEXT_CHARS
+from attune_judge.lm._handle import register_model
+from attune_judge.lm._local_logprobs import PrefixStates, complete_with_logprobs
+from attune_judge.lm._messages import make_response, request_messages
 from attune_judge.lm._settings import env_int
+from attune_judge.lm._timing import add_queue
 
 if TYPE_CHECKING:
     import dspy
@@ -60,8 +65,6 @@ def default_gguf_path() -> Path:
 @contextlib.contextmanager
 def _locked(lock: threading.Lock) -> Iterator[None]:
     """Hold ``lock``; the time spent waiting for it is queue time, not request time."""
-    from attune_judge.lm._timing import add_queue
-
     started = time.perf_counter()
     lock.acquire()
     add_queue(time.perf_counter() - started)
@@ -89,7 +92,6 @@ def _load(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
             llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
             atexit.register(_close_devnull)
             _MODELS[key] = (llama, threading.Lock())
-            from attune_judge.lm._local_logprobs import PrefixStates
 
             budget = env_int("ATTUNE_LOCAL_PREFIX_CACHE_MB", 256)
             if budget > 0:  # 0: no saved states (each call reuses only the context)
@@ -157,8 +159,6 @@ def _bound_text(schema: dict[str, Any]) -> dict[str, Any]:
     A small model under a grammar may otherwise write one string until ``max_tokens`` and
     leave unterminated JSON.
     """
-    from attune_judge.lm._adapter import MAX_TEXT_CHARS
-
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return schema
@@ -195,8 +195,6 @@ class LocalEngine:
     def complete(self, request: Request) -> Response:
         """Generate one answer (grammar-constrained when the request carries a schema)."""
         from dspy.lm15 import ContextLengthError, InvalidRequestError
-
-        from attune_judge.lm._messages import make_response, request_messages
 
         messages = request_messages(request)
         config = request.config
@@ -239,8 +237,6 @@ class LocalEngine:
         The temperature is not used: the answer is the most probable continuation.
         """
         from dspy.lm15 import ContextLengthError, InvalidRequestError
-
-        from attune_judge.lm._local_logprobs import complete_with_logprobs
 
         if config.response_format is not None:
             raise InvalidRequestError(
@@ -299,7 +295,6 @@ def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
 
     engine = LocalEngine(model_path)
     lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
-    from attune_judge.lm._handle import register_model
 
     # the engine continues a trailing assistant message (prefill) and reports logprobs
     return register_model(lm, prefill=True)

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from attune_judge._secrets import redact
+
 __all__ = ["LIBRARY_LOGGERS", "library_output_to"]
 
 LIBRARY_LOGGERS = ("dspy", "LiteLLM", "litellm", "LiteLLM Router", "httpx", "gepa", "optuna")
@@ -30,8 +32,6 @@ _lock = threading.Lock()
 
 class _Redacted(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        from attune_judge._secrets import redact
-
         return redact(super().format(record))
 
 
@@ -42,8 +42,6 @@ class _RedactedStream:
         self._target = target
 
     def write(self, text: str) -> int:
-        from attune_judge._secrets import redact
-
         self._target.write(redact(text))
         return len(text)
 

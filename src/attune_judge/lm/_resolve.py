@@ -12,8 +12,10 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
+from attune_judge.lm._cache import redact_request_cache
 from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import register_model, server_of
+from attune_judge.lm._local import local_lm
 from attune_judge.lm._prefix import check_provider_prefix
 from attune_judge.lm._settings import (
     LMSettings,
@@ -77,8 +79,6 @@ def configure_cache(directory: str | Path | None, *, enabled: bool | None = None
     honours the variable. The cache stores answers redacted (:mod:`attune_judge.lm._cache`).
     """
     import dspy
-
-    from attune_judge.lm._cache import redact_request_cache
 
     if enabled is None:
         enabled = cache_enabled_from_env()
@@ -269,8 +269,6 @@ def resolve_lm(
         max_tokens, seed = own.get("max_tokens", max_tokens), own.get("seed", seed)
     is_local = model == "local" or model.startswith("local:")
     import dspy
-
-    from attune_judge.lm._local import local_lm
 
     mode = response_format or default_response_format(model, api_base)
     lm_kwargs: dict[str, Any] = {

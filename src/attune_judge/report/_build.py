@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from attune_judge._secrets import redact
 from attune_judge.report._align_sections import align_sections
 from attune_judge.report._bench_extra import bench_run_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
@@ -251,8 +252,6 @@ def _remove_stale_figures(path: Path, md_path: Path, keep: set[str]) -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    from attune_judge._secrets import redact
-
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(redact(text), encoding="utf-8")
     tmp.replace(path)

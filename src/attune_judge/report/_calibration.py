@@ -15,7 +15,16 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from attune_judge.calibration import CalibrationReport, HumanCeiling, JudgeReport, Metric
+from attune_judge.calibration import (
+    CalibrationReport,
+    HumanCeiling,
+    JudgeReport,
+    Metric,
+    RatingTable,
+    aggregate_raters,
+    pairwise_matrix,
+    ratings_to_table,
+)
 from attune_judge.report._agreement import metrics_table
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table, slugify
 from attune_judge.report._calibration_part import calibration_part
@@ -221,8 +230,6 @@ def calibration_figure_data(
     humans' per-item ``how`` aggregate and the mean human aggregate at each judge value.
     Dimensions are matched by name (or the only one on each side).
     """
-    from attune_judge.calibration import aggregate_raters, pairwise_matrix, ratings_to_table
-
     hdims = sorted({r.dimension for r in human})
     jdims = sorted({r.dimension for r in judge})
     pairs = [(d, d) for d in hdims if d in jdims]
@@ -234,7 +241,6 @@ def calibration_figure_data(
         jrows = {it: jt.values[i] for i, it in enumerate(jt.items)}
         items = [it for it in ht.items if it in jrows]
         hidx = {it: i for i, it in enumerate(ht.items)}
-        from attune_judge.calibration import RatingTable
 
         table = RatingTable(
             items,

@@ -17,6 +17,7 @@ from typing import Any
 
 from attune_judge.calibration import Metric
 from attune_judge.report._blocks import Figure, Section, Table
+from attune_judge.report._calibration import calibration_report_sections
 from attune_judge.report._fig_matrices import value_heatmap
 from attune_judge.report._fig_scores import forest_plot
 from attune_judge.report._format import MISSING, fmt_interval, fmt_num, fmt_pct, to_float
@@ -157,8 +158,6 @@ def _metric_rows(label: Sequence[str], metrics: Mapping[str, Metric]) -> list[li
 def duo_section(duo: DuoResult) -> Section:
     """DUO: participants' own ratings against outside observers, and the model / style
     comparisons of the participants' ratings (means and differences with intervals)."""
-    from attune_judge.report._calibration import calibration_report_sections
-
     section = Section(f"DUO: observers vs participants ({duo.language})")
     if duo.observer_agreement:
         sub = Section("Participant (as the 'judge') vs the observers' median")

@@ -20,6 +20,7 @@ from attune_judge.report._calibration import calibration_report_sections
 from attune_judge.report._calibration_part import calibration_part
 from attune_judge.report._format import fmt_num, fmt_pct
 from attune_judge.report._leaderboard import comparison_section, leaderboard_section
+from attune_judge.report._panel_sections import panels_section
 from attune_judge.report._rankings import ranking_agreement_section
 from attune_judge.report._rundata import RunData
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
@@ -76,7 +77,6 @@ def bench_sections(run: RunData) -> list[Section]:
             )
         )
     out = [boards] if boards.subsections else []
-    from attune_judge.report._panel_sections import panels_section
 
     panels = panels_section(getattr(run.record, "panels", []))
     if panels is not None:  # a jury of draft judges (drafting task)
