@@ -41,6 +41,7 @@ from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
 from attune_judge.lm import configure_cache_from_env, library_output_to
+from attune_judge.runner import RetryPolicy, Task, judge_with_retries
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
 
@@ -119,8 +120,6 @@ def _judge_all(
     label: str,
     echo: Callable[[str], None],
 ) -> list[Judgment]:
-    from attune_judge.runner import RetryPolicy, Task, judge_with_retries
-
     done = 0
     out: list[Judgment | None] = [None] * len(items)
     policy = RetryPolicy()

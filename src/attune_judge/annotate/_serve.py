@@ -14,6 +14,7 @@ from attune_judge.annotate._export import open_store, store_rubric
 from attune_judge.annotate._items import check_task, load_items
 from attune_judge.annotate._store import LabelStore
 from attune_judge.errors import UserError
+from attune_judge.rubrics import load_rubric
 
 __all__ = ["is_loopback", "prepare", "serve"]
 
@@ -52,8 +53,6 @@ def prepare(
 ) -> tuple[LabelStore, dict[str, str]]:
     """Open ``db`` (made from ``items`` on first use, its new items added later), add the
     annotators; returns the store and every annotator's token."""
-    from attune_judge.rubrics import load_rubric
-
     if items is None:
         store = open_store(db)
         store_rubric(store)

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from attune_judge.data import Judgment
+from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.runner._batch_state import BatchState, create_batch_once, request_key
@@ -209,8 +210,6 @@ class BatchExecutor:
         stop: threading.Event | None = None,
     ) -> Iterator[R]:
         """See :meth:`Executor.map_unordered`; judgments come out as their batches finish."""
-        from attune_judge.errors import UserError
-
         self.start()
         assert self._collector is not None
         pending: list[Any] = []

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from attune_judge.data import JudgeItem, make_id
+from attune_judge.data import JudgeItem, attunebench_problems, make_id
 from attune_judge.errors import UserError
 
 __all__ = [
@@ -155,8 +155,6 @@ def read_candidates(path: Path) -> list[Candidate]:
     UserError
         For a missing or unreadable file, or any problem (each named by file, line and field).
     """
-    from attune_judge.data import attunebench_problems
-
     path = Path(path)
     try:
         raw = path.read_bytes()

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
+from attune_judge.judges import hash_spec
 from attune_judge.runner._plan import Task
 
 __all__ = [
@@ -51,8 +52,6 @@ class Pricing(BaseModel):
     def model_post_init(self, __context: Any) -> None:
         """Both prices or neither."""
         if (self.price_in is None) != (self.price_out is None):
-            from attune_judge.errors import UserError
-
             raise UserError("give both --price-in and --price-out (USD per million tokens)")
 
 
@@ -113,8 +112,6 @@ def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing)
     (``None`` when its model has no price) — in place."""
     members = judgment.details.get("members")
     if spec.get("program") == "jury" and isinstance(members, list):
-        from attune_judge.judges import hash_spec
-
         models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
         total: float | None = 0.0
         known, unpriced = 0.0, 0

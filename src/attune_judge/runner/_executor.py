@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from attune_judge.data import Judgment, TokenUsage
+from attune_judge.lm._timing import request_timer
 from attune_judge.runner._plan import Task
 
 __all__ = [
@@ -253,8 +254,6 @@ def judge_with_retries(
     ``details["queue_s"]`` the rest of ``latency_s`` (backoffs, waiting). ``conversation_id`` and
     ``candidate_model`` are filled from the item when the judge left them empty.
     """
-    from attune_judge.lm._timing import request_timer
-
     with request_timer() as times:
         judgment = _attempts(task, policy, sleep=sleep, cancelled=cancelled)
     judgment.details["request_s"] = round(times.request_s, 6)

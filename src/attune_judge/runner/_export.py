@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import Judgment, read_judgments
 from attune_judge.errors import UserError
+from attune_judge.judges import hash_spec
 from attune_judge.runs import RunSummary, read_summary
 
 if TYPE_CHECKING:
@@ -112,8 +113,6 @@ class RunData:
         for jid, spec in (self.manifest.get("judges") or {}).items():
             out[jid] = _judge_model(spec)
             for member in spec.get("members") or []:
-                from attune_judge.judges import hash_spec
-
                 out.setdefault(hash_spec(member), _judge_model(member))
         return out
 

@@ -19,8 +19,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
+from attune_judge.judges import call_program
+from attune_judge.lm import configure_cache_from_env, lm_response_format, make_adapter, resolve_lm
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
+from attune_judge.runner._inputs import attunebench_items
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._scale import scaled_executor
 from attune_judge.runner._store import cut_torn_tail, lock_path, redact, secret_values
@@ -81,9 +84,6 @@ class DraftError(RuntimeError):
 
 def _draft_outcome(item: JudgeItem, *, lm: dspy.LM, module: Any, adapter: Any = None) -> Any:
     """The call outcome of drafting one reply (strict parsing, truncation, cache eviction)."""
-    from attune_judge.judges import call_program
-    from attune_judge.lm import lm_response_format, make_adapter
-
     if adapter is None:
         adapter = make_adapter(lm_response_format(lm))
     conversation = [m.model_dump() for m in item.context]
@@ -222,13 +222,6 @@ def _worker_state(
     key = (lm, api_base, seed, options)
     with _WORKER_LOCK:
         if key not in _WORKER_STATE:
-            from attune_judge.lm import (
-                configure_cache_from_env,
-                lm_response_format,
-                make_adapter,
-                resolve_lm,
-            )
-
             configure_cache_from_env()
             model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **dict(options))
             _WORKER_STATE[key] = (
@@ -272,8 +265,6 @@ def generate_candidates(
         The task function instead of one drafting with ``lm`` here (a :class:`DraftFn` for
         worker processes and Ray actors, which cannot receive ``lm``).
     """
-    from attune_judge.lm import lm_response_format, make_adapter
-
     out = Path(out)
     # one process at a time per candidates file: a second one would pay for every reply twice
     with lock_path(out.with_name(out.name + ".lock"), f"candidates file {out}"):
@@ -347,9 +338,6 @@ def run_generate(
     ``workers`` processes or Ray actors (each resolving the model itself) unless ``executor``
     is given.
     """
-    from attune_judge.lm import configure_cache_from_env, resolve_lm
-    from attune_judge.runner._inputs import attunebench_items
-
     items = attunebench_items(Path(data), "original")
     configure_cache_from_env()
     options = model_options.as_kwargs() if model_options is not None else {}

@@ -12,7 +12,13 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from attune_judge.data import JudgeItem, read_jsonl, reading_utf8
+from attune_judge.data import (
+    JudgeItem,
+    attunebench_to_judge_items,
+    load_attunebench,
+    read_jsonl,
+    reading_utf8,
+)
 from attune_judge.errors import UserError
 from attune_judge.runner._candidates import PSEUDO_MODELS, items_for_candidates, read_candidates
 
@@ -74,8 +80,6 @@ def is_judge_item_jsonl(path: Path) -> bool:
 
 
 def attunebench_items(data: Path, candidate: str) -> list[JudgeItem]:
-    from attune_judge.data import attunebench_to_judge_items, load_attunebench
-
     return list(attunebench_to_judge_items(load_attunebench(data), candidate=candidate))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from attune_judge.data import read_judgments
 from attune_judge.errors import UserError
 from attune_judge.runner._summary import judge_leaderboard
 from attune_judge.runs import JudgedSummary, read_summary
@@ -79,7 +80,6 @@ def run_leaderboard(
         stored = _stored(path, judge_id, B=B, seed=seed, level=level)
         if stored is not None:
             return stored
-    from attune_judge.data import read_judgments
 
     log = path / "judgments.jsonl"
     if not log.exists():

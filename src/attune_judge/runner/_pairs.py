@@ -17,8 +17,17 @@ from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 
-from attune_judge.data import JudgeItem, read_jsonl
+from attune_judge.data import (
+    JudgeItem,
+    attunebench_to_judge_items,
+    attunebench_to_preferences,
+    load_attunebench,
+    read_jsonl,
+    turn_context,
+)
 from attune_judge.errors import UserError
+from attune_judge.runner._candidates import items_for_candidates, read_candidates
+from attune_judge.runner._inputs import filter_models, is_judge_item_jsonl
 
 __all__ = ["REFERENCE_OPTION", "candidate_pairs", "load_pairwise_items"]
 
@@ -77,15 +86,7 @@ def load_pairwise_items(
     UserError
         Unreadable data; a JudgeItem file whose items are not pairs; nothing to compare.
     """
-    from attune_judge.data import (
-        attunebench_to_judge_items,
-        attunebench_to_preferences,
-        load_attunebench,
-        turn_context,
-    )
     from attune_judge.judges import pairwise_items_from_preferences
-    from attune_judge.runner._candidates import items_for_candidates, read_candidates
-    from attune_judge.runner._inputs import filter_models, is_judge_item_jsonl
 
     data = Path(data)
     if is_judge_item_jsonl(data):

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from attune_judge.calibration import bradley_terry
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
 from attune_judge.runs import JudgedSummary, read_summary
@@ -100,8 +101,6 @@ def pairwise_ranking(
     UserError
         No judgment names its two options.
     """
-    from attune_judge.calibration import bradley_terry
-
     a, b, w, c = pairwise_outcomes(judgments)
     if not a:
         raise UserError(

@@ -11,7 +11,9 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge.calibration import judgments_both_orders, position_bias
 from attune_judge.data import Judgment
+from attune_judge.errors import UserError
 
 __all__ = ["pairwise_block"]
 
@@ -56,8 +58,6 @@ def pairwise_block(
         },
         "position_bias": None,
     }
-    from attune_judge.calibration import judgments_both_orders, position_bias
-    from attune_judge.errors import UserError
 
     ab, ba, clusters = judgments_both_orders(judged)
     if ab:

@@ -13,7 +13,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attune_judge.calibration import panel_agreement
 from attune_judge.data import Judgment
+from attune_judge.errors import UserError
+from attune_judge.judges import hash_spec
 
 __all__ = ["panel_blocks"]
 
@@ -51,8 +54,6 @@ def panel_blocks(
     plain = [jid for jid, spec in specs.items() if spec.get("program") != "jury"]
     if len(plain) < 2 and len(plain) == len(specs):
         return []  # one judge, no jury: nothing to compare (and no statistics to import)
-    from attune_judge.calibration import panel_agreement
-    from attune_judge.errors import UserError
 
     out: list[dict[str, Any]] = []
     clusters: dict[str, str] = {}
@@ -63,7 +64,6 @@ def panel_blocks(
     for jid, spec in specs.items():
         if spec.get("program") != "jury":
             continue
-        from attune_judge.judges import hash_spec
 
         models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
         values: dict[str, dict[str, float | str]] = {m: {} for m in models}

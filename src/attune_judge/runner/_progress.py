@@ -12,6 +12,9 @@ import time
 from types import TracebackType
 from typing import Any, TextIO
 
+from attune_judge.errors import UserError
+from attune_judge.lm import read_env
+
 __all__ = ["DEFAULT_PROGRESS_INTERVAL_S", "Progress", "make_progress", "progress_line"]
 
 DEFAULT_PROGRESS_INTERVAL_S = 30.0
@@ -177,14 +180,10 @@ class _LineProgress(Progress):
 
 
 def _interval() -> float:
-    from attune_judge.lm import read_env
-
     raw = read_env("ATTUNE_PROGRESS_INTERVAL")
     try:
         value = float(raw) if raw is not None else DEFAULT_PROGRESS_INTERVAL_S
     except ValueError:
-        from attune_judge.errors import UserError
-
         raise UserError(
             f"environment variable ATTUNE_PROGRESS_INTERVAL: expected seconds, got {raw!r}"
         ) from None

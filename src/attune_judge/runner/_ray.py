@@ -56,6 +56,7 @@ from attune_judge.runner._process import (
     _pack_fn,
     _TaskRef,
 )
+from attune_judge.runner._ray_guard import may_guard, start_guarded_cluster, use_local_token
 
 __all__ = ["CALLS_PER_S", "MAX_CHUNK", "RayExecutor", "import_ray"]
 
@@ -214,11 +215,6 @@ class RayExecutor(WorkerPool):
                 **self.init_kwargs,
             }
             address = self.address
-            from attune_judge.runner._ray_guard import (
-                may_guard,
-                start_guarded_cluster,
-                use_local_token,
-            )
 
             if address is None and may_guard(self.init_kwargs):
                 # a cluster of our own, torn down however this command ends (SIGKILL too)

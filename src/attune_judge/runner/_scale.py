@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from attune_judge.runner._executor import Executor
 from attune_judge.runner._process import JudgeFactory, ProcessExecutor
+from attune_judge.runner._ray import RayExecutor, import_ray
 
 __all__ = ["EXECUTOR_FIELDS", "ExecutorName", "config_executor", "run_arguments", "scaled_executor"]
 
@@ -50,8 +51,6 @@ def scaled_executor(
     if kind == "process":
         executor = ProcessExecutor(factory, workers=workers, max_concurrency=max_concurrency)
     elif kind == "ray":
-        from attune_judge.runner._ray import RayExecutor, import_ray
-
         import_ray()  # a clear message before anything starts
         executor = RayExecutor(
             factory, workers=workers, max_concurrency=max_concurrency, address=ray_address

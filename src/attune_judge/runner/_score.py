@@ -12,16 +12,18 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import JudgeItem
+from attune_judge.data import JudgeItem, attunebench_to_ratings, load_attunebench, turn_context
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
-from attune_judge.lm import ModelOptions
+from attune_judge.lm import ModelOptions, configure_cache_from_env, member_api_base
+from attune_judge.rubrics import load_rubric
 from attune_judge.runner._execution import RunSettings
 from attune_judge.runner._executor import RetryPolicy
 from attune_judge.runner._inputs import (
     is_judge_item_jsonl,
     load_judge_items,
 )
+from attune_judge.runner._pairs import load_pairwise_items
 from attune_judge.runner._result import FailureBudget
 
 __all__ = [
@@ -142,7 +144,6 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 
 def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env, member_api_base
 
     configure_cache_from_env()
     return build_judge(
@@ -193,7 +194,6 @@ def rubric_kind(rubric: str) -> str:
     """``reference``, ``pairwise`` or ``behaviour`` of a rubric name/file (baselines:
     ``reference``)."""
     from attune_judge.judges import BASELINES
-    from attune_judge.rubrics import load_rubric
 
     if rubric in BASELINES:
         return "reference"
@@ -213,12 +213,9 @@ def score_items(config: ScoreConfig) -> list[JudgeItem]:
     """
     kind = rubric_kind(config.rubric)
     if kind == "pairwise":
-        from attune_judge.runner._pairs import load_pairwise_items
-
         return load_pairwise_items(config.data, candidates=config.candidates, models=config.models)
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
     if kind == "behaviour" and not is_judge_item_jsonl(config.data):
-        from attune_judge.data import attunebench_to_ratings, load_attunebench
         from attune_judge.judges import attach_behaviour_items
 
         conversations = load_attunebench(config.data)
@@ -232,8 +229,6 @@ def _original_on_every_turn(conversations: Any, items: list[JudgeItem]) -> list[
     """``items`` plus the original reply of turns without a human-edited reference: the
     participants answered the behaviour items about the original reply on every turn, and a
     behaviour judge needs no reference."""
-    from attune_judge.data import turn_context
-
     have = {i.item_id for i in items}
     extra = []
     for conv in conversations:

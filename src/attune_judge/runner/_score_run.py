@@ -11,6 +11,7 @@ from typing import Any
 
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
+from attune_judge.lm import server_identity
 from attune_judge.runner._batch import BatchExecutor
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.runner._cost import Pricing
@@ -59,8 +60,6 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
         formats.append(lm["response_format"])
 
     def judges_for(url: str) -> list[Judge]:
-        from attune_judge.lm import server_identity
-
         with server_identity(config.api_base):  # the collector answers as the real server
             return [_batch_judge(url, fmt) for fmt in formats]
 

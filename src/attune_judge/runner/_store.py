@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge._secrets import redact, secret_values
+from attune_judge._version import __version__
 from attune_judge.data import JsonlAppender, Judgment, effective_judgments, read_jsonl, write_error
 from attune_judge.errors import UserError
 from attune_judge.runs import RunManifest, write_json, write_text
@@ -137,8 +138,6 @@ def lock_path(path: Path, what: str) -> Iterator[None]:
 
 def versions() -> dict[str, str]:
     """Versions of attune-judge, dspy and Python, and the platform."""
-    from attune_judge._version import __version__
-
     try:
         from importlib.metadata import version
 

@@ -16,8 +16,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from attune_judge.calibration import (
+    bootstrap_means,
+    few_clusters_warning,
+    interval_warnings,
+    judgments_to_scores,
+    leaderboard,
+)
 from attune_judge.data import Judgment
+from attune_judge.errors import UserError
+from attune_judge.judges import hash_spec
 from attune_judge.runner._degenerate import degenerate_judgments
+from attune_judge.runner._pairwise_rank import pairwise_ranking
 from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
@@ -54,8 +64,6 @@ def judge_leaderboard(
     named = {j.candidate_model for j in ok if j.status == "ok" and getattr(j, field) is not None}
     if len(named - {None}) < 2:
         return None  # (before importing the statistics: an interrupted run stops at once)
-    from attune_judge.calibration import judgments_to_scores, leaderboard
-    from attune_judge.errors import UserError
 
     models, clusters, scores = judgments_to_scores(ok, field=field)
     if not scores:
@@ -99,7 +107,6 @@ def _score_intervals(
     warnings = [f"{m}: {k} score(s) not finite, left out" for m, k in sorted(bad.items())]
     if not rows_f:
         return {}, warnings
-    from attune_judge.calibration import bootstrap_means, few_clusters_warning, interval_warnings
 
     few = few_clusters_warning(len({c for _, c, _ in rows_f}))
     warnings += [few] if few else []
@@ -127,9 +134,6 @@ def _add_ranking(
 ) -> None:
     """The Bradley–Terry rankings of the compared options (``rankings``: one per group of
     options compared with each other), or why there is none (``ranking_note``)."""
-    from attune_judge.errors import UserError
-    from attune_judge.runner._pairwise_rank import pairwise_ranking
-
     try:
         rankings = pairwise_ranking(ok, B=B, seed=seed, level=level)
     except UserError as exc:
@@ -308,7 +312,6 @@ def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> di
     ``cost_usd`` is ``None`` ("unknown") unless every one of its entries has a cost."""
     if spec.get("program") != "jury":
         return {}
-    from attune_judge.judges import hash_spec
 
     names: dict[str, str] = {}
     for member in spec.get("members") or []:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.lm import ModelOptions
+from attune_judge.runner import EXIT_FAILURE_BUDGET
 from attune_judge.runner._execution import RunSettings
 
 __all__ = ["SensitivityConfig", "SensitivityResult"]
@@ -77,6 +78,4 @@ class SensitivityResult(BaseModel):
     @property
     def exit_code(self) -> int:
         """0, or 3 when the failure budget stopped the run (as ``score``)."""
-        from attune_judge.runner import EXIT_FAILURE_BUDGET
-
         return EXIT_FAILURE_BUDGET if self.stopped else 0

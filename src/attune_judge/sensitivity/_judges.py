@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.errors import UserError
-from attune_judge.judges import Judge, JuryMethod
+from attune_judge.judges import Judge, Jury, JuryMethod, build_judge
+from attune_judge.lm import LMSettings, configure_cache_from_env, env_setting, resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._config import SensitivityConfig
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
@@ -85,8 +86,6 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    from attune_judge.lm import LMSettings, configure_cache_from_env, resolve_lm
-
     configure_cache_from_env()
     cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
 
@@ -107,8 +106,6 @@ def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
 
 def default_lm() -> str:
     """The model of a judge that names none: ``ATTUNE_LM``, else ``local``."""
-    from attune_judge.lm import env_setting
-
     return env_setting("lm") or "local"
 
 
@@ -121,8 +118,6 @@ def _build_judges(
 ) -> dict[str, Judge]:
     """One judge per variant; with ``jury_lms``, a variant on the base model (the first of
     them) is a jury of the same rubric and settings on every one of those models."""
-    from attune_judge.judges import Jury, build_judge
-
     lms: dict[str | None, Any] = {}
     judges: dict[str, Judge] = {}
     for v in variants:

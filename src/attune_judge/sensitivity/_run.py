@@ -27,6 +27,17 @@ from attune_judge.calibration import SensitivityAnalysis, VarianceDecomposition
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
+from attune_judge.runner import (
+    RunDir,
+    config_executor,
+    effective_judgments,
+    execution_options,
+    fingerprint_inputs,
+    load_judge_items,
+    plan_tasks,
+    run_arguments,
+    run_tasks,
+)
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._config import SensitivityConfig, SensitivityResult
 from attune_judge.sensitivity._design import decompose_variance, design_factors, judgment_tables
@@ -88,8 +99,6 @@ def run_sensitivity(
     sensitivity`` adds it with the report package's ``write_sensitivity_report(result.run_dir,
     result.analysis)``, which Python callers call themselves when they want it.
     """
-    from attune_judge.runner import RunDir, effective_judgments, load_judge_items
-
     spec, variants = _variants(config)
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
     if not items:
@@ -142,15 +151,6 @@ def _judge(
 ) -> RunResult:
     """Plan every (item, judge) task and run them with the runner, on ``config``'s executor;
     ``study`` adds the analysis to the summary (see ``run_tasks(extend_summary=...)``)."""
-    from attune_judge.runner import (
-        config_executor,
-        execution_options,
-        fingerprint_inputs,
-        plan_tasks,
-        run_arguments,
-        run_tasks,
-    )
-
     paths = [config.data, config.variants] + ([config.candidates] if config.candidates else [])
     fingerprint, inputs = fingerprint_inputs(paths)
     tasks = plan_tasks(items, judges)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge.calibration import SensitivityAnalysis
+from attune_judge.calibration import SensitivityAnalysis, tau_b_rows
 from attune_judge.runs import (
     Flip,
     SensitivityBlock,
@@ -28,8 +28,6 @@ __all__ = ["sensitivity_block", "tau_matrix"]
 
 def tau_matrix(analysis: SensitivityAnalysis) -> TauMatrix:
     """Kendall τ-b between the point-estimate rankings of every two variants."""
-    from attune_judge.calibration import tau_b_rows
-
     labels = analysis.variants
     theta = []
     for name in labels:

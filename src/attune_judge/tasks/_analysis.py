@@ -32,7 +32,20 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge.calibration import KendallW, Metric
+from attune_judge.calibration import (
+    ClusterSums,
+    KendallW,
+    Metric,
+    bootstrap_statistic,
+    bootstrap_weights,
+    few_clusters_warning,
+    kendall_tau_rankings,
+    kendalls_w_rankings,
+    leaderboard_from_sums,
+    paired_cluster_bootstrap,
+    ranks_of,
+)
+from attune_judge.errors import UserError
 from attune_judge.runs import (
     BenchBlock,
     BenchBootstrap,
@@ -54,8 +67,6 @@ __all__ = ["analyse_records"]
 
 
 def _sums(rows: Sequence[Row], models: Sequence[str], clusters: Sequence[str]) -> Any:
-    from attune_judge.calibration import ClusterSums
-
     ci = {c: i for i, c in enumerate(clusters)}
     mi = {m: j for j, m in enumerate(models)}
     S = np.zeros((len(clusters), len(models)))
@@ -73,8 +84,6 @@ def _no_data(name: str) -> Metric:
 def _with_data(sums: Any) -> Any:
     """The columns (models) with at least one scored unit (a model without any would make
     every bootstrap replicate undefined)."""
-    from attune_judge.calibration import ClusterSums
-
     keep = [j for j in range(len(sums.labels)) if sums.counts[:, j].sum() > 0]
     return ClusterSums(
         sums.clusters, [sums.labels[j] for j in keep], sums.sums[:, keep], sums.counts[:, keep]
@@ -89,8 +98,6 @@ def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[Benc
     (rank sets on the closed-form covariance, bootstrap P(rank = 1)); otherwise point ranks
     only, with the scores of ``boot`` (this table's bootstrap on ``W``).
     """
-    from attune_judge.calibration import leaderboard_from_sums, ranks_of
-
     theta = sums.estimate
     keep = [j for j in range(len(theta)) if np.isfinite(theta[j])]
     if not keep:
@@ -153,8 +160,6 @@ def _binary_pooled(
     recs: Sequence[TaskRecord], models: Sequence[str], clusters: Sequence[str], **boot: Any
 ) -> dict[str, dict[str, dict[str, Metric]]]:
     """Behaviour: pooled F1 and MCC per target and model, from re-weighted confusion counts."""
-    from attune_judge.calibration import bootstrap_statistic
-
     ci = {c: i for i, c in enumerate(clusters)}
     out: dict[str, dict[str, dict[str, Metric]]] = {}
     for target in BEHAVIOUR_TARGETS:
@@ -215,8 +220,6 @@ def _kendalls_w(
 ) -> tuple[KendallW, Metric, list[str]] | None:
     """Kendall's W of the task rankings whose every model score is defined (``None`` when
     fewer than two tasks or models qualify); the draw is the run's shared ``W``."""
-    from attune_judge.calibration import kendalls_w_rankings
-
     usable = {t: s for t, s in task_sums.items() if np.all(np.isfinite(s.estimate))}
     if len(usable) < 2 or len(next(iter(usable.values())).labels) < 2:
         return None
@@ -236,8 +239,6 @@ def _task_block(
     seed: int,
     level: float,
 ) -> tuple[BenchTask, Any]:
-    from attune_judge.calibration import few_clusters_warning, paired_cluster_bootstrap
-
     ok = [r for r in recs if r.status == "ok"]
     counts: dict[str, dict[str, int]] = {m: defaultdict(int) for m in models}
     for r in recs:
@@ -303,9 +304,6 @@ def analyse_records(
     B, seed, level
         Bootstrap replicates, seed of the one shared cluster draw, confidence level.
     """
-    from attune_judge.calibration import bootstrap_weights, kendall_tau_rankings
-    from attune_judge.errors import UserError
-
     models = list(models or dict.fromkeys(r.model for r in records))
     tasks = list(tasks or dict.fromkeys(r.task for r in records))
     clusters = sorted({r.conversation_id for r in records})

@@ -26,7 +26,8 @@ from attune_judge.judges import (
     item_judgment,
 )
 from attune_judge.judges._base import add_usage
-from attune_judge.lm import untrusted
+from attune_judge.lm import lm_response_format, lm_spec, make_adapter, untrusted
+from attune_judge.runner import make_responder
 from attune_judge.tasks._behaviour import score_behaviour
 from attune_judge.tasks._conversation import score_conversation
 from attune_judge.tasks._drafting import score_draft
@@ -96,8 +97,6 @@ class TaskEvaluator:
         draft_judge: Judge | None = None,
         behaviour_judge: Judge | None = None,
     ) -> None:
-        from attune_judge.lm import lm_response_format, lm_spec, make_adapter
-
         if task == "drafting" and (draft_judge is None or behaviour_judge is None):
             raise ValueError("the drafting task needs a draft judge and a behaviour judge")
         self.task = task
@@ -282,8 +281,6 @@ class TaskEvaluator:
         return out
 
     def _drafting(self, item: JudgeItem, started: float) -> Judgment:
-        from attune_judge.runner import make_responder
-
         assert self.draft_judge is not None and self.behaviour_judge is not None
         outcome = self._call(make_responder(), conversation=[m.model_dump() for m in item.context])
         if outcome.status != "ok":

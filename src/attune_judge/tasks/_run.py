@@ -23,10 +23,33 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge._bootstrap import DEFAULT_B
+from attune_judge.data import Judgment, load_attunebench, write_jsonl
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions, parse_model_spec
+from attune_judge.lm import (
+    LMSettings,
+    ModelOptions,
+    configure_cache_from_env,
+    parse_model_spec,
+    resolve_lm,
+)
+from attune_judge.runner import (
+    FailureBudget,
+    RunDir,
+    Task,
+    config_executor,
+    degenerate_findings,
+    effective_judgments,
+    fingerprint_inputs,
+    run_arguments,
+    run_tasks,
+)
 from attune_judge.runner._execution import ExecutionFields
+from attune_judge.runner._panel_summary import panel_blocks
+from attune_judge.runs import BenchSummary, summary_json
+from attune_judge.tasks._analysis import analyse_records
+from attune_judge.tasks._evaluators import TaskEvaluator
 from attune_judge.tasks._items import TASKS, TaskName, task_units
+from attune_judge.tasks._records import record_from_judgment
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
 
@@ -91,8 +114,6 @@ class BenchResult(BaseModel):
 
 
 def _resolve(spec: str, api_base: str | None, options: ModelOptions | None = None) -> Any:
-    from attune_judge.lm import LMSettings, resolve_lm
-
     name, settings = parse_model_spec(spec)
     settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
     cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
@@ -103,7 +124,6 @@ def _evaluators(
     config: BenchConfig, lms: Mapping[str, Any] | None, judge_lm: Any
 ) -> dict[tuple[str, str], Any]:
     from attune_judge.judges import build_judge
-    from attune_judge.tasks._evaluators import TaskEvaluator
 
     draft_judge = behaviour_judge = None
     if "drafting" in config.tasks:
@@ -150,8 +170,6 @@ def _evaluators(
 def bench_evaluators(config: BenchConfig) -> list[Any]:
     """The evaluators (judges) of a bench run, built from its config (module level: worker
     processes and Ray actors build them with this)."""
-    from attune_judge.lm import configure_cache_from_env
-
     configure_cache_from_env()
     return list(_evaluators(config, None, None).values())
 
@@ -189,17 +207,6 @@ def run_bench(
     ``write_bench_report(result.run_dir)``, which Python callers call themselves when they
     want it.
     """
-    from attune_judge.data import load_attunebench
-    from attune_judge.lm import configure_cache_from_env
-    from attune_judge.runner import (
-        FailureBudget,
-        Task,
-        config_executor,
-        fingerprint_inputs,
-        run_arguments,
-        run_tasks,
-    )
-
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
     configure_cache_from_env()
@@ -255,11 +262,6 @@ def _bench_summary(
 ) -> dict[str, Any]:
     """The bench's ``summary.json``: the runner's run facts and the per-task analysis (the
     records are also written to ``records.jsonl``)."""
-    from attune_judge.data import write_jsonl
-    from attune_judge.runner import RunDir
-    from attune_judge.runs import BenchSummary, summary_json
-    from attune_judge.tasks._analysis import analyse_records
-
     run_dir = RunDir(config.out)
     records = _records(run_dir, plan)
     write_jsonl(run_dir.path / "records.jsonl", records)
@@ -281,9 +283,6 @@ def _bench_summary(
 
 
 def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
-    from attune_judge.runner import effective_judgments
-    from attune_judge.tasks._records import record_from_judgment
-
     effective = effective_judgments(run_dir.read_judgments())
     return [
         record_from_judgment(
@@ -303,8 +302,6 @@ def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
 def _degenerate_draft_judges(run_dir: Any, plan: Sequence[Any]) -> list[dict[str, Any]]:
     """Degenerate-judge findings of the drafting task's judges, pooled over the evaluated
     models they judged (the draft judge's criterion scores, the behaviour judge's answers)."""
-    from attune_judge.runner import degenerate_findings, effective_judgments
-
     effective = effective_judgments(run_dir.read_judgments())
     answers: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for task in plan:
@@ -333,10 +330,6 @@ def _draft_panels(run_dir: Any, plan: Sequence[Any], *, seed: int, B: int) -> li
     """The ``panels`` block (as for ``score``) of a jury of draft judges: its members' scores
     of the drafts (kept in each drafting judgment) against each other and the jury, and
     self-preference (a judge model of the family that wrote the draft)."""
-    from attune_judge.data import Judgment
-    from attune_judge.runner import effective_judgments
-    from attune_judge.runner._panel_summary import panel_blocks
-
     drafting = [t for t in plan if t.judge.task == "drafting"]
     jury = drafting[0].judge.draft_judge if drafting else None
     if jury is None or jury.spec.get("program") != "jury":

@@ -15,8 +15,9 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from attune_judge.calibration import ProbabilityScores
+from attune_judge.calibration import ProbabilityScores, baseline_agreement, probability_scores
 from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.judges import LengthJudge, LexiconJudge
 from attune_judge.runs import BaselineDimension, BaselinesBlock
 
 __all__ = ["baseline_comparison"]
@@ -56,9 +57,6 @@ def baseline_comparison(
     Dimensions where fewer than three items have both a judge score and a human score are
     left out; the data record how many items each comparison used.
     """
-    from attune_judge.calibration import baseline_agreement
-    from attune_judge.judges import LengthJudge, LexiconJudge
-
     human = _human_scores(humans)
     ok = {j.item_id: j for j in judgments if j.status == "ok"}
     by_id = {i.item_id: i for i in items}
@@ -137,8 +135,6 @@ def baseline_comparison(
 def _probabilities(
     ok: dict[str, Judgment], ids: list[str], dim: str, human: dict[str, dict[str, float]]
 ) -> ProbabilityScores | None:
-    from attune_judge.calibration import probability_scores
-
     dists = [ok[i].details.get("distributions", {}).get(dim) for i in ids]
     if not any(dists):
         return None

@@ -11,7 +11,10 @@ from pathlib import Path
 
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating
+from attune_judge.judges._aligned import CALIBRATED_FORMAT, aligned_rubric, read_manifest
+from attune_judge.judges._calibrated import calibrate_judgment, read_head
 from attune_judge.runs import CalibratedBlock
+from attune_judge.validate._baselines import baseline_comparison
 
 __all__ = ["HEADS_DIR", "calibrated_comparison", "held_out_items", "shipped_head"]
 
@@ -21,8 +24,6 @@ HEADS_DIR = "heads"
 
 def shipped_head(set_name: str, lm: str) -> Path | None:
     """The shipped calibrated judge of ``set_name`` fitted on ``lm``'s distributions, if any."""
-    from attune_judge.judges._aligned import CALIBRATED_FORMAT, read_manifest
-
     try:
         root = shipped_dir("calibration") / HEADS_DIR / set_name
     except FileNotFoundError:
@@ -60,10 +61,6 @@ def calibrated_comparison(
     """Terminal lines, Markdown and data: the shipped head's calibrated scores and the raw ones,
     beside the baselines, on the head's test items (``None``: no head, or no judgment with
     distributions among those items)."""
-    from attune_judge.judges._aligned import aligned_rubric, read_manifest
-    from attune_judge.judges._calibrated import calibrate_judgment, read_head
-    from attune_judge.validate._baselines import baseline_comparison
-
     root = shipped_head(set_name, lm)
     if root is None:
         return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from attune_judge.calibration import check_level as check
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
+from attune_judge.judges._aligned import is_aligned_judge, read_manifest
 
 if TYPE_CHECKING:
     from attune_judge.data import Judgment
@@ -229,8 +230,6 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
 def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
     """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
     human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
-    from attune_judge.judges._aligned import is_aligned_judge, read_manifest
-
     file = source.parent / "manifest.json"
     try:
         manifest = json.loads(file.read_text("utf-8"))

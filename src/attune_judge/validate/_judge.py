@@ -19,7 +19,7 @@ from attune_judge.data import JudgeItem, Judgment, read_jsonl, read_judgments, w
 from attune_judge.errors import UserError
 from attune_judge.lm import ModelOptions
 from attune_judge.report import calibration_figure_data
-from attune_judge.runner import failure_reasons
+from attune_judge.runner import degenerate_judgments, failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
 from attune_judge.runs import (
     CalibrationBlock,
@@ -319,8 +319,6 @@ def _summary(set_name: str, name: str, rows: Sequence[JudgeRow]) -> list[str]:
 
 def _degenerate(judgments: list[Judgment]) -> list[dict[str, Any]]:
     """Degenerate-judge findings per judge_id (:func:`attune_judge.runner.degenerate_judgments`)."""
-    from attune_judge.runner import degenerate_judgments
-
     by_judge: dict[str, list[Judgment]] = {}
     for j in judgments:
         by_judge.setdefault(j.judge_id, []).append(j)

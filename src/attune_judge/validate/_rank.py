@@ -21,6 +21,7 @@ from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment, Rating, read_jsonl, read_judgments, read_utf8, reading_utf8
 from attune_judge.errors import UserError
+from attune_judge.runner import pairwise_ranking, run_leaderboard, run_pairwise_ranking
 from attune_judge.runner._leaderboard import judgments_of
 from attune_judge.validate._files import (
     check_human_labels,
@@ -73,8 +74,6 @@ def rank_scores(
             "(rank_pairwise; `attune-judge rank RUN` does)"
         )
     if Path(source).is_dir():
-        from attune_judge.runner import run_leaderboard
-
         return run_leaderboard(
             source,
             judge_id,
@@ -137,7 +136,6 @@ def rank_pairwise(
     found = _pairwise_judgments(source, judge_id)
     if found is None:
         return None
-    from attune_judge.runner import pairwise_ranking, run_pairwise_ranking
 
     jid, js = found
     rankings = (

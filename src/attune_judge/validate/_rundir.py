@@ -12,7 +12,9 @@ from typing import Any
 
 from attune_judge._version import __version__
 from attune_judge.errors import UserError
-from attune_judge.runs import RunSummary
+from attune_judge.report import write_calibration_run, write_report
+from attune_judge.runs import CommandManifest, RunSummary, write_summary
+from attune_judge.runs import write_manifest as write
 
 __all__ = ["CALIBRATE_MANIFEST", "check_out_dir", "write_manifest", "write_run_dir"]
 
@@ -43,9 +45,6 @@ def check_out_dir(out: Path, command: str = CALIBRATE_MANIFEST, option: str = "-
 
 def write_manifest(out: Path, command: str, arguments: dict[str, Any]) -> None:
     """``manifest.json``: the command, when, its (non-``None``) arguments, the version."""
-    from attune_judge.runs import CommandManifest
-    from attune_judge.runs import write_manifest as write
-
     arguments = json.loads(json.dumps(arguments, default=str))
     write(
         out,
@@ -71,8 +70,6 @@ def write_run_dir(
     ``calibration`` holds ``report``, ``human`` and ``judge`` of a rating calibration, which
     :func:`attune_judge.report.write_calibration_run` stores and renders.
     """
-    from attune_judge.report import write_calibration_run, write_report
-
     write_manifest(out, command, arguments)
     if summary is None:
         return write_calibration_run(
@@ -82,7 +79,6 @@ def write_run_dir(
             judge=calibration["judge"],
             label_weighting=calibration.get("label_weighting"),
         )
-    from attune_judge.runs import write_summary
 
     if not isinstance(summary, RunSummary):
         summary = json.loads(json.dumps(summary, default=str))

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions
+from attune_judge.lm import ModelOptions, configure_cache_from_env, member_api_base
+from attune_judge.runner import judge_mode_options
 
 __all__ = ["run_validation_judge", "validation_judge"]
 
@@ -30,15 +31,12 @@ def validation_judge(
     """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
     one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
     from attune_judge.judges import build_judge
-    from attune_judge.lm import configure_cache_from_env
-    from attune_judge.runner import judge_mode_options
 
     if jury_lms:
         from attune_judge.judges import Jury
 
         if jury not in ("mean", "median", "majority"):
             raise UserError(f"validate combines several models with a jury, not {jury!r}")
-        from attune_judge.lm import member_api_base
 
         members = [
             validation_judge(
