@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from typer.models import DefaultPlaceholder
 
 from attune_judge._secrets import redact
 from attune_judge.cli import (
@@ -143,7 +144,8 @@ def _app_for(args: list[str]) -> tuple[typer.Typer, list[str], str]:
     rest = args[1:]
     for group in app.registered_groups:
         sub = group.typer_instance
-        if group.name == name and sub is not None and sub.info.cls is None and rest:
+        plain = isinstance(sub.info.cls, DefaultPlaceholder | None) if sub else False
+        if sub is not None and group.name == name and plain and rest:  # annotate: own class
             commands = [c for c in sub.registered_commands if c.name == rest[0]]
             name, rest = f"{name} {rest[0]}", rest[1:]
     if commands:
