@@ -76,7 +76,7 @@ def _request_cache_restored() -> Iterator[None]:
 
         global _TEST_CACHE
         if _TEST_CACHE is not None and dspy.cache is _TEST_CACHE:
-            return  # untouched: building a new one opens every disk shard again (~0.1-4 s)
+            return  # untouched: a new one would open its 16 disk shards again (30-60 ms)
         from attune_judge.lm import configure_cache
 
         configure_cache(os.environ["ATTUNE_CACHE_DIR"], enabled=True)
