@@ -92,7 +92,8 @@ def test_the_head_undoes_a_squeezed_judge_on_held_out_conversations(tmp_path: Pa
         assert cp.systems["calibrated"]["spearman"].estimate > 0.6
         assert cp.human_ceiling["spearman"].estimate is not None
         brier = cp.probability
-        assert brier["calibrated"]["brier"] < brier["uncalibrated"]["brier"]
+        cal, raw = brier["calibrated"].brier, brier["uncalibrated"].brier
+        assert cal is not None and raw is not None and cal < raw
     length = overall.differences["calibrated+reply − length"]["spearman"]
     assert length.lower is not None and length.lower > 0
     assert "better than the length judge" in proof.verdict

@@ -260,9 +260,7 @@ def calibration_proof(
                     if c in given:
                         dists.append(by_c[c][k])
                         labels.append(given[c])
-            out[c].probability[s] = probability_scores(dists, labels, levels[c]).model_dump(
-                mode="json"
-            )
+            out[c].probability[s] = probability_scores(dists, labels, levels[c])
     rows = [k for k in usable if all(human[c][k] is not None for c in out)]
     rated = list(out)
     if out and len(rows) >= 3:

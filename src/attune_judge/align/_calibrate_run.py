@@ -21,6 +21,7 @@ from attune_judge.align._save import write_align_run
 from attune_judge.align._split import Split
 from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
+from attune_judge.data._aligned import CalibratedHeldOut, CalibrateSettings
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
@@ -156,10 +157,12 @@ def _save(
         digest, rubric.content_hash, {**options, "method": "calibrate", "lm": spec}, None
     )
     overall = proof.criteria.get("overall")
-    held: dict[str, Any] = {"verdict": proof.verdict, "n_items": proof.n_items}
-    if overall is not None:
-        for system, metrics in overall.systems.items():
-            held[system] = {m: v.estimate for m, v in metrics.items()}
+    systems = overall.systems.items() if overall is not None else ()
+    held = CalibratedHeldOut(
+        verdict=proof.verdict,
+        n_items=proof.n_items,
+        **{system: {m: v.estimate for m, v in metrics.items()} for system, metrics in systems},
+    )
     manifest = AlignedJudgeManifest(
         format=CALIBRATED_FORMAT,
         rubric=rubric.spec(),
@@ -167,21 +170,14 @@ def _save(
         judge_options=options,
         lm=config.lm,
         lm_spec=spec,
-        optimizer={
-            "name": "calibrate",
-            "head": "proportional-odds with rater offsets",
-            "reply_features": config.reply_features,
-            "penalty": head.penalty,
-            "penalty_grid": list(LAMBDAS),
-        },
+        optimizer=CalibrateSettings(
+            head="proportional-odds with rater offsets",
+            reply_features=config.reply_features,
+            penalty=head.penalty,
+            penalty_grid=list(LAMBDAS),
+        ),
         metric="ordinal likelihood",
-        split={
-            "seed": split.seed,
-            "fractions": list(split.fractions),
-            "conversations": {k: len(getattr(split, k)) for k in ("train", "dev", "test")},
-            "items": {k: len(v) for k, v in split.items.items()},
-            "file": "split.json",
-        },
+        split=split.summary(),
         source=data.source,
         held_out=held,
         program_sha256=digest,
@@ -224,6 +220,6 @@ def proof_markdown(proof: CalibrationProof, title: str) -> str:
         if cp.probability:
             md += ["", "| distributions | n ratings | Brier | ECE |", "|---|---|---|---|"]
             for name, p in cp.probability.items():
-                if p.get("brier") is not None:
-                    md.append(f"| {name} | {p['n']} | {p['brier']:.3f} | {p['ece']:.3f} |")
+                if p.brier is not None and p.ece is not None:
+                    md.append(f"| {name} | {p.n} | {p.brier:.3f} | {p.ece:.3f} |")
     return "\n".join(md) + "\n"

@@ -15,11 +15,12 @@ import math
 import random
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from attune_judge.align._data import LabelledItem
+from attune_judge.data._aligned import OptimizerName, OptimizerSettings
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
 
@@ -36,29 +37,7 @@ __all__ = [
     "to_examples",
 ]
 
-OptimizerName = Literal["labeled-fewshot", "bootstrap-fewshot", "mipro", "gepa"]
 OPTIMIZERS: tuple[str, ...] = ("labeled-fewshot", "bootstrap-fewshot", "mipro", "gepa")
-
-
-class OptimizerSettings(BaseModel):
-    """Settings of the optimizer (recorded in the artifact)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: OptimizerName = "bootstrap-fewshot"
-    max_labeled_demos: int = 4
-    """Labelled demonstrations per program (all optimizers but gepa)."""
-    max_bootstrapped_demos: int = 4
-    """Bootstrapped demonstrations (bootstrap-fewshot, mipro)."""
-    num_candidates: int = 4
-    """Random-search candidate programs (bootstrap-fewshot), beyond the 3 fixed ones."""
-    metric_threshold: float = 0.9
-    """Agreement a bootstrapped demonstration must reach to be kept."""
-    gepa_metric_calls: int | None = None
-    """Metric calls GEPA may spend (default: what the call budget leaves)."""
-    num_threads: int = 1
-    """Parallel program calls inside the optimizer."""
-    seed: int = 0
 
 
 class BudgetEstimate(BaseModel):

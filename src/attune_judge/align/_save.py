@@ -19,6 +19,7 @@ from attune_judge.align._optimize import OptimizerSettings
 from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
+from attune_judge.data._aligned import HeldOutSummary
 from attune_judge.judges import hash_spec
 from attune_judge.lm import lm_spec
 from attune_judge.report import write_report
@@ -62,7 +63,7 @@ def save_artifact(
     digest = hashlib.sha256(program_file.read_bytes()).hexdigest()
     (out / "rubric.json").write_text(rubric.model_dump_json(indent=1), encoding="utf-8")
     (out / "split.json").write_text(split.model_dump_json(indent=1), encoding="utf-8")
-    options: dict[str, Any] = {"reasoning": config.reasoning}
+    options: dict[str, bool] = {"reasoning": config.reasoning}
     if data.kind == "ratings":
         options["use_reference"] = data.use_reference
     a_hash = artifact_hash(digest, rubric.content_hash, options, smap)
@@ -72,35 +73,29 @@ def save_artifact(
     for name, judged in (("test-before.jsonl", before), ("test-after.jsonl", aligned)):
         lines = "".join(j.model_dump_json() + "\n" for j in judged)
         (out / name).write_text(redact(lines), encoding="utf-8")  # as a run's judgments
-    held = {
-        "metric": proof.metric,
-        "n_items": proof.n_items,
-        "before": proof.before.estimate,
-        "after": proof.after.estimate,
-        "after_mapped": proof.after_mapped.estimate if proof.after_mapped else None,
-        "length_baseline": proof.length_baseline.estimate,
-        "position_baseline": proof.position_baseline.estimate if proof.position_baseline else None,
-        "improvement": proof.improvement.estimate,
-        "improvement_lower": proof.improvement.lower,
-        "improvement_upper": proof.improvement.upper,
-        "distinguishable": proof.distinguishable,
-        "verdict": proof.verdict,
-    }
+    held = HeldOutSummary(
+        metric=proof.metric,
+        n_items=proof.n_items,
+        before=proof.before.estimate,
+        after=proof.after.estimate,
+        after_mapped=proof.after_mapped.estimate if proof.after_mapped else None,
+        length_baseline=proof.length_baseline.estimate,
+        position_baseline=proof.position_baseline.estimate if proof.position_baseline else None,
+        improvement=proof.improvement.estimate,
+        improvement_lower=proof.improvement.lower,
+        improvement_upper=proof.improvement.upper,
+        distinguishable=proof.distinguishable,
+        verdict=proof.verdict,
+    )
     manifest = AlignedJudgeManifest(
         rubric=rubric.spec(),
         judge_program=base.program_name,
         judge_options=options,
         lm=config.lm,
         lm_spec=lm_spec(base.lm),
-        optimizer=opt.model_dump(mode="json"),
+        optimizer=opt,
         metric=metric,
-        split={
-            "seed": split.seed,
-            "fractions": list(split.fractions),
-            "conversations": {k: len(getattr(split, k)) for k in ("train", "dev", "test")},
-            "items": {k: len(v) for k, v in split.items.items()},
-            "file": "split.json",
-        },
+        split=split.summary(),
         source=data.source,
         held_out=held,
         score_map=smap,

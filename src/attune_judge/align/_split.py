@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from attune_judge.data._aligned import SplitSummary
 from attune_judge.errors import UserError
 
 __all__ = ["Split", "cluster_split"]
@@ -29,6 +30,15 @@ class Split(BaseModel):
     """Conversation ids held out: never seen by the optimizer."""
     items: dict[str, list[str]]
     """Item ids per part (``train``, ``dev``, ``test``)."""
+
+    def summary(self) -> SplitSummary:
+        """The split counted, as the artifact's manifest records it."""
+        return SplitSummary(
+            seed=self.seed,
+            fractions=list(self.fractions),
+            conversations={k: len(getattr(self, k)) for k in ("train", "dev", "test")},
+            items={k: len(v) for k, v in self.items.items()},
+        )
 
     def part_of(self, cluster: str) -> str:
         """``train``, ``dev`` or ``test`` for a conversation id."""

@@ -33,12 +33,12 @@ def align_sections(run: RunData) -> list[Section]:
                 ("labels", manifest.source),
                 ("rubric", manifest.rubric.get("id", "—")),
                 ("model", manifest.lm),
-                ("optimizer", str(manifest.optimizer.get("name", "—"))),
+                ("optimizer", manifest.optimizer.name),
                 ("metric", manifest.metric),
                 (
                     "split (conversations)",
-                    ", ".join(f"{k} {v}" for k, v in (split.get("conversations") or {}).items())
-                    + f"; seed {split.get('seed')}",
+                    ", ".join(f"{k} {v}" for k, v in split.conversations.items())
+                    + f"; seed {split.seed}",
                 ),
                 (
                     "model calls",

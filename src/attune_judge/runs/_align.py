@@ -4,11 +4,9 @@ held-out proof (``align``'s optimizers: :class:`HeldOutProof`; ``align --method 
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
-from attune_judge.calibration import Metric
+from attune_judge.calibration import Metric, ProbabilityScores
 from attune_judge.data._aligned import AlignedJudgeManifest
 from attune_judge.runs._study import _Record
 
@@ -67,7 +65,7 @@ class CriterionProof(_Record):
     """``calibrated − length`` … → metric → paired cluster-bootstrap difference."""
     human_ceiling: dict[str, Metric] = Field(default_factory=dict)
     """One person against the mean of the others (items with ≥ 2 people)."""
-    probability: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    probability: dict[str, ProbabilityScores] = Field(default_factory=dict)
     """System → Brier score and ECE of its distributions against each person's level."""
 
 
