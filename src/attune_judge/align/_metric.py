@@ -91,6 +91,36 @@ class MetricLog:
         return len(self.item_ids)
 
 
+def _dspy_metric(
+    grade: Callable[[Any, Any], tuple[float, Callable[[], str]]],
+    threshold: float,
+    log: MetricLog | None,
+) -> Callable[..., Any]:
+    """The DSPy calling conventions around ``grade(example, prediction) → (value, feedback)``:
+    the value; while bootstrapping (``trace`` given) whether it reaches ``threshold``; for
+    GEPA (``pred_name`` given) a ``dspy.Prediction(score, feedback)``."""
+
+    def metric(
+        example: Any,
+        prediction: Any,
+        trace: Any = None,
+        pred_name: Any = None,
+        pred_trace: Any = None,
+    ) -> Any:
+        if log is not None:
+            log.add(str(example.get("item_id")))
+        value, feedback = grade(example, prediction)
+        if pred_name is not None:
+            import dspy
+
+            return dspy.Prediction(score=value, feedback=feedback())
+        if trace is not None:
+            return value >= threshold
+        return value
+
+    return metric
+
+
 def make_dspy_metric(
     rubric: Rubric,
     kind: MetricKind = "ordinal",
@@ -106,16 +136,8 @@ def make_dspy_metric(
     """
     criteria = [c.id for c in rubric.criteria]
 
-    def metric(
-        example: Any,
-        prediction: Any,
-        trace: Any = None,
-        pred_name: Any = None,
-        pred_trace: Any = None,
-    ) -> Any:
+    def grade(example: Any, prediction: Any) -> tuple[float, Callable[[], str]]:
         human: dict[str, float] = dict(example.get("human_scores") or {})
-        if log is not None:
-            log.add(str(example.get("item_id")))
         judged = {}
         for c in criteria:
             v = prediction.get(c) if hasattr(prediction, "get") else getattr(prediction, c, None)
@@ -125,26 +147,20 @@ def make_dspy_metric(
                 except (TypeError, ValueError):
                     continue
         score = item_agreement(judged, human, rubric, kind)
-        value = 0.0 if score is None else score
-        if pred_name is not None:
-            import dspy
 
+        def feedback() -> str:
             wrong = [
                 f"{c}: the people gave {human[c]:.2f}, the judge {judged.get(c)}"
                 for c in human
                 if c in criteria and judged.get(c) is not None and abs(judged[c] - human[c]) >= 0.5
             ]
-            feedback = (
-                "Scores match the people."
-                if not wrong
-                else "Off from the people: " + "; ".join(wrong)
+            return (
+                "Off from the people: " + "; ".join(wrong) if wrong else "Scores match the people."
             )
-            return dspy.Prediction(score=value, feedback=feedback)
-        if trace is not None:
-            return value >= threshold
-        return value
 
-    return metric
+        return 0.0 if score is None else score, feedback
+
+    return _dspy_metric(grade, threshold, log)
 
 
 def make_verdict_metric(
@@ -157,30 +173,13 @@ def make_verdict_metric(
     example's ``verdict`` (the people's choice in that order), by :func:`verdict_agreement`.
     Same calling conventions as :func:`make_dspy_metric` (bootstrapping, GEPA feedback)."""
 
-    def metric(
-        example: Any,
-        prediction: Any,
-        trace: Any = None,
-        pred_name: Any = None,
-        pred_trace: Any = None,
-    ) -> Any:
-        if log is not None:
-            log.add(str(example.get("item_id")))
+    def grade(example: Any, prediction: Any) -> tuple[float, Callable[[], str]]:
         human = str(example.get("verdict"))
         got = prediction.get("verdict") if hasattr(prediction, "get") else None
         got = str(got if got is not None else getattr(prediction, "verdict", ""))
         value = verdict_agreement(got, human, kind)
-        if pred_name is not None:
-            import dspy
+        if value == 1.0:
+            return value, lambda: "The verdict matches the people's choice."
+        return value, lambda: f"The people chose {human}; the judge said {got}."
 
-            feedback = (
-                "The verdict matches the people's choice."
-                if value == 1.0
-                else f"The people chose {human}; the judge said {got}."
-            )
-            return dspy.Prediction(score=value, feedback=feedback)
-        if trace is not None:
-            return value >= threshold
-        return value
-
-    return metric
+    return _dspy_metric(grade, threshold, log)
