@@ -7,7 +7,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CommandManifest", "RunManifest"]
+__all__ = ["CommandManifest", "JudgeSpec", "RunManifest"]
+
+JudgeSpec = dict[str, Any]
+"""A judge's spec, its identity, left free on purpose: judges follow an open protocol (six
+layouts ship: rubric, pairwise, behaviour, jury, aligned, calibrated; a user's own judge adds
+its own), readers re-hash a stored spec with ``judges.hash_spec`` to find the judge id, so a
+model that filled defaults or coerced values would change ids, and specs hold tuples
+(demonstration ids) that a JSON-value type would refuse."""
+
+Arguments = dict[str, Any]
+"""A command's arguments as given (paths, model string, options): as many layouts as commands
+and options, written from the command's own typed configuration; never a credential."""
 
 
 class RunManifest(BaseModel):
@@ -17,11 +28,11 @@ class RunManifest(BaseModel):
 
     command: str
     """The command that made the run (``score``, or another helper's task kind)."""
-    arguments: dict[str, Any]
+    arguments: Arguments
     """The command's arguments (paths, model string, options). Never a credential."""
     versions: dict[str, str]
     """attune-judge, dspy and Python versions, and the platform."""
-    judges: dict[str, dict[str, Any]]
+    judges: dict[str, JudgeSpec]
     """Judge spec per judge_id (program, rubric id/version/hash, lm string, decoding)."""
     rubric_hashes: dict[str, str | None]
     """Rubric content hash per judge_id (``None`` for judges without a rubric)."""
@@ -62,7 +73,7 @@ class CommandManifest(BaseModel):
     """The command (``calibrate``, ``rank``, ``align``, ...)."""
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     """When the directory was written."""
-    arguments: dict[str, Any]
+    arguments: Arguments
     """The command's (non-``None``) arguments. Never a credential."""
     versions: dict[str, str]
     """The attune-judge version (``attune-judge``) and any other recorded ones."""

@@ -7,8 +7,6 @@ c) and DUO (:class:`DuoResult`, the demo's part b). Built on the calibration lay
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from attune_judge.calibration import (
@@ -17,6 +15,7 @@ from attune_judge.calibration import (
     Metric,
     ProbabilityScores,
 )
+from attune_judge.runs._manifest import JudgeSpec
 from attune_judge.runs._study import _Record
 
 __all__ = [
@@ -126,7 +125,7 @@ class ValidationInfo(_Record):
     lm: str
     judge_name: str
     rubric: str
-    judge_spec: dict[str, Any] | None = None
+    judge_spec: JudgeSpec | None = None
     """The judge's spec (its identity), when it has one."""
     description: str
     n_items: int
