@@ -213,3 +213,39 @@ def test_chunk_size_follows_the_time_per_task_the_concurrency_and_the_tasks_left
     assert fixed.next_chunk_size(3) == 7
     with pytest.raises(ValueError, match="chunk_size"):
         RayExecutor(chunk_size=0)
+
+
+def _sleep_then_echo(task: tuple[str, float]) -> str:
+    import time
+
+    time.sleep(task[1])
+    return task[0]
+
+
+def test_an_actor_streams_what_finished_within_the_flush_interval_together(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from attune_judge.runner import _ray
+
+    monkeypatch.setattr(_ray, "FLUSH_S", 0.05)
+    worker = _ray._Worker(pickle.dumps(None))
+    worker.set_fn(pickle.dumps(_sleep_then_echo))
+
+    def batches(tasks: list[tuple[str, float]]) -> list[list[str]]:
+        out = []
+        for batch in worker.run_chunk([pickle.dumps(t) for t in tasks]):
+            out.append([pickle.loads(b)[1] for b in batch])
+        return out
+
+    # fast tasks go out together; a task slower than the interval goes out at once
+    assert batches([("a", 0), ("b", 0), ("c", 0)]) == [["a", "b", "c"]]
+    assert batches([("a", 0.06), ("b", 0.06), ("c", 0)]) == [["a"], ["b"], ["c"]]
+    assert batches([("a", 0), ("b", 0.06), ("c", 0), ("d", 0)]) == [["a", "b"], ["c", "d"]]
+
+    # once the parent asked to stop, what finished is still sent and nothing new starts
+    def stop_after_first(task: tuple[str, float]) -> str:
+        worker.set_cancel()
+        return task[0]
+
+    worker.fn = stop_after_first
+    assert batches([("a", 0), ("b", 0)]) == [["a"]]

@@ -68,6 +68,11 @@ CALLS_PER_S = 200.0
 MAX_CHUNK = 64
 """Largest chunk chosen automatically (bounds what one stopped or lost call holds)."""
 
+FLUSH_S = 0.5
+"""An actor sends the results of a chunk that finished within this many seconds in one
+streamed object: Ray's cost per object (in its C++ threads, on both sides) was most of the
+CPU an actor and the parent spent beyond the judgments themselves with a fast model."""
+
 
 def import_ray() -> Any:
     """The ``ray`` module, or a :class:`UserError` saying how to install it."""
@@ -142,13 +147,21 @@ class _Worker:
         except BaseException:
             return _pack(("task_error", traceback.format_exc()))
 
-    def run_chunk(self, blobs: list[bytes]) -> Iterator[bytes]:
-        """Tasks one after another, each result yielded (streamed to the parent) as it
-        finishes; none is started once the parent asked to stop."""
+    def run_chunk(self, blobs: list[bytes]) -> Iterator[list[bytes]]:
+        """Tasks one after another, their results streamed to the parent in batches: what
+        finished within :data:`FLUSH_S` goes out together (a slow task's result at once);
+        none is started once the parent asked to stop."""
+        done: list[bytes] = []
+        last = time.monotonic()
         for blob in blobs:
             if self.cancel.is_set():
-                return
-            yield self.run(blob)
+                break
+            done.append(self.run(blob))
+            if time.monotonic() - last >= FLUSH_S:
+                yield done
+                done, last = [], time.monotonic()
+        if done:
+            yield done
 
 
 class RayExecutor(WorkerPool):
@@ -366,16 +379,17 @@ class _RayWindow(Window):
             except StopIteration:
                 calls[owner.pop(gen)] -= 1
         try:
-            blobs: list[bytes] = ray.get(refs) if refs else []
+            batches: list[list[bytes]] = ray.get(refs) if refs else []
         except ray.exceptions.RayActorError:
             dead: Exception | None = None
             for ref in refs:
                 try:
-                    yield ray.get(ref)
+                    yield from ray.get(ref)
                 except ray.exceptions.RayActorError as exc:
                     dead = dead or exc
             raise WorkerError(
                 f"a Ray worker died ({type(dead).__name__}: {str(dead)[:500]}); its "
                 "in-flight tasks were not recorded (the same command resumes them)"
             ) from None
-        yield from blobs
+        for batch in batches:
+            yield from batch
