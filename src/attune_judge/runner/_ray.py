@@ -15,8 +15,9 @@
   disk only once the parent wrote it; whatever an actor was doing when the parent died is
   redone by the next invocation.
 - Work goes out in **chunks**: one actor call takes several tasks, runs them one after another
-  (none once the parent asked to stop) and streams each result back as it finishes (a Ray
-  streaming generator), so the parent's cost per call is paid once per chunk. The actors have
+  (none once the parent asked to stop) and streams the results back as they finish (a Ray
+  streaming generator; what finished within :data:`FLUSH_S` travels as one object), so the
+  parent's cost per call is paid once per chunk and Ray's per object once per batch. The actors have
   ``ceil(max_concurrency / workers)`` threads each; the parent keeps at most
   ``max_concurrency`` chunks in flight (so as many tasks running), each sent to the actor with
   the fewest. Chunk size: ``chunk_size``, else :meth:`RayExecutor.next_chunk_size` (from the
