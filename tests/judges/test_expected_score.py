@@ -244,7 +244,7 @@ def test_cached_calls_are_free_and_a_run_resumes_without_calls(
             inputs={"data": "sha256:x"},
             data_fingerprint="sha256:x",
             max_concurrency=2,
-            bootstrap_B=200,
+            B=200,
             fsync_interval_s=None,
             budget=FailureBudget(max_failure_rate=1.0),
             retry=RetryPolicy(max_retries=0, base_delay_s=0.0),

@@ -136,7 +136,7 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
         arguments={"data": str(SAMPLES)},
         inputs={},
         data_fingerprint="test",
-        bootstrap_B=200,
+        B=200,
     )
     report = build_report(tmp_path / "run")
     scores = next(s for s in report.sections if s.title == "Scores")

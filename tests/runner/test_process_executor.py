@@ -49,7 +49,7 @@ def _run(out: Path, executor: ThreadExecutor | ProcessExecutor) -> dict[tuple[st
         executor=executor,
         retry=RetryPolicy(base_delay_s=0.0, seed=0),
         budget=FailureBudget(max_failure_rate=1.0),
-        bootstrap_B=200,
+        B=200,
     )
     assert result.n_run == 40
     lines = read_jsonl(out / "judgments.jsonl", JudgmentRecord)
@@ -165,7 +165,7 @@ def test_stop_reaches_the_workers_backoff(tmp_path: Path) -> None:
             executor=ex,
             retry=RetryPolicy(max_retries=5, base_delay_s=0.5, seed=0),
             budget=FailureBudget(max_failure_rate=0.1, min_attempts=2),
-            bootstrap_B=200,
+            B=200,
         )
     assert result.stopped and "failure budget" in result.stopped
     assert time.perf_counter() - start - started < 4.0

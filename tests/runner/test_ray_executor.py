@@ -88,7 +88,7 @@ def _run(out: Path, executor: Any) -> dict[tuple[str, str], tuple]:
         executor=executor,
         retry=RetryPolicy(base_delay_s=0.0, seed=0),
         budget=FailureBudget(max_failure_rate=1.0),
-        bootstrap_B=200,
+        B=200,
     )
     assert result.n_run == 40
     lines = read_jsonl(out / "judgments.jsonl", JudgmentRecord)

@@ -26,7 +26,7 @@ def _run(out: Path, judge: FakeJudge) -> None:
         data_fingerprint="x",
         max_concurrency=3,
         budget=FailureBudget(max_failure_rate=1.0),
-        bootstrap_B=100,
+        B=100,
         fsync_interval_s=None,
     )
 

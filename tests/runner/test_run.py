@@ -30,7 +30,7 @@ def _run(out: Path, tasks: list[Task], **kw: object) -> RunResult:
         inputs={"data": "sha256:x"},
         data_fingerprint="sha256:x",
         max_concurrency=4,
-        bootstrap_B=500,
+        B=500,
         fsync_interval_s=None,
         **kw,  # type: ignore[arg-type]
     )

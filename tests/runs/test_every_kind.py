@@ -62,7 +62,7 @@ def test_score(tmp_path: Path) -> None:
         data_fingerprint="sha256:x",
         budget=FailureBudget(max_failure_rate=1.0),
         retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
-        bootstrap_B=50,
+        B=50,
         fsync_interval_s=None,
     )
     data = _check(tmp_path / "run", "score")

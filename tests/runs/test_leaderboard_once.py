@@ -35,7 +35,7 @@ def run(tmp_path: Path) -> Path:
         data_fingerprint="sha256:x",
         budget=FailureBudget(max_failure_rate=1.0),
         retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
-        bootstrap_B=B,
+        B=B,
         fsync_interval_s=None,
         seed=3,
     )
@@ -87,7 +87,7 @@ def test_one_model_has_its_interval_but_no_leaderboard(tmp_path: Path) -> None:
         data_fingerprint="sha256:x",
         budget=FailureBudget(max_failure_rate=1.0),
         retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
-        bootstrap_B=B,
+        B=B,
         fsync_interval_s=None,
     )
     block = _summary(out)["judges"]["fake-judge"]

@@ -59,7 +59,7 @@ def test_a_scoring_run_writes_a_typed_summary_and_manifest(tmp_path: Path) -> No
         data_fingerprint="sha256:x",
         budget=FailureBudget(max_failure_rate=1.0),
         retry=RetryPolicy(max_retries=0, base_delay_s=0.0),
-        bootstrap_B=50,
+        B=50,
         fsync_interval_s=None,
     )
     data = _check(tmp_path / "run" / "summary.json", "score")

@@ -10,14 +10,14 @@ from typing import Annotated
 
 import typer
 
-from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, MIN_B
 
 __all__ = ["DEFAULT_B", "DEFAULT_LEVEL", "BootstrapOption", "CiOption", "FileBootstrapOption"]
 
 _NAMES = ("--bootstrap", "-B", "--B")
 
 BootstrapOption = Annotated[
-    int, typer.Option(*_NAMES, min=50, help=f"Bootstrap replicates B (default {DEFAULT_B}).")
+    int, typer.Option(*_NAMES, min=MIN_B, help=f"Bootstrap replicates B (default {DEFAULT_B}).")
 ]
 """Bootstrap replicates (default :data:`DEFAULT_B`)."""
 
@@ -26,7 +26,7 @@ FileBootstrapOption = Annotated[
     typer.Option(
         *_NAMES,
         "--bootstrap-replicates",
-        min=100,
+        min=MIN_B,
         help="Bootstrap replicates B (default: the file's).",
     ),
 ]

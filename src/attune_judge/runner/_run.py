@@ -129,7 +129,7 @@ def run_tasks(
     quiet: bool = True,
     fsync_interval_s: float | None = 0.2,
     fsync: bool | None = None,
-    bootstrap_B: int = DEFAULT_B,
+    B: int = DEFAULT_B,
     level: float = DEFAULT_LEVEL,
     pricing: Pricing | None = None,
     max_cost: float | None = None,
@@ -159,7 +159,7 @@ def run_tasks(
     fsync
         Older switch kept for callers: ``False`` means ``fsync_interval_s=None`` (flush only),
         ``True`` keeps ``fsync_interval_s``.
-    bootstrap_B, level
+    B, level
         Bootstrap replicates and confidence level of the summary's intervals and rank sets.
     pricing
         How judgments are priced (default: LiteLLM's price table).
@@ -199,7 +199,7 @@ def run_tasks(
             budget=budget or FailureBudget(),
             quiet=quiet,
             fsync_interval_s=fsync_interval_s,
-            bootstrap_B=bootstrap_B,
+            B=B,
             level=level,
             pricing=pricing,
             max_cost=max_cost,
@@ -222,7 +222,7 @@ def _run_locked(
     budget: FailureBudget,
     quiet: bool,
     fsync_interval_s: float | None,
-    bootstrap_B: int,
+    B: int,
     level: float,
     pricing: Pricing,
     max_cost: float | None,
@@ -291,7 +291,7 @@ def _run_locked(
             tasks,
             effective,
             seed=seed,
-            B=bootstrap_B,
+            B=B,
             level=level,
             run_info={
                 "wall_time_s": wall,

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, Replicates
 from attune_judge.data import JudgeItem, attunebench_to_ratings, load_attunebench, turn_context
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
@@ -75,7 +75,7 @@ class ScoreConfig(RunSettings):
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
-    bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
+    bootstrap_replicates: Replicates = DEFAULT_B
     """Bootstrap replicates for the summary's intervals."""
     ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
     """Confidence level of the summary's intervals and rank sets."""

@@ -180,7 +180,7 @@ def _run(
             executor=own,
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
-            bootstrap_B=config.bootstrap_replicates,
+            B=config.bootstrap_replicates,
             level=config.ci_level,
             pricing=pricing,
             max_cost=config.max_cost,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
+from attune_judge._bootstrap import Replicates
 from attune_judge.calibration import SensitivityAnalysis
 from attune_judge.lm import ModelOptions
 from attune_judge.runner import EXIT_FAILURE_BUDGET
@@ -47,7 +48,7 @@ class SensitivityConfig(RunSettings):
     """Candidate models to judge (default: all)."""
     only: list[str] | None = None
     """Run only these variants (and the base)."""
-    bootstrap_replicates: int | None = Field(default=None, ge=100)
+    bootstrap_replicates: Replicates | None = None
     """Overrides the file's ``analysis.bootstrap_replicates``."""
     fsync: bool = True
     """fsync each judgment record."""

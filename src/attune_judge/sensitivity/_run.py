@@ -173,7 +173,7 @@ def _judge(
             executor=scaled,
             **execution_options(config),
             fsync=config.fsync,
-            bootstrap_B=B,
+            B=B,
             extend_summary=study,
         )
 

@@ -37,6 +37,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from attune_judge._bootstrap import DEFAULT_B, Replicates
 from attune_judge.rubrics import read_yaml, validate_mapping
 
 __all__ = [
@@ -230,7 +231,7 @@ class AnalysisSettings(_Strict):
     """A variant whose Kendall τ upper bound is below this is unstable."""
     adjust: Literal["bonferroni", "none"] = "bonferroni"
     """Multiplicity adjustment over the model pairs of a variant."""
-    bootstrap_replicates: int = Field(default=2_000, ge=100)
+    bootstrap_replicates: Replicates = DEFAULT_B
     """Replicates of the paired cluster bootstrap."""
     seed: int = 0
     """Seed of the cluster weights."""

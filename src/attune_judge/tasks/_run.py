@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, Replicates
 from attune_judge.data import Judgment, load_attunebench, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import (
@@ -78,7 +78,7 @@ class BenchConfig(ExecutionFields):
     """Server of the judge model (and of models without their own ``api_base``)."""
     max_conversations: int | None = None
     """Use only the first N conversations (by file order)."""
-    bootstrap_replicates: int = Field(default=DEFAULT_B, ge=50)
+    bootstrap_replicates: Replicates = DEFAULT_B
     """Bootstrap replicates of the analysis (the same name and default as every command's)."""
     max_failure_rate: float = 0.25
     """Stop when more than this share of units fails (after 20)."""
@@ -244,7 +244,7 @@ def run_bench(
             max_concurrency=config.max_concurrency,
             budget=FailureBudget(max_failure_rate=config.max_failure_rate),
             quiet=config.quiet,
-            bootstrap_B=config.bootstrap_replicates,
+            B=config.bootstrap_replicates,
             extend_summary=lambda summary: _bench_summary(config, plan, summary),
         )
     return BenchResult(
