@@ -4,6 +4,14 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# llama-cpp-python compiles llama.cpp. Not for the build machine's own CPU (GGML_NATIVE): on a
+# virtual machine with AMX (Xeon, kernel AMX permission granted) a native build crashed the
+# embedded model in ggml's AMX kernels (SIGSEGV at ldtilecfg, on the first decode), so x86-64
+# gets AVX2/FMA/F16C, which every x86-64 machine of the last decade runs. Override with
+# LLAMA_CMAKE_ARGS=... (e.g. for a GPU build).
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+endif
 
 .PHONY: demo test lint typecheck pytest env bench lock clean
 
@@ -12,7 +20,7 @@ env: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24" wheel
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,local,align,ray]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev,local,align,ray]"
 	touch $(STAMP)
 
 demo: $(STAMP)
