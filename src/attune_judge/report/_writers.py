@@ -30,18 +30,9 @@ __all__ = [
 ]
 
 
-def write_bench_report(run_dir: Path | str) -> tuple[Path, Path]:
-    """Write ``report.md`` / ``report.html`` (with figures) of a bench run directory.
-
-    What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`; the same as
-    :func:`write_report` (Python users of ``run_bench`` call either when they want the report).
-
-    Returns
-    -------
-    tuple[Path, Path]
-        The Markdown and HTML paths.
-    """
-    return write_report(run_dir)
+write_bench_report = write_report
+"""What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`: the bench
+run directory's ``report.md`` / ``report.html``, the same as :func:`write_report`."""
 
 
 def write_calibration_run(
