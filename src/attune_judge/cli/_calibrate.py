@@ -20,6 +20,8 @@ from attune_judge.errors import UserError
 
 __all__ = ["register"]
 
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of Markdown.")]
+
 
 def parse_scale(text: str | None) -> tuple[float, float] | None:
     """``"1,5"`` → ``(1.0, 5.0)``; ``None`` stays ``None``."""
@@ -66,9 +68,7 @@ def calibrate(
         str | None,
         typer.Option(help="Declared rating scale, e.g. 1,2,3,4,5 (weighted κ uses its index)."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON instead of Markdown.")
-    ] = False,
+    as_json: JsonOption = False,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -133,9 +133,7 @@ def rank(
     source: Annotated[
         Path, typer.Argument(help="Run directory, or scores JSONL/CSV (model, cluster, score).")
     ],
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON instead of Markdown.")
-    ] = False,
+    as_json: JsonOption = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
     field: Annotated[
         str, typer.Option(help="Judgment score: normalized or overall.")

@@ -185,7 +185,7 @@ def _str_id(value: object) -> object:
 
 Answer = Annotated[Literal["yes", "no", "na"] | None, BeforeValidator(_answer)]
 """A behaviour answer: ``yes`` / ``no`` / ``na``, or ``None`` when not answered (any case)."""
-ResponseLabelField = Annotated[Literal["original", "alternate", "human"], BeforeValidator(_label)]
+ResponseLabelField = Annotated[instrument.ResponseLabel, BeforeValidator(_label)]
 """A pairwise response label."""
 Winner = Annotated[Literal["A", "B"] | None, BeforeValidator(_winner)]
 """The preferred side of a pairwise comparison, ``None`` when not answered."""

@@ -19,13 +19,12 @@ from attune_judge.calibration import (
     Metric,
     bootstrap_means,
     calibrate,
-    fmt_metric,
     interval_endpoints,
 )
 from attune_judge.data import Rating
 from attune_judge.runs import DuoResult, GroupComparison
 
-__all__ = ["DuoResult", "GroupComparison", "duo_analysis", "duo_markdown"]
+__all__ = ["DuoResult", "GroupComparison", "duo_analysis"]
 
 
 def _compare(
@@ -80,39 +79,3 @@ def duo_analysis(
             for cluster_by in ("dialogue", "participant"):
                 out.comparisons.append(_compare(participant, dim, factor, cluster_by, B, seed))
     return out
-
-
-def duo_markdown(result: DuoResult) -> str:
-    """Summary tables for demo part b."""
-    lines = [f"### Observers vs participants ({result.language}, clustered by dialogue)", ""]
-    if result.observer_agreement:
-        lines += [
-            "| dimension | n | Spearman participant vs observers' median | κ_qw | "
-            "α observers → with participant | ρ ceiling: observers / participant |",
-            "|---|---|---|---|---|---|",
-        ]
-        for d in result.observer_agreement.dimensions:
-            for j in d.judges:
-                m = j.vs_humans.metrics
-                alpha = (
-                    f"{fmt_metric(j.alpha.humans_only, 2)} → {fmt_metric(j.alpha.with_judge, 2)}"
-                    if j.alpha
-                    else "—"
-                )
-                ceil = (
-                    f"{j.ceiling.mean_human:.2f} / {j.ceiling.mean_judge:.2f}"
-                    if j.ceiling and j.ceiling.mean_human is not None and j.ceiling.mean_judge
-                    else "—"
-                )
-                lines.append(
-                    f"| {d.dimension} | {j.vs_humans.n} | {fmt_metric(m.get('spearman'), 2)} | "
-                    f"{fmt_metric(m.get('cohen_kappa_quadratic'), 2)} | {alpha} | {ceil} |"
-                )
-    lines += ["", f"### Model and style differences (participant ratings, {result.language})", ""]
-    lines += ["| dimension | factor | clustered by | means [95% CI] | differences [95% CI] |"]
-    lines += ["|---|---|---|---|---|"]
-    for c in result.comparisons:
-        means = "; ".join(f"{k} {fmt_metric(v, 2)}" for k, v in c.means.items())
-        diffs = "; ".join(f"{k} {fmt_metric(v, 2)}" for k, v in c.differences.items())
-        lines.append(f"| {c.dimension} | {c.factor} | {c.cluster_by} | {means} | {diffs} |")
-    return "\n".join(lines) + "\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attune_judge.calibration import CalibrationReport
-from attune_judge.report._blocks import Report, Section
+from attune_judge.report._blocks import Section
 from attune_judge.report._build import build_report, write_report
 from attune_judge.report._calibration import calibration_figure_data
 from attune_judge.report._sensitivity_extra import sensitivity_extra_sections
@@ -24,31 +24,15 @@ if TYPE_CHECKING:
     from attune_judge.calibration import SensitivityAnalysis
 
 __all__ = [
-    "bench_report",
     "write_bench_report",
     "write_calibration_run",
     "write_sensitivity_report",
 ]
 
 
-def bench_report(run_dir: Path | str) -> Report:
-    """The report of a bench run directory (the same as :func:`build_report`: the bench
-    sections come from the section registry)."""
-    return build_report(run_dir)
-
-
-def write_bench_report(run_dir: Path | str) -> tuple[Path, Path]:
-    """Write ``report.md`` / ``report.html`` (with figures) of a bench run directory.
-
-    What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`; the same as
-    :func:`write_report` (Python users of ``run_bench`` call either when they want the report).
-
-    Returns
-    -------
-    tuple[Path, Path]
-        The Markdown and HTML paths.
-    """
-    return write_report(run_dir)
+write_bench_report = write_report
+"""What ``attune-judge bench`` writes after :func:`attune_judge.tasks.run_bench`: the bench
+run directory's ``report.md`` / ``report.html``, the same as :func:`write_report`."""
 
 
 def write_calibration_run(
