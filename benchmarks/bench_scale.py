@@ -15,7 +15,8 @@ adapter), and the three sets of ratios come from one run of this script.
    :class:`~attune_judge.testing.ScriptedEngine` (built inside each actor from the same
    module-level recipe), ``--concurrency`` in flight in total, DSPy's cache off, once with 1
    actor and once with 2 (actors started and warmed by 40 judgments before the timed run,
-   as the thread baseline is; start-up and warm-up are reported separately), at each of ``--ray-latencies`` (default 5 ms and 50 ms per call). Reported:
+   as the thread baseline is; start-up and warm-up are reported separately), at each of
+   ``--ray-latencies`` (default 5 ms and 50 ms per call). Reported:
    the thread executor's wall on the same items and latency first, then both Ray walls,
    ``ray_1_over_threads`` (target <= 1.15), ``speedup = wall(1) / wall(2)`` (target >= 1.7),
    each against the ideal
