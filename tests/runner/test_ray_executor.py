@@ -200,12 +200,12 @@ def test_a_dead_actor_raises_and_a_missing_node_key_is_a_user_error(
 def test_chunk_size_follows_the_time_per_task_the_concurrency_and_the_tasks_left() -> None:
     ex = RayExecutor(workers=2, max_concurrency=32)
     assert ex.next_chunk_size(1000) == 1  # nothing measured yet
-    ex._task_s = 0.005  # a fast server: the parent's calls are the limit
-    assert ex.next_chunk_size() == 32  # ceil(32 / (200 * 0.005))
+    ex._task_s = 0.04  # a fast server: 32 tasks of ~1 ms CPU share one actor's core
+    assert ex.next_chunk_size() == 40  # ceil(32 / (20 * 0.04))
     assert ex.next_chunk_size(100) == 4  # an even share of 100 tasks over 32 slots
     assert ex.next_chunk_size(5) == 1
-    ex._task_s = 0.05
-    assert ex.next_chunk_size(10_000) == 4
+    ex._task_s = 0.5
+    assert ex.next_chunk_size(10_000) == 4  # ceil(32 / (20 * 0.5)) = ceil(3.2)
     ex._task_s = 1e-6  # at most MAX_CHUNK
     assert ex.next_chunk_size() == 64
     fixed = RayExecutor(workers=1, max_concurrency=4, chunk_size=7)
