@@ -16,7 +16,7 @@ from attune_judge._version import __version__
 from attune_judge.align._artifact import AlignedJudgeManifest, artifact_hash
 from attune_judge.align._calibrate import LAMBDAS, fit_heads, head_systems
 from attune_judge.align._calibrate_proof import CalibrationProof, calibration_proof
-from attune_judge.align._run import _echo, _judge_all, _load_split
+from attune_judge.align._run import AlignConfig, _echo, _judge_all, _load_split
 from attune_judge.align._save import write_align_run
 from attune_judge.align._split import Split
 from attune_judge.calibration import fmt_estimate
@@ -77,15 +77,12 @@ def calibrate_judge(
 
     data, rubric, items, split = _load_split(config, check)
     configure_cache_from_env()
-    settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
-    if config.api_base:
-        settings["api_base"] = config.api_base
     base: Any = build_judge(
         rubric,
         lm if lm is not None else config.lm,
         score_mode="expected",
         use_reference=data.use_reference,
-        **settings,
+        **config.lm_settings(),
     )
     given = {j.item_id: j for j in judgments or ()}
     todo = [li.item for li in items if li.item.item_id not in given]
@@ -133,7 +130,7 @@ def calibrate_judge(
 
 def _save(
     out: Path,
-    config: Any,
+    config: AlignConfig,
     data: Any,
     rubric: Any,
     split: Split,

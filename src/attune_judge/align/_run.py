@@ -89,6 +89,11 @@ class AlignConfig(BaseModel):
     reply_features: bool = False
     """``calibrate``: the reply's length and empathy-word count are features of the head too."""
 
+    def lm_settings(self) -> dict[str, Any]:
+        """The judge model's settings for ``build_judge``: seed, ``lm_options``, API base."""
+        api = {"api_base": self.api_base} if self.api_base else {}
+        return {"seed": self.seed, **self.lm_options, **api}
+
 
 class AlignResult(BaseModel):
     """What ``align_judge`` did."""
@@ -167,7 +172,7 @@ def _metric_kind(config: AlignConfig, pairs: bool) -> MetricKind:
 
 
 def _load_split(
-    config: Any, check: Callable[[AlignData], object] = lambda data: None
+    config: AlignConfig, check: Callable[[AlignData], object] = lambda data: None
 ) -> tuple[AlignData, Any, list[LabelledItem], Split]:
     """``config``'s labels (``--out`` checked first; ``check`` sees them), the items of the
     first ``--limit`` conversations, and their split by conversation."""
@@ -239,10 +244,7 @@ def align_judge(
     if not pairs:
         options.update(use_reference=data.use_reference, score_mode="sampled", per_criterion=False)
     model = lm if lm is not None else config.lm
-    settings: dict[str, Any] = {"seed": config.seed, **config.lm_options}
-    if config.api_base:
-        settings["api_base"] = config.api_base
-    base: Any = build_judge(rubric, model, **options, **settings)
+    base: Any = build_judge(rubric, model, **options, **config.lm_settings())
     # a pair gives two examples (both orders) and two calls per judgment
     per = 2 if pairs else 1
     evaluation_estimate = 2 * per * len(test)
@@ -308,7 +310,7 @@ def align_judge(
     ):
         program = run_optimizer(base, trainset, devset, opt, metric)
     echo(f"optimizer done: {counter.calls} model calls")
-    tuned: Any = build_judge(rubric, model, **options, **settings)
+    tuned: Any = build_judge(rubric, model, **options, **config.lm_settings())
     tuned.program = program
     echo("judging the held-out test items with the aligned judge ...")
     after = _judge_all(tuned, [li.item for li in test], config.max_concurrency, "after", echo)
