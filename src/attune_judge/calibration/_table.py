@@ -11,7 +11,7 @@ from attune_judge.calibration._results import JoinReport
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 
-__all__ = ["RatingTable", "join_report", "ratings_to_table", "split_dimensions"]
+__all__ = ["RatingTable", "join_report", "ratings_to_table"]
 
 Value = float | str | None
 
@@ -163,14 +163,6 @@ def ratings_to_table(
     raters = sorted({k[1] for k in cells})
     values = [[cells.get((i, r)) for r in raters] for i in items]
     return RatingTable(items, raters, values, [clusters[i] for i in items], dimension, groups)
-
-
-def split_dimensions(ratings: Iterable[Rating]) -> dict[str, list[Rating]]:
-    """Group records by dimension (sorted)."""
-    out: dict[str, list[Rating]] = {}
-    for r in ratings:
-        out.setdefault(r.dimension, []).append(r)
-    return dict(sorted(out.items()))
 
 
 def join_report(

@@ -265,6 +265,24 @@ def item_judgment(
     )
 
 
+def outcome_judgment(
+    item: JudgeItem,
+    judge_id: str,
+    started: float,
+    outcome: CallOutcome,
+    details: dict[str, Any],
+    reasoning: bool,
+    **fields: Any,
+) -> Judgment:
+    """An ok Judgment from one call's ``outcome``: its usage and raw text, and ``details`` with
+    the call's requests (and the model's reasoning when the judge asked for it)."""
+    details["requests"] = outcome.requests
+    if reasoning:
+        details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
+    fields.update(usage=outcome.usage, raw_output=outcome.raw, details=details)
+    return item_judgment(item, judge_id, started, **fields)
+
+
 def failure_judgment(
     item: JudgeItem,
     judge_id: str,

@@ -11,8 +11,8 @@ import time
 from collections import Counter
 from typing import Any, ClassVar
 
-from attune_judge.data import JudgeItem, Judgment
-from attune_judge.judges._base import hash_spec, refusal_judgment
+from attune_judge.data import JudgeItem, Judgment, TokenUsage
+from attune_judge.judges._base import hash_spec, item_judgment, refusal_judgment
 
 __all__ = ["LengthJudge", "LexicalJudge", "lcs_length", "rouge_l_f1", "token_f1", "tokens"]
 
@@ -90,15 +90,14 @@ class BaselineJudge:
         if isinstance(measured, Judgment):
             return measured
         scores, overall, normalized = measured
-        return Judgment(
-            item_id=item.item_id,
-            judge_id=self.judge_id,
-            conversation_id=item.conversation_id,
-            candidate_model=item.candidate_model,
+        return item_judgment(
+            item,
+            self.judge_id,
+            started,
+            usage=TokenUsage(),
             scores=scores,
             overall=overall,
             normalized=normalized,
-            latency_s=time.perf_counter() - started,
         )
 
     async def ajudge(self, item: JudgeItem) -> Judgment:

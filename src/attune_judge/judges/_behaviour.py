@@ -24,7 +24,7 @@ from attune_judge.judges._base import (
     CallOutcome,
     failure_judgment,
     format_conversation,
-    item_judgment,
+    outcome_judgment,
     refusal_judgment,
 )
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
@@ -164,19 +164,16 @@ class BehaviourJudge(JudgeBase):
         details["polarity"] = {
             f"{i}:{VIEW}": self.rubric.criterion(i).polarity or "positive" for i in item_ids
         }
-        details["requests"] = outcome.requests
-        if self.reasoning:
-            details["reasoning"] = getattr(outcome.prediction, "reasoning", None)
-        return item_judgment(
+        return outcome_judgment(
             item,
             self.judge_id,
             started,
-            usage=outcome.usage,
+            outcome,
+            details,
+            self.reasoning,
             scores=scores,
             overall=overall,
             normalized=overall,
-            raw_output=outcome.raw,
-            details=details,
         )
 
     def _inputs(self, item: JudgeItem) -> dict[str, str]:

@@ -115,15 +115,6 @@ class CalibrationHead(BaseModel):
     penalty: dict[str, float] = Field(default_factory=dict)
     """``weights`` and ``offsets``: the L2 penalties the heads were fitted with."""
 
-    def feature_names(self) -> list[str]:
-        """Names of the features, in order."""
-        names = [
-            name
-            for c, lv in self.judge_levels.items()
-            for name in (f"{c}:expected", *(f"{c}:p{v}" for v in lv[1:]))
-        ]
-        return names + (list(REPLY_FEATURES) if self.reply_features else [])
-
     def raw_features(
         self, distributions: Mapping[str, Any] | None, item: JudgeItem
     ) -> list[float] | None:

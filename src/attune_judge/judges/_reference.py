@@ -17,7 +17,7 @@ from attune_judge.judges._base import (
     CallOutcome,
     failure_judgment,
     format_conversation,
-    item_judgment,
+    outcome_judgment,
 )
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.lm import untrusted
@@ -124,18 +124,15 @@ class ReferenceJudge(JudgeBase):
         prediction = outcome.prediction
         scores = {c.id: float(getattr(prediction, c.id)) for c in self.rubric.criteria}
         overall, normalized = self.rubric.aggregate(scores)
-        details: dict[str, Any] = {"requests": outcome.requests}
-        if self.reasoning:
-            details["reasoning"] = getattr(prediction, "reasoning", None)
-        return item_judgment(
+        return outcome_judgment(
             item,
             self.judge_id,
             started,
-            usage=outcome.usage,
+            outcome,
+            {},
+            self.reasoning,
             scores=scores,
             overall=overall,
             normalized=normalized,
             rationale=str(getattr(prediction, "rationale", "") or ""),
-            raw_output=outcome.raw,
-            details=details,
         )

@@ -159,10 +159,6 @@ class BatchState:
         """Successful answers by request key."""
         return {r["key"]: r["body"] for r in self._read(self.results_path) if "key" in r}
 
-    def n_submitted(self) -> int:
-        """Batches ever submitted for this run."""
-        return sum(e.get("event") == "submitted" for e in self.events())
-
 
 def create_batch_once(
     state: BatchState,

@@ -19,7 +19,6 @@ __all__ = [
     "rate_limit_error",
     "request_key",
     "request_messages",
-    "timeout_error",
 ]
 
 
@@ -28,13 +27,6 @@ def rate_limit_error(message: str = "scripted rate limit") -> Exception:
     from dspy.lm15 import RateLimitError
 
     return RateLimitError(message, provider="scripted", status=429)
-
-
-def timeout_error(message: str = "scripted timeout") -> Exception:
-    """An error that DSPy classifies as a timeout (retryable)."""
-    from dspy.lm15 import TimeoutError as LMTimeout
-
-    return LMTimeout(message, provider="scripted")
 
 
 def close_http_clients() -> None:
