@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -133,24 +134,23 @@ def _ray_speedup(tmp: Path, args: argparse.Namespace, latency: float) -> dict[st
         run_score,
     )
 
+    def score(data: str, out: str, executor: object) -> object:
+        config = ScoreConfig(
+            data=tmp / data,
+            out=tmp / out,
+            lm="scripted/judge",
+            max_concurrency=args.concurrency,
+            quiet=True,
+        )
+        return run_score(config, judges=[bench_judge(latency, False)], executor=executor)  # type: ignore[list-item,arg-type]
+
     ideal = args.n * latency / args.concurrency
     fig: dict[str, object] = {}
     walls = {}
     # the in-process thread executor on the same items, latency and concurrency (the baseline
     # one actor should come close to)
-    config = ScoreConfig(
-        data=tmp / "items.jsonl",
-        out=tmp / f"threads-{latency:g}",
-        lm="scripted/judge",
-        max_concurrency=args.concurrency,
-        quiet=True,
-    )
     t0 = time.perf_counter()
-    run_score(
-        config,
-        judges=[bench_judge(latency, False)],  # type: ignore[list-item]
-        executor=ThreadExecutor(args.concurrency),
-    )
+    score("items.jsonl", f"threads-{latency:g}", ThreadExecutor(args.concurrency))
     walls[0] = time.perf_counter() - t0
     fig["threads_wall_s"] = round(walls[0], 3)
     for workers in (1, 2):
@@ -164,25 +164,11 @@ def _ray_speedup(tmp: Path, args: argparse.Namespace, latency: float) -> dict[st
             # as the thread baseline: the actors' first judgments (lazy imports, first
             # prompt built) are not part of the timed run
             t0 = time.perf_counter()
-            warm = ScoreConfig(
-                data=tmp / "ray-warm.jsonl",
-                out=tmp / f"ray-warm-{workers}-{latency:g}",
-                lm="scripted/judge",
-                max_concurrency=args.concurrency,
-                quiet=True,
-            )
-            run_score(warm, judges=[bench_judge(latency, False)], executor=ex)
+            score("ray-warm.jsonl", f"ray-warm-{workers}-{latency:g}", ex)
             fig[f"actors_{workers}_warm_s"] = round(time.perf_counter() - t0, 2)
-            config = ScoreConfig(
-                data=tmp / "items.jsonl",
-                out=tmp / f"ray-{workers}-{latency:g}",
-                lm="scripted/judge",
-                max_concurrency=args.concurrency,
-                quiet=True,
-            )
             load = os.getloadavg()[0]
             t0 = time.perf_counter()
-            res = run_score(config, judges=[bench_judge(latency, False)], executor=ex)
+            res: Any = score("items.jsonl", f"ray-{workers}-{latency:g}", ex)
             walls[workers] = time.perf_counter() - t0
             fig[f"workers_{workers}"] = {
                 "wall_s": round(walls[workers], 3),
