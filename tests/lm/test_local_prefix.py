@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from attune_judge.data import ChatMessage, JudgeItem
+from attune_judge.data import JudgeItem
 
 pytestmark = [
     pytest.mark.slow,
@@ -25,43 +25,34 @@ pytestmark = [
 ]
 
 
-def _items() -> list[JudgeItem]:
-    texts = [
-        (
-            "My dog died last week and the house feels so empty.",
-            "I'm so sorry. Losing a dog "
-            "is losing family; the quiet must be hard. What was he like?",
-        ),
-        (
-            "I finally got the job after six interviews!",
-            "Congratulations! Six rounds takes stamina. How are you going to celebrate?",
-        ),
-    ]
-    return [
-        JudgeItem(
-            item_id=f"i{k}",
-            conversation_id=f"c{k}",
-            turn=1,
-            context=[ChatMessage(role="user", content=user)],
-            candidate=reply,
-            candidate_model="m",
-        )
-        for k, (user, reply) in enumerate(texts)
-    ]
+ED = "empathic-communication-empatheticdialogues"
+LEND = "empathic-communication-lend_an_ear"
+"""Lend an Ear's items share 20-30 tokens of framing beyond the system message."""
 
 
-def _prompts() -> list[list[dict[str, Any]]]:
-    """Two criteria's prompts for each of two judgments, alternating (A1, B1, A2, B2)."""
+def _items(name: str, n: int) -> list[JudgeItem]:
+    """The first ``n`` items of a shipped validation set."""
+    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
+    from attune_judge.validate._judge import _items as set_items
+
+    spec = VALIDATION_SETS[name]
+    humans = {r.item_id for r in load_calibration_set(spec.calibration) if spec.humans(r)}
+    return set_items(spec, humans, n)
+
+
+def _prompts(name: str = ED, n: int = 2) -> list[list[dict[str, Any]]]:
+    """Two criteria's prompts for each of ``n`` judgments, alternating (A1, B1, A2, B2)."""
     from attune_judge.judges._criterion_prompt import criterion_messages
     from attune_judge.rubrics import load_rubric
+    from attune_judge.validate import VALIDATION_SETS
 
-    rubric = load_rubric("empathic-communication-empatheticdialogues")
+    rubric = load_rubric(VALIDATION_SETS[name].rubric)
     per_item = [
         [
             criterion_messages(rubric, c, item, use_reference=False, prefill=True)
             for c in rubric.criteria[:2]
         ]
-        for item in _items()
+        for item in _items(name, n)
     ]
     return [p for pair in zip(*per_item, strict=True) for p in pair]
 
@@ -71,13 +62,14 @@ def _logprobs(response: Any) -> dict[int, float]:
     return {t.token_id: t.logprob for t in first.top}
 
 
-def test_restored_prefixes_give_the_probabilities_of_a_fresh_evaluation() -> None:
+@pytest.mark.parametrize(("name", "n"), [(ED, 2), (LEND, 4)])
+def test_restored_prefixes_give_the_probabilities_of_a_fresh_evaluation(name: str, n: int) -> None:
     from attune_judge.lm import default_gguf_path
     from attune_judge.lm._local import _load
     from attune_judge.lm._local_logprobs import PrefixStates, complete_with_logprobs
 
     llama, lock = _load(default_gguf_path(), 8192)
-    prompts = _prompts()
+    prompts = _prompts(name, n)
     evaluated: list[int] = []
     real_eval = llama.eval
 
@@ -108,7 +100,9 @@ def test_restored_prefixes_give_the_probabilities_of_a_fresh_evaluation() -> Non
             del llama.eval
     # the second criterion of each judgment restored its judgment's prefix (the context held
     # the other judgment's prompt) and evaluated only its question
-    assert states.restored == 2
+    assert states.restored == n
+    # one state per judgment: each second question's state replaced its first one's
+    assert len(states._states) == n
     assert reused_tokens < 0.6 * fresh_tokens, (fresh_tokens, reused_tokens)
     for a, b in zip(fresh, reused, strict=True):
         pa, pb = _logprobs(a), _logprobs(b)

@@ -85,18 +85,25 @@ class PrefixStates:
     ----------
     max_bytes, max_states
         Memory the saved states may take together, and how many there may be (least
-        recently used dropped first; one is kept per conversation, so ``max_states`` above
+        recently used dropped first; one is kept per judgment in flight, so ``max_states`` above
         the judgments in flight is enough).
     min_gain
         Restore a state only when it shares at least this many more tokens with the prompt
         than the context does (restoring copies the state; a few tokens are cheaper to
         evaluate).
+    max_question
+        A new state replaces the kept states it holds all but at most this many final tokens
+        of: the same judgment's earlier questions (a criterion's question is 65-93 tokens in
+        the shipped rubrics), whose prefix the new state serves as well.
     """
 
-    def __init__(self, max_bytes: int, max_states: int = 16, min_gain: int = 32) -> None:
+    def __init__(
+        self, max_bytes: int, max_states: int = 16, min_gain: int = 32, max_question: int = 128
+    ) -> None:
         self.max_bytes = max_bytes
         self.max_states = max_states
         self.min_gain = min_gain
+        self.max_question = max_question
         self._states: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
         self._bytes = 0
         self._next = 0
@@ -132,10 +139,9 @@ class PrefixStates:
         self.restored += 1
         return n
 
-    def save(self, llama: Any, family: int) -> None:
+    def save(self, llama: Any) -> None:
         """Keep the model's current state (its ``n_tokens`` evaluated tokens) in place of the
-        kept states sharing more than ``family`` tokens with it (the same conversation: the
-        new state holds that prefix too)."""
+        kept states it holds all but at most ``max_question`` final tokens of."""
         from llama_cpp import llama_cpp
 
         size = int(llama_cpp.llama_state_seq_get_size(llama.ctx, 0))
@@ -147,7 +153,11 @@ class PrefixStates:
             return
         saved = llama.input_ids[: llama.n_tokens].copy()
         with self._lock:
-            for key in [k for k, (t, _) in self._states.items() if _shared(t, saved) > family]:
+            for key in [
+                k
+                for k, (t, _) in self._states.items()
+                if _shared(t, saved) >= len(t) - self.max_question
+            ]:
                 self._bytes -= len(self._states.pop(key)[1])
             self._states[self._next] = (saved, blob)
             self._next += 1
@@ -169,16 +179,6 @@ def _start(llama: Any, tokens: Any, states: PrefixStates | None) -> int:
             states.restore(llama, key)
             keep = min(found, len(tokens) - 1)
     return keep
-
-
-def _system_tokens(llama: Any, messages: list[dict[str, str]], tokens: Any) -> int:
-    """How many of ``tokens`` the system message (with the template's markup) takes."""
-    import numpy as np
-
-    if not messages or messages[0]["role"] != "system":
-        return 0
-    head = render_prompt(llama, messages[:1]).encode("utf-8")
-    return _shared(np.asarray(llama.tokenize(head, add_bos=False, special=True)), tokens)
 
 
 def _last_logprobs(llama: Any) -> Any:
@@ -242,8 +242,7 @@ def complete_with_logprobs(
     llama.n_tokens = keep
     llama.eval(tokens[keep:])
     if states is not None and len(tokens) - keep >= states.min_gain:
-        # one kept state per conversation: those sharing more than the system message go
-        states.save(llama, _system_tokens(llama, messages, array) + states.min_gain)
+        states.save(llama)
     out: list[TokenLogprob] = []
     text_bytes = b""
     steps = max(1, min(max_tokens, MAX_LOGPROB_TOKENS))
