@@ -184,7 +184,7 @@ def demo_sensitivity(
         max_concurrency=2,
         max_failure_rate=1.0,
         seed=seed,
-        bootstrap_replicates=max(B, 100),
+        bootstrap_replicates=B,
         quiet=False,
     )
     try:

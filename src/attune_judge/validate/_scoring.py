@@ -115,7 +115,7 @@ def run_validation_judge(
         max_failure_rate=1.0,
         seed=seed,
         quiet=quiet,
-        bootstrap_replicates=max(B, 100),
+        bootstrap_replicates=B,
     )
     with scaled_executor(
         executor,
