@@ -160,7 +160,7 @@ def demo_sensitivity(
     n_conversations
         Sample conversations (first annotated turn of each, three pseudo-models per turn).
     B, seed
-        Bootstrap replicates (at least 100) and seed.
+        Bootstrap replicates (at least ``MIN_B`` = 50) and seed.
     lm_factory
         Model string → ``dspy.LM`` (tests pass a scripted engine); default: the model with
         answers capped at :data:`MAX_TOKENS` tokens.
