@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     Metric,
     bootstrap_statistic,
@@ -195,7 +196,7 @@ def calibration_proof(
     levels: Mapping[str, Sequence[int]],
     headline: str,
     n_failed: int,
-    B: int = 2000,
+    B: int = DEFAULT_B,
     seed: int = 0,
 ) -> CalibrationProof:
     """The proof on the test items (one entry per item in every sequence).

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.align._data import LabelledItem, majority
 from attune_judge.align._metric import MetricKind, verdict_agreement
 from attune_judge.align._proof import HeldOutProof, Row, proof_from_values
@@ -89,7 +90,7 @@ def preference_proof(
     after: Sequence[Judgment],
     *,
     kind: MetricKind = "exact",
-    B: int = 2000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     level: float = 0.95,
 ) -> HeldOutProof:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._metric import MetricKind, item_agreement
 from attune_judge.calibration import Metric, bootstrap_means, few_clusters_warning
@@ -100,7 +101,7 @@ def held_out_proof(
     *,
     kind: MetricKind = "ordinal",
     after_mapped: Sequence[Mapping[str, float] | None] | None = None,
-    B: int = 2000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     level: float = 0.95,
 ) -> HeldOutProof:
@@ -145,7 +146,7 @@ def proof_from_values(
     with_mapped: bool = False,
     length_rule: str = "fitted on train",
     inconsistent: dict[str, int] | None = None,
-    B: int = 2000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     level: float = 0.95,
 ) -> HeldOutProof:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.align._artifact import AlignedJudgeManifest
 from attune_judge.align._data import AlignData, LabelledItem, load_align_data
 from attune_judge.align._isotonic import ScoreMap, crossfit_score_map, fit_score_map
@@ -80,7 +81,7 @@ class AlignConfig(BaseModel):
     max_cost: float | None = None
     """Refuse to start when the estimated cost (USD) exceeds this."""
     max_concurrency: int = 4
-    B: int = 2000
+    B: int = DEFAULT_B
     score_map: bool = True
     """Fit (and save) the monotone score map."""
     method: Literal["optimize", "calibrate"] = "optimize"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge import calibration as cal
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.annotate._export import export_records
 from attune_judge.annotate._store import LabelStore
 from attune_judge.data import Preference, Rating, write_jsonl
@@ -43,7 +44,7 @@ def _as_ratings(records: list[Rating] | list[Preference]) -> list[Rating]:
 
 
 def annotator_alpha(
-    records: list[Rating] | list[Preference], *, B: int = 500, seed: int = 0
+    records: list[Rating] | list[Preference], *, B: int = DEFAULT_B, seed: int = 0
 ) -> list[dict[str, Any]]:
     """α among the annotators per dimension, with its interval (``None`` when not computable)."""
     ratings = _as_ratings(records)
@@ -71,7 +72,7 @@ def annotator_alpha(
 
 
 def agreement(
-    store: LabelStore, task: str, rubric: Rubric, judge: Path | None = None, *, B: int = 500
+    store: LabelStore, task: str, rubric: Rubric, judge: Path | None = None, *, B: int = DEFAULT_B
 ) -> dict[str, Any]:
     """The agreement page's data: ``dimensions`` (α among annotators), ``judge`` (Markdown of
     ``calibrate``'s report, when a judge run was given) and ``notes``."""

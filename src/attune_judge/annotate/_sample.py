@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.data import JudgeItem, read_judgments
 from attune_judge.errors import UserError
 
@@ -147,7 +148,7 @@ def conversations_needed(
     *,
     judge: Path | None = None,
     metric: str = "spearman",
-    B: int = 1000,
+    B: int = DEFAULT_B,
     seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Per dimension and statistic (α among annotators; with ``judge``, the judge's

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.annotate._export import open_store, store_rubric
 from attune_judge.annotate._items import check_task, load_items
 from attune_judge.annotate._store import LabelStore
@@ -80,7 +81,7 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
     judge: Path | None = None,
-    B: int = 500,
+    B: int = DEFAULT_B,
 ) -> None:
     """Serve the labelling page until interrupted; prints each annotator's link."""
     import uvicorn

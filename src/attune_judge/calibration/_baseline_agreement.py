@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration._pairwise import _midranks, _wpearson
 from attune_judge.calibration._results import Metric, ResultModel
@@ -72,7 +73,7 @@ def baseline_agreement(
     baselines: Mapping[str, Sequence[float]],
     *,
     clusters: Sequence[str],
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     level: float = 0.95,
 ) -> BaselineAgreement:

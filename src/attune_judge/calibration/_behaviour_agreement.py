@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._markdown import fmt_metric
 from attune_judge.calibration._pairwise import pair_agreement
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
@@ -163,7 +164,7 @@ def behaviour_agreement(
     *,
     view: str = "observed",
     categories: Mapping[str, str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

@@ -7,6 +7,7 @@ from typing import Literal
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._ratio import ClusterSums
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -43,7 +44,7 @@ def position_bias(
     verdict_ba: Sequence[str],
     clusters: Sequence[object],
     *,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numpy.typing import NDArray
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._intervals import (
     DEGENERATE,
     MAX_UNDEFINED_SHARE,
@@ -51,7 +52,7 @@ WeightedStatistic = Callable[[FloatArray], FloatArray]
 
 
 def bootstrap_weights(
-    n_clusters: int, B: int = 10_000, seed: int = 0, scheme: Scheme = "multinomial"
+    n_clusters: int, B: int = DEFAULT_B, seed: int = 0, scheme: Scheme = "multinomial"
 ) -> FloatArray:
     """Draw the ``(B × C)`` cluster-weights matrix.
 
@@ -78,7 +79,7 @@ def bootstrap_weights(
 
 def iter_bootstrap_weights(
     n_clusters: int,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     scheme: Scheme = "multinomial",
     chunk_cells: int = 4_000_000,
@@ -166,7 +167,7 @@ def bootstrap_statistic(
     n_clusters: int,
     *,
     name: str,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     scheme: Scheme = "multinomial",

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field, PrivateAttr
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import (
     MAX_UNDEFINED_SHARE,
     MIN_CLUSTERS,
@@ -179,7 +180,7 @@ def bradley_terry(
     winners: Sequence[str | None],
     clusters: Sequence[object],
     *,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",

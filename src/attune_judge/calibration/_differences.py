@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import (
     SINGLE_CLUSTER,
     Endpoints,
@@ -36,7 +37,7 @@ def difference_intervals(
     pairs: Sequence[tuple[int, int]],
     *,
     weights: FloatArray | None = None,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "studentized",

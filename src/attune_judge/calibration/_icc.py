@@ -33,6 +33,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration._table import RatingTable
@@ -212,7 +213,7 @@ def intraclass_correlation(
     raters: Sequence[str] | None = None,
     clusters: Sequence[object] | None = None,
     level: float = 0.95,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     method: IntervalMethod = "bca",
     bootstrap: bool = True,

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field, PrivateAttr
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import MIN_CLUSTERS, FloatArray, few_clusters_warning
 from attune_judge.calibration._bounded import (
     Bounds,
@@ -126,7 +127,7 @@ def leaderboard(
     clusters: Sequence[object],
     scores: Sequence[float] | FloatArray,
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
@@ -145,7 +146,7 @@ def leaderboard(
         ``models_without_scores``); an infinite score is refused (UserError naming its row).
         Scores of one cluster are resampled together and all models share the draws.
     B, level, seed, scheme, method
-        Bootstrap replicates (10,000), confidence level (95%), seed, weight scheme,
+        Bootstrap replicates (``DEFAULT_B``, 2,000), confidence level (95%), seed, weight scheme,
         interval method (``studentized``: symmetric bootstrap-t with the cluster-robust SE,
         chosen by simulation for few conversations; ``bca`` or ``percentile`` on request).
     n_draws
@@ -213,7 +214,7 @@ def leaderboard(
 def leaderboard_from_sums(
     sums: ClusterSums,
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import PrivateAttr
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import (
     DEGENERATE,
     SINGLE_CLUSTER,
@@ -95,7 +96,7 @@ class PairedBootstrapResult(ResultModel):
 def paired_cluster_bootstrap(
     sums: ClusterSums,
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     scheme: str = "multinomial",
@@ -110,7 +111,7 @@ def paired_cluster_bootstrap(
     sums
         Per-cluster sums and counts (``ClusterSums.from_long``).
     B, level, seed, scheme, method
-        Replicates (10,000 by default), confidence level (95%), seed, weight scheme
+        Replicates (``DEFAULT_B``, 2,000, by default), confidence level (95%), seed, weight scheme
         (``multinomial`` or ``poisson``), interval method: ``studentized`` (default: symmetric
         bootstrap-t, ``θ̂ ± q·SE`` with SE the cluster-robust standard error and q the
         ``level`` quantile of ``|θ* − θ̂| / SE*`` over replicates, each with its own SE*),

@@ -31,6 +31,7 @@ from typing import Literal, get_args
 import numpy as np
 from scipy import stats as sps
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import (
     FloatArray,
     WeightedStatistic,
@@ -238,7 +239,7 @@ def pair_agreement(
     scale: Sequence[float | str] | None = None,
     spacing: Spacing | None = None,
     tolerance: float = 0.0,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
@@ -262,7 +263,7 @@ def pair_agreement(
     tolerance
         Raw agreement counts ``|x − y| ≤ tolerance`` as agreement (0 = exact).
     B, level, seed, method
-        Bootstrap settings (2,000 replicates by default).
+        Bootstrap settings (``DEFAULT_B``, 2,000, replicates by default).
     weights
         Per item, a frequency weight (``1 / inclusion probability`` of a labelled sample): the
         contingency table counts an item ``w`` times, so every metric is its weighted

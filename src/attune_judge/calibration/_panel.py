@@ -24,6 +24,7 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import interval_endpoints
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
@@ -198,7 +199,7 @@ def panel_agreement(
     models: Mapping[str, str | None] | None = None,
     candidate_models: Mapping[str, str | None] | None = None,
     consensus: Mapping[str, float | str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
 ) -> PanelAgreement:

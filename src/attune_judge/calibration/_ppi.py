@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_weights, interval_endpoints
 from attune_judge.calibration._ratio import ClusterSums, ratio_replicates
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -77,7 +78,7 @@ def ppi_means(
     human_labelled: Sequence[float],
     judge_labelled: Sequence[float],
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "percentile",

@@ -16,6 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import few_clusters_warning
 from attune_judge.calibration._means import paired_cluster_bootstrap
 from attune_judge.calibration._pairwise import pair_agreement
@@ -130,7 +131,7 @@ def preference_agreement(
     judge: Sequence[Preference],
     *,
     tie_policy: TiePolicy = "strict",
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._markdown import fmt_metric
 from attune_judge.calibration._preference import PreferenceAgreement, preference_agreement
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -106,7 +107,7 @@ def compare_preferences(
     human: Sequence[Preference],
     judge: Sequence[Preference],
     *,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

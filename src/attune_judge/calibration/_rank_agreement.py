@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration._ratio import ClusterSums, ratio_replicates
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -63,7 +64,7 @@ def kendall_tau_rankings(
     a: ClusterSums,
     b: ClusterSums,
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
@@ -151,7 +152,7 @@ class KendallWInterval(ResultModel):
 def kendalls_w_rankings(
     tables: Mapping[str, ClusterSums],
     *,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "percentile",

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration._reliability import AlphaLevel, coincidence_data, krippendorff_alpha
@@ -271,7 +272,7 @@ def alpha_with_judge(
     level: AlphaLevel = "ordinal",
     *,
     scale: Sequence[float | str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     conf_level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

@@ -13,6 +13,7 @@ from typing import Literal
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration._table import RatingTable
@@ -141,7 +142,7 @@ def krippendorff_alpha(
     level: AlphaLevel = "ordinal",
     *,
     scale: Sequence[float | str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     conf_level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
@@ -323,7 +324,7 @@ def fleiss_kappa(
     table: RatingTable,
     *,
     scale: Sequence[float | str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",
@@ -342,7 +343,7 @@ def gwet_ac1(
     table: RatingTable,
     *,
     scale: Sequence[float | str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     seed: int = 0,
     method: IntervalMethod = "bca",

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._alt_test import AltTestResult, alternative_annotator_test
 from attune_judge.calibration._bootstrap import few_clusters_warning
 from attune_judge.calibration._pairwise import PairAgreement, pair_agreement
@@ -271,7 +272,7 @@ def calibrate(
     level: AlphaLevel = "ordinal",
     dimensions: Sequence[str] | None = None,
     scale: Sequence[float] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     conf_level: float = 0.95,
     seed: int = 0,
     epsilon: float = 0.2,

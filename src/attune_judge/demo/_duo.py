@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     Metric,
     bootstrap_means,
@@ -64,7 +65,7 @@ def _compare(
 
 
 def duo_analysis(
-    ratings: Sequence[Rating], *, language: str = "en", B: int = 1_000, seed: int = 0
+    ratings: Sequence[Rating], *, language: str = "en", B: int = DEFAULT_B, seed: int = 0
 ) -> DuoResult:
     """Observer-vs-participant agreement and model/style comparisons on DUO ratings."""
     recs = [r for r in ratings if r.metadata.get("language") == language]

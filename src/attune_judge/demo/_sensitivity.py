@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
@@ -143,7 +144,7 @@ def demo_sensitivity(
     lm: str = "local",
     variants: Sequence[str] = ("shuffled",),
     n_conversations: int = 2,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     lm_factory: Callable[[str | None], Any] | None = None,
 ) -> SensitivityPart:

@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     bootstrap_means,
     few_clusters_warning,
@@ -199,7 +200,7 @@ def summarize(
     judgments: Mapping[TaskKey, Judgment],
     *,
     seed: int = 0,
-    B: int = 10_000,
+    B: int = DEFAULT_B,
     level: float = 0.95,
     run_info: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from typing import Literal
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     MIN_CLUSTERS,
     IntervalMethod,
@@ -119,7 +120,7 @@ def analyze_sensitivity(
     alpha: float = 0.05,
     tau_threshold: float = 0.8,
     adjust: Literal["bonferroni", "none"] = "bonferroni",
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     method: IntervalMethod = "studentized",
     rank_sets: bool = True,

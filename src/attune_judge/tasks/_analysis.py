@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     ClusterSums,
     KendallW,
@@ -289,7 +290,7 @@ def analyse_records(
     *,
     models: Sequence[str] | None = None,
     tasks: Sequence[str] | None = None,
-    B: int = 2_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     level: float = 0.95,
 ) -> BenchBlock:

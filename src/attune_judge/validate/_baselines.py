@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import ProbabilityScores, baseline_agreement, probability_scores
 from attune_judge.data import JudgeItem, Judgment, Rating
 from attune_judge.judges import LengthJudge, LexiconJudge
@@ -48,7 +49,7 @@ def baseline_comparison(
     judgments: Sequence[Judgment],
     humans: Sequence[Rating],
     *,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     judge_name: str = "judge",
 ) -> tuple[list[str], list[str], BaselinesBlock]:

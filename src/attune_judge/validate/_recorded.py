@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration import (
     CalibrationReport,
     HumanCeiling,
@@ -50,7 +51,7 @@ def recorded_judges_vs_experts(
     *,
     judges: Sequence[str] = ("gpt", "claude", "gemini", "crowd"),
     dimensions: Sequence[str] | None = None,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
 ) -> RecordedJudges:
     """Validate recorded judges against the experts, dimension by dimension.
@@ -89,7 +90,7 @@ def judge_rows(
     ratings: Sequence[Rating],
     source: str,
     *,
-    B: int = 1_000,
+    B: int = DEFAULT_B,
     seed: int = 0,
     ceilings: dict[str, HumanCeiling] | None = None,
 ) -> list[JudgeRow]:
