@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from attune_judge.errors import UserError
+
 __all__ = ["register"]
 
 
@@ -101,8 +103,6 @@ def sample(
     width: Annotated[float, typer.Option(help="Target width of α's interval.")] = 0.2,
 ) -> None:
     """Draw the items to label (with inclusion probabilities), or size a study from a pilot."""
-    from attune_judge.errors import UserError
-
     if pilot is not None:
         _pilot(pilot, width, judge)
         return

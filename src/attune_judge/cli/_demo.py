@@ -19,6 +19,7 @@ from attune_judge.cli._options import (
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
+from attune_judge.errors import UserError
 
 __all__ = ["register"]
 
@@ -88,7 +89,6 @@ def validate(
 ) -> None:
     """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
     with the people."""
-    from attune_judge.errors import UserError
     from attune_judge.validate import validate_judge
 
     lms = list(lm or [])

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from attune_judge._secrets import redact  # a key echoed by the model is never printed
 from attune_judge.cli._align import JudgeArtifactOption, resolve_judge_artifact
 from attune_judge.cli._options import (
     JuryChoice,
@@ -54,7 +55,6 @@ def judge_command(
     parse_error or refused)."""
     import json
 
-    from attune_judge._secrets import redact  # a key echoed by the model is never printed
     from attune_judge.judges import judge_item, read_judge_item
     from attune_judge.lm import LMSettings
 

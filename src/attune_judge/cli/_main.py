@@ -18,6 +18,7 @@ import typer
 from typer.models import DefaultPlaceholder
 
 from attune_judge._secrets import redact
+from attune_judge._version import __version__
 from attune_judge.cli import (
     _align,
     _annotate,
@@ -58,8 +59,6 @@ def _root() -> None:
 @app.command("version")
 def version() -> None:
     """Print the attune-judge version."""
-    from attune_judge._version import __version__
-
     print(__version__)
 
 

@@ -20,6 +20,8 @@ from typing import Annotated, Any, Protocol
 
 import typer
 
+from attune_judge._secrets import redact, register_url
+
 __all__ = [
     "ApiBaseOption",
     "CandidatesOption",
@@ -88,20 +90,13 @@ ParseRetriesOption = Annotated[
 ]
 
 
-def _register_url(value: str | None) -> str | None:
-    """``--api-base``: credentials inside the URL become secrets (redacted everywhere)."""
-    from attune_judge._secrets import register_url
-
-    return register_url(value)
-
-
 ApiBaseOption = Annotated[
     str | None,
     typer.Option(
         "--api-base",
         help="OpenAI-compatible server URL (http://host:port/v1); use with --lm openai/<name>.",
         envvar="ATTUNE_API_BASE",
-        callback=_register_url,
+        callback=register_url,  # credentials in the URL become secrets
     ),
 ]
 LmOption = Annotated[
@@ -344,8 +339,6 @@ class _RedactSecrets(logging.Filter):
     """Log lines never carry a credential (an SDK quoting a key or a URL with a password)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from attune_judge._secrets import redact
-
         message = record.getMessage()
         clean = redact(message)
         if clean != message:
@@ -372,7 +365,5 @@ def warn_degenerate(judges: Mapping[str, Any] | None) -> None:
 def exit_if_stopped(result: _Stoppable) -> None:
     """A run that stopped early (failure budget, ...) prints why and exits with its code."""
     if result.stopped:
-        from attune_judge._secrets import redact
-
         print(f"error: run stopped: {redact(str(result.stopped))}", file=sys.stderr)
         raise typer.Exit(result.exit_code)

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from attune_judge.errors import UserError
+
 if TYPE_CHECKING:
     from attune_judge.rubrics import Rubric
 
@@ -80,7 +82,6 @@ def check(
 ) -> None:
     """Validate a rubric file (schema, anchors inside the scale, ids, weights); print its
     identity and hash. Exit 2 listing every problem when it is invalid."""
-    from attune_judge.errors import UserError
     from attune_judge.rubrics import parse_rubric, read_yaml
 
     if path.suffix not in (".yaml", ".yml"):

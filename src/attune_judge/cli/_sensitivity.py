@@ -26,6 +26,7 @@ from attune_judge.cli._options import (
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import FileBootstrapOption
+from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
     from attune_judge.calibration import SensitivityAnalysis
@@ -110,7 +111,6 @@ def sensitivity(
     opts: SharedOptions,
 ) -> None:
     """Judge every rubric/judge variant of a variants file and test whether rankings hold."""
-    from attune_judge.errors import UserError
     from attune_judge.sensitivity import SensitivityConfig, run_sensitivity
 
     setup_logging(quiet)

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from attune_judge._resources import shipped_dir
 from attune_judge.data import read_utf8
 from attune_judge.errors import UserError
 from attune_judge.rubrics._model import Rubric
@@ -26,8 +27,6 @@ M = TypeVar("M", bound=BaseModel)
 
 def rubrics_dir() -> Path:
     """The folder of built-in rubrics (inside the installed package, or the repository)."""
-    from attune_judge._resources import shipped_dir
-
     return shipped_dir("rubrics")
 
 
