@@ -14,7 +14,6 @@ from attune_judge.lm import (
     LMSettings,
     ModelHandle,
     configure_cache,
-    configure_cache_from_env,
     lm_spec,
     make_adapter,
     model_handle,
@@ -143,17 +142,38 @@ def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
         configure_cache(None, enabled=True)
 
 
-def test_cache_dir_and_engine_knobs_come_from_the_environment(tmp_path: Path) -> None:
+def test_cache_dir_and_engine_knobs_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     before = os.environ["ATTUNE_CACHE_DIR"]  # set by conftest for the whole session
+    saved = dspy.cache
+
+    def build(**kwargs: object) -> None:
+        # a loopback address nobody answers: nothing is sent while building a model
+        resolve_lm("openai/m", api_base="http://127.0.0.1:9/v1", check_connection=False, **kwargs)
+
     try:
-        configure_cache_from_env({"ATTUNE_CACHE_DIR": str(tmp_path / "from-env")})
+        monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "from-env"))
+        build()  # resolve_lm is where the cache is configured, from ATTUNE_CACHE_DIR
         assert (tmp_path / "from-env").is_dir()
         assert Path(dspy.cache.disk_cache.directory) == tmp_path / "from-env"
+        made = dspy.cache
+        build(cache=False)  # one model without the cache leaves the shared cache as it is
+        assert dspy.cache is made and made.enable_disk_cache
+        build(cache_dir=tmp_path / "given")  # an explicit directory wins over the variable
+        assert Path(dspy.cache.disk_cache.directory) == tmp_path / "given"
+        monkeypatch.setenv("ATTUNE_CACHE", "0")  # off: both caches
+        build()
+        assert not dspy.cache.enable_disk_cache and not dspy.cache.enable_memory_cache
+        monkeypatch.setenv("ATTUNE_CACHE", "1")
+        monkeypatch.setenv("ATTUNE_CACHE_DIR", before)
+        build()
+        assert Path(dspy.cache.disk_cache.directory) == Path(before)
+        assert dspy.cache.enable_memory_cache
     finally:
-        configure_cache_from_env()
-    assert Path(dspy.cache.disk_cache.directory) == Path(before)
+        dspy.cache = saved
     assert env_int("ATTUNE_LOCAL_THREADS", 0, {}) == 0
     assert env_int("ATTUNE_LOCAL_THREADS", 0, {"ATTUNE_LOCAL_THREADS": " 3 "}) == 3
     for bad in ("three", "-1", "2.5"):

@@ -51,14 +51,13 @@ def _judge(server: FaultServer, fmt: str = "json_object", **kwargs: Any) -> Any:
 
 
 @pytest.fixture
-def isolated_cache(tmp_path: Path) -> Iterator[Path]:
-    """DSPy's request cache in a fresh directory for one test (global state restored)."""
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """DSPy's request cache in a fresh directory for one test: ``ATTUNE_CACHE_DIR``, which every
+    model built by ``resolve_lm`` follows (global state restored afterwards)."""
     import dspy
 
-    from attune_judge.lm import configure_cache
-
     saved = dspy.cache
-    configure_cache(tmp_path / "cache")
+    monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "cache"))
     try:
         yield tmp_path / "cache"
     finally:

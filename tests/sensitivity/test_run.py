@@ -151,9 +151,6 @@ def test_summary_records_variants_judges_and_flips(
 
 
 def test_a_new_run_directory_is_answered_from_the_shared_cache(tmp_path: Path) -> None:
-    from attune_judge.lm import configure_cache_from_env
-
-    configure_cache_from_env()  # an earlier test's --no-cache turns DSPy's cache off globally
     data, variants = _setup(tmp_path, PERTURBATIONS[:1])
     first = ScriptedEngine(answer)
     run_sensitivity(

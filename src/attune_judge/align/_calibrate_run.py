@@ -26,7 +26,7 @@ from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
-from attune_judge.lm import configure_cache_from_env, lm_spec
+from attune_judge.lm import lm_spec
 from attune_judge.runs._align import AlignBlock
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
@@ -76,7 +76,6 @@ def calibrate_judge(
             raise UserError("--method calibrate reads score distributions: drop --reasoning")
 
     data, rubric, items, split = _load_split(config, check)
-    configure_cache_from_env()
     base: Any = build_judge(
         rubric,
         lm if lm is not None else config.lm,

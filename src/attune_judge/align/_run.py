@@ -41,7 +41,7 @@ from attune_judge.align._split import Split, cluster_split
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
-from attune_judge.lm import configure_cache_from_env, library_output_to
+from attune_judge.lm import library_output_to
 from attune_judge.runner import RetryPolicy, Task, judge_with_retries
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
@@ -238,8 +238,6 @@ def align_judge(
         f"conversations; split (seed {config.seed}) train {len(train)} / dev {len(dev)} / "
         f"test {len(test)} {what} (test held out from the optimizer)"
     )
-    # the request cache: a re-run of a killed align pays nothing for the calls already made
-    configure_cache_from_env()
     # the one-call program is what DSPy optimises: sampled scores, all criteria in one answer
     options: dict[str, Any] = {"reasoning": config.reasoning}
     if not pairs:

@@ -25,7 +25,7 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
-from attune_judge.lm import configure_cache_from_env, resolve_lm
+from attune_judge.lm import resolve_lm
 from attune_judge.runner import failure_reasons, load_judge_items
 
 __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
@@ -40,7 +40,6 @@ until the cap, and at the library default (1024) one such judgment takes minutes
 
 def _capped_lm_factory(seed: int) -> Callable[[str | None], Any]:
     def make(lm: str | None) -> Any:
-        configure_cache_from_env()
         return resolve_lm(lm or "local", seed=seed, max_tokens=MAX_TOKENS)
 
     return make

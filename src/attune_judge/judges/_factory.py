@@ -177,9 +177,7 @@ def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
         return lm
     check_connection = lm_settings.pop("check_connection", True)
     settings = LMSettings.from_env(lm=lm, **lm_settings)
-    return resolve_lm_from_settings(
-        settings, set_cache_dir=False, check_connection=check_connection
-    )
+    return resolve_lm_from_settings(settings, check_connection=check_connection)
 
 
 def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings: Any) -> Judge:

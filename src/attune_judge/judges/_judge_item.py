@@ -18,7 +18,7 @@ from attune_judge.data import JudgeItem, Judgment, format_validation_error, read
 from attune_judge.errors import UserError
 from attune_judge.judges._factory import BASELINES, build_judge
 from attune_judge.judges._jury import Jury
-from attune_judge.lm import LMSettings, configure_cache, member_api_base
+from attune_judge.lm import LMSettings, member_api_base
 
 __all__ = ["judge_item", "read_judge_item"]
 
@@ -81,8 +81,7 @@ def judge_item(
         options["score_mode"] = score_mode
     if per_criterion:
         options["per_criterion"] = True
-    configure_cache(settings.cache_dir, enabled=settings.cache)
-    lm_options = settings.model_dump(exclude={"lm", "cache_dir", "api_base"})
+    lm_options = settings.model_dump(exclude={"lm", "api_base"})
     several = len(models) > 1
     judges = [
         build_judge(

@@ -28,7 +28,6 @@ from attune_judge.lm._messages import make_response, prompt_size, request_key, r
 from attune_judge.lm._resolve import (
     check_model,
     configure_cache,
-    configure_cache_from_env,
     resolve_lm,
     resolve_lm_from_settings,
 )
@@ -50,7 +49,6 @@ __all__ = [
     "ModelOptions",
     "check_model",
     "configure_cache",
-    "configure_cache_from_env",
     "default_gguf_path",
     "env_setting",
     "evict",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import warnings
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
@@ -34,7 +34,6 @@ __all__ = [
     "check_api_base",
     "check_model",
     "configure_cache",
-    "configure_cache_from_env",
     "default_response_format",
     "resolve_lm",
     "resolve_lm_from_settings",
@@ -71,36 +70,43 @@ def cache_enabled_from_env() -> bool:
     raise UserError(f"ATTUNE_CACHE: expected 0 or 1 (or true/false), got {raw!r}")
 
 
+_APPLIED: list[Any] = [None, None]
+"""The request cache :func:`configure_cache` last set: its ``(directory, enabled)`` and the
+``dspy.cache`` object it made (a repeat with the same settings keeps that object)."""
+_APPLIED_LOCK = threading.Lock()
+
+
 def configure_cache(directory: str | Path | None, *, enabled: bool | None = None) -> None:
     """Point DSPy's request cache (memory + disk) at ``directory``.
 
-    ``None`` keeps DSPy's default location; ``enabled=False`` turns both caches off;
-    ``enabled=None`` (default) reads ``ATTUNE_CACHE`` (``0`` turns them off), so every command
-    honours the variable. The cache stores answers redacted (:mod:`attune_judge.lm._cache`).
+    :func:`resolve_lm` calls it for every model it builds (``ATTUNE_CACHE_DIR`` or its
+    ``cache_dir``): the one place attune-judge configures the cache. ``None`` keeps DSPy's
+    current location; ``enabled=False`` turns both caches off; ``enabled=None`` (default)
+    reads ``ATTUNE_CACHE`` (``0`` turns them off). A call with the settings of the previous
+    one keeps DSPy's cache object while nobody replaced it (no reopening of its disk shards).
+    The cache stores answers redacted (:mod:`attune_judge.lm._cache`).
     """
     import dspy
 
     if enabled is None:
         enabled = cache_enabled_from_env()
-    if not enabled:
-        dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
-        return
-    if directory is not None:
-        path = Path(directory).expanduser()
-        path.mkdir(parents=True, exist_ok=True)
-        dspy.configure_cache(
-            enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path)
-        )
-    redact_request_cache()  # no credential is ever stored (see lm/_cache.py)
-
-
-def configure_cache_from_env(env: Mapping[str, str] | None = None) -> None:
-    """DSPy's request cache under ``ATTUNE_CACHE_DIR`` (DSPy's default location when unset).
-
-    The one place a run that builds its own models (score, bench, sensitivity, validate,
-    drafting, and their worker processes) configures the cache from the environment.
-    """
-    configure_cache(env_setting("cache_dir", env))
+    path = None if directory is None else Path(directory).expanduser()
+    key = (None if path is None else str(path), enabled)
+    with _APPLIED_LOCK:
+        if _APPLIED[0] == key and dspy.cache is _APPLIED[1]:
+            return
+        if not enabled:
+            dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
+        elif path is not None:
+            path.mkdir(parents=True, exist_ok=True)
+            dspy.configure_cache(
+                enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path)
+            )
+        elif _APPLIED[0] is not None and not _APPLIED[0][1]:  # off before: on, DSPy's place
+            dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True)
+        if enabled:
+            redact_request_cache()  # no credential is ever stored (see lm/_cache.py)
+        _APPLIED[:] = [key, dspy.cache]
 
 
 def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
@@ -214,6 +220,7 @@ def resolve_lm(
     seed: int | None = None,
     num_retries: int = 0,
     cache: bool = True,
+    cache_dir: str | Path | None = None,
     timeout: float | None = None,
     response_format: ResponseFormat | None = None,
     check_connection: bool = True,
@@ -240,6 +247,9 @@ def resolve_lm(
         The embedded model runs in-process and ignores it.
     cache
         Use DSPy's request cache.
+    cache_dir
+        Where DSPy's request cache lives (:func:`configure_cache`, which this calls for every
+        model); default ``ATTUNE_CACHE_DIR``, and when that is unset DSPy's current location.
     response_format
         How judges ask for JSON (see :mod:`attune_judge.lm._adapter`); ``None`` picks by model.
     check_connection
@@ -269,6 +279,8 @@ def resolve_lm(
         max_tokens, seed = own.get("max_tokens", max_tokens), own.get("seed", seed)
     is_local = model == "local" or model.startswith("local:")
     import dspy
+
+    configure_cache(cache_dir if cache_dir is not None else env_setting("cache_dir"))
 
     mode = response_format or default_response_format(model, api_base)
     lm_kwargs: dict[str, Any] = {
@@ -354,16 +366,9 @@ def resolve_timeout(timeout: float | str | None = None) -> float:
     return value
 
 
-def resolve_lm_from_settings(
-    settings: LMSettings, *, set_cache_dir: bool = True, **kwargs: Any
-) -> dspy.LM:
-    """:func:`resolve_lm` from an :class:`LMSettings`.
-
-    With ``set_cache_dir`` (default) DSPy's cache is first configured from the settings'
-    ``cache_dir`` and ``cache``; ``kwargs`` go to :func:`resolve_lm`.
-    """
-    if set_cache_dir:
-        configure_cache(settings.cache_dir, enabled=settings.cache)
+def resolve_lm_from_settings(settings: LMSettings, **kwargs: Any) -> dspy.LM:
+    """:func:`resolve_lm` from an :class:`LMSettings` (its ``cache_dir`` is where the request
+    cache lives); ``kwargs`` go to :func:`resolve_lm`."""
     return resolve_lm(
         settings.lm,
         api_base=settings.api_base,
@@ -372,6 +377,7 @@ def resolve_lm_from_settings(
         seed=settings.seed,
         num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
         cache=settings.cache,
+        cache_dir=settings.cache_dir,
         timeout=settings.timeout,
         response_format=settings.response_format,
         **kwargs,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
 from attune_judge.judges import call_program
-from attune_judge.lm import configure_cache_from_env, lm_response_format, make_adapter, resolve_lm
+from attune_judge.lm import lm_response_format, make_adapter, resolve_lm
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._inputs import attunebench_items
@@ -222,7 +222,6 @@ def _worker_state(
     key = (lm, api_base, seed, options)
     with _WORKER_LOCK:
         if key not in _WORKER_STATE:
-            configure_cache_from_env()
             model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **dict(options))
             _WORKER_STATE[key] = (
                 model_lm,
@@ -339,7 +338,6 @@ def run_generate(
     is given.
     """
     items = attunebench_items(Path(data), "original")
-    configure_cache_from_env()
     options = model_options.as_kwargs() if model_options is not None else {}
     model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **options)  # early errors
     kind = executor_kind if executor is None else "thread"

@@ -15,7 +15,7 @@ from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, Replicates
 from attune_judge.data import JudgeItem, attunebench_to_ratings, load_attunebench, turn_context
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
-from attune_judge.lm import ModelOptions, configure_cache_from_env, member_api_base
+from attune_judge.lm import ModelOptions, member_api_base
 from attune_judge.rubrics import load_rubric
 from attune_judge.runner._execution import RunSettings
 from attune_judge.runner._executor import RetryPolicy
@@ -145,7 +145,6 @@ def build_score_judge(config: ScoreConfig) -> Judge:
 def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
     from attune_judge.judges import build_judge
 
-    configure_cache_from_env()
     return build_judge(
         config.rubric,
         lm,

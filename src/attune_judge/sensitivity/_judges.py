@@ -9,7 +9,7 @@ from typing import Any
 
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge, Jury, JuryMethod, build_judge
-from attune_judge.lm import LMSettings, configure_cache_from_env, env_setting, resolve_lm
+from attune_judge.lm import LMSettings, env_setting, resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._config import SensitivityConfig
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
@@ -86,7 +86,6 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    configure_cache_from_env()
     cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
 
     def make(lm: str | None) -> Any:

@@ -28,7 +28,6 @@ from attune_judge.errors import UserError
 from attune_judge.lm import (
     LMSettings,
     ModelOptions,
-    configure_cache_from_env,
     parse_model_spec,
     resolve_lm,
 )
@@ -170,7 +169,6 @@ def _evaluators(
 def bench_evaluators(config: BenchConfig) -> list[Any]:
     """The evaluators (judges) of a bench run, built from its config (module level: worker
     processes and Ray actors build them with this)."""
-    configure_cache_from_env()
     return list(_evaluators(config, None, None).values())
 
 
@@ -209,7 +207,6 @@ def run_bench(
     """
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
-    configure_cache_from_env()
     conversations = load_attunebench(config.data)
     if config.max_conversations is not None:
         conversations = conversations[: config.max_conversations]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions, configure_cache_from_env, member_api_base
+from attune_judge.lm import ModelOptions, member_api_base
 from attune_judge.runner import judge_mode_options
 
 __all__ = ["run_validation_judge", "validation_judge"]
@@ -51,7 +51,6 @@ def validation_judge(
             for m in jury_lms
         ]
         return Jury(members, method=jury)  # type: ignore[arg-type]
-    configure_cache_from_env()
     return build_judge(
         rubric,
         lm,
