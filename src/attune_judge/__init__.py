@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from attune_judge._version import __version__
+from attune_judge._version import __version__ as __version__
 
-__all__ = ["__version__", "load_run"]
+__all__ = ["load_run"]
 
 
 def load_run(path: Any) -> Any:

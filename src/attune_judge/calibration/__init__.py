@@ -86,8 +86,10 @@ from attune_judge.calibration._markdown import (
     calibration_markdown,
     fmt_estimate,
     fmt_metric,
+    fmt_num,
     leaderboard_markdown,
     preference_markdown,
+    to_float,
 )
 from attune_judge.calibration._means import (
     PairedBootstrapResult,
@@ -213,6 +215,7 @@ __all__ = [
     "fleiss_kappa",
     "fmt_estimate",
     "fmt_metric",
+    "fmt_num",
     "group_agreement",
     "gwet_ac1",
     "human_ceiling",
@@ -255,6 +258,7 @@ __all__ = [
     "ratio_replicates",
     "reliability_diagram",
     "tau_b_rows",
+    "to_float",
     "weighted_spearman",
     "win_tables",
 ]

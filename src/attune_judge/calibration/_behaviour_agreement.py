@@ -21,7 +21,7 @@ from attune_judge.calibration._markdown import fmt_metric
 from attune_judge.calibration._pairwise import pair_agreement
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._table import join_report
-from attune_judge.data import Judgment, Rating
+from attune_judge.data import Judgment, Rating, behaviour_item_order
 from attune_judge.errors import UserError
 
 __all__ = [
@@ -239,16 +239,11 @@ def behaviour_agreement(
         per_category=[_group(c, r, **kw) for c, r in sorted(by_cat.items())],  # type: ignore[arg-type]
         per_item=[
             _group(i, rows_by_item[i], **kw)  # type: ignore[arg-type]
-            for i in sorted(rows_by_item, key=_item_order)
+            for i in sorted(rows_by_item, key=behaviour_item_order)
         ],
         n_human_na=n_na,
         join=join,
     )
-
-
-def _item_order(item_id: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in item_id if ch.isdigit())
-    return (int(digits) if digits else 0, item_id)
 
 
 def behaviour_markdown(a: BehaviourAgreement) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from attune_judge.calibration._bootstrap import SINGLE_CLUSTER
 from attune_judge.calibration._leaderboard import Leaderboard
 from attune_judge.calibration._preference import PreferenceAgreement
@@ -12,13 +15,40 @@ __all__ = [
     "calibration_markdown",
     "fmt_estimate",
     "fmt_metric",
+    "fmt_num",
     "leaderboard_markdown",
     "preference_markdown",
+    "to_float",
 ]
 
 
-def _f(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
+MISSING = "—"
+"""What a table shows for a value that does not exist (undefined, not computed)."""
+
+
+def to_float(x: Any) -> float | None:
+    """``x`` as a finite float, or ``None`` (for ``None``, NaN, infinities, non-numbers)."""
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    """A number with ``digits`` decimals (``0.712``); ``—`` when missing.
+
+    >>> fmt_num(0.71249), fmt_num(None), fmt_num(float("nan")), fmt_num(-0.0001, 2)
+    ('0.712', '—', '—', '0.00')
+    """
+    v = to_float(x)
+    if v is None:
+        return MISSING
+    out = f"{v:.{digits}f}"
+    # avoid "-0.00": a rounded zero has no sign
+    return out[1:] if out.startswith("-") and float(out) == 0 else out
 
 
 def fmt_estimate(
@@ -33,8 +63,8 @@ def fmt_estimate(
     if value is None:
         return "—"
     if lower is None or upper is None:
-        return _f(value, digits)
-    out = f"{_f(value, digits)} [{_f(lower, digits)}, {_f(upper, digits)}]"
+        return fmt_num(value, digits)
+    out = f"{fmt_num(value, digits)} [{fmt_num(lower, digits)}, {fmt_num(upper, digits)}]"
     return out + degenerate if lower == upper else out
 
 
@@ -53,10 +83,12 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
     share = m.n_undefined_replicates / m.B if m.B else 0.0
     if m.lower is None or m.upper is None:
         if m.B and share > 0:
-            return f"{_f(m.estimate, digits)} (no interval: {share:.0%} of replicates undefined)"
+            return (
+                f"{fmt_num(m.estimate, digits)} (no interval: {share:.0%} of replicates undefined)"
+            )
         if m.note and SINGLE_CLUSTER in m.note:
-            return f"{_f(m.estimate, digits)} (no interval: a single conversation)"
-        return _f(m.estimate, digits)
+            return f"{fmt_num(m.estimate, digits)} (no interval: a single conversation)"
+        return fmt_num(m.estimate, digits)
     out = fmt_estimate(m.estimate, m.lower, m.upper, digits, degenerate="")
     caveats = ["degenerate: zero width"] if m.lower == m.upper else []
     if m.requested_method in ("bca", "studentized") and m.method == "percentile":
@@ -134,14 +166,15 @@ def _dimension(d: DimensionReport, level: float = 0.95) -> list[str]:
         if j.ceiling is not None:
             out.append(
                 f"- human ceiling ({j.ceiling.metric}, leave-one-out vs {j.ceiling.aggregate} of "
-                f"the others): humans {_f(j.ceiling.mean_human)}, judge {_f(j.ceiling.mean_judge)}"
+                f"the others): humans {fmt_num(j.ceiling.mean_human)}, "
+                f"judge {fmt_num(j.ceiling.mean_judge)}"
             )
         if j.alt_test is not None:
             a = j.alt_test
             out.append(
                 f"- alternative annotator test (ε={a.epsilon}, {a.fdr.upper()} at {a.alpha}): "
-                f"winning rate ω = {_f(a.winning_rate, 2)}, advantage probability ρ = "
-                f"{_f(a.advantage_probability, 2)} → {'passed' if a.passed else 'not passed'}"
+                f"winning rate ω = {fmt_num(a.winning_rate, 2)}, advantage probability ρ = "
+                f"{fmt_num(a.advantage_probability, 2)} → {'passed' if a.passed else 'not passed'}"
             )
             out += [f"  - note: {w}" for w in a.warnings]
         out.append("")

@@ -10,6 +10,7 @@ from attune_judge.data._attunebench_convert import (
     attunebench_to_preferences,
     attunebench_to_ratings,
     behaviour_dimension,
+    behaviour_item_order,
     turn_context,
 )
 from attune_judge.data._attunebench_io import (
@@ -56,6 +57,7 @@ __all__ = [
     "attunebench_to_preferences",
     "attunebench_to_ratings",
     "behaviour_dimension",
+    "behaviour_item_order",
     "effective_judgments",
     "format_validation_error",
     "instrument",

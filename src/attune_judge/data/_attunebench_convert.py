@@ -27,6 +27,7 @@ __all__ = [
     "attunebench_to_preferences",
     "attunebench_to_ratings",
     "behaviour_dimension",
+    "behaviour_item_order",
     "turn_context",
 ]
 
@@ -42,6 +43,16 @@ def behaviour_dimension(item_id: str, kind: BehaviourKind = "observed") -> str:
     wanted it.
     """
     return f"{item_id}:{kind}"
+
+
+def behaviour_item_order(item_id: str) -> tuple[int, str]:
+    """Sort key of behaviour item ids by their number (``B2`` before ``B10``).
+
+    >>> sorted(["B10", "B2", "B1"], key=behaviour_item_order)
+    ['B1', 'B2', 'B10']
+    """
+    digits = "".join(ch for ch in item_id if ch.isdigit())
+    return (int(digits) if digits else 0, item_id)
 
 
 def turn_context(turns: list[Turn], index: int) -> list[ChatMessage]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from attune_judge.data import ChatMessage, JudgeItem, Preference, Rating
+from attune_judge.data import ChatMessage, JudgeItem, Preference, Rating, behaviour_item_order
 from attune_judge.judges._pairwise import pairwise_item
 
 __all__ = ["attach_behaviour_items", "pairwise_items_from_preferences"]
@@ -78,12 +78,7 @@ def attach_behaviour_items(
     for item in items:
         ids = applicable.get((item.conversation_id, item.turn))
         if ids:
-            meta = {**item.metadata, "behaviour_items": sorted(ids, key=_item_order)}
+            meta = {**item.metadata, "behaviour_items": sorted(ids, key=behaviour_item_order)}
             item = item.model_copy(update={"metadata": meta})
         out.append(item)
     return out
-
-
-def _item_order(item_id: str) -> tuple[int, str]:
-    digits = "".join(ch for ch in item_id if ch.isdigit())
-    return (int(digits) if digits else 0, item_id)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from attune_judge.calibration import fmt_num, to_float
 
 __all__ = [
     "MISSING",
@@ -16,33 +17,8 @@ __all__ = [
     "to_float",
 ]
 
-MISSING = "—"
+MISSING = fmt_num(None)
 """What a table shows for a value that does not exist (undefined, not computed)."""
-
-
-def to_float(x: Any) -> float | None:
-    """``x`` as a finite float, or ``None`` (for ``None``, NaN, infinities, non-numbers)."""
-    if x is None or isinstance(x, bool):
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if math.isfinite(v) else None
-
-
-def fmt_num(x: Any, digits: int = 3) -> str:
-    """A number with ``digits`` decimals (``0.712``); ``—`` when missing.
-
-    >>> fmt_num(0.71249), fmt_num(None), fmt_num(float("nan")), fmt_num(-0.0001, 2)
-    ('0.712', '—', '—', '0.00')
-    """
-    v = to_float(x)
-    if v is None:
-        return MISSING
-    out = f"{v:.{digits}f}"
-    # avoid "-0.00": a rounded zero has no sign
-    return out[1:] if out.startswith("-") and float(out) == 0 else out
 
 
 def fmt_interval(lower: Any, upper: Any, digits: int = 3) -> str:

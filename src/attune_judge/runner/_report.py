@@ -9,13 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attune_judge.calibration import fmt_estimate
+from attune_judge.calibration import fmt_estimate, fmt_num
 
 __all__ = ["render_report_md"]
-
-
-def _fmt(x: float | None, digits: int = 3) -> str:
-    return "—" if x is None else f"{x:.{digits}f}"
 
 
 def _score_cell(score: Mapping[str, Any] | None) -> str:
@@ -65,7 +61,7 @@ def _judge_section(jid: str, block: Mapping[str, Any]) -> list[str]:
         for name in sorted(models, key=order):
             means = models[name].get("criteria_means", {})
             lines.append(
-                f"| {name} | " + " | ".join(_fmt(means.get(k), 2) for k in criteria) + " |"
+                f"| {name} | " + " | ".join(fmt_num(means.get(k), 2) for k in criteria) + " |"
             )
     tokens = {k: sum(m["tokens"][k] for m in models.values()) for k in ("prompt", "completion")}
     costs = [m["cost_usd"] for m in models.values() if m.get("cost_usd") is not None]

@@ -20,6 +20,7 @@ from attune_judge.calibration import (
     HumanCeiling,
     calibrate,
     fmt_metric,
+    fmt_num,
     human_ceiling,
     ratings_to_table,
 )
@@ -139,10 +140,6 @@ def judge_rows(
     return rows
 
 
-def _f(x: float | None) -> str:
-    return "—" if x is None else f"{x:.2f}"
-
-
 def judge_rows_markdown(rows: Sequence[JudgeRow]) -> str:
     """A compact table: each judge beside the inter-expert ceiling, per dimension."""
     lines = [
@@ -159,7 +156,8 @@ def judge_rows_markdown(rows: Sequence[JudgeRow]) -> str:
         lines.append(
             f"| {r.source} | {r.dimension} | {r.judge} | {fmt_metric(r.kappa_qw, 2)} | "
             f"{fmt_metric(r.spearman, 2)} | {alpha} | "
-            f"{_f(r.kappa_ceiling_humans)} / {_f(r.kappa_ceiling_judge)} | "
-            f"{_f(r.spearman_ceiling_humans)} / {_f(r.spearman_ceiling_judge)} | {alt} |"
+            f"{fmt_num(r.kappa_ceiling_humans, 2)} / {fmt_num(r.kappa_ceiling_judge, 2)} | "
+            f"{fmt_num(r.spearman_ceiling_humans, 2)} / {fmt_num(r.spearman_ceiling_judge, 2)} | "
+            f"{alt} |"
         )
     return "\n".join(lines) + "\n"

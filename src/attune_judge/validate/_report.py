@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from attune_judge.calibration import BaselineAgreement, Metric
+from attune_judge.calibration import BaselineAgreement, Metric, fmt_num
 from attune_judge.errors import UserError
 from attune_judge.report import (
     KeyValues,
@@ -36,17 +36,13 @@ __all__ = [
 ]
 
 
-def _f(x: float | None, digits: int = 2) -> str:
-    return "—" if x is None else f"{float(x):.{digits}f}"
-
-
 def _metric(m: Metric | None) -> str:
     """``0.61 [0.52, 0.70]`` from a Metric (``—`` when undefined)."""
     if m is None or m.estimate is None:
         return "—"
-    text = _f(m.estimate)
+    text = fmt_num(m.estimate, 2)
     if m.lower is not None and m.upper is not None:
-        text += f" [{_f(m.lower)}, {_f(m.upper)}]"
+        text += f" [{fmt_num(m.lower, 2)}, {fmt_num(m.upper, 2)}]"
     return text
 
 
@@ -56,7 +52,7 @@ def judge_rows_table(rows: Sequence[JudgeRow], *, caption: str | None = None) ->
     alternative annotator test."""
     cells = []
     for r in rows:
-        alt = _f(r.alt_test_winning_rate) + (" (passed)" if r.alt_test_passed else "")
+        alt = fmt_num(r.alt_test_winning_rate, 2) + (" (passed)" if r.alt_test_passed else "")
         cells.append(
             [
                 r.source,
@@ -65,8 +61,8 @@ def judge_rows_table(rows: Sequence[JudgeRow], *, caption: str | None = None) ->
                 _metric(r.kappa_qw),
                 _metric(r.spearman),
                 f"{_metric(r.alpha_humans)} → {_metric(r.alpha_with_judge)}",
-                f"{_f(r.kappa_ceiling_humans)} / {_f(r.kappa_ceiling_judge)}",
-                f"{_f(r.spearman_ceiling_humans)} / {_f(r.spearman_ceiling_judge)}",
+                f"{fmt_num(r.kappa_ceiling_humans, 2)} / {fmt_num(r.kappa_ceiling_judge, 2)}",
+                f"{fmt_num(r.spearman_ceiling_humans, 2)} / {fmt_num(r.spearman_ceiling_judge, 2)}",
                 alt,
             ]
         )
