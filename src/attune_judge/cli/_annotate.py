@@ -32,6 +32,7 @@ annotate_app = typer.Typer(
     help="Label items in a browser (blind, several annotators), draw samples, export labels. "
     "`annotate ITEMS --task T --rubric R --db LABELS.sqlite` runs `annotate serve`.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 DbOption = Annotated[Path, typer.Option("--db", help="The labels database (SQLite).")]

@@ -27,7 +27,7 @@ from attune_judge.judges._lexicon import LexiconJudge
 from attune_judge.judges._pairwise import PairwiseJudge
 from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
-from attune_judge.lm import LMSettings, resolve_lm_from_settings
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
 
 __all__ = [
@@ -177,7 +177,7 @@ def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
         return lm
     check_connection = lm_settings.pop("check_connection", True)
     settings = LMSettings.from_env(lm=lm, **lm_settings)
-    return resolve_lm_from_settings(settings, check_connection=check_connection)
+    return resolve_lm(settings, check_connection=check_connection)
 
 
 def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings: Any) -> Judge:

@@ -24,17 +24,22 @@ from attune_judge.lm._handle import (
 )
 from attune_judge.lm._local import default_gguf_path
 from attune_judge.lm._log import library_output_to
-from attune_judge.lm._messages import make_response, prompt_size, request_key, request_messages
+from attune_judge.lm._messages import (
+    AsyncTwin,
+    EngineBase,
+    make_response,
+    prompt_size,
+    request_key,
+    request_messages,
+)
 from attune_judge.lm._resolve import (
     check_model,
     configure_cache,
     resolve_lm,
-    resolve_lm_from_settings,
 )
 from attune_judge.lm._settings import (
     LMSettings,
     ModelOptions,
-    env_setting,
     member_api_base,
     parse_model_spec,
     read_env,
@@ -43,14 +48,15 @@ from attune_judge.lm._untrusted import QUOTED_PREFIX, untrusted
 
 __all__ = [
     "QUOTED_PREFIX",
+    "AsyncTwin",
     "CallRecorder",
+    "EngineBase",
     "LMSettings",
     "ModelHandle",
     "ModelOptions",
     "check_model",
     "configure_cache",
     "default_gguf_path",
-    "env_setting",
     "evict",
     "is_transient_error",
     "library_output_to",
@@ -67,7 +73,6 @@ __all__ = [
     "request_key",
     "request_messages",
     "resolve_lm",
-    "resolve_lm_from_settings",
     "retry_after_of",
     "server_identity",
     "trim_history",

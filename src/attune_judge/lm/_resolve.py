@@ -36,7 +36,6 @@ __all__ = [
     "configure_cache",
     "default_response_format",
     "resolve_lm",
-    "resolve_lm_from_settings",
     "resolve_timeout",
 ]
 
@@ -212,7 +211,7 @@ def check_model(model: str | None, api_base: str | None = None) -> str:
 
 
 def resolve_lm(
-    model: str,
+    model: str | LMSettings,
     *,
     api_base: str | None = None,
     temperature: float = 0.0,
@@ -231,6 +230,8 @@ def resolve_lm(
     Parameters
     ----------
     model
+        An :class:`LMSettings` (all its settings; the other arguments except
+        ``check_connection`` and ``**kwargs`` are then ignored), or a model string:
         ``local`` (embedded SmolLM2), ``local:<file.gguf>``, or any DSPy model string
         (``openai/gpt-4.1-mini``, ``anthropic/...``, ``ollama_chat/llama3.1``, or
         ``openai/<served-name>`` with ``api_base`` for vLLM / llama.cpp / any
@@ -269,6 +270,21 @@ def resolve_lm(
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
         missing local model files, a model string without a provider prefix (suggests one).
     """
+    if isinstance(model, LMSettings):
+        return resolve_lm(
+            model.lm,
+            api_base=model.api_base,
+            temperature=model.temperature,
+            max_tokens=model.max_tokens,
+            seed=model.seed,
+            num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
+            cache=model.cache,
+            cache_dir=model.cache_dir,
+            timeout=model.timeout,
+            response_format=model.response_format,
+            check_connection=check_connection,
+            **kwargs,
+        )
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     model = check_model(model, api_base)  # before any heavy import: an option error is fast
@@ -364,21 +380,3 @@ def resolve_timeout(timeout: float | str | None = None) -> float:
             f"{origin}: the request timeout must be a positive number of seconds, got {timeout!r}"
         )
     return value
-
-
-def resolve_lm_from_settings(settings: LMSettings, **kwargs: Any) -> dspy.LM:
-    """:func:`resolve_lm` from an :class:`LMSettings` (its ``cache_dir`` is where the request
-    cache lives); ``kwargs`` go to :func:`resolve_lm`."""
-    return resolve_lm(
-        settings.lm,
-        api_base=settings.api_base,
-        temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
-        seed=settings.seed,
-        num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
-        cache=settings.cache,
-        cache_dir=settings.cache_dir,
-        timeout=settings.timeout,
-        response_format=settings.response_format,
-        **kwargs,
-    )

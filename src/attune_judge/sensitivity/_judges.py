@@ -9,13 +9,13 @@ from typing import Any
 
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge, Jury, JuryMethod, build_judge
-from attune_judge.lm import LMSettings, env_setting, resolve_lm
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._config import SensitivityConfig
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
 from attune_judge.sensitivity._variants import VariantsFile, load_variants
 
-__all__ = ["LMFactory", "default_lm", "sensitivity_judges"]
+__all__ = ["LMFactory", "sensitivity_judges"]
 
 LMFactory = Callable[[str | None], Any]
 """Model string (``None`` = the default) → ``dspy.LM``."""
@@ -55,7 +55,7 @@ def _variants(config: SensitivityConfig) -> tuple[VariantsFile, list[Variant]]:
     variants = resolve_variants(
         spec,
         rubric,
-        lm=config.lm or spec.base.judge.lm or default_lm(),
+        lm=config.lm or spec.base.judge.lm or LMSettings.from_env().lm,
         source=str(config.variants),
         only=config.only,
     )
@@ -86,26 +86,21 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
+    env = LMSettings.from_env()  # ATTUNE_LM names the default model; ATTUNE_CACHE=0: no cache
 
     def make(lm: str | None) -> Any:
-        model = lm or default_lm()
-        base = _jury_lms(config) or [config.lm or default_lm()]
+        model = lm or env.lm
+        base = _jury_lms(config) or [config.lm or env.lm]
         api_base = config.api_base if model in base else None
         return resolve_lm(
             model,
             api_base=api_base,
             seed=config.seed,
-            cache=cache,
+            cache=env.cache,
             **config.model_options.as_kwargs(),
         )
 
     return make
-
-
-def default_lm() -> str:
-    """The model of a judge that names none: ``ATTUNE_LM``, else ``local``."""
-    return env_setting("lm") or "local"
 
 
 def _build_judges(

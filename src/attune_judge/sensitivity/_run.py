@@ -48,7 +48,6 @@ from attune_judge.sensitivity._judges import (
     _jury_options,
     _unique,
     _variants,
-    default_lm,
     sensitivity_judges,
 )
 from attune_judge.sensitivity._summary import sensitivity_block
@@ -61,7 +60,6 @@ if TYPE_CHECKING:
 __all__ = [
     "SensitivityConfig",
     "SensitivityResult",
-    "default_lm",
     "design_factors",
     "judgment_tables",
     "run_sensitivity",

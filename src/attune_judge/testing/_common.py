@@ -3,14 +3,18 @@ engine plumbing."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from attune_judge.lm import make_response, prompt_size, request_key, request_messages
+from attune_judge.lm import EngineBase as _Engine
+from attune_judge.lm import (
+    make_response,
+    prompt_size,
+    request_key,
+    request_messages,
+)
 
 if TYPE_CHECKING:
     import dspy
-    from dspy.lm15 import Request, Response
 
 __all__ = [
     "close_http_clients",
@@ -52,28 +56,15 @@ def close_http_clients() -> None:
         gc.collect()
 
 
-class EngineBase:
-    """What the sync test engines share: streaming as the events of the complete response,
-    nothing to close, and a ``dspy.LM`` on the engine and its async twin."""
+class EngineBase(_Engine):
+    """What the sync test engines share besides :class:`attune_judge.lm.EngineBase`: a
+    ``dspy.LM`` on the engine and its async twin."""
 
     default_model: ClassVar[str]
-
-    def complete(self, request: Request) -> Response:
-        """Answer one request (the DSPy engine contract)."""
-        raise NotImplementedError
 
     def async_twin(self) -> Any:
         """The async engine sharing this engine's state."""
         raise NotImplementedError
-
-    def stream(self, request: Request) -> Iterator[Any]:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        return iter(response_to_events(self.complete(request)))
-
-    def close(self) -> None:
-        """Nothing to release."""
 
     def lm(self, model: str | None = None, **kwargs: Any) -> dspy.LM:
         """A ``dspy.LM`` on this engine (sync and async), named ``model`` (default: the
@@ -89,27 +80,3 @@ class EngineBase:
         kwargs.setdefault("num_retries", 0)
         name = model or self.default_model
         return dspy.LM(name, engine=self, async_engine=self.async_twin(), **kwargs)
-
-
-E = TypeVar("E", bound=EngineBase)
-
-
-class AsyncTwinBase(Generic[E]):
-    """The async twin of a sync test engine (``sync``): its streaming and ``aclose``."""
-
-    def __init__(self, sync: E) -> None:
-        self.sync = sync
-
-    async def complete(self, request: Request) -> Response:
-        """Answer one request."""
-        raise NotImplementedError
-
-    async def stream(self, request: Request) -> AsyncIterator[Any]:
-        """Stream one request as the events of the complete response."""
-        from dspy.lm15 import response_to_events
-
-        for event in response_to_events(await self.complete(request)):
-            yield event
-
-    async def aclose(self) -> None:
-        """Nothing to release."""

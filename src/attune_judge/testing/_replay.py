@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from attune_judge.lm import AsyncTwin
 from attune_judge.testing._common import (
-    AsyncTwinBase,
     EngineBase,
     make_response,
     request_key,
@@ -147,7 +147,7 @@ class ReplayEngine(EngineBase):
         return AsyncReplayEngine(self)
 
 
-class AsyncReplayEngine(AsyncTwinBase[ReplayEngine]):
+class AsyncReplayEngine(AsyncTwin[ReplayEngine]):
     """Async twin of a :class:`ReplayEngine`."""
 
     async def complete(self, request: Request) -> Response:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from attune_judge.lm import AsyncTwin
 from attune_judge.testing._common import (
-    AsyncTwinBase,
     EngineBase,
     make_response,
     prompt_size,
@@ -177,7 +177,7 @@ class ScriptedEngine(EngineBase):
         return AsyncScriptedEngine(self)
 
 
-class AsyncScriptedEngine(AsyncTwinBase[ScriptedEngine]):
+class AsyncScriptedEngine(AsyncTwin[ScriptedEngine]):
     """Async twin of a :class:`ScriptedEngine` (same script, counters and injector)."""
 
     async def complete(self, request: Request) -> Response:
