@@ -34,6 +34,7 @@ from attune_judge.cli._main import main
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 from attune_judge.runner._report import render_report_md
+from attune_judge.runs import ScoreSummary
 
 
 def _pass_fail_board_data() -> tuple[list[str], list[str], list[float]]:
@@ -139,35 +140,27 @@ def test_zero_width_intervals_are_marked_degenerate() -> None:
     assert (m.lower, m.upper) == (1.0, 1.0)
     assert m.note is not None and "degenerate" in m.note
     assert fmt_metric(m).endswith("(degenerate: zero width)")
-    summary = {
-        "judges": {
-            "j": {
-                "label": "x",
-                "models": {
-                    "m": {
-                        "score": {"mean": 1.0, "lower": 1.0, "upper": 1.0, "level": 0.95},
-                        "n_ok": 6,
-                        "n_by_status": dict.fromkeys(
-                            ("parse_error", "lm_error", "refused", "missing"), 0
-                        ),
-                        "tokens": {"prompt": 0, "completion": 0},
-                    }
-                },
-            }
+    summary = _one_model_summary({"mean": 1.0, "lower": 1.0, "upper": 1.0, "level": 0.95})
+    assert "1.000 [1.000, 1.000] (degenerate)" in render_report_md(summary)
+
+
+def _one_model_summary(score: dict[str, float]) -> ScoreSummary:
+    """A score run's typed summary: one judge, one model with this normalised-score interval."""
+    counts = dict.fromkeys(("ok", "parse_error", "lm_error", "refused", "missing"), 0)
+    interval = {**score, "method": "percentile", "B": 100, "seed": 0, "n": 6, "n_conversations": 3}
+    model = {"n_planned": 6, "n_judged": 6, "n_ok": 6, "n_by_status": counts, "score": interval}
+    return ScoreSummary.model_validate(
+        {
+            "run": {"n_tasks": 6, "n_by_status": counts, "complete": True},
+            "judges": {"j": {"label": "x", "models": {"m": model}}},
         }
-    }
-    assert "1.000 [1.000, 1.000] (degenerate)" in render_report_md(summary, {})
+    )
 
 
 def test_report_labels_the_level_it_was_run_at() -> None:
     # before: `score --ci 0.9` wrote "[95% CI]" over 90% intervals
-    model = {
-        "score": {"mean": 0.5, "lower": 0.4, "upper": 0.6, "level": 0.9},
-        "n_ok": 3,
-        "n_by_status": dict.fromkeys(("parse_error", "lm_error", "refused", "missing"), 0),
-        "tokens": {"prompt": 0, "completion": 0},
-    }
-    md = render_report_md({"judges": {"j": {"label": "x", "models": {"m": model}}}}, {})
+    score = {"mean": 0.5, "lower": 0.4, "upper": 0.6, "level": 0.9}
+    md = render_report_md(_one_model_summary(score))
     assert "[90% CI]" in md and "95%" not in md
 
 

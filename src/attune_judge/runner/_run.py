@@ -309,10 +309,8 @@ def _run_locked(
                 except BaseException:
                     write_summary(run_dir.path, summary)  # the judgments' summary is kept
                     raise
-            write_summary(run_dir.path, summary)
-            run_dir.write_text(
-                run_dir.report_path, render_report_md(summary, manifest.model_dump(mode="json"))
-            )
+            written = write_summary(run_dir.path, summary)
+            run_dir.write_text(run_dir.report_path, render_report_md(written, manifest))
             if not failed:
                 run_dir.commit_manifest(manifest)
         except UserError as exc:
