@@ -94,5 +94,5 @@ def test_generated_candidates_can_be_scored(tmp_path: Path) -> None:
         judges=[build_judge("lexical")],
     )
     assert result.complete
-    (block,) = result.summary["judges"].values()
-    assert block["models"]["drafter"]["n_ok"] == len(items)
+    (block,) = result.summary.judges.values()
+    assert block.models["drafter"].n_ok == len(items)

@@ -16,6 +16,7 @@ from attune_judge.runner import (
     plan_tasks,
     run_tasks,
 )
+from attune_judge.runs import summary_json
 from tests.runner._fakes import FakeJudge, make_items
 
 
@@ -47,7 +48,7 @@ def test_summary_counts_and_means_match_hand_computation(tmp_path: Path) -> None
         outcome=lambda it, k: "parse_error" if it.item_id == "c0:1:b" else "ok",
     )
     res = _run(tmp_path / "run", plan_tasks(items, [judge]))
-    models = res.summary["judges"]["fake-judge"]["models"]
+    models = summary_json(res.summary)["judges"]["fake-judge"]["models"]
     # a: six items all 0.5 -> mean 0.5; every resample gives 0.5 -> interval [0.5, 0.5]
     assert models["a"]["score"]["mean"] == pytest.approx(0.5)
     assert models["a"]["score"]["lower"] == pytest.approx(0.5)
@@ -68,7 +69,7 @@ def test_summary_counts_and_means_match_hand_computation(tmp_path: Path) -> None
     assert models["b"]["criteria_means"]["overall_score"] == pytest.approx(2.92)
     lo, hi = models["b"]["score"]["lower"], models["b"]["score"]["upper"]
     assert lo <= 0.32 <= hi
-    assert res.summary["run"]["complete"] is True
+    assert summary_json(res.summary)["run"]["complete"] is True
     for name in ("manifest.json", "judgments.jsonl", "summary.json", "report.md"):
         assert (tmp_path / "run" / name).is_file()
     assert "| b |" in (tmp_path / "run" / "report.md").read_text()
@@ -85,10 +86,10 @@ def test_second_invocation_makes_no_judge_call(tmp_path: Path) -> None:
     assert len(_lines(tmp_path / "run")) == 24
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["invocations"] == 2
-    run = second.summary["run"]
+    run = summary_json(second.summary)["run"]
     assert run["invocations"] == 2
     assert run["wall_time_total_s"] == pytest.approx(
-        first.summary["run"]["wall_time_s"] + run["wall_time_s"]
+        summary_json(first.summary)["run"]["wall_time_s"] + run["wall_time_s"]
     )
 
 
@@ -98,12 +99,12 @@ def test_lm_errors_are_retried_on_resume_and_the_last_record_counts(tmp_path: Pa
     first_judge = FakeJudge(outcome=lambda it, k: "lm_error" if it.item_id in bad else "ok")
     first = _run(tmp_path / "run", plan_tasks(items, [first_judge]))
     assert first.n_by_status == {"ok": 6, "lm_error": 2}
-    assert first.summary["run"]["complete"] is True
+    assert summary_json(first.summary)["run"]["complete"] is True
     second_judge = FakeJudge()
     second = _run(tmp_path / "run", plan_tasks(items, [second_judge]))
     assert set(second_judge.calls) == bad
-    assert second.summary["run"]["n_by_status"]["ok"] == 8
-    assert second.summary["run"]["n_by_status"]["lm_error"] == 0
+    assert summary_json(second.summary)["run"]["n_by_status"]["ok"] == 8
+    assert summary_json(second.summary)["run"]["n_by_status"]["lm_error"] == 0
     assert len(_lines(tmp_path / "run")) == 10  # the log keeps both attempts
 
 
@@ -127,7 +128,7 @@ def test_failure_budget_stops_cleanly_and_keeps_completed_work(tmp_path: Path) -
     fixed = FakeJudge()
     done = _run(tmp_path / "run", plan_tasks(items, [fixed]))
     assert fixed.n_calls == 120  # the failed ones again, plus all that never ran
-    assert done.summary["run"]["complete"] and done.stopped is None
+    assert summary_json(done.summary)["run"]["complete"] and done.stopped is None
 
 
 def test_failures_below_the_budget_are_recorded_and_reported(tmp_path: Path) -> None:
@@ -149,7 +150,7 @@ def test_refusals_spend_the_failure_budget(tmp_path: Path) -> None:
     res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(0.5, 20))
     assert res.stopped is None  # a third refused is within a 50% budget
     assert res.n_by_status == {"refused": 20, "ok": 40}
-    models = res.summary["judges"]["fake-judge"]["models"]
+    models = summary_json(res.summary)["judges"]["fake-judge"]["models"]
     assert models["a"]["n_by_status"]["refused"] == 10
 
 
@@ -169,8 +170,8 @@ def test_a_run_without_any_ok_judgment_is_incomplete_and_exits_3(tmp_path: Path)
     res = _run(tmp_path / "run", plan_tasks(items, [judge]), budget=FailureBudget(1.0, 20))
     assert res.n_run == 40 and res.exit_code == 3
     assert res.stopped is not None and res.stopped.startswith("no judgment is ok")
-    assert res.summary["run"]["complete"] is False
-    assert res.summary["run"]["n_by_status"]["missing"] == 0
+    assert summary_json(res.summary)["run"]["complete"] is False
+    assert summary_json(res.summary)["run"]["n_by_status"]["missing"] == 0
 
 
 def test_a_different_judge_on_the_same_directory_is_refused(tmp_path: Path) -> None:
@@ -186,7 +187,7 @@ def test_several_judges_in_one_run_get_separate_summaries(tmp_path: Path) -> Non
     j1 = FakeJudge(score=lambda it: 0.25, judge_id="j1")
     j2 = FakeJudge(score=lambda it: 0.75, judge_id="j2")
     res = _run(tmp_path / "run", plan_tasks(items, [j1, j2]))
-    judges = res.summary["judges"]
+    judges = summary_json(res.summary)["judges"]
     assert judges["j1"]["models"]["a"]["score"]["mean"] == pytest.approx(0.25)
     assert judges["j2"]["models"]["a"]["score"]["mean"] == pytest.approx(0.75)
     assert judges["j1"]["models"]["a"]["n_planned"] == 4

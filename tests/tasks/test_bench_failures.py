@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from attune_judge.data import read_jsonl
 from attune_judge.data.instrument import PANAS_ITEMS
+from attune_judge.runs import summary_json
 from attune_judge.tasks import BenchConfig, run_bench
 from attune_judge.tasks._emotion import EmotionTag, score_emotion, set_prf
 from attune_judge.tasks._records import TaskRecord
@@ -31,7 +32,7 @@ def test_unparseable_answers_are_parse_errors_and_resume_skips_them(tmp_path):
         max_failure_rate=1.0,
     )
     result = run_bench(config, lms=lms)
-    block = result.summary["bench"]["tasks"]["emotion"]
+    block = summary_json(result.summary)["bench"]["tasks"]["emotion"]
     assert block["units_by_status"] == {"alpha": {"ok": 2}, "garbage": {"parse_error": 2}}
     # no scored unit -> undefined, not 0
     assert block["metrics"]["f1"]["models"]["garbage"]["estimate"] is None
@@ -104,7 +105,7 @@ def test_one_model_gets_scores_without_rankings_to_compare(tmp_path):
         bootstrap_replicates=200,
     )
     result = run_bench(config, lms={"alpha": model_engine(True).lm()})
-    b = result.summary["bench"]
+    b = summary_json(result.summary)["bench"]
     # alpha's preference accuracy 2/3 (see _fixtures.py); one model: τ undefined, no W
     assert b["tasks"]["preference"]["metrics"]["accuracy"]["models"]["alpha"]["estimate"] == (2 / 3)
     assert b["tau_intervals"]["emotion"]["preference"]["estimate"] is None

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from attune_judge.runs import summary_json
 from attune_judge.tasks import BenchConfig, run_bench
 from attune_judge.testing import ScriptedEngine
 from tests.tasks._fixtures import _section, model_engine, write_data
@@ -42,7 +43,7 @@ def test_bench_jury_keeps_members_and_reports_panels(tmp_path) -> None:
         bootstrap_replicates=200,
     )
     result = run_bench(config, lms={n: e.lm() for n, e in engines.items()}, judge_lm=judges)
-    s = result.summary
+    s = summary_json(result.summary)
     scores = s["bench"]["tasks"]["drafting"]["metrics"]["judge_score"]["models"]
     # mean of the members on the 1-7 scale: good (7 + 5) / 2 = 6 -> (6 - 1) / 6; bad 4 -> 1/2
     assert scores["alpha"]["estimate"] == pytest.approx(5 / 6)

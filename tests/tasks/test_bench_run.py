@@ -10,6 +10,7 @@ import json
 import pytest
 
 from attune_judge.data import read_jsonl
+from attune_judge.runs import summary_json
 from attune_judge.tasks import BenchConfig, run_bench
 from attune_judge.tasks._records import TaskRecord
 from tests.tasks._fixtures import judge_engine, model_engine, write_data
@@ -51,7 +52,7 @@ def test_every_unit_is_recorded_once(bench):
 
 def test_emotion_scores_by_hand(bench):
     _, result, *_ = bench
-    s = result.summary
+    s = summary_json(result.summary)
     # alpha says "sad" (outside the vocabulary): c1 {?sad} vs {Afraid} F1 0; c2 {?sad} vs
     # neutral F1 0 -> mean 0. beta says Afraid 4: c1 F1 1, c2 (neutral) 0 -> mean 0.5.
     assert _score(s, "emotion", "f1", "alpha") == 0
@@ -64,7 +65,7 @@ def test_emotion_scores_by_hand(bench):
 
 def test_behaviour_scores_by_hand(bench):
     _, result, *_ = bench
-    s = result.summary
+    s = summary_json(result.summary)
     # alpha all yes: c1 observed B1 tp, B13 fp; preferred B1 tp, B13 tp; c2 observed B1 tp,
     # preferred B1 (truth no) fp -> 4 correct of 6 pooled
     assert _score(s, "behaviour", "accuracy", "alpha") == pytest.approx(4 / 6)
@@ -80,7 +81,7 @@ def test_behaviour_scores_by_hand(bench):
 
 def test_preference_is_unswapped_and_scored_by_hand(bench):
     config, result, *_ = bench
-    s = result.summary
+    s = summary_json(result.summary)
     # alpha picks the HUMAN reply: c1 general (human won) right, c1 PW4 (alternate won) wrong,
     # c2 general (human won) right -> 2/3; beta the other reply -> 1/3. This holds whatever the
     # presentation order, so it checks the un-swapping.
@@ -99,7 +100,7 @@ def test_preference_is_unswapped_and_scored_by_hand(bench):
 
 def test_conversation_and_drafting_by_hand(bench):
     _, result, *_ = bench
-    s = result.summary
+    s = summary_json(result.summary)
     assert _score(s, "conversation", "composite", "alpha") == pytest.approx(1.0)
     # beta: PANAS MAE 2 -> 1 - 2/6; q1 F1 0; q2 0; q3 distance |3 - 1| = 2 -> 1 - 2/3;
     # branches MAE 3 -> 1 - 3/6: (2/3 + 0 + 0 + 1/3 + 1/2) / 5 = 0.3
@@ -114,7 +115,7 @@ def test_conversation_and_drafting_by_hand(bench):
 
 def test_rankings_across_tasks(bench):
     _, result, *_ = bench
-    b = result.summary["bench"]
+    b = summary_json(result.summary)["bench"]
     # alpha is ahead on drafting, behaviour, preference, conversation, behind on emotion:
     # τ = +1 between the four, -1 against emotion
     tau = b["tau_intervals"]
@@ -147,10 +148,9 @@ def test_run_directory_contents(bench):
 
 def test_report_sections_show_every_task_and_discriminability(bench):
     from attune_judge.report._bench_extra import bench_extra_sections
-    from attune_judge.runs import BenchBlock
 
     _, result, *_ = bench
-    sections = bench_extra_sections(BenchBlock.model_validate(result.summary["bench"]))
+    sections = bench_extra_sections(result.summary.bench)
     titles = [s.title for s in sections]
     assert titles == [
         "All task metrics",
@@ -193,7 +193,7 @@ def test_cli_summary_lines(bench, capsys):
 
 def test_secondary_metrics_by_hand(bench):
     _, result, *_ = bench
-    s = result.summary
+    s = summary_json(result.summary)
     # beta's emotion: c1 {Afraid} = {Afraid}: VA 1, exact 1; c2 neutral vs {Afraid}: 0, 0
     assert _score(s, "emotion", "va_similarity", "beta") == pytest.approx(0.5)
     assert _score(s, "emotion", "exact_match", "beta") == pytest.approx(0.5)

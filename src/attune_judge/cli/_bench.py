@@ -25,6 +25,7 @@ from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
     from attune_judge.calibration import Metric
+    from attune_judge.runs import RunSummary
 
 __all__ = ["register"]
 
@@ -56,10 +57,11 @@ def _cell(metric: Metric | None) -> str:
     return fmt_estimate(metric.estimate, metric.lower, metric.upper)
 
 
-def _print_summary(data: dict[str, Any], run_dir: Path) -> None:
+def _print_summary(summary: RunSummary, run_dir: Path) -> None:
     from attune_judge.runs import BenchSummary, PanelBlock
 
-    summary = BenchSummary.model_validate(data)
+    if not isinstance(summary, BenchSummary):  # stopped before its analysis: no tables
+        return
     bench, run, boot = summary.bench, summary.run, summary.bench.bootstrap
     print(
         f"{run_dir}: {run.n_tasks} units, complete: {'yes' if run.complete else 'no'}; "

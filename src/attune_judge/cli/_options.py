@@ -16,11 +16,14 @@ import sys
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
 from attune_judge._secrets import redact, register_url
+
+if TYPE_CHECKING:
+    from attune_judge.runs import JudgeBlock
 
 __all__ = [
     "ApiBaseOption",
@@ -354,7 +357,7 @@ def split_csv(value: str | None) -> list[str] | None:
     return parts or None
 
 
-def warn_degenerate(judges: Mapping[str, Any] | None) -> None:
+def warn_degenerate(judges: Mapping[str, JudgeBlock] | None) -> None:
     """Print a warning for every degenerate judge of summary judge blocks (stderr)."""
     from attune_judge.runner import degenerate_warnings
 

@@ -45,34 +45,34 @@ __all__ = ["register"]
 
 def _print_result(result: RunResult) -> None:
     from attune_judge.calibration import fmt_estimate
+    from attune_judge.runs import JudgedSummary, record_json
 
-    run = result.summary["run"]
+    summary = result.summary
+    assert isinstance(summary, JudgedSummary)  # a score run's summary
+    run = summary.run
     print(
         f"{result.run_dir}: {result.n_tasks} tasks, {result.n_skipped} already done, "
         f"{result.n_run} judged now in {result.wall_time_s:.1f} s; "
-        f"complete: {'yes' if run['complete'] else 'no'}"
+        f"complete: {'yes' if run.complete else 'no'}"
     )
-    for jid, block in result.summary["judges"].items():
-        print(f"judge {jid} ({block['label']})")
-        for model, m in block["models"].items() if not block.get("pairwise") else ():
-            score: dict[str, Any] = m.get("score") or {}
-            cell = fmt_estimate(score.get("mean"), score.get("lower"), score.get("upper"))
-            failed = {k: v for k, v in m["n_by_status"].items() if k != "ok" and v}
-            print(f"  {model:<20} {cell:<26} n_ok={m['n_ok']}/{m['n_planned']} {failed or ''}")
-        board = block.get("leaderboard")
-        board_warnings = (board.get("warnings") or []) if isinstance(board, dict) else []
-        for w in dict.fromkeys([*(block.get("warnings") or []), *board_warnings]):
+    for jid, block in summary.judges.items():
+        print(f"judge {jid} ({block.label})")
+        for model, m in block.models.items() if block.pairwise is None else ():
+            s = m.score
+            cell = fmt_estimate(*((None, None, None) if s is None else (s.mean, s.lower, s.upper)))
+            failed = {k: v for k, v in m.n_by_status.items() if k != "ok" and v}
+            print(f"  {model:<20} {cell:<26} n_ok={m.n_ok}/{m.n_planned} {failed or ''}")
+        board_warnings = block.leaderboard.warnings if block.leaderboard is not None else []
+        for w in dict.fromkeys([*block.warnings, *board_warnings]):
             print(f"  warning: {w}")  # too few conversations, scores at a bound, ...
-        if block.get("pairwise"):
-            _print_pairwise(block["pairwise"])
-    for panel in result.summary.get("panels") or []:
-        _print_panel(panel)
-    totals = run.get("totals") or {}
-    if totals:
-        tokens = totals["tokens"]
-        cost = totals.get("cost_usd")
-        known = totals.get("cost_usd_known")
-        unpriced = int(totals.get("n_judged") or 0) - int(totals.get("n_cost_known") or 0)
+        if block.pairwise is not None:
+            _print_pairwise(record_json(block.pairwise))
+    for panel in summary.panels:
+        _print_panel(record_json(panel))
+    totals = run.totals
+    if totals is not None:
+        tokens, cost, known = totals.tokens, totals.cost_usd, totals.cost_usd_known
+        unpriced = totals.n_judged - totals.n_cost_known
         if cost is not None:
             money = f"${cost:.4f}"
         elif known is not None:  # a jury with a priced member: its part is known
@@ -83,8 +83,8 @@ def _print_result(result: RunResult) -> None:
         else:
             money = f"unknown ({unpriced} judgment(s) without a price: --price-in/--price-out)"
         print(
-            f"cost {money}; tokens {tokens['prompt']} in, {tokens['completion']} out, "
-            f"{tokens['calls']} calls"
+            f"cost {money}; tokens {tokens.prompt} in, {tokens.completion} out, "
+            f"{tokens.calls} calls"
         )
 
 
@@ -230,7 +230,7 @@ def score(
     )
     result = run_score(config)
     _print_result(result)
-    warn_degenerate(result.summary.get("judges"))
+    warn_degenerate(getattr(result.summary, "judges", None))
     _write_full_report(result.run_dir)
     exit_if_stopped(result)
 

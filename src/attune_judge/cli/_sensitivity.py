@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -30,6 +30,7 @@ from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
     from attune_judge.calibration import SensitivityAnalysis
+    from attune_judge.runs import JudgeBlock
     from attune_judge.sensitivity import SensitivityResult
 
 __all__ = ["register"]
@@ -149,13 +150,11 @@ def sensitivity(
     exit_if_stopped(result)
 
 
-def _summary_judges(run_dir: Path) -> dict[str, Any] | None:
+def _summary_judges(run_dir: Path) -> dict[str, JudgeBlock] | None:
     """The judge blocks of the run's summary.json (``None`` when there is none)."""
-    from attune_judge.runs import read_summary, summary_json
+    from attune_judge.runs import read_summary
 
-    record = read_summary(run_dir)
-    judges = None if record is None else summary_json(record).get("judges")
-    return judges if isinstance(judges, dict) else None
+    return getattr(read_summary(run_dir), "judges", None)
 
 
 def register(app: typer.Typer) -> None:

@@ -33,6 +33,7 @@ from attune_judge.report._study_sections import (
     sensitivity_sections,
     variant_names,
 )
+from attune_judge.runs import DegenerateFinding, JudgeBlock, RunSummary
 
 __all__ = ["SECTION_BUILDERS", "build_report", "detect_kinds", "write_report"]
 
@@ -63,29 +64,30 @@ def detect_kinds(summary: Mapping[str, Any]) -> list[str]:
 
 
 def _overview(run: RunData, kinds: Sequence[str]) -> Section:
-    info: Mapping[str, Any] = run.summary.get("run") or {}
+    info: Any = getattr(run.record, "run", None)  # RunFacts (score, bench, sensitivity runs)
     items: list[tuple[str, str]] = [("run directory", run.path.name)]
     if run.manifest.get("command"):
         items.append(("command", str(run.manifest["command"])))
     if run.manifest.get("models"):
         items.append(("models", ", ".join(map(str, run.manifest["models"]))))
-    for key, label in (
-        ("n_tasks", "planned judgments"),
-        ("complete", "complete"),
-        ("invocations", "invocations"),
-        ("n_run", "judged in last invocation"),
-        ("n_skipped", "already done before it"),
-    ):
-        if info.get(key) is not None:
-            items.append((label, str(info[key])))
-    if info.get("wall_time_s") is not None:
-        items.append(("wall time of the last invocation", f"{fmt_num(info['wall_time_s'], 1)} s"))
+    if info is not None:
+        for value, label in (
+            (info.n_tasks, "planned judgments"),
+            (info.complete, "complete"),
+            (info.invocations, "invocations"),
+            (info.n_run, "judged in last invocation"),
+            (info.n_skipped, "already done before it"),
+        ):
+            if value is not None:
+                items.append((label, str(value)))
+        if info.wall_time_s is not None:
+            items.append(("wall time of the last invocation", f"{fmt_num(info.wall_time_s, 1)} s"))
     items.append(("contents", ", ".join(kinds) if kinds else "none"))
     section = Section("Overview", [KeyValues(items)])
-    if info.get("stopped"):
-        section.blocks.append(Note(f"The run stopped early: {info['stopped']}.", "warning"))
-    elif info.get("complete") is False:
-        counts = info.get("n_by_status") or {}
+    if info is not None and info.stopped:
+        section.blocks.append(Note(f"The run stopped early: {info.stopped}.", "warning"))
+    elif info is not None and not info.complete:
+        counts = info.n_by_status
         text = (
             "The run is incomplete: no planned judgment is ok, so nothing was scored."
             if not counts.get("missing") and not counts.get("ok")
@@ -93,21 +95,21 @@ def _overview(run: RunData, kinds: Sequence[str]) -> Section:
             "command again to resume."
         )
         section.blocks.append(Note(text, "warning"))
-    for line in degenerate_notes(run.summary):
+    for line in degenerate_notes(run.record):
         section.blocks.append(Note(line, "warning"))
     return section
 
 
-def degenerate_notes(summary: Mapping[str, Any]) -> list[str]:
+def degenerate_notes(record: RunSummary | None) -> list[str]:
     """One sentence per degenerate judge finding of a summary (judge blocks, or the top-level
     ``degenerate`` list of validate and bench)."""
-    found: list[tuple[str, Mapping[str, Any]]] = []
-    for jid, block in (summary.get("judges") or {}).items():
-        label = block.get("label") or jid
-        found += [(f"{label} ({jid})", f) for f in block.get("degenerate") or []]
-    for f in summary.get("degenerate") or []:
-        found.append((str(f.get("judge_id") or "the judge"), f))
-    return [f"Degenerate judge {who}: {f.get('message')}." for who, f in found]
+    found: list[tuple[str, DegenerateFinding]] = []
+    judges: dict[str, JudgeBlock] = getattr(record, "judges", None) or {}
+    for jid, block in judges.items():
+        found += [(f"{block.label or jid} ({jid})", f) for f in block.degenerate]
+    for f in getattr(record, "degenerate", None) or []:
+        found.append((f.judge_id or "the judge", f))
+    return [f"Degenerate judge {who}: {f.message}." for who, f in found]
 
 
 def build_report(run_dir: Path | str) -> Report:

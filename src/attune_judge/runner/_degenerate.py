@@ -24,6 +24,7 @@ from typing import Any
 
 from attune_judge.data import Judgment
 from attune_judge.judges import WARN_OUT_OF_SCALE
+from attune_judge.runs import JudgeBlock
 
 __all__ = [
     "MIN_ITEMS",
@@ -171,11 +172,10 @@ def degenerate_judgments(
     return found + off_scale_findings(ok)
 
 
-def degenerate_warnings(judges: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def degenerate_warnings(judges: Mapping[str, JudgeBlock]) -> list[str]:
     """``warning: ...`` lines for the ``degenerate`` findings of summary judge blocks."""
-    lines = []
-    for jid, block in judges.items():
-        for f in block.get("degenerate") or []:
-            label = block.get("label") or jid
-            lines.append(f"warning: degenerate judge {label} ({jid}): {f['message']}")
-    return lines
+    return [
+        f"warning: degenerate judge {block.label or jid} ({jid}): {f.message}"
+        for jid, block in judges.items()
+        for f in block.degenerate
+    ]

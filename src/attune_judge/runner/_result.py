@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializeAsAny
+
+from attune_judge.runs import RunSummary
 
 __all__ = ["EXIT_FAILURE_BUDGET", "FAILED_STATUSES", "FailureBudget", "RunResult"]
 
@@ -76,13 +77,15 @@ class RunResult(BaseModel):
     """Whether a torn last line of ``judgments.jsonl`` was cut off at the start."""
     wall_time_s: float
     """Wall time of this invocation."""
-    summary: dict[str, Any]
-    """The content of ``summary.json``."""
+    summary: SerializeAsAny[RunSummary]
+    """``summary.json``, typed (a :class:`~attune_judge.runs.ScoreSummary`, or a study's
+    summary such as :class:`~attune_judge.runs.BenchSummary`)."""
 
     @property
     def complete(self) -> bool:
         """Every planned task has a judgment."""
-        return bool(self.summary.get("run", {}).get("complete"))
+        run = getattr(self.summary, "run", None)
+        return bool(run is not None and run.complete)
 
     @property
     def exit_code(self) -> int:

@@ -50,7 +50,13 @@ from attune_judge.runner._store import (
     versions,
 )
 from attune_judge.runner._summary import summarize
-from attune_judge.runs import read_summary, write_summary
+from attune_judge.runs import (
+    JudgedSummary,
+    RunSummary,
+    parse_summary,
+    read_summary,
+    write_summary,
+)
 
 __all__ = ["RUN_LOG", "run_tasks"]
 
@@ -133,7 +139,7 @@ def run_tasks(
     level: float = DEFAULT_LEVEL,
     pricing: Pricing | None = None,
     max_cost: float | None = None,
-    extend_summary: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    extend_summary: Callable[[JudgedSummary], RunSummary] | None = None,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 
@@ -226,7 +232,7 @@ def _run_locked(
     level: float,
     pricing: Pricing,
     max_cost: float | None,
-    extend_summary: Callable[[dict[str, Any]], dict[str, Any]] | None,
+    extend_summary: Callable[[JudgedSummary], RunSummary] | None,
 ) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -287,7 +293,7 @@ def _run_locked(
                 "the same command again"
             )
         wall = time.perf_counter() - start
-        summary = summarize(
+        judged = summarize(
             tasks,
             effective,
             seed=seed,
@@ -302,15 +308,17 @@ def _run_locked(
                 "invocations": manifest.invocations - (1 if failed else 0),
             },
         )
+        summary: RunSummary = parse_summary(judged)
         try:
             if extend_summary is not None and not failed:
+                assert isinstance(summary, JudgedSummary)
                 try:
                     summary = extend_summary(summary)
                 except BaseException:
                     write_summary(run_dir.path, summary)  # the judgments' summary is kept
                     raise
-            written = write_summary(run_dir.path, summary)
-            run_dir.write_text(run_dir.report_path, render_report_md(written, manifest))
+            summary = write_summary(run_dir.path, summary)
+            run_dir.write_text(run_dir.report_path, render_report_md(summary, manifest))
             if not failed:
                 run_dir.commit_manifest(manifest)
         except UserError as exc:

@@ -38,6 +38,7 @@ from attune_judge.runner import (
     run_arguments,
     run_tasks,
 )
+from attune_judge.runs import JudgedSummary, SensitivitySummary
 from attune_judge.sensitivity._analysis import analyze_sensitivity
 from attune_judge.sensitivity._config import SensitivityConfig, SensitivityResult
 from attune_judge.sensitivity._design import decompose_variance, design_factors, judgment_tables
@@ -108,7 +109,7 @@ def run_sensitivity(
     B = config.bootstrap_replicates or spec.analysis.bootstrap_replicates
     found: dict[str, Any] = {}
 
-    def study(summary: dict[str, Any]) -> dict[str, Any]:
+    def study(summary: JudgedSummary) -> SensitivitySummary:
         effective = effective_judgments(RunDir(config.out).read_judgments())
         scores, criteria = judgment_tables(variants, judge_ids, items, effective)
         design = design_factors(spec, variants)
@@ -120,8 +121,8 @@ def run_sensitivity(
         block = sensitivity_block(
             spec, variants, judge_ids, found["analysis"], design=design, notes=notes
         )
-        study_block = block.model_dump(mode="json", exclude_unset=True)
-        return {**summary, "kind": "sensitivity", "sensitivity": study_block}
+        kept = {k: getattr(summary, k) for k in summary.model_fields_set if k != "kind"}
+        return SensitivitySummary(**kept, sensitivity=block)
 
     unique = list(_unique(judges).values())
     result = _judge(config, items, unique, B, lm_factory, executor, study)
@@ -145,7 +146,7 @@ def _judge(
     B: int,
     lm_factory: LMFactory | None,
     executor: Any,
-    study: Callable[[dict[str, Any]], dict[str, Any]],
+    study: Callable[[JudgedSummary], SensitivitySummary],
 ) -> RunResult:
     """Plan every (item, judge) task and run them with the runner, on ``config``'s executor;
     ``study`` adds the analysis to the summary (see ``run_tasks(extend_summary=...)``)."""

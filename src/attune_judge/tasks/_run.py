@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
 from attune_judge._bootstrap import DEFAULT_B, Replicates
 from attune_judge.data import Judgment, load_attunebench, write_jsonl
@@ -44,7 +44,7 @@ from attune_judge.runner import (
 )
 from attune_judge.runner._execution import ExecutionFields
 from attune_judge.runner._panel_summary import panel_blocks
-from attune_judge.runs import BenchSummary, summary_json
+from attune_judge.runs import BenchSummary, JudgedSummary, RunSummary
 from attune_judge.tasks._analysis import analyse_records
 from attune_judge.tasks._evaluators import TaskEvaluator
 from attune_judge.tasks._items import TASKS, TaskName, task_units
@@ -103,8 +103,9 @@ class BenchResult(BaseModel):
     """Units evaluated by this invocation."""
     stopped: str | None = None
     """Why the run stopped early, if it did."""
-    summary: dict[str, Any]
-    """The content of ``summary.json``."""
+    summary: SerializeAsAny[RunSummary]
+    """``summary.json``, typed: a :class:`~attune_judge.runs.BenchSummary` (the runner's
+    judges' summary when the run stopped before its analysis)."""
 
     @property
     def exit_code(self) -> int:
@@ -255,8 +256,8 @@ def run_bench(
 
 
 def _bench_summary(
-    config: BenchConfig, plan: Sequence[Any], runner_summary: dict[str, Any]
-) -> dict[str, Any]:
+    config: BenchConfig, plan: Sequence[Any], runner_summary: JudgedSummary
+) -> BenchSummary:
     """The bench's ``summary.json``: the runner's run facts and the per-task analysis (the
     records are also written to ``records.jsonl``)."""
     run_dir = RunDir(config.out)
@@ -271,12 +272,12 @@ def _bench_summary(
     )
     panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_replicates)
     summary = BenchSummary(
-        run=runner_summary.get("run", {}),
+        run=runner_summary.run,
         bench=analysis,
         degenerate=_degenerate_draft_judges(run_dir, plan),
         **({"panels": panels} if panels else {}),
     )
-    return summary_json(summary)
+    return summary
 
 
 def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
