@@ -61,7 +61,7 @@ def fmt_estimate(
     """``0.512 [0.401, 0.623]``, ``0.512`` without an interval, ``—`` without a value; a
     zero-width interval ends in ``degenerate``."""
     if value is None:
-        return "—"
+        return MISSING
     if lower is None or upper is None:
         return fmt_num(value, digits)
     out = f"{fmt_num(value, digits)} [{fmt_num(lower, digits)}, {fmt_num(upper, digits)}]"
@@ -77,7 +77,7 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
     zero-width interval ends in ``(degenerate: zero width)``.
     """
     if m is None:
-        return "—"
+        return MISSING
     if m.estimate is None:
         return f"undefined ({m.undefined_reason})" if m.undefined_reason else "undefined"
     share = m.n_undefined_replicates / m.B if m.B else 0.0

@@ -44,7 +44,7 @@ __all__ = ["register"]
 
 
 def _print_result(result: RunResult) -> None:
-    from attune_judge.calibration import fmt_estimate
+    from attune_judge.calibration import fmt_estimate, fmt_num
     from attune_judge.runs import JudgedSummary, record_json
 
     summary = result.summary
@@ -59,7 +59,7 @@ def _print_result(result: RunResult) -> None:
         print(f"judge {jid} ({block.label})")
         for model, m in block.models.items() if block.pairwise is None else ():
             s = m.score
-            cell = fmt_estimate(*((None, None, None) if s is None else (s.mean, s.lower, s.upper)))
+            cell = fmt_num(None) if s is None else fmt_estimate(s.mean, s.lower, s.upper)
             failed = {k: v for k, v in m.n_by_status.items() if k != "ok" and v}
             print(f"  {model:<20} {cell:<26} n_ok={m.n_ok}/{m.n_planned} {failed or ''}")
         board_warnings = block.leaderboard.warnings if block.leaderboard is not None else []

@@ -15,7 +15,7 @@ __all__ = ["render_report_md"]
 
 def _score_cell(model: ModelBlock) -> str:
     s = model.score
-    return fmt_estimate(None, None, None) if s is None else fmt_estimate(s.mean, s.lower, s.upper)
+    return fmt_num(None) if s is None else fmt_estimate(s.mean, s.lower, s.upper)
 
 
 def _level(models: dict[str, ModelBlock]) -> str:

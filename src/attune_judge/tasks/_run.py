@@ -271,13 +271,12 @@ def _bench_summary(
         seed=config.seed,
     )
     panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_replicates)
-    summary = BenchSummary(
+    return BenchSummary(
         run=runner_summary.run,
         bench=analysis,
         degenerate=_degenerate_draft_judges(run_dir, plan),
         **({"panels": panels} if panels else {}),
     )
-    return summary
 
 
 def _records(run_dir: Any, plan: Sequence[Any]) -> list[Any]:
