@@ -14,6 +14,7 @@ from attune_judge.annotate._agreement import annotator_alpha
 from attune_judge.annotate._items import swapped
 from attune_judge.data import Preference, Rating, read_jsonl
 from attune_judge.errors import UserError
+from attune_judge.runs import CommandManifest, write_manifest
 from tests.annotate._fixtures import make_items, make_judgments, make_pairs, make_rubric
 
 # (alice, bob) ratings (warmth, fit) per item; chosen by hand, not by the code
@@ -228,18 +229,8 @@ def test_a_run_directory_gives_its_items_and_rubric(tmp_path: Path) -> None:
     items, rubric = make_items(tmp_path), make_rubric(tmp_path)
     run = tmp_path / "run"
     run.mkdir()
-    (run / "manifest.json").write_text(
-        json.dumps(
-            {
-                "arguments": {
-                    "data": str(items),
-                    "rubric": str(rubric),
-                    "candidates": None,
-                    "models": ["m2"],
-                }
-            }
-        )
-    )
+    arguments = {"data": str(items), "rubric": str(rubric), "candidates": None, "models": ["m2"]}
+    write_manifest(run, CommandManifest(command="score", arguments=arguments, versions={}))
     found, name = load_items(run, None)
     assert name == str(rubric) and [i.item_id for i in found] == ["c0:1:m2", "c1:1:m2", "c2:1:m2"]
     (run / "manifest.json").write_text("{}")

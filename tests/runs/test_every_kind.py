@@ -1,8 +1,8 @@
 """Every run kind, produced on tiny data by the real commands (a loopback OpenAI-compatible
 server for the pairwise judge, scripted engines elsewhere): each ``summary.json`` and
 ``manifest.json`` validates against its shipped JSON Schema with the independent
-``jsonschema`` validator, and reading a summary into its typed model and dumping it again
-gives back the file's object unchanged."""
+``jsonschema`` validator, and reading a summary or manifest into its typed model and dumping
+it again gives back the file's object unchanged."""
 
 from __future__ import annotations
 
@@ -17,7 +17,13 @@ import yaml
 
 from attune_judge.cli import main
 from attune_judge.data import Judgment, Rating, write_jsonl
-from attune_judge.runs import SCHEMA_DIR, SCHEMA_VERSION, read_summary, summary_json
+from attune_judge.runs import (
+    SCHEMA_DIR,
+    SCHEMA_VERSION,
+    read_manifest,
+    read_summary,
+    summary_json,
+)
 from attune_judge.testing import ScriptedEngine
 from tests._openai_stub import openai_stub
 from tests.conftest import SAMPLES
@@ -39,6 +45,8 @@ def _check(run: Path, kind: str) -> dict[str, Any]:
     assert summary_json(record) == data  # load → dump: the same object
     manifest = json.loads((run / "manifest.json").read_text("utf-8"))
     jsonschema.validate(manifest, _schema("manifest"))
+    typed = read_manifest(run)
+    assert typed is not None and typed.model_dump(mode="json") == manifest
     return data
 
 

@@ -4,6 +4,7 @@ the shipped JSON Schema (checked by the independent ``jsonschema`` validator).""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +15,20 @@ from typer.testing import CliRunner
 
 from attune_judge.cli import app
 from attune_judge.errors import UserError
-from attune_judge.runner import FailureBudget, RetryPolicy, plan_tasks, run_tasks
+from attune_judge.runner import FailureBudget, RetryPolicy, RunDir, plan_tasks, run_tasks
 from attune_judge.runs import (
     SCHEMA_DIR,
     SCHEMA_VERSION,
     BenchSummary,
     CalibrateSummary,
+    CommandManifest,
     ScoreSummary,
     json_schema,
     parse_summary,
+    read_manifest,
     read_summary,
     schema_kinds,
+    write_manifest,
 )
 from tests.runner._fakes import FakeJudge, make_items
 
@@ -91,6 +95,32 @@ def test_a_calibration_run_writes_a_typed_summary(tmp_path: Path) -> None:
     assert isinstance(summary, CalibrateSummary)
     assert summary.calibration.report is not None
     assert summary.calibration.report.dimensions[0].dimension == "d"
+
+
+def test_a_manifest_reads_typed_and_a_damaged_one_names_its_file_and_field(
+    tmp_path: Path,
+) -> None:
+    assert read_manifest(tmp_path) is None
+    given = CommandManifest(
+        command="calibrate", arguments={"B": 20}, versions={"attune-judge": "0"}
+    )
+    write_manifest(tmp_path, given)
+    assert read_manifest(tmp_path) == given
+    assert read_manifest(tmp_path / "manifest.json") == given  # the file itself
+    # a run of judges cannot resume in another command's directory
+    with pytest.raises(UserError, match="holds a calibrate run, not a run of judges"):
+        RunDir(tmp_path).read_manifest()
+    file = tmp_path / "manifest.json"
+    for text, says in [
+        ('{"command": "x", "arguments": {}, "versions": {}, "surprise": 1}', "field surprise"),
+        ('{"command": "x", "arguments": [], "versions": {}}', "field arguments"),
+        ('{"command": "x", "arguments": {}, "versions": {}, "judges": {}}', "field "),
+        ("[1]", "expected a JSON object"),
+        ("{", "cannot read it as JSON"),
+    ]:
+        file.write_text(text, "utf-8")
+        with pytest.raises(UserError, match=rf"^{re.escape(str(file))}: .*{says}"):
+            read_manifest(tmp_path)
 
 
 def test_a_summary_missing_its_kind_block_is_rejected() -> None:

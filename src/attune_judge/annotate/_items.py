@@ -10,13 +10,13 @@ score or another annotator's answer.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from attune_judge.data import JudgeItem
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
+from attune_judge.runs import read_manifest
 
 __all__ = ["TASKS", "Task", "blind_view", "check_task", "load_items", "swapped"]
 
@@ -40,16 +40,12 @@ def check_task(task: str, rubric: Rubric) -> Task:
 
 
 def _run_arguments(run: Path) -> dict[str, Any]:
-    manifest = run / "manifest.json"
-    if not manifest.is_file():
+    manifest = read_manifest(run)
+    if manifest is None:
         raise UserError(f"{run}: a run directory must contain manifest.json")
-    try:
-        args = json.loads(manifest.read_text(encoding="utf-8"))["arguments"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        raise UserError(f"{manifest}: not a run manifest (no arguments)") from None
-    if not isinstance(args, dict) or "data" not in args:
-        raise UserError(f"{manifest}: field arguments.data: missing (not a scoring run)")
-    return args
+    if "data" not in manifest.arguments:
+        raise UserError(f"{run}/manifest.json: field arguments.data: missing (not a scoring run)")
+    return manifest.arguments
 
 
 def load_items(items: Path, rubric: str | None) -> tuple[list[JudgeItem], str]:

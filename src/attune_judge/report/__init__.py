@@ -44,7 +44,7 @@ from attune_judge.report._html import render_html
 from attune_judge.report._leaderboard import leaderboard_section
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._run_sections import manifest_section
-from attune_judge.report._rundata import load_run, read_json
+from attune_judge.report._rundata import load_run
 from attune_judge.report._writers import (
     write_bench_report,
     write_calibration_run,
@@ -70,7 +70,6 @@ __all__ = [
     "load_run",
     "manifest_section",
     "rank_set_plot",
-    "read_json",
     "recorded_judges_section",
     "render_html",
     "render_markdown",

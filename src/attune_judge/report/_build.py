@@ -26,14 +26,14 @@ from attune_judge.report._html import render_html
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._ppi_sections import ppi_sections
 from attune_judge.report._run_sections import judges_failures_section, manifest_section
-from attune_judge.report._rundata import RunData, load_run, read_json
+from attune_judge.report._rundata import RunData, load_run
 from attune_judge.report._score_sections import score_sections
 from attune_judge.report._study_sections import (
     calibration_sections,
     sensitivity_sections,
     variant_names,
 )
-from attune_judge.runs import DegenerateFinding, JudgeBlock, RunSummary
+from attune_judge.runs import DegenerateFinding, JudgeBlock, RunManifest, RunSummary, read_manifest
 
 __all__ = ["SECTION_BUILDERS", "build_report", "detect_kinds", "write_report"]
 
@@ -66,10 +66,10 @@ def detect_kinds(summary: Mapping[str, Any]) -> list[str]:
 def _overview(run: RunData, kinds: Sequence[str]) -> Section:
     info: Any = getattr(run.record, "run", None)  # RunFacts (score, bench, sensitivity runs)
     items: list[tuple[str, str]] = [("run directory", run.path.name)]
-    if run.manifest.get("command"):
-        items.append(("command", str(run.manifest["command"])))
-    if run.manifest.get("models"):
-        items.append(("models", ", ".join(map(str, run.manifest["models"]))))
+    if run.manifest is not None:
+        items.append(("command", run.manifest.command))
+    if isinstance(run.manifest, RunManifest) and run.manifest.models:
+        items.append(("models", ", ".join(run.manifest.models)))
     if info is not None:
         for value, label in (
             (info.n_tasks, "planned judgments"),
@@ -157,10 +157,10 @@ def build_report(run_dir: Path | str) -> Report:
                 ],
             )
         )
-    if run.manifest:
+    if run.manifest is not None:
         sections.append(manifest_section(run.manifest))
-    command = run.manifest.get("command") or run.summary.get("kind") or "run"
-    created = run.manifest.get("created_at")
+    command = run.manifest.command if run.manifest else run.summary.get("kind", "run")
+    created = run.manifest.created_at if run.manifest else None
     subtitle = f"Run directory {run.path.name}" + (f", created {created}" if created else "")
     return Report(f"attune-judge {command} report", sections, subtitle)
 
@@ -216,7 +216,7 @@ def write_report(
         report = sections
     else:
         report = Report(title or "attune-judge report", list(sections))
-        manifest = read_json(path / "manifest.json") if path.is_dir() else {}
+        manifest = read_manifest(path) if path.is_dir() else None
         if manifest and not any(s.title == "What ran" for s in report.sections):
             report.sections.append(manifest_section(manifest))
     _unique_figures(report)

@@ -9,7 +9,14 @@ from typing import Any
 from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._fig_scores import status_plot
 from attune_judge.report._format import fmt_cost, fmt_int, fmt_num, fmt_pct
-from attune_judge.runs import JudgeBlock, MemberTotals, ModelBlock, Tokens
+from attune_judge.runs import (
+    CommandManifest,
+    JudgeBlock,
+    MemberTotals,
+    ModelBlock,
+    RunManifest,
+    Tokens,
+)
 
 __all__ = [
     "STATUSES",
@@ -206,63 +213,41 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def manifest_section(manifest: Mapping[str, Any], *, title: str = "What ran") -> Section:
-    """The manifest: command, arguments, judges (rubric hash, model), data, versions.
-
-    Parameters
-    ----------
-    manifest
-        ``manifest.json`` as a dict (runner's ``RunManifest``; unknown keys are listed too).
-    """
+def manifest_section(
+    manifest: RunManifest | CommandManifest, *, title: str = "What ran"
+) -> Section:
+    """The manifest: command, arguments, versions and, for a run of judges, the judges (rubric,
+    rubric hash, model) and the inputs' hashes."""
     section = Section(title)
+    order = ["command", "created_at", "updated_at", "invocations", "models", "seed", "n_tasks"]
     items: list[tuple[str, str]] = []
-    order = [
-        "command",
-        "created_at",
-        "updated_at",
-        "invocations",
-        "models",
-        "seed",
-        "n_tasks",
-        "data_fingerprint",
-    ]
-    for k in order:
-        if k in manifest and manifest[k] is not None:
-            v = manifest[k]
+    for k in [*order, "data_fingerprint"]:
+        v = getattr(manifest, k, None)
+        if v is not None:
             items.append((k, ", ".join(map(str, v)) if isinstance(v, list) else _short(v)))
-    for k, v in (manifest.get("arguments") or {}).items():
-        items.append((f"argument {k}", _short(v)))
-    for k, v in (manifest.get("versions") or {}).items():
-        items.append((f"version {k}", _short(v)))
-    skip = {*order, "arguments", "versions", "judges", "rubric_hashes", "inputs"}
-    items += [(k, _short(v)) for k, v in manifest.items() if k not in skip]
+    items += [(f"argument {k}", _short(v)) for k, v in manifest.arguments.items()]
+    items += [(f"version {k}", _short(v)) for k, v in manifest.versions.items()]
     section.blocks.append(KeyValues(items))
-    judges: Mapping[str, Any] = manifest.get("judges") or {}
-    hashes: Mapping[str, Any] = manifest.get("rubric_hashes") or {}
-    if judges:
-        rows = []
-        for jid, spec in judges.items():
-            spec = spec if isinstance(spec, Mapping) else {}
-            rubric = spec.get("rubric")
-            rubric_name = (
-                f"{rubric.get('id', '?')}@{rubric.get('version', '?')}"
-                if isinstance(rubric, Mapping)
-                else str(spec.get("rubric_id") or "—")
-            )
-            lm = spec.get("lm") or spec.get("model") or "—"
-            if isinstance(lm, Mapping):  # lm_spec(): model string plus decoding settings
-                decoding = {k: v for k, v in lm.items() if k != "lm" and v is not None}
-                lm = str(lm.get("lm", "?")) + (f" {_short(decoding, 60)}" if decoding else "")
-            rhash = hashes.get(jid) or (rubric.get("hash") if isinstance(rubric, Mapping) else None)
-            rows.append(
-                [
-                    jid,
-                    str(spec.get("program") or spec.get("kind") or "—"),
-                    rubric_name,
-                    str(rhash or "—"),
-                    _short(lm, 100),
-                ]
-            )
+    if not isinstance(manifest, RunManifest):
+        return section
+    rows = []
+    for jid, spec in manifest.judges.items():
+        rubric = spec.get("rubric")
+        rubric_name = (
+            f"{rubric.get('id', '?')}@{rubric.get('version', '?')}"
+            if isinstance(rubric, Mapping)
+            else str(spec.get("rubric_id") or "—")
+        )
+        lm = spec.get("lm") or spec.get("model") or "—"
+        if isinstance(lm, Mapping):  # lm_spec(): model string plus decoding settings
+            decoding = {k: v for k, v in lm.items() if k != "lm" and v is not None}
+            lm = str(lm.get("lm", "?")) + (f" {_short(decoding, 60)}" if decoding else "")
+        rhash = manifest.rubric_hashes.get(jid) or (
+            rubric.get("hash") if isinstance(rubric, Mapping) else None
+        )
+        program = str(spec.get("program") or spec.get("kind") or "—")
+        rows.append([jid, program, rubric_name, str(rhash or "—"), _short(lm, 100)])
+    if rows:
         section.blocks.append(
             Table(
                 ["judge id", "program", "rubric", "rubric hash", "model"],
@@ -270,9 +255,9 @@ def manifest_section(manifest: Mapping[str, Any], *, title: str = "What ran") ->
                 caption="A changed rubric, model or decoding setting is a different judge id.",
             )
         )
-    inputs: Mapping[str, Any] = manifest.get("inputs") or {}
-    if inputs:
-        section.blocks.append(Table(["input", "sha-256"], [[k, str(v)] for k, v in inputs.items()]))
+    if manifest.inputs:
+        rows = [[k, v] for k, v in manifest.inputs.items()]
+        section.blocks.append(Table(["input", "sha-256"], rows))
     return section
 
 

@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from attune_judge.data import Judgment, read_judgments
 from attune_judge.errors import UserError
 from attune_judge.judges import hash_spec
-from attune_judge.runs import RunSummary, read_summary
+from attune_judge.runs import (
+    CommandManifest,
+    RunManifest,
+    RunSummary,
+    read_manifest,
+    read_summary,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,8 +106,8 @@ class RunData:
 
     path: Path
     """The run directory."""
-    manifest: dict[str, Any]
-    """``manifest.json``."""
+    manifest: RunManifest | CommandManifest | None
+    """``manifest.json`` (``None`` when absent)."""
     summary: RunSummary | None
     """``summary.json`` (``None`` if the run has none yet)."""
     judgments: list[Judgment] = field(default_factory=list)
@@ -110,7 +116,8 @@ class RunData:
     def judge_models(self) -> dict[str, str | None]:
         """Judge id → model string, from the manifest's judge specs (jury members too)."""
         out: dict[str, str | None] = {}
-        for jid, spec in (self.manifest.get("judges") or {}).items():
+        judges = self.manifest.judges if isinstance(self.manifest, RunManifest) else {}
+        for jid, spec in judges.items():
             out[jid] = _judge_model(spec)
             for member in spec.get("members") or []:
                 out.setdefault(hash_spec(member), _judge_model(member))
@@ -212,16 +219,7 @@ def load_run(path: str | Path) -> RunData:
         raise UserError(f"{run}: not a run directory (expected a folder with judgments.jsonl)")
     if not log.is_file():
         raise UserError(f"{run}: no judgments.jsonl; is this a run directory of score/bench?")
-    manifest: dict[str, Any] = {}
-    file = run / "manifest.json"
-    if file.is_file():
-        try:
-            manifest = json.loads(file.read_text("utf-8"))
-        except ValueError as exc:
-            raise UserError(f"{file}: not valid JSON: {exc}") from None
-    summary = read_summary(run)
-    judgments = read_judgments(log)
-    return RunData(path=run, manifest=manifest, summary=summary, judgments=judgments)
+    return RunData(run, read_manifest(run), read_summary(run), read_judgments(log))
 
 
 def export_run(path: str | Path, out: str | Path, fmt: ExportFormat = "csv") -> int:

@@ -36,7 +36,7 @@ from attune_judge._secrets import redact, secret_values
 from attune_judge._version import __version__
 from attune_judge.data import JsonlAppender, Judgment, effective_judgments, read_jsonl, write_error
 from attune_judge.errors import UserError
-from attune_judge.runs import RunManifest, write_json, write_text
+from attune_judge.runs import RunManifest, read_manifest, write_json, write_text
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -224,15 +224,13 @@ class RunDir:
 
     def read_manifest(self) -> RunManifest | None:
         """The manifest, or ``None`` for a new directory."""
-        if not self.manifest_path.exists():
-            return None
-        try:
-            return RunManifest.model_validate_json(self.manifest_path.read_text("utf-8"))
-        except ValueError as exc:
-            raise UserError(
-                f"{self.manifest_path}: not a valid run manifest ({exc.__class__.__name__})",
-                ["use a new output directory, or remove the damaged one"],
-            ) from None
+        manifest = read_manifest(self.path)
+        if manifest is None or isinstance(manifest, RunManifest):
+            return manifest
+        raise UserError(
+            f"{self.manifest_path}: holds a {manifest.command} run, not a run of judges",
+            ["use a new output directory (-o)"],
+        )
 
     def open_manifest(self, manifest: RunManifest) -> RunManifest:
         """Write the manifest of a new run, or check the one of a resumed run.

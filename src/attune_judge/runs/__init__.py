@@ -2,7 +2,7 @@
 
 ``write_summary(run_dir, summary)`` is how every command writes its summary (validated,
 ``schema_version`` stamped, redacted, atomic) and ``read_summary(run_dir)`` how every reader
-loads it into its kind's model (:data:`SUMMARY_MODELS`); ``write_manifest`` writes a
+loads it into its kind's model; ``write_manifest`` and ``read_manifest`` write and read a
 :class:`RunManifest` (runs of the runner) or a :class:`CommandManifest`. ``json_schema(kind)``
 gives the JSON Schema of ``manifest.json`` or of a kind's summary (also shipped as
 ``runs/schemas/<kind>.schema.json`` and printed by ``attune-judge schema KIND``).
@@ -29,6 +29,7 @@ from attune_judge.runs._bench import (
 from attune_judge.runs._files import write_json, write_text
 from attune_judge.runs._io import (
     MIGRATIONS,
+    read_manifest,
     read_summary,
     record_json,
     summary_json,
@@ -37,7 +38,6 @@ from attune_judge.runs._io import (
 )
 from attune_judge.runs._manifest import CommandManifest, RunManifest
 from attune_judge.runs._records import (
-    SUMMARY_MODELS,
     AlignSummary,
     BenchSummary,
     CalibrateSummary,
@@ -83,7 +83,6 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_DIR",
     "SCHEMA_VERSION",
-    "SUMMARY_MODELS",
     "AgreementMatrix",
     "AlignSummary",
     "BaselineDimension",
@@ -134,6 +133,7 @@ __all__ = [
     "VarianceShare",
     "json_schema",
     "parse_summary",
+    "read_manifest",
     "read_summary",
     "record_json",
     "schema_kinds",

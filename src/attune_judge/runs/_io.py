@@ -3,7 +3,7 @@
 Every command writes ``summary.json`` through :func:`write_summary` (validated against its
 kind's model, ``schema_version`` stamped, secrets redacted, written atomically) and every
 reader loads it through :func:`read_summary` into the typed model. ``manifest.json`` is
-written by :func:`write_manifest`.
+written by :func:`write_manifest` and read by :func:`read_manifest`.
 
 Older layouts: a summary without ``schema_version`` was written before versioning and is
 read as version 1 (:data:`MIGRATIONS` lists the upgrades of older versions; there are none
@@ -24,11 +24,14 @@ from attune_judge._schema_version import SCHEMA_VERSION
 from attune_judge.calibration import ResultModel
 from attune_judge.errors import UserError
 from attune_judge.runs._files import write_json
+from attune_judge.runs._manifest import CommandManifest, RunManifest
 from attune_judge.runs._records import RunSummary, parse_summary
 
 __all__ = [
+    "MANIFEST_FILE",
     "MIGRATIONS",
     "SUMMARY_FILE",
+    "read_manifest",
     "read_summary",
     "record_json",
     "summary_json",
@@ -38,6 +41,8 @@ __all__ = [
 
 SUMMARY_FILE = "summary.json"
 """The summary's file name inside a run directory."""
+MANIFEST_FILE = "manifest.json"
+"""The manifest's file name inside a run directory."""
 
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
 """``version → upgrade`` of a summary of that version to the next one (applied in turn up to
@@ -92,15 +97,53 @@ def write_summary(run_dir: Path | str, summary: RunSummary | Mapping[str, Any]) 
     return model
 
 
-def write_manifest(run_dir: Path | str, manifest: BaseModel) -> None:
+def write_manifest(run_dir: Path | str, manifest: RunManifest | CommandManifest) -> None:
     """Write ``<run_dir>/manifest.json`` (a :class:`RunManifest` or :class:`CommandManifest`)."""
-    write_json(Path(run_dir) / "manifest.json", manifest.model_dump(mode="json"))
+    write_json(Path(run_dir) / MANIFEST_FILE, manifest.model_dump(mode="json"))
 
 
 def _field(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
     return f"field {loc}: {err['msg']}"
+
+
+def _read_object(run_dir: Path | str, name: str) -> tuple[Path, dict[str, Any] | None]:
+    """``<run_dir>/<name>`` (or ``run_dir`` itself, that file) as a JSON object; ``None``
+    when the file does not exist."""
+    path = Path(run_dir)
+    if path.is_dir() or path.name != name:
+        path = path / name
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return path, None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}: cannot read it as JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object at the top level")
+    return path, data
+
+
+def read_manifest(run_dir: Path | str) -> RunManifest | CommandManifest | None:
+    """The typed manifest of a run directory (``None`` when it has no ``manifest.json``): a
+    run of the runner (its manifest names judges) as :class:`RunManifest`, any other
+    command's as :class:`CommandManifest`. ``run_dir`` may also be the file itself.
+
+    Raises
+    ------
+    UserError
+        One line naming the file: not JSON, not an object, or a field that does not have the
+        manifest's layout.
+    """
+    path, data = _read_object(run_dir, MANIFEST_FILE)
+    if data is None:
+        return None
+    model = RunManifest if "judges" in data else CommandManifest
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise UserError(f"{path}: not a run manifest ({_field(exc)})") from None
 
 
 def read_summary(run_dir: Path | str) -> RunSummary | None:
@@ -114,17 +157,9 @@ def read_summary(run_dir: Path | str) -> RunSummary | None:
         One line naming the file: not JSON, not an object, a newer ``schema_version`` than
         this attune-judge reads, or a field that does not have its kind's layout.
     """
-    path = Path(run_dir)
-    if path.is_dir() or path.name != SUMMARY_FILE:
-        path = path / SUMMARY_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    path, data = _read_object(run_dir, SUMMARY_FILE)
+    if data is None:
         return None
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{path}: cannot read it as JSON ({exc})") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a JSON object at the top level")
     version = data.get("schema_version", 1)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise UserError(f"{path}: schema_version {version!r} is not a layout version")

@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from attune_judge import runs
 from attune_judge.calibration import check_level as check
 from attune_judge.data import reading_utf8
 from attune_judge.errors import UserError
@@ -230,16 +231,16 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
 def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
     """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
     human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
-    file = source.parent / "manifest.json"
     try:
-        manifest = json.loads(file.read_text("utf-8"))
-    except (OSError, ValueError):
+        manifest = runs.read_manifest(source.parent)
+    except UserError:
         return None
-    spec = (manifest.get("judges") or {}).get(js[0].judge_id) or {}
-    aligned = spec.get("aligned") if isinstance(spec, dict) else None
+    if not isinstance(manifest, runs.RunManifest):
+        return None
+    aligned = (manifest.judges.get(js[0].judge_id) or {}).get("aligned")
     if not isinstance(aligned, dict):
         return None
-    where = str((manifest.get("arguments") or {}).get("rubric") or "")
+    where = str(manifest.arguments.get("rubric") or "")
     if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
         "artifact_hash"
     ):

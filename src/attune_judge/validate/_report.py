@@ -23,11 +23,10 @@ from attune_judge.report import (
     calibration_report_sections,
     load_run,
     manifest_section,
-    read_json,
     recorded_judges_section,
     write_report,
 )
-from attune_judge.runs import CalibratedBlock, JudgeRow, ValidateSummary
+from attune_judge.runs import CalibratedBlock, JudgeRow, ValidateSummary, read_manifest
 
 __all__ = [
     "judge_rows_table",
@@ -204,8 +203,8 @@ def write_validation_report(run_dir: Path) -> tuple[Path, Path]:
         raise UserError(f"{run_dir}: not a validate run directory (no validate summary.json)")
     info = summary.validation
     sections = validation_sections(summary)
-    runner = read_json(run_dir / "run" / "manifest.json")
-    if runner:
+    runner = read_manifest(run_dir / "run")
+    if runner is not None:
         sections.append(manifest_section(runner, title="What ran (the judge run in run/)"))
     title = f"attune-judge validate: {info.lm} on {info.set_name}"
     return write_report(run_dir, Report(title, sections, f"Run directory {run_dir.name}"))

@@ -13,7 +13,7 @@ from typing import Any
 from attune_judge._version import __version__
 from attune_judge.errors import UserError
 from attune_judge.report import write_calibration_run, write_report
-from attune_judge.runs import CommandManifest, RunSummary, write_summary
+from attune_judge.runs import CommandManifest, RunSummary, read_manifest, write_summary
 from attune_judge.runs import write_manifest as write
 
 __all__ = ["CALIBRATE_MANIFEST", "check_out_dir", "write_manifest", "write_run_dir"]
@@ -26,15 +26,12 @@ def check_out_dir(out: Path, command: str = CALIBRATE_MANIFEST, option: str = "-
     """Refuse to write into a file, or into a run directory of another command."""
     if (out.exists() and not out.is_dir()) or out.suffix.lower() in (".md", ".json", ".txt"):
         raise UserError(f"{out}: {option} must be a directory (use --output for a single file)")
-    manifest = out / "manifest.json"
     other = (out / "judgments.jsonl").exists()
-    if manifest.exists() and not other:
+    if not other and (out / "manifest.json").exists():
         try:
-            other = json.loads(manifest.read_text(encoding="utf-8")).get("command") not in (
-                command,
-                None,
-            )
-        except (json.JSONDecodeError, AttributeError):
+            manifest = read_manifest(out)
+            other = manifest is None or manifest.command != command
+        except UserError:
             other = True
     if other:
         raise UserError(
