@@ -291,7 +291,9 @@ def test_a_scoring_summary_warns_when_every_score_is_at_the_bound() -> None:
     board = judge_leaderboard(ok, seed=0, B=300, level=0.95)
     assert board is not None
     intervals, warnings = _score_intervals(board, ok, seed=0, B=300, level=0.95)
-    assert intervals["perfect"]["upper"] == 1.0 and intervals["perfect"]["lower"] < 1.0
-    assert "every score is at the bound 1" in (intervals["perfect"]["note"] or "")
+    perfect, other = intervals["perfect"], intervals["other"]
+    assert perfect.upper == 1.0 and perfect.lower is not None and perfect.lower < 1.0
+    assert "every score is at the bound 1" in (perfect.note or "")
     assert [w.split(":")[0] for w in warnings] == ["perfect"]
-    assert 0.0 <= intervals["other"]["lower"] < intervals["other"]["upper"] <= 1.0
+    assert other.lower is not None and other.upper is not None
+    assert 0.0 <= other.lower < other.upper <= 1.0

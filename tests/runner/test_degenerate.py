@@ -18,7 +18,7 @@ import pytest
 from attune_judge.cli import main
 from attune_judge.data import Judgment
 from attune_judge.runner import degenerate_findings, degenerate_judgments
-from attune_judge.runs import parse_summary
+from attune_judge.runs._records import parse_summary
 from attune_judge.testing import FaultServer, answer_for_schema
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES

@@ -24,12 +24,12 @@ from attune_judge.runs import (
     CommandManifest,
     ScoreSummary,
     json_schema,
-    parse_summary,
     read_manifest,
     read_summary,
-    schema_kinds,
     write_manifest,
 )
+from attune_judge.runs._records import parse_summary
+from attune_judge.runs._schema import schema_kinds
 from tests.runner._fakes import FakeJudge, make_items
 
 

@@ -17,6 +17,7 @@ from attune_judge.calibration import panel_agreement
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
 from attune_judge.judges import hash_spec
+from attune_judge.runs import PanelBlock, PanelNote
 
 __all__ = ["panel_blocks"]
 
@@ -45,7 +46,7 @@ def panel_blocks(
     seed: int,
     B: int,
     level: float = 0.95,
-) -> list[dict[str, Any]]:
+) -> list[PanelBlock | PanelNote]:
     """Panel analyses of a run (empty when there is no jury and only one judge).
 
     ``specs``: judge id → spec; ``ok``: judge id → its ok judgments; ``candidate_models``:
@@ -55,7 +56,7 @@ def panel_blocks(
     if len(plain) < 2 and len(plain) == len(specs):
         return []  # one judge, no jury: nothing to compare (and no statistics to import)
 
-    out: list[dict[str, Any]] = []
+    out: list[PanelBlock | PanelNote] = []
     clusters: dict[str, str] = {}
     for judgments in ok.values():
         for j in judgments:
@@ -103,7 +104,7 @@ def panel_blocks(
                 seed=seed,
             )
         except UserError as exc:  # too few shared items: say so, do not fail the run
-            out.append({"jury_id": jury_id, "note": str(exc)})
+            out.append(PanelNote(jury_id=jury_id, note=str(exc)))
             continue
-        out.append({"jury_id": jury_id, **res.model_dump(mode="json")})
+        out.append(PanelBlock(jury_id=jury_id, **dict(res)))
     return out

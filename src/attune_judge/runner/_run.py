@@ -53,7 +53,6 @@ from attune_judge.runner._summary import summarize
 from attune_judge.runs import (
     JudgedSummary,
     RunSummary,
-    parse_summary,
     read_summary,
     write_summary,
 )
@@ -293,7 +292,7 @@ def _run_locked(
                 "the same command again"
             )
         wall = time.perf_counter() - start
-        judged = summarize(
+        summary: RunSummary = summarize(
             tasks,
             effective,
             seed=seed,
@@ -308,7 +307,6 @@ def _run_locked(
                 "invocations": manifest.invocations - (1 if failed else 0),
             },
         )
-        summary: RunSummary = parse_summary(judged)
         try:
             if extend_summary is not None and not failed:
                 assert isinstance(summary, JudgedSummary)

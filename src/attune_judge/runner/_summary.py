@@ -32,6 +32,18 @@ from attune_judge.runner._pairwise_rank import pairwise_ranking
 from attune_judge.runner._pairwise_summary import pairwise_block
 from attune_judge.runner._panel_summary import panel_blocks
 from attune_judge.runner._plan import Task, TaskKey
+from attune_judge.runs import (
+    DegenerateFinding,
+    JudgeBlock,
+    MemberTotals,
+    ModelBlock,
+    PairwiseBlock,
+    RunFacts,
+    ScoreInterval,
+    ScoreSummary,
+    Tokens,
+    Totals,
+)
 
 if TYPE_CHECKING:
     from attune_judge.calibration import Leaderboard
@@ -76,24 +88,24 @@ def judge_leaderboard(
         return None
 
 
-def _interval(metric: Any, n: int, n_clusters: int) -> dict[str, Any]:
-    return {
-        "mean": metric.estimate,
-        "lower": metric.lower,
-        "upper": metric.upper,
-        "level": metric.level,
-        "method": f"paired cluster bootstrap over conversations ({metric.method})",
-        "B": metric.B,
-        "seed": metric.seed,
-        "n": n,
-        "n_conversations": n_clusters,
-        "note": metric.note,
-    }
+def _interval(metric: Any, n: int, n_clusters: int) -> ScoreInterval:
+    return ScoreInterval(
+        mean=metric.estimate,
+        lower=metric.lower,
+        upper=metric.upper,
+        level=metric.level,
+        method=f"paired cluster bootstrap over conversations ({metric.method})",
+        B=metric.B,
+        seed=metric.seed,
+        n=n,
+        n_conversations=n_clusters,
+        note=metric.note,
+    )
 
 
 def _score_intervals(
     board: Leaderboard | None, ok: Sequence[Judgment], *, seed: int, B: int, level: float
-) -> tuple[dict[str, dict[str, Any]], list[str]]:
+) -> tuple[dict[str, ScoreInterval], list[str]]:
     """Per model: its leaderboard row's mean and interval (no second bootstrap; for scores on
     [0, 1] see ``calibration._bounded``); without a leaderboard (one model, or one
     conversation) the model's own cluster-bootstrap interval. And the warnings about them
@@ -144,7 +156,7 @@ def _add_ranking(
         block["ranking_settings"] = {"B": B, "seed": seed, "level": level}
 
 
-def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
+def _model_block(planned: int, judgments: Sequence[Judgment]) -> ModelBlock:
     counts = dict.fromkeys(SUMMARY_STATUSES, 0)
     for j in judgments:
         counts[j.status] += 1
@@ -172,27 +184,27 @@ def _model_block(planned: int, judgments: Sequence[Judgment]) -> dict[str, Any]:
         for j in judgments
         if isinstance(j.details.get("queue_s"), int | float)
     ]
-    return {
-        "n_planned": planned,
-        "n_judged": len(judgments),
-        "n_ok": counts["ok"],
-        "n_by_status": counts,
-        "score": None,
-        "overall_mean": _mean([j.overall for j in ok if j.overall is not None]),
-        "criteria_means": {k: _mean(v) for k, v in sorted(criteria.items())},
-        "tokens": {
-            "prompt": sum(j.usage.prompt_tokens for j in judgments),
-            "completion": sum(j.usage.completion_tokens for j in judgments),
-            "calls": sum(j.usage.calls for j in judgments),
-        },
-        "cost_usd": math.fsum(costs) if costs and len(costs) == len(judgments) else None,
-        "cost_usd_known": math.fsum(costs + partial) if costs or partial else None,
-        "n_cost_known": len(costs),
-        "latency_s_mean": _mean(latencies),
-        "request_s_mean": _mean(requests),
-        "queue_s_mean": _mean(queues),
-        "retries": sum(max(0, int(j.details.get("attempts", 1)) - 1) for j in judgments),
-    }
+    return ModelBlock(
+        n_planned=planned,
+        n_judged=len(judgments),
+        n_ok=counts["ok"],
+        n_by_status=counts,
+        score=None,
+        overall_mean=_mean([j.overall for j in ok if j.overall is not None]),
+        criteria_means={k: _mean(v) for k, v in sorted(criteria.items())},
+        tokens=Tokens(
+            prompt=sum(j.usage.prompt_tokens for j in judgments),
+            completion=sum(j.usage.completion_tokens for j in judgments),
+            calls=sum(j.usage.calls for j in judgments),
+        ),
+        cost_usd=math.fsum(costs) if costs and len(costs) == len(judgments) else None,
+        cost_usd_known=math.fsum(costs + partial) if costs or partial else None,
+        n_cost_known=len(costs),
+        latency_s_mean=_mean(latencies),
+        request_s_mean=_mean(requests),
+        queue_s_mean=_mean(queues),
+        retries=sum(max(0, int(j.details.get("attempts", 1)) - 1) for j in judgments),
+    )
 
 
 def summarize(
@@ -203,7 +215,7 @@ def summarize(
     B: int = DEFAULT_B,
     level: float = 0.95,
     run_info: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> ScoreSummary:
     """Aggregate the effective judgments of the planned tasks.
 
     Parameters
@@ -219,10 +231,11 @@ def summarize(
 
     Returns
     -------
-    dict
-        ``{"run": {...}, "judges": {judge_id: {"label": ..., "models": {model: {...}},
-        "leaderboard": {...}}}}`` (the leaderboard with rank sets when two or more models
-        have ok scores; the report and ``rank`` read it instead of bootstrapping again).
+    ScoreSummary
+        ``run`` facts and a :class:`~attune_judge.runs.JudgeBlock` per judge: a model block
+        each and the judge's one leaderboard with rank sets when two or more models have ok
+        scores (the report and ``rank`` read it instead of bootstrapping again), or a
+        pairwise judge's block; ``panels`` when judges can be compared.
     """
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
@@ -247,65 +260,69 @@ def summarize(
         j = judgments.get(task.key)
         if j is not None:
             found[jid][model].append(j)
-    judges_out: dict[str, Any] = {}
+    judges_out: dict[str, JudgeBlock] = {}
     totals = dict.fromkeys(SUMMARY_STATUSES, 0)
     for jid, per_model in planned.items():
-        models: dict[str, Any] = {}
+        models: dict[str, ModelBlock] = {}
         ok_all: list[Judgment] = []
         for model, n_planned in per_model.items():
-            block = _model_block(n_planned, found[jid][model])
+            block = models[model] = _model_block(n_planned, found[jid][model])
             for status in SUMMARY_STATUSES:
-                totals[status] += block["n_by_status"][status]
-            models[model] = block
+                totals[status] += block.n_by_status[status]
             ok_all.extend(j for j in found[jid][model] if j.status == "ok")
-        judges_out[jid] = {
-            "label": labels[jid],
-            "models": models,
-            "totals": _totals(models),
+        judge = judges_out[jid] = JudgeBlock(
+            label=labels[jid],
+            models=models,
+            totals=_totals(models.values()),
             # a bench evaluator's "scores" are task metrics (0/1 correct, ...), not a judge's
             # answers: a constant metric is a result, bench checks its drafting judge itself
-            "degenerate": []
+            degenerate=[]
             if str(specs[jid].get("program", "")).startswith("bench-")
-            else degenerate_judgments(ok_all),
-        }
+            else [DegenerateFinding.model_validate(f) for f in degenerate_judgments(ok_all)],
+        )
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
         if pairwise is not None:
             # a pairwise judge's score is whether the first-listed reply won: no per-model
             # means and no leaderboard; its verdicts rank the options (Bradley–Terry) instead
-            judges_out[jid]["pairwise"] = pairwise
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
+            judge.pairwise = PairwiseBlock.model_validate(pairwise)
         else:
             finite = [j for j in ok_all if j.normalized is None or math.isfinite(j.normalized)]
             board = judge_leaderboard(finite, seed=seed, B=B, level=level)
             intervals, warnings = _score_intervals(board, ok_all, seed=seed, B=B, level=level)
             for model, interval in intervals.items():
                 if model in models:
-                    models[model]["score"] = interval
+                    models[model].score = interval
             if warnings:
-                judges_out[jid]["warnings"] = warnings
+                judge.warnings = warnings
             if board is not None:
-                judges_out[jid]["leaderboard"] = board.model_dump(mode="json")
+                judge.leaderboard = board
         members = _member_totals(specs[jid], [j for per in found[jid].values() for j in per])
         if members:
-            judges_out[jid]["members"] = members
+            judge.members = members
     # complete: every planned judgment is there, and the run scored something
     complete = totals["missing"] == 0 and (n_tasks == 0 or totals.get("ok", 0) > 0)
-    run = {"n_tasks": n_tasks, "n_by_status": totals, "complete": complete}
-    run["totals"] = _totals(
-        {f"{jid}/{m}": b for jid, block in judges_out.items() for m, b in block["models"].items()}
+    every_model = [b for judge in judges_out.values() for b in judge.models.values()]
+    run = RunFacts(
+        n_tasks=n_tasks,
+        n_by_status=totals,
+        complete=complete,
+        totals=_totals(every_model),
+        **(run_info or {}),
     )
-    run.update(run_info or {})
-    out: dict[str, Any] = {"run": run, "judges": judges_out}
+    summary = ScoreSummary(run=run, judges=judges_out)
     ok_by_judge = {
         jid: [j for per in found[jid].values() for j in per if j.status == "ok"] for jid in found
     }
     panels = panel_blocks(specs, ok_by_judge, candidate_models, seed=seed, B=B, level=level)
     if panels:
-        out["panels"] = panels
-    return out
+        summary.panels = panels
+    return summary
 
 
-def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> dict[str, Any]:
+def _member_totals(
+    spec: Mapping[str, Any], judgments: Sequence[Judgment]
+) -> dict[str, MemberTotals]:
     """A jury's tokens and cost summed per member model (over all its judgments, every
     status: a failed member's calls were made too); ``{}`` for a judge that is not a jury.
 
@@ -322,53 +339,54 @@ def _member_totals(spec: Mapping[str, Any], judgments: Sequence[Judgment]) -> di
         names[hash_spec(member)] = str(model or hash_spec(member)) + (
             f"@{server}" if server else ""
         )
-    out: dict[str, dict[str, Any]] = {
-        name: {
-            "judge_id": jid,
-            "tokens": {"prompt": 0, "completion": 0, "calls": 0},
-            "n_judged": 0,
-            "n_cost_known": 0,
-            "costs": [],
-        }
-        for jid, name in names.items()
-    }
+    tokens = {name: [0, 0, 0] for name in names.values()}  # prompt, completion, calls
+    judged: dict[str, int] = dict.fromkeys(names.values(), 0)
+    costs: dict[str, list[float]] = {name: [] for name in names.values()}
     for j in judgments:
         for entry in j.details.get("members") or []:
             name = names.get(str(entry.get("judge_id")))
             if name is None:
                 continue
-            block = out[name]
             usage = entry.get("usage") or {}
-            block["tokens"]["prompt"] += int(usage.get("prompt_tokens") or 0)
-            block["tokens"]["completion"] += int(usage.get("completion_tokens") or 0)
-            block["tokens"]["calls"] += int(usage.get("calls") or 0)
-            block["n_judged"] += 1
+            for n, key in enumerate(("prompt_tokens", "completion_tokens", "calls")):
+                tokens[name][n] += int(usage.get(key) or 0)
+            judged[name] += 1
             if isinstance(entry.get("cost"), int | float):
-                block["n_cost_known"] += 1
-                block["costs"].append(float(entry["cost"]))
-    for block in out.values():
-        costs = block.pop("costs")
-        block["cost_usd"] = (
-            math.fsum(costs) if block["n_judged"] and len(costs) == block["n_judged"] else None
-        )
-        block["cost_usd_known"] = math.fsum(costs) if costs else None
-    return out
-
-
-def _totals(models: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Tokens, calls and cost summed over model blocks; cost ``None`` when any is unknown."""
-    blocks = list(models.values())
-    known = [b["cost_usd_known"] for b in blocks if b.get("cost_usd_known") is not None]
-    complete = all(b.get("n_cost_known") == b.get("n_judged") for b in blocks)
+                costs[name].append(float(entry["cost"]))
     return {
-        "tokens": {
-            k: sum(int(b["tokens"][k]) for b in blocks) for k in ("prompt", "completion", "calls")
-        },
-        "cost_usd": math.fsum(known) if complete and blocks else None,
-        "cost_usd_known": math.fsum(known) if known else None,
-        "n_cost_known": sum(int(b.get("n_cost_known") or 0) for b in blocks),
-        "n_judged": sum(int(b.get("n_judged") or 0) for b in blocks),
+        name: MemberTotals(
+            judge_id=jid,
+            tokens=Tokens(
+                prompt=tokens[name][0], completion=tokens[name][1], calls=tokens[name][2]
+            ),
+            n_judged=judged[name],
+            n_cost_known=len(costs[name]),
+            cost_usd=math.fsum(costs[name])
+            if judged[name] and len(costs[name]) == judged[name]
+            else None,
+            cost_usd_known=math.fsum(costs[name]) if costs[name] else None,
+        )
+        for jid, name in names.items()
     }
+
+
+def _totals(blocks: Iterable[ModelBlock]) -> Totals:
+    """Tokens, calls and cost summed over model blocks; cost ``None`` when any is unknown."""
+    blocks = list(blocks)
+    known = [b.cost_usd_known for b in blocks if b.cost_usd_known is not None]
+    return Totals(
+        tokens=Tokens(
+            prompt=sum(b.tokens.prompt for b in blocks),
+            completion=sum(b.tokens.completion for b in blocks),
+            calls=sum(b.tokens.calls for b in blocks),
+        ),
+        cost_usd=math.fsum(known)
+        if blocks and all(b.n_cost_known == b.n_judged for b in blocks)
+        else None,
+        cost_usd_known=math.fsum(known) if known else None,
+        n_cost_known=sum(b.n_cost_known for b in blocks),
+        n_judged=sum(b.n_judged for b in blocks),
+    )
 
 
 def _judge_label(spec: Mapping[str, Any]) -> str:

@@ -47,9 +47,11 @@ __all__ = [
     "PpiSummary",
     "RunFacts",
     "RunSummary",
+    "ScoreInterval",
     "ScoreSummary",
     "SensitivitySummary",
     "Tokens",
+    "Totals",
     "ValidateSummary",
     "parse_summary",
 ]
