@@ -94,7 +94,7 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
         workers=args.workers,
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
-        bootstrap_replicates=200,
+        B=200,
         quiet=True,
     )
     start = time.perf_counter()

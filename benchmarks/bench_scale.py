@@ -201,7 +201,7 @@ def _batch_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
             "api_base": server.base_url,
             "max_concurrency": args.concurrency,
             "quiet": True,
-            "bootstrap_replicates": 200,
+            "B": 200,
         }
         # warm-up (imports, first connections) outside the timed runs
         os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache-warm")

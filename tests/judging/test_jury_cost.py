@@ -50,9 +50,7 @@ def test_jury_sums_tokens_and_cost_per_member_model(tmp_path: Path) -> None:
     engines = {m: ScriptedEngine(responders[m], model=m) for m in MODELS}
     jury = Jury([build_judge("attunebench-reference", lm=engines[m].lm(m)) for m in MODELS], "mean")
     run = tmp_path / "run"
-    config = ScoreConfig(
-        data=SAMPLES, out=run, models=["original"], quiet=True, bootstrap_replicates=50
-    )
+    config = ScoreConfig(data=SAMPLES, out=run, models=["original"], quiet=True, B=50)
     result = run_score(config, judges=[jury])
     assert result.exit_code == 0
     summary = json.loads((run / "summary.json").read_text("utf-8"))

@@ -174,7 +174,7 @@ SENSITIVITY = {
         "alpha": 0.05,
         "tau_threshold": 0.8,
         "adjust": "bonferroni",
-        "bootstrap_replicates": 500,
+        "B": 500,
         "seed": 0,
         "variance_method": "anova",
     },

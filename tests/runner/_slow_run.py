@@ -30,7 +30,7 @@ def main() -> None:
         lm="scripted/judge",
         max_concurrency=4,
         quiet=True,
-        bootstrap_replicates=200,
+        B=200,
     )
     result = run_score(config, judges=[judge])
     asked = sorted(candidate_number(m) for m in engine.requests)

@@ -29,7 +29,7 @@ def _config(data: Path, out: Path, server: FakeBatchServer, **kw: Any) -> ScoreC
         batch=True,
         batch_poll_s=0.01,
         quiet=True,
-        bootstrap_replicates=200,
+        B=200,
         max_failure_rate=1.0,
         **kw,
     )

@@ -16,12 +16,10 @@ from attune_judge.sensitivity._variants import AnalysisSettings
 from attune_judge.tasks._run import BenchConfig
 
 CONFIGS = [
-    lambda b: ScoreConfig(data=Path("d"), out=Path("o"), bootstrap_replicates=b),
-    lambda b: BenchConfig(data=Path("d"), models=["m"], out=Path("o"), bootstrap_replicates=b),
-    lambda b: SensitivityConfig(
-        data=Path("d"), variants=Path("v"), out=Path("o"), bootstrap_replicates=b
-    ),
-    lambda b: AnalysisSettings(bootstrap_replicates=b),
+    lambda b: ScoreConfig(data=Path("d"), out=Path("o"), B=b),
+    lambda b: BenchConfig(data=Path("d"), models=["m"], out=Path("o"), B=b),
+    lambda b: SensitivityConfig(data=Path("d"), variants=Path("v"), out=Path("o"), B=b),
+    lambda b: AnalysisSettings(B=b),
 ]
 
 
@@ -50,3 +48,10 @@ def test_the_command_line_refuses_fewer_than_the_bound(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "Invalid value for '--bootstrap'" in err and "greater than or equal to 50" in err
+
+
+def test_a_variants_file_may_still_name_the_count_bootstrap_replicates() -> None:
+    assert AnalysisSettings.model_validate({"bootstrap_replicates": 300}).B == 300
+    assert AnalysisSettings.model_validate({"B": 300}).model_dump()["B"] == 300
+    with pytest.raises(ValidationError, match="greater than or equal to 50"):
+        AnalysisSettings.model_validate({"bootstrap_replicates": 49})

@@ -164,7 +164,7 @@ def _run(tmp: Path, server: FaultServer, name: str, *, cache: bool) -> list[Judg
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
         quiet=True,
-        bootstrap_replicates=200,
+        B=200,
     )
     lm = resolve_lm(
         "openai/fake",

@@ -149,7 +149,7 @@ def test_cli_score_on_ray_keys_come_from_the_node_and_judgments_match_threads(
             lm="openai/fake-judge",
             api_base=server.base_url,
             quiet=True,
-            bootstrap_replicates=200,
+            B=200,
         )
         judge = build_score_judge(config)
         blobs = [

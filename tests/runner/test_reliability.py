@@ -140,7 +140,7 @@ def test_flaky_provider_run_completes_and_counts_every_failure_honestly(tmp_path
         retry_base_delay_s=0.001,
         max_failure_rate=0.5,
         quiet=True,
-        bootstrap_replicates=500,
+        B=500,
     )
     result = run_score(config, judges=[judge])
     assert result.stopped is None and result.complete
@@ -214,7 +214,7 @@ def test_no_api_key_value_in_any_file_of_the_run_directory(
         lm="scripted/judge",
         max_failure_rate=1.0,
         quiet=True,
-        bootstrap_replicates=200,
+        B=200,
     )
     result = run_score(config, judges=[judge])
     assert result.n_by_status.get("lm_error", 0) > 0  # the leaky errors were recorded ...

@@ -50,7 +50,7 @@ def _score(tmp: Path, engine: ScriptedEngine, name: str = "run") -> Any:
         lm="scripted/judge",
         max_concurrency=2,
         quiet=True,
-        bootstrap_replicates=200,
+        B=200,
     )
     return run_score(config, judges=[reference_judge(engine)])
 

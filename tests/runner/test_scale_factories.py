@@ -166,7 +166,7 @@ def test_bench_workers_rebuild_the_evaluators(wire: list[WireExecutor], tmp_path
             out=tmp_path / "b",
             tasks=["emotion", "preference"],
             max_failure_rate=1.0,
-            bootstrap_replicates=100,
+            B=100,
             executor="ray",
         )
         result = run_bench(config)

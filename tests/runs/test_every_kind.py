@@ -7,6 +7,7 @@ it again gives back the file's object unchanged."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +157,7 @@ def test_sensitivity(tmp_path: Path) -> None:
         "name": "tiny",
         "base": {"rubric": "attunebench-reference", "judge": {"reasoning": False}},
         "perturbations": [{"name": "shuffled", "kind": "shuffle_criteria", "seed": 3}],
-        "analysis": {"bootstrap_replicates": 100, "seed": 1},
+        "analysis": {"B": 100, "seed": 1},
     }
     (tmp_path / "variants.yaml").write_text(yaml.safe_dump(spec), "utf-8")
     engine = ScriptedEngine(answer)
@@ -166,10 +167,13 @@ def test_sensitivity(tmp_path: Path) -> None:
         out=tmp_path / "run",
         quiet=True,
         fsync=False,
+        B=60,  # --bootstrap: overrides the file's 100, and is what the summary records
     )
     run_sensitivity(config, lm_factory=lambda lm: engine.lm())
     data = _check(tmp_path / "run", "sensitivity")
     assert data["sensitivity"]["study"] == "tiny" and data["judges"]
+    counts = re.findall(r'"B": (\d+)', json.dumps(data))
+    assert data["sensitivity"]["settings"]["B"] == 60 and set(counts) == {"60"}
 
 
 def test_bench(tmp_path: Path) -> None:
@@ -180,7 +184,7 @@ def test_bench(tmp_path: Path) -> None:
         data=write_data(tmp_path / "data"),
         models=["alpha", "beta"],
         out=tmp_path / "run",
-        bootstrap_replicates=50,
+        B=50,
         max_concurrency=2,
     )
     lms = {"alpha": model_engine(True).lm(), "beta": model_engine(False).lm()}

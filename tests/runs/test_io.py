@@ -11,10 +11,12 @@ from attune_judge.errors import UserError
 from attune_judge.runs import (
     SCHEMA_VERSION,
     PpiSummary,
+    SensitivitySummary,
     read_summary,
     summary_json,
     write_summary,
 )
+from tests.conftest import FIXTURES
 
 # the smallest prediction-powered block (no model) a summary of kind ppi holds
 _PPI = '"ppi": {"rows": [], "differences": [], "level": 0.95, "n_clusters": 0, "clip": null, '
@@ -77,8 +79,33 @@ def test_bad_or_newer_summaries_are_refused_in_one_line(
     assert "\n" not in str(err.value)
 
 
-def test_a_summary_from_before_versioning_reads_as_version_1(tmp_path: Path) -> None:
+def test_a_summary_from_before_versioning_reads_as_version_1_and_is_migrated(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "summary.json").write_text('{"kind": "ppi", ' + _PPI + "}", "utf-8")
     record = read_summary(tmp_path)
-    assert isinstance(record, PpiSummary) and record.schema_version == 1
-    assert summary_json(record)["schema_version"] == 1
+    assert isinstance(record, PpiSummary) and record.schema_version == SCHEMA_VERSION == 2
+    assert summary_json(record) == {
+        "schema_version": 2,
+        "kind": "ppi",
+        **json.loads("{" + _PPI + "}"),
+    }
+
+
+def test_a_version_1_sensitivity_summary_reads_its_bootstrap_count_as_b(tmp_path: Path) -> None:
+    # written by attune-judge at schema_version 1, when the settings said bootstrap_replicates
+    old = json.loads((FIXTURES / "runs" / "sensitivity-schema-v1.summary.json").read_text())
+    assert old["schema_version"] == 1 and old["sensitivity"]["settings"]["bootstrap_replicates"]
+    (tmp_path / "summary.json").write_text(json.dumps(old), "utf-8")
+    record = read_summary(tmp_path)
+    assert isinstance(record, SensitivitySummary)
+    assert record.sensitivity.settings.B == old["sensitivity"]["settings"]["bootstrap_replicates"]
+    new = summary_json(record)
+    settings = dict(old["sensitivity"]["settings"])
+    settings["B"] = settings.pop("bootstrap_replicates")
+    assert new["sensitivity"]["settings"] == settings
+    # everything else is the file as it was
+    assert {**new, "schema_version": 1, "sensitivity": old["sensitivity"]} == old
+    assert {k: v for k, v in new["sensitivity"].items() if k != "settings"} == {
+        k: v for k, v in old["sensitivity"].items() if k != "settings"
+    }

@@ -83,7 +83,7 @@ def variants_run(tmp_path: Path, name: str, api_base: str) -> dict[str, object]:
             {"name": "scale-1-5", "kind": "change_scale", "min": 1, "max": 5},
             {"name": "shuffled", "kind": "shuffle_criteria", "seed": 3},
         ],
-        "analysis": {"bootstrap_replicates": 200, "seed": 1},
+        "analysis": {"B": 200, "seed": 1},
     }
     variants.write_text(yaml.safe_dump(spec), "utf-8")
     return {

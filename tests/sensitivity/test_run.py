@@ -42,7 +42,7 @@ def _setup(tmp: Path, perturbations: list[dict[str, Any]] = PERTURBATIONS) -> tu
         "name": "scripted-study",
         "base": {"rubric": "attunebench-reference", "judge": {"reasoning": False}},
         "perturbations": perturbations,
-        "analysis": {"bootstrap_replicates": 500, "seed": 1},
+        "analysis": {"B": 500, "seed": 1},
     }
     variants.write_text(yaml.safe_dump(spec), "utf-8")
     return data, variants

@@ -28,7 +28,7 @@ def test_unparseable_answers_are_parse_errors_and_resume_skips_them(tmp_path):
         models=["alpha", "garbage"],
         out=tmp_path / "run",
         tasks=["emotion"],
-        bootstrap_replicates=200,
+        B=200,
         max_failure_rate=1.0,
     )
     result = run_bench(config, lms=lms)
@@ -51,9 +51,9 @@ def test_a_changed_model_list_is_refused_not_mixed(tmp_path):
     data = write_data(tmp_path / "data")
     lms = {"alpha": model_engine(True).lm(), "beta": model_engine(False).lm()}
     base = {"data": data, "out": tmp_path / "run", "tasks": ["emotion"]}
-    run_bench(BenchConfig(models=["alpha"], bootstrap_replicates=200, **base), lms=lms)
+    run_bench(BenchConfig(models=["alpha"], B=200, **base), lms=lms)
     with pytest.raises(UserError, match="different run"):
-        run_bench(BenchConfig(models=["alpha", "beta"], bootstrap_replicates=200, **base), lms=lms)
+        run_bench(BenchConfig(models=["alpha", "beta"], B=200, **base), lms=lms)
     assert json.loads((tmp_path / "run" / "manifest.json").read_text())["models"] == ["alpha"]
 
 
@@ -102,7 +102,7 @@ def test_one_model_gets_scores_without_rankings_to_compare(tmp_path):
         models=["alpha"],
         out=tmp_path / "run",
         tasks=["emotion", "preference"],
-        bootstrap_replicates=200,
+        B=200,
     )
     result = run_bench(config, lms={"alpha": model_engine(True).lm()})
     b = summary_json(result.summary)["bench"]

@@ -40,7 +40,7 @@ def test_bench_jury_keeps_members_and_reports_panels(tmp_path) -> None:
         jury="mean",
         tasks=["drafting"],
         out=tmp_path / "run",
-        bootstrap_replicates=200,
+        B=200,
     )
     result = run_bench(config, lms={n: e.lm() for n, e in engines.items()}, judge_lm=judges)
     s = summary_json(result.summary)

@@ -27,7 +27,7 @@ def bench(tmp_path_factory):
         models=["alpha", "beta"],
         out=root / "run",
         seed=3,
-        bootstrap_replicates=500,
+        B=500,
         max_concurrency=2,
     )
     lms = {name: e.lm() for name, e in engines.items()}

@@ -144,7 +144,7 @@ def bench(
         seed=seed,
         api_base=opts.api_base,
         max_conversations=max_conversations,
-        bootstrap_replicates=bootstrap,
+        B=bootstrap,
         max_failure_rate=max_failure_rate,
         model_options=opts.model(judge_lm),
         quiet=quiet,

@@ -102,7 +102,7 @@ def sensitivity(
     max_failure_rate: MaxFailureRateOption = 0.25,
     max_retries: MaxRetriesOption = 5,
     parse_retries: ParseRetriesOption = 1,
-    bootstrap_replicates: FileBootstrapOption = None,
+    bootstrap: FileBootstrapOption = None,
     seed: SeedOption = 0,
     report: Annotated[
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
@@ -137,7 +137,7 @@ def sensitivity(
         max_failure_rate=max_failure_rate,
         max_retries=max_retries,
         parse_retries=parse_retries,
-        bootstrap_replicates=bootstrap_replicates,
+        B=bootstrap,
         seed=seed,
         quiet=quiet,
         **opts.execution(),

@@ -184,7 +184,7 @@ def demo_sensitivity(
         max_concurrency=2,
         max_failure_rate=1.0,
         seed=seed,
-        bootstrap_replicates=B,
+        B=B,
         quiet=False,
     )
     try:

@@ -75,9 +75,9 @@ class ScoreConfig(RunSettings):
     """Candidates JSONL; without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
-    bootstrap_replicates: Replicates = DEFAULT_B
+    B: Replicates = DEFAULT_B
     """Bootstrap replicates for the summary's intervals."""
-    ci_level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
+    level: float = Field(default=DEFAULT_LEVEL, gt=0.0, lt=1.0)
     """Confidence level of the summary's intervals and rank sets."""
     fsync_interval_s: float | None = Field(default=0.2, ge=0.0)
     """Group commit: each judgment is flushed at once, fsynced at most this often (0: each)."""

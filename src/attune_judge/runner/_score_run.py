@@ -180,8 +180,8 @@ def _run(
             executor=own,
             **execution_options(config),
             fsync_interval_s=config.fsync_interval_s,
-            B=config.bootstrap_replicates,
-            level=config.ci_level,
+            B=config.B,
+            level=config.level,
             pricing=pricing,
             max_cost=config.max_cost,
         )

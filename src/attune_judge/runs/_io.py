@@ -6,9 +6,9 @@ reader loads it through :func:`read_summary` into the typed model. ``manifest.js
 written by :func:`write_manifest` and read by :func:`read_manifest`.
 
 Older layouts: a summary without ``schema_version`` was written before versioning and is
-read as version 1 (:data:`MIGRATIONS` lists the upgrades of older versions; there are none
-yet). A summary of a newer version than :data:`SCHEMA_VERSION` is refused with one line
-naming both versions.
+read as version 1; :data:`MIGRATIONS` upgrades an older version step by step (1 → 2: the
+sensitivity settings' ``bootstrap_replicates`` is ``B``). A summary of a newer version than
+:data:`SCHEMA_VERSION` is refused with one line naming both versions.
 """
 
 from __future__ import annotations
@@ -44,7 +44,19 @@ SUMMARY_FILE = "summary.json"
 MANIFEST_FILE = "manifest.json"
 """The manifest's file name inside a run directory."""
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+def _b_named_once(data: dict[str, Any]) -> dict[str, Any]:
+    """1 → 2: the sensitivity settings (of a ``sensitivity`` or ``demo`` summary) name the
+    bootstrap count ``B``, as every other block does, not ``bootstrap_replicates``."""
+    block = data.get("sensitivity")
+    settings = block.get("settings") if isinstance(block, dict) else None
+    if isinstance(block, dict) and isinstance(settings, dict):
+        renamed = {("B" if k == "bootstrap_replicates" else k): v for k, v in settings.items()}
+        data = {**data, "sensitivity": {**block, "settings": renamed}}
+    return {**data, "schema_version": 2}
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _b_named_once}
 """``version → upgrade`` of a summary of that version to the next one (applied in turn up to
 :data:`SCHEMA_VERSION`)."""
 

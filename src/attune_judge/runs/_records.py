@@ -373,7 +373,7 @@ def parse_summary(data: dict[str, Any]) -> RunSummary:
     --------
     >>> s = parse_summary({"kind": "calibration", "calibration": {}})
     >>> type(s).__name__, s.schema_version
-    ('CalibrateSummary', 1)
+    ('CalibrateSummary', 2)
     """
     kind = str(data.get("kind", "score"))
     if kind not in SUMMARY_MODELS:

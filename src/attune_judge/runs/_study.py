@@ -74,7 +74,7 @@ class StudySettings(_Record):
     alpha: float
     tau_threshold: float
     adjust: Literal["bonferroni", "none"]
-    bootstrap_replicates: int
+    B: int
     seed: int
     variance_method: Literal["auto", "anova", "mixedlm"]
 

@@ -48,8 +48,8 @@ class SensitivityConfig(RunSettings):
     """Candidate models to judge (default: all)."""
     only: list[str] | None = None
     """Run only these variants (and the base)."""
-    bootstrap_replicates: Replicates | None = None
-    """Overrides the file's ``analysis.bootstrap_replicates``."""
+    B: Replicates | None = None
+    """Overrides the file's ``analysis.B``."""
     fsync: bool = True
     """fsync each judgment record."""
 

@@ -106,7 +106,11 @@ def run_sensitivity(
         variants, lm_factory or _default_lm_factory(config), **_jury_options(config)
     )
     judge_ids = {name: j.judge_id for name, j in judges.items()}
-    B = config.bootstrap_replicates or spec.analysis.bootstrap_replicates
+    if config.B is not None:  # --bootstrap overrides the file's, and is what is recorded
+        spec = spec.model_copy(
+            update={"analysis": spec.analysis.model_copy(update={"B": config.B})}
+        )
+    B = spec.analysis.B
     found: dict[str, Any] = {}
 
     def study(summary: JudgedSummary) -> SensitivitySummary:

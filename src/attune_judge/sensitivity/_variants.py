@@ -25,7 +25,7 @@ and the field)::
       - {name: judge, levels: [other-judge]}
     # with neither: one variant per perturbation (one at a time)
     analysis: {alpha: 0.05, tau_threshold: 0.8, adjust: bonferroni,
-               bootstrap_replicates: 2000, seed: 0}
+               B: 2000, seed: 0}
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from attune_judge._bootstrap import DEFAULT_B, Replicates
 from attune_judge.rubrics import read_yaml, validate_mapping
@@ -231,8 +231,11 @@ class AnalysisSettings(_Strict):
     """A variant whose Kendall τ upper bound is below this is unstable."""
     adjust: Literal["bonferroni", "none"] = "bonferroni"
     """Multiplicity adjustment over the model pairs of a variant."""
-    bootstrap_replicates: Replicates = DEFAULT_B
-    """Replicates of the paired cluster bootstrap."""
+    B: Replicates = Field(
+        default=DEFAULT_B, validation_alias=AliasChoices("B", "bootstrap_replicates")
+    )
+    """Replicates of the paired cluster bootstrap (its earlier name ``bootstrap_replicates``
+    is read too)."""
     seed: int = 0
     """Seed of the cluster weights."""
     variance_method: Literal["auto", "anova", "mixedlm"] = "auto"

@@ -77,7 +77,7 @@ class BenchConfig(ExecutionFields):
     """Server of the judge model (and of models without their own ``api_base``)."""
     max_conversations: int | None = None
     """Use only the first N conversations (by file order)."""
-    bootstrap_replicates: Replicates = DEFAULT_B
+    B: Replicates = DEFAULT_B
     """Bootstrap replicates of the analysis (the same name and default as every command's)."""
     max_failure_rate: float = 0.25
     """Stop when more than this share of units fails (after 20)."""
@@ -242,7 +242,7 @@ def run_bench(
             max_concurrency=config.max_concurrency,
             budget=FailureBudget(max_failure_rate=config.max_failure_rate),
             quiet=config.quiet,
-            B=config.bootstrap_replicates,
+            B=config.B,
             extend_summary=lambda summary: _bench_summary(config, plan, summary),
         )
     return BenchResult(
@@ -267,10 +267,10 @@ def _bench_summary(
         records,
         models=config.models,
         tasks=config.tasks,
-        B=config.bootstrap_replicates,
+        B=config.B,
         seed=config.seed,
     )
-    panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.bootstrap_replicates)
+    panels = _draft_panels(run_dir, plan, seed=config.seed, B=config.B)
     return BenchSummary(
         run=runner_summary.run,
         bench=analysis,

@@ -114,7 +114,7 @@ def run_validation_judge(
         max_failure_rate=1.0,
         seed=seed,
         quiet=quiet,
-        bootstrap_replicates=B,
+        B=B,
     )
     with scaled_executor(
         executor,
