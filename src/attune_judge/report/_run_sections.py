@@ -213,15 +213,17 @@ def _short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_MANIFEST_FACTS = "command created_at updated_at invocations models seed n_tasks data_fingerprint"
+
+
 def manifest_section(
     manifest: RunManifest | CommandManifest, *, title: str = "What ran"
 ) -> Section:
     """The manifest: command, arguments, versions and, for a run of judges, the judges (rubric,
     rubric hash, model) and the inputs' hashes."""
     section = Section(title)
-    order = ["command", "created_at", "updated_at", "invocations", "models", "seed", "n_tasks"]
     items: list[tuple[str, str]] = []
-    for k in [*order, "data_fingerprint"]:
+    for k in _MANIFEST_FACTS.split():
         v = getattr(manifest, k, None)
         if v is not None:
             items.append((k, ", ".join(map(str, v)) if isinstance(v, list) else _short(v)))
