@@ -21,8 +21,8 @@ from attune_judge.calibration import (
     pair_agreement,
     pairwise_matrix,
 )
-from attune_judge.calibration._pairwise import _midranks, _table_stats
-from attune_judge.calibration._reliability import coincidence_data
+from attune_judge.calibration.agreement._pairwise import _midranks, _table_stats
+from attune_judge.calibration.agreement._reliability import coincidence_data
 from attune_judge.errors import UserError
 
 

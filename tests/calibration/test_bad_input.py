@@ -14,7 +14,7 @@ from attune_judge.calibration import (
     pair_agreement,
     ratings_to_table,
 )
-from attune_judge.calibration._table import join_report
+from attune_judge.calibration.agreement._table import join_report
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 

@@ -27,9 +27,9 @@ from attune_judge.calibration import (
     probability_calibration,
     ratings_to_table,
 )
-from attune_judge.calibration._bounded import wilson_cluster_endpoints
-from attune_judge.calibration._means import studentized_or_percentile
-from attune_judge.calibration._ratio import ratio_replicate_variances
+from attune_judge.calibration.resampling._bounded import wilson_cluster_endpoints
+from attune_judge.calibration.resampling._means import studentized_or_percentile
+from attune_judge.calibration.resampling._ratio import ratio_replicate_variances
 from attune_judge.cli._main import main
 from attune_judge.data import Rating
 from attune_judge.errors import UserError

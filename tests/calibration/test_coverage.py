@@ -19,8 +19,8 @@ Checked:
   covers 93–97% at C = 10, 15 and 60 (symmetric ratings) and at C = 10 and 15 (skewed), where
   percentile intervals fall short at 10 and 15;
 - scores at a bound (pass/fail with 90–96% passes; ratings with 65–78% at the ceiling): the
-  intervals for bounded scores (``bounds=``; ``calibration/_bounded.py``) of a mean and of a
-  difference cover 93–97% pooled over four models at C = 10 and 15, where the raw-scale
+  intervals for bounded scores (``bounds=``; ``calibration/resampling/_bounded.py``) of a mean
+  and of a difference cover 93–97% pooled over four models at C = 10 and 15, where the raw-scale
   studentized interval falls short (see the section at the end);
 - simultaneous rank sets with all 8 models tied keep ≥ 95% joint coverage at C = 10 and 15
   (joint coverage = no pair of tied models declared different; ≥ 93% at 60, see there), for
@@ -43,7 +43,7 @@ from attune_judge.calibration import (
     paired_cluster_bootstrap,
     rank_confidence_sets,
 )
-from attune_judge.calibration._ranksets import StudentizedDraws
+from attune_judge.calibration.ranking._ranksets import StudentizedDraws
 
 
 def _data(rng: np.random.Generator, C: int, M: int, centre: float = 3.0) -> ClusterSums:

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from attune_judge.calibration import ppi_leaderboard, ppi_plus_mean
-from attune_judge.calibration._ppi_plus import ppi_columns, ppi_leaderboard_markdown
+from attune_judge.calibration.ppi._ppi_plus import ppi_columns, ppi_leaderboard_markdown
 from attune_judge.data import Judgment, Rating
 from attune_judge.errors import UserError
 

@@ -17,7 +17,7 @@ from attune_judge.calibration import (
     rank_confidence_sets,
     ranks_of,
 )
-from attune_judge.calibration._ranksets import (
+from attune_judge.calibration.ranking._ranksets import (
     arena_rank_upper_bound,
     rank_probabilities,
     simulate_max_critical_value,
@@ -212,7 +212,7 @@ def test_no_rank_claims_below_the_minimum_number_of_conversations() -> None:
 
 
 def test_p_rank_1_splits_ties_and_sums_to_one() -> None:
-    from attune_judge.calibration._ranksets import rank_probabilities
+    from attune_judge.calibration.ranking._ranksets import rank_probabilities
 
     reps = np.array([[1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]])
     pr = rank_probabilities(reps, ["a", "b", "c"])

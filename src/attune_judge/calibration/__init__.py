@@ -36,115 +36,6 @@ Adapters
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
-from attune_judge.calibration._alt_test import alternative_annotator_test, fdr_adjust
-from attune_judge.calibration._baseline_agreement import (
-    BaselineAgreement,
-    baseline_agreement,
-    weighted_spearman,
-)
-from attune_judge.calibration._behaviour_agreement import (
-    behaviour_agreement,
-    behaviour_markdown,
-    behaviour_metrics,
-    is_behaviour_dimension,
-    judgments_to_behaviour_ratings,
-)
-from attune_judge.calibration._bias import (
-    PositionBias,
-    length_effect,
-    position_bias,
-)
-from attune_judge.calibration._bootstrap import (
-    MIN_CLUSTERS,
-    bootstrap_statistic,
-    bootstrap_weights,
-    few_clusters_warning,
-    interval_endpoints,
-)
-from attune_judge.calibration._bounded import check_level, interval_warnings
-from attune_judge.calibration._bradley_terry import (
-    BradleyTerryResult,
-    bradley_terry,
-    fit_bradley_terry_batch,
-    win_tables,
-)
-from attune_judge.calibration._differences import difference_intervals
-from attune_judge.calibration._icc import intraclass_correlation
-from attune_judge.calibration._judgments import (
-    judgments_both_orders,
-    judgments_to_preferences,
-    judgments_to_ratings,
-    judgments_to_scores,
-)
-from attune_judge.calibration._leaderboard import (
-    Leaderboard,
-    LeaderboardRow,
-    leaderboard,
-    leaderboard_from_sums,
-)
-from attune_judge.calibration._markdown import (
-    calibration_markdown,
-    fmt_estimate,
-    fmt_metric,
-    fmt_num,
-    leaderboard_markdown,
-    preference_markdown,
-    to_float,
-)
-from attune_judge.calibration._means import (
-    PairedBootstrapResult,
-    bootstrap_means,
-    paired_cluster_bootstrap,
-)
-from attune_judge.calibration._pairwise import PAIR_METRICS, pair_agreement
-from attune_judge.calibration._panel import PanelAgreement, panel_agreement
-from attune_judge.calibration._ppi import ppi_means
-from attune_judge.calibration._ppi_plus import (
-    PPIEstimate,
-    PPILeaderboard,
-    ppi_columns,
-    ppi_leaderboard,
-    ppi_leaderboard_markdown,
-    ppi_plus_mean,
-)
-from attune_judge.calibration._preference import (
-    judge_preferences_from_scores,
-    preference_agreement,
-)
-from attune_judge.calibration._preference_baselines import (
-    compare_preferences,
-    preference_comparison_markdown,
-)
-from attune_judge.calibration._probabilistic import (
-    ProbabilityScores,
-    binary_brier_score,
-    brier_score,
-    expected_calibration_error,
-    probability_scores,
-)
-from attune_judge.calibration._probability import probability_calibration, reliability_diagram
-from attune_judge.calibration._rank_agreement import (
-    KendallW,
-    kendall_tau_rankings,
-    kendalls_w,
-    kendalls_w_rankings,
-    tau_b_rows,
-)
-from attune_judge.calibration._ranksets import (
-    rank_confidence_sets,
-    ranks_of,
-)
-from attune_judge.calibration._raters import (
-    HumanCeiling,
-    aggregate_raters,
-    alpha_with_judge,
-    group_agreement,
-    human_ceiling,
-    pairwise_matrix,
-)
-from attune_judge.calibration._ratio import ClusterSums, cluster_robust_covariance, ratio_replicates
-from attune_judge.calibration._reliability import fleiss_kappa, gwet_ac1, krippendorff_alpha
-from attune_judge.calibration._report import CalibrationReport, JudgeReport, calibrate
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration._sensitivity_results import (
     CriterionShift,
@@ -156,7 +47,127 @@ from attune_judge.calibration._sensitivity_results import (
     VariantRanking,
     VariantVerdict,
 )
-from attune_judge.calibration._table import RatingTable, ratings_to_table
+from attune_judge.calibration.agreement._alt_test import alternative_annotator_test, fdr_adjust
+from attune_judge.calibration.agreement._baseline_agreement import (
+    BaselineAgreement,
+    baseline_agreement,
+    weighted_spearman,
+)
+from attune_judge.calibration.agreement._behaviour_agreement import (
+    behaviour_agreement,
+    behaviour_markdown,
+    behaviour_metrics,
+    is_behaviour_dimension,
+    judgments_to_behaviour_ratings,
+)
+from attune_judge.calibration.agreement._icc import intraclass_correlation
+from attune_judge.calibration.agreement._judgments import (
+    judgments_both_orders,
+    judgments_to_preferences,
+    judgments_to_ratings,
+    judgments_to_scores,
+)
+from attune_judge.calibration.agreement._pairwise import PAIR_METRICS, pair_agreement
+from attune_judge.calibration.agreement._panel import PanelAgreement, panel_agreement
+from attune_judge.calibration.agreement._raters import (
+    HumanCeiling,
+    aggregate_raters,
+    alpha_with_judge,
+    group_agreement,
+    human_ceiling,
+    pairwise_matrix,
+)
+from attune_judge.calibration.agreement._reliability import (
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+)
+from attune_judge.calibration.agreement._report import CalibrationReport, JudgeReport, calibrate
+from attune_judge.calibration.agreement._table import RatingTable, ratings_to_table
+from attune_judge.calibration.ppi._ppi import ppi_means
+from attune_judge.calibration.ppi._ppi_plus import (
+    PPIEstimate,
+    PPILeaderboard,
+    ppi_columns,
+    ppi_leaderboard,
+    ppi_leaderboard_markdown,
+    ppi_plus_mean,
+)
+from attune_judge.calibration.preference._bias import (
+    PositionBias,
+    length_effect,
+    position_bias,
+)
+from attune_judge.calibration.preference._preference import (
+    judge_preferences_from_scores,
+    preference_agreement,
+)
+from attune_judge.calibration.preference._preference_baselines import (
+    compare_preferences,
+    preference_comparison_markdown,
+)
+from attune_judge.calibration.probability._probabilistic import (
+    ProbabilityScores,
+    binary_brier_score,
+    brier_score,
+    expected_calibration_error,
+    probability_scores,
+)
+from attune_judge.calibration.probability._probability import (
+    probability_calibration,
+    reliability_diagram,
+)
+from attune_judge.calibration.ranking._bradley_terry import (
+    BradleyTerryResult,
+    bradley_terry,
+    fit_bradley_terry_batch,
+    win_tables,
+)
+from attune_judge.calibration.ranking._leaderboard import (
+    Leaderboard,
+    LeaderboardRow,
+    leaderboard,
+    leaderboard_from_sums,
+)
+from attune_judge.calibration.ranking._rank_agreement import (
+    KendallW,
+    kendall_tau_rankings,
+    kendalls_w,
+    kendalls_w_rankings,
+    tau_b_rows,
+)
+from attune_judge.calibration.ranking._ranksets import (
+    rank_confidence_sets,
+    ranks_of,
+)
+from attune_judge.calibration.render._markdown import (
+    calibration_markdown,
+    fmt_estimate,
+    fmt_metric,
+    fmt_num,
+    leaderboard_markdown,
+    preference_markdown,
+    to_float,
+)
+from attune_judge.calibration.resampling._bootstrap import (
+    MIN_CLUSTERS,
+    bootstrap_statistic,
+    bootstrap_weights,
+    few_clusters_warning,
+    interval_endpoints,
+)
+from attune_judge.calibration.resampling._bounded import check_level, interval_warnings
+from attune_judge.calibration.resampling._differences import difference_intervals
+from attune_judge.calibration.resampling._means import (
+    PairedBootstrapResult,
+    bootstrap_means,
+    paired_cluster_bootstrap,
+)
+from attune_judge.calibration.resampling._ratio import (
+    ClusterSums,
+    cluster_robust_covariance,
+    ratio_replicates,
+)
 
 __all__ = [
     "MIN_CLUSTERS",

@@ -53,7 +53,7 @@ class Metric(ResultModel):
     standard error; the default for means), ``studentized_logit`` (the same on the logit scale
     of a bounded score), ``score`` (Wilson score interval with the cluster design effect),
     ``mover`` (a difference of two bounded means from their intervals) or ``none``; see
-    :mod:`attune_judge.calibration._bounded`."""
+    :mod:`attune_judge.calibration.resampling._bounded`."""
     requested_method: IntervalMethod = "bca"
     """Interval method that was asked for; differs from ``method`` after a fallback."""
     B: int = 0

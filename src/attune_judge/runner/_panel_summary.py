@@ -4,7 +4,7 @@ For a jury: its members' values (kept in each jury judgment's ``details["members
 each other and against the jury's combined value. For a run with several independent judges
 (``--jury none``): the judges against each other and their mean (or majority). Each entry is
 an :class:`attune_judge.calibration.PanelAgreement` (α among the judges, each judge against the
-consensus, self-preference), see :mod:`attune_judge.calibration._panel`.
+consensus, self-preference), see :mod:`attune_judge.calibration.agreement._panel`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,192 @@
+"""Bias diagnostics of pairwise judges: position flips, first-position wins, length effect."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from attune_judge._bootstrap import DEFAULT_B
+from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.calibration.resampling._means import paired_cluster_bootstrap
+from attune_judge.calibration.resampling._ratio import ClusterSums
+from attune_judge.data import Preference
+from attune_judge.errors import UserError
+
+__all__ = [
+    "LengthEffect",
+    "PositionBias",
+    "length_effect",
+    "pair_both_orders",
+    "position_bias",
+]
+
+_SWAP = {"A": "B", "B": "A", "tie": "tie"}
+
+
+class PositionBias(ResultModel):
+    """How a pairwise judge's verdicts depend on the order of the two responses."""
+
+    flip_rate: Metric
+    """Share of pairs whose verdict changes when the order is swapped (after mapping labels)."""
+    first_position_win_rate: Metric
+    """Share of decisive verdicts (ties excluded) that pick the response shown first;
+    0.5 means no position preference."""
+    tie_rate: Metric
+    """Share of verdicts (both orders) that are ties."""
+    n_pairs: int
+    """Pairs judged in both orders."""
+
+
+def position_bias(
+    verdict_ab: Sequence[str],
+    verdict_ba: Sequence[str],
+    clusters: Sequence[object],
+    *,
+    B: int = DEFAULT_B,
+    level: float = 0.95,
+    seed: int = 0,
+    method: IntervalMethod = "bca",
+) -> PositionBias:
+    """Position diagnostics from each pair judged in both orders.
+
+    Parameters
+    ----------
+    verdict_ab
+        Verdict (``A``/``B``/``tie``) with response X shown first (as A).
+    verdict_ba
+        Verdict with Y shown first, in that call's labels (A = Y).
+    clusters
+        Cluster of each pair.
+    """
+    if not (len(verdict_ab) == len(verdict_ba) == len(clusters)) or not verdict_ab:
+        raise UserError("position_bias needs equally long, non-empty verdict lists")
+    bad = sorted({str(v) for v in [*verdict_ab, *verdict_ba]} - set(_SWAP))
+    if bad:
+        raise UserError(f"verdicts must be A, B or tie; got {bad[:5]}")
+    cl = [str(c) for c in clusters]
+    flips = [float(a != _SWAP[b]) for a, b in zip(verdict_ab, verdict_ba, strict=True)]
+    all_v = [*verdict_ab, *verdict_ba]
+    all_c = cl + cl
+    first = [(float(v == "A"), c) for v, c in zip(all_v, all_c, strict=True) if v != "tie"]
+    kw = {"B": B, "level": level, "seed": seed, "method": method}
+
+    def mean(name: str, vals: list[float], cls: list[str]) -> Metric:
+        if not vals:
+            return Metric(name=name, estimate=None, undefined_reason="no decisive verdicts")
+        res = paired_cluster_bootstrap(ClusterSums.from_long([name] * len(vals), cls, vals), **kw)  # type: ignore[arg-type]
+        return res.means[0].model_copy(update={"name": name})
+
+    return PositionBias(
+        flip_rate=mean("position_flip_rate", flips, cl),
+        first_position_win_rate=mean(
+            "first_position_win_rate", [f for f, _ in first], [c for _, c in first]
+        ),
+        tie_rate=mean("tie_rate", [float(v == "tie") for v in all_v], all_c),
+        n_pairs=len(flips),
+    )
+
+
+def pair_both_orders(prefs: Sequence[Preference]) -> tuple[list[str], list[str], list[str]]:
+    """Find comparisons a judge made in both orders among ``Preference`` records.
+
+    Two records are the same comparison in swapped order when they share rater, cluster and
+    question and ``(option_a, text_a)`` of one is ``(option_b, text_b)`` of the other. Returns
+    ``(verdict_ab, verdict_ba, clusters)`` for ``position_bias``.
+    """
+    seen: dict[tuple[object, ...], Preference] = {}
+    ab, ba, cl = [], [], []
+    for p in prefs:
+        if p.winner is None:
+            continue
+        key = (p.rater, p.cluster, p.question, (p.option_a, p.text_a), (p.option_b, p.text_b))
+        rev = (p.rater, p.cluster, p.question, (p.option_b, p.text_b), (p.option_a, p.text_a))
+        if rev in seen:
+            q = seen.pop(rev)
+            ab.append(str(q.winner))
+            ba.append(str(p.winner))
+            cl.append(p.cluster or p.item_id)
+        else:
+            seen[key] = p
+    return ab, ba, cl
+
+
+class LengthEffect(ResultModel):
+    """Regression of the judge's preference for A on the length difference (A − B)."""
+
+    model: str
+    """``ols`` (linear probability; ties = ½) or ``logit`` (ties dropped)."""
+    unit: str
+    """Unit of the length difference (per 100 characters)."""
+    slope: float
+    """Change in P(A preferred) (OLS) or log-odds (logit) per unit of length difference."""
+    slope_se: float
+    """Cluster-robust standard error of the slope."""
+    slope_lower: float
+    """Lower end of the confidence interval (cluster-robust, normal)."""
+    slope_upper: float
+    """Upper end of the confidence interval."""
+    p_value: float
+    """Two-sided p-value of the slope."""
+    intercept: float
+    """Preference for A at equal length (0.5 / 0 means no position effect for OLS / logit)."""
+    intercept_se: float
+    """Cluster-robust standard error of the intercept."""
+    level: float
+    """Confidence level."""
+    n: int
+    """Comparisons used."""
+    n_clusters: int
+    """Clusters (for the robust covariance)."""
+
+
+def length_effect(
+    winners: Sequence[str],
+    length_a: Sequence[float],
+    length_b: Sequence[float],
+    clusters: Sequence[object],
+    *,
+    model: Literal["ols", "logit"] = "ols",
+    level: float = 0.95,
+) -> LengthEffect:
+    """Length effect with cluster-robust errors (statsmodels ``cov_type='cluster'``).
+
+    ``y = 1`` when A wins, 0 when B wins; ties are ½ for OLS and dropped for logit.
+    The regressor is ``(length_a − length_b) / 100`` (characters).
+    """
+    import statsmodels.api as sm
+
+    y, x, g = [], [], []
+    for w, la, lb, c in zip(winners, length_a, length_b, clusters, strict=True):
+        if w not in _SWAP or (w == "tie" and model == "logit"):
+            continue
+        y.append(1.0 if w == "A" else 0.0 if w == "B" else 0.5)
+        x.append((float(la) - float(lb)) / 100)
+        g.append(str(c))
+    groups = np.unique(np.asarray(g), return_inverse=True)[1] if g else np.zeros(0, int)
+    if len(y) < 3 or len(set(g)) < 2 or np.ptp(x) == 0:
+        raise UserError(
+            "length effect needs at least 3 comparisons from 2+ clusters with varying lengths"
+        )
+    if np.ptp(y) == 0:
+        raise UserError("length effect: the judge's preference never varies; nothing to explain")
+    X = sm.add_constant(np.asarray(x))
+    cls = sm.OLS if model == "ols" else sm.Logit
+    kw = {"disp": 0} if model == "logit" else {}
+    fit = cls(np.asarray(y), X).fit(cov_type="cluster", cov_kwds={"groups": groups}, **kw)
+    ci = np.asarray(fit.conf_int(alpha=1 - level))
+    return LengthEffect(
+        model=model,
+        unit="per 100 characters",
+        slope=float(fit.params[1]),
+        slope_se=float(fit.bse[1]),
+        slope_lower=float(ci[1, 0]),
+        slope_upper=float(ci[1, 1]),
+        p_value=float(fit.pvalues[1]),
+        intercept=float(fit.params[0]),
+        intercept_se=float(fit.bse[0]),
+        level=level,
+        n=len(y),
+        n_clusters=len(set(g)),
+    )
