@@ -15,6 +15,7 @@ from attune_judge.calibration import (
     probability_scores,
     weighted_spearman,
 )
+from attune_judge.errors import UserError
 
 
 def _data(n: int = 30, seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
@@ -119,3 +120,46 @@ def test_probability_scores_skip_labels_between_levels() -> None:
     # only the first item is scored: (0.5-0)^2 + (0.5-1)^2 = 0.5
     assert (res.n, res.n_skipped) == (1, 2)
     assert res.brier == pytest.approx(0.5)
+
+
+def test_every_brier_and_ece_entry_point_gives_one_answer_for_the_same_forecasts() -> None:
+    """One implementation: the point helpers, ``probability_scores`` and
+    ``probability_calibration`` agree on the same forecasts, in both conventions; the binary
+    convention is checked against a written-out calibration_curve-style loop."""
+    from attune_judge.calibration import probability_calibration
+
+    rng = np.random.default_rng(11)
+    p = rng.uniform(0, 1, 300)
+    y = (rng.uniform(0, 1, 300) < p**1.5).astype(int)  # miscalibrated on purpose
+    # binary convention (a vector of P(y = 1)): bins of p, |observed rate - mean forecast|
+    ece_loop = 0.0
+    for b in range(10):
+        lo, hi = b / 10, (b + 1) / 10
+        sel = [i for i in range(300) if (lo < p[i] <= hi) or (b == 0 and p[i] == 0.0)]
+        if sel:
+            ece_loop += len(sel) / 300 * abs(np.mean(y[sel]) - np.mean(p[sel]))
+    brier_ref = float(np.mean((p - y) ** 2))  # sklearn's brier_score_loss
+    cal = probability_calibration(p, y, B=50)
+    for value in (binary_brier_score(p, y), brier_score(p, y), cal.brier.estimate):
+        assert value == pytest.approx(brier_ref, abs=1e-12)
+    for value in (expected_calibration_error(p, y), cal.ece.estimate):
+        assert value == pytest.approx(ece_loop, abs=1e-12)
+    # the multi-class reading of the same forecasts: two columns, top-label ECE, Brier x 2
+    P = np.column_stack([1 - p, p])
+    dists = [{"0": float(a), "1": float(b)} for a, b in P]
+    scores = probability_scores(dists, [float(v) for v in y], levels=[0, 1])
+    cal2 = probability_calibration(P, y, B=50)
+    for value in (brier_score(P, y), scores.brier, cal2.brier.estimate):
+        assert value == pytest.approx(2 * brier_ref, abs=1e-12)
+    conf = P.max(1)
+    hit = (P.argmax(1) == y).astype(float)
+    top = sum(
+        np.mean(sel) * abs(hit[sel].mean() - conf[sel].mean())
+        for b in range(10)
+        if (sel := (conf > b / 10) & (conf <= (b + 1) / 10)).any()
+    )
+    for value in (expected_calibration_error(P, y), scores.ece, cal2.ece.estimate):
+        assert value == pytest.approx(top, abs=1e-12)
+    assert abs(top - ece_loop) > 1e-3  # the two conventions really differ on these forecasts
+    with pytest.raises(UserError, match="vector"):
+        binary_brier_score(P, y)

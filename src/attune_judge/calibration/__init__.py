@@ -106,15 +106,13 @@ from attune_judge.calibration.preference._preference_baselines import (
     compare_preferences,
     preference_comparison_markdown,
 )
-from attune_judge.calibration.probability._probabilistic import (
+from attune_judge.calibration.probability._probability import (
     ProbabilityScores,
     binary_brier_score,
     brier_score,
     expected_calibration_error,
-    probability_scores,
-)
-from attune_judge.calibration.probability._probability import (
     probability_calibration,
+    probability_scores,
     reliability_diagram,
 )
 from attune_judge.calibration.ranking._bradley_terry import (

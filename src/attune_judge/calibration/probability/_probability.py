@@ -1,33 +1,33 @@
 """Judges that output probabilities: Brier score, expected calibration error, reliability diagram.
 
-Binary outcomes ``y ∈ {0, 1}`` with forecast probabilities ``p`` of ``y = 1``:
+One implementation of each estimator; every public entry point (:func:`brier_score`,
+:func:`binary_brier_score`, :func:`expected_calibration_error`, :func:`probability_scores` and
+:func:`probability_calibration`) reads its forecasts through :func:`_prepare` and gives the same
+number for the same forecasts. The shape of the forecasts chooses the convention:
 
-- **Brier score** ``BS = mean (p − y)²`` (the binary form used by scikit-learn's
-  ``brier_score_loss``; Brier's 1950 definition sums over both classes and is ``2·BS``). Lower is
-  better; 0.25 is the score of always forecasting 0.5. Murphy's (1973) decomposition
-  ``BS = reliability − resolution + uncertainty`` is computed over the same bins as the ECE (it is
-  exact only when the forecasts within a bin are equal; the within-bin remainder is reported).
-- **Expected calibration error** (Guo et al. 2017; Naeini et al. 2015):
-  ``ECE = Σ_b (n_b / n) |ȳ_b − p̄_b|`` over ``n_bins`` bins of the forecast, ``ȳ_b`` the observed
-  rate and ``p̄_b`` the mean forecast in bin b. Bins are right-closed, ``(l, u]``, with 0 in the
-  first (the binning of ``sklearn.calibration.calibration_curve``); ``uniform`` bins split [0, 1]
-  into equal widths, ``quantile`` bins hold about equal numbers of forecasts. The plug-in ECE is
-  biased upwards in small samples (even a perfectly calibrated judge scores > 0); read it with its
-  interval and the bin counts.
-- **Reliability diagram**: per bin, the mean forecast, the observed rate and the count.
+- **A vector** ``p`` of P(y = 1) with outcomes ``y ∈ {0, 1}`` (binary): Brier score
+  ``BS = mean (p − y)²`` (scikit-learn's ``brier_score_loss``); ECE over bins of ``p`` itself,
+  ``ECE = Σ_b (n_b / n) |ȳ_b − p̄_b|`` with ``ȳ_b`` the observed rate of 1 (the binning of
+  ``sklearn.calibration.calibration_curve``). This is the reliability-diagram reading: a judge
+  that says 0.2 should be right about "no" 80% of the time.
+- **An n × K matrix** of class probabilities with a class index per item (multi-class, K ≥ 2):
+  Brier's (1950) multi-category score ``mean Σ_k (p_k − 1[y = k])²`` (for K = 2 it is
+  ``2·BS`` of the vector form) and the top-label ECE of Guo et al. (2017): confidence = the
+  largest probability, outcome = whether that class was the true one. For a yes/no forecast the
+  two ECEs differ (top-label bins ``max(p, 1 − p)``, which folds "0.2 for yes" into "0.8 for
+  no"): pass the vector for the binary convention, the matrix for the top-label one.
 
-Multi-class forecasts (an ``n × K`` matrix of class probabilities and a class index per item) use
-the top-label convention of Guo et al.: confidence = the largest probability, outcome = whether
-that class was the true one; the Brier score is then the multi-class mean of
-``Σ_k (p_k − 1[y = k])²``.
-
-Every figure has a cluster-bootstrap interval (clusters = conversations), computed from per-cluster
-bin sums, so all replicates are one matrix product.
+Bins are right-closed, ``(l, u]``, with 0 in the first; ``uniform`` or ``quantile`` (about
+equal counts). The plug-in ECE is biased upwards in small samples: read it with its interval
+and the bin counts. Murphy's (1973) ``BS = reliability − resolution + uncertainty`` uses the
+same bins (the within-bin remainder is reported). :func:`probability_calibration`'s intervals
+are cluster-bootstrap ones (clusters = conversations) from per-cluster bin sums.
+:func:`probability_scores` leaves out human labels between levels (a median of 3.5).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -39,9 +39,13 @@ from attune_judge.errors import UserError
 
 __all__ = [
     "ProbabilityCalibration",
+    "ProbabilityScores",
     "ReliabilityBin",
-    "bin_index",
+    "binary_brier_score",
+    "brier_score",
+    "expected_calibration_error",
     "probability_calibration",
+    "probability_scores",
     "reliability_diagram",
 ]
 
@@ -141,6 +145,76 @@ def _edges(conf: FloatArray, n_bins: int, strategy: BinStrategy) -> FloatArray:
 def bin_index(conf: FloatArray, edges: FloatArray) -> np.ndarray:
     """Right-closed bins ``(l, u]`` with 0 in the first (as ``calibration_curve``)."""
     return np.searchsorted(edges[1:-1], conf, side="left")
+
+
+def _ece(conf: FloatArray, y: FloatArray, edges: FloatArray) -> float:
+    """``Σ_b (n_b / n) |ȳ_b − p̄_b|`` over the bins ``edges`` (the point ECE)."""
+    gap = np.bincount(bin_index(conf, edges), weights=y - conf, minlength=len(edges) - 1)
+    return float(np.abs(gap).sum() / len(y))
+
+
+def brier_score(
+    probs: Sequence[float] | Sequence[Sequence[float]] | FloatArray,
+    outcomes: Sequence[float] | Sequence[int] | FloatArray,
+) -> float:
+    """Brier score: ``mean (p − y)²`` of a vector of P(y = 1), or Brier's multi-category
+    ``mean Σ_k (p_k − 1[y = k])²`` of an ``n × K`` matrix with class indices (module docstring).
+
+    Examples
+    --------
+    Two items, three levels: (0.7, 0.2, 0.1) with label 0 gives 0.09 + 0.04 + 0.01 = 0.14;
+    (0.2, 0.5, 0.3) with label 2 gives 0.04 + 0.25 + 0.49 = 0.78; mean 0.46.
+
+    >>> round(brier_score([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3]], [0, 2]), 10)
+    0.46
+    >>> round(brier_score([0.9, 0.2, 0.5], [1, 0, 0]), 10)  # (0.01 + 0.04 + 0.25) / 3
+    0.1
+    """
+    return float(np.mean(_prepare(probs, outcomes)[2]))
+
+
+def binary_brier_score(
+    p_yes: Sequence[float] | FloatArray, outcomes: Sequence[int] | FloatArray
+) -> float:
+    """Brier score of yes-probabilities, ``mean (p − y)²``: :func:`brier_score` of a vector
+    (refuses a matrix).
+
+    >>> round(binary_brier_score([0.9, 0.2, 0.5], [1, 0, 0]), 10)
+    0.1
+    """
+    if np.ndim(p_yes) != 1:
+        raise UserError("binary_brier_score takes one probability of yes per item (a vector)")
+    return brier_score(p_yes, outcomes)
+
+
+def expected_calibration_error(
+    probs: Sequence[float] | Sequence[Sequence[float]] | FloatArray,
+    outcomes: Sequence[float] | Sequence[int] | FloatArray,
+    *,
+    bins: int = 10,
+    strategy: BinStrategy = "uniform",
+) -> float:
+    """ECE over ``bins`` bins: binary convention for a vector of P(y = 1), top-label for an
+    ``n × K`` matrix (module docstring); the point estimate of :func:`probability_calibration`.
+
+    Examples
+    --------
+    Four items, two levels; top-label confidences 0.9, 0.9 (bin (0.8, 0.9]; one hit: acc 0.5,
+    |0.5 − 0.9| = 0.4) and 0.6, 0.6 (bin (0.5, 0.6]; both hit: |1 − 0.6| = 0.4):
+    ECE = 0.5 · 0.4 + 0.5 · 0.4 = 0.4.
+
+    >>> round(expected_calibration_error(
+    ...     [[0.9, 0.1], [0.9, 0.1], [0.4, 0.6], [0.4, 0.6]], [0, 1, 1, 1]), 10)
+    0.4
+
+    The same forecasts as P(class 1), binary convention: 0.1, 0.1 (observed 0.5: gap 0.4) and
+    0.6, 0.6 (observed 1: gap 0.4); equal here, not in general (module docstring).
+
+    >>> round(expected_calibration_error([0.1, 0.1, 0.6, 0.6], [0, 1, 1, 1]), 10)
+    0.4
+    """
+    conf, y, _, _ = _prepare(probs, outcomes)
+    return _ece(conf, y, _edges(conf, bins, strategy))
 
 
 def reliability_diagram(
@@ -292,3 +366,42 @@ def _bins_from(conf: FloatArray, y: FloatArray, edges: FloatArray) -> list[Relia
             )
         )
     return out
+
+
+class ProbabilityScores(ResultModel):
+    """Brier score and ECE of a judge's distributions against human levels."""
+
+    n: int
+    """Items scored (those with an exact level as the human label)."""
+    n_skipped: int
+    """Items left out: no distribution, or a human label between levels (a median of 3.5)."""
+    brier: float | None
+    """Multi-category Brier score (0 = perfect; uniform over K levels: 1 − 1/K)."""
+    ece: float | None
+    """Top-label expected calibration error (10 equal-width bins)."""
+
+
+def probability_scores(
+    distributions: Sequence[Mapping[str, float] | None],
+    human: Sequence[float | None],
+    levels: Sequence[int],
+    *,
+    bins: int = 10,
+) -> ProbabilityScores:
+    """Brier score and ECE of per-item distributions (``{"1": p1, ...}``) against human levels
+    (the multi-class reading: an ``n × K`` matrix over ``levels``)."""
+    rows, labels, skipped = [], [], 0
+    for dist, label in zip(distributions, human, strict=True):
+        if dist is None or label is None or float(label) not in {float(v) for v in levels}:
+            skipped += 1
+            continue
+        rows.append([float(dist.get(str(level), 0.0)) for level in levels])
+        labels.append(list(levels).index(int(label)))
+    if not rows:
+        return ProbabilityScores(n=0, n_skipped=skipped, brier=None, ece=None)
+    return ProbabilityScores(
+        n=len(rows),
+        n_skipped=skipped,
+        brier=brier_score(rows, labels),
+        ece=expected_calibration_error(rows, labels, bins=bins),
+    )
