@@ -171,39 +171,37 @@ def test_length_effect_recovers_a_known_slope() -> None:
 
 
 def test_prediction_powered_means_remove_the_judge_bias() -> None:
-    from attune_judge.calibration import ppi_means
+    """Classical PPI (λ = 1) through the one PPI implementation, ``ppi_leaderboard``."""
+    from attune_judge.calibration import ppi_leaderboard
 
     # truth: model a = 0, model b = 0.5; the judge adds +0.5 to everything;
     # humans label every 5th item
     rng = np.random.default_rng(1)
-    m_all, c_all, j_all, m_lab, c_lab, h_lab, j_lab = [], [], [], [], [], [], []
+    models, clusters, judge, human = [], [], [], []
     for c in range(200):
         u = rng.normal(scale=0.3)
         for k, (name, mu) in enumerate((("a", 0.0), ("b", 0.5))):
             y = mu + u + rng.normal(scale=0.5)
-            f = y + 0.5 + rng.normal(scale=0.2)
-            m_all.append(name)
-            c_all.append(c)
-            j_all.append(f)
-            if (c + k) % 5 == 0:
-                m_lab.append(name)
-                c_lab.append(c)
-                h_lab.append(y)
-                j_lab.append(f)
-    res = ppi_means(m_all, c_all, j_all, m_lab, c_lab, h_lab, j_lab, B=2_000)
-    assert res.models == ["a", "b"]
-    for k, truth in enumerate((0.0, 0.5)):
-        ppi, judge = res.ppi[k], res.judge_only[k]
-        name = res.models[k]
-        # hand formula: mean of the judge on all items + mean of (human − judge) on labelled
-        sel = [i for i, m in enumerate(m_lab) if m == name]
-        expected = np.mean([j for m, j in zip(m_all, j_all, strict=True) if m == name]) + np.mean(
-            [h_lab[i] - j_lab[i] for i in sel]
+            models.append(name)
+            clusters.append(c)
+            judge.append(y + 0.5 + rng.normal(scale=0.2))
+            human.append(y if (c + k) % 5 == 0 else None)
+    board = ppi_leaderboard(models, clusters, judge, human, lam=1.0)
+    rows = sorted(board.rows, key=lambda r: r.model)  # the board is ranked: b first
+    assert [r.model for r in rows] == ["a", "b"]
+    for row, truth in zip(rows, (0.0, 0.5), strict=True):
+        ppi, judge_only, human_only = row.ppi, row.judge_only, row.human_only
+        # hand formula (classical PPI): mean human on labelled items + (mean judge on the
+        # unlabelled items − mean judge on the labelled ones)
+        lab = [i for i, m in enumerate(models) if m == row.model and human[i] is not None]
+        unl = [i for i, m in enumerate(models) if m == row.model and human[i] is None]
+        expected = np.mean([human[i] for i in lab]) + (
+            np.mean([judge[i] for i in unl]) - np.mean([judge[i] for i in lab])
         )
+        assert row.lam == 1.0
         assert ppi.estimate == pytest.approx(expected)
         assert ppi.lower is not None and ppi.upper is not None
         assert ppi.lower < truth < ppi.upper
-        assert judge.lower is not None and judge.lower > truth  # the biased judge misses
-        human = res.human_only[k]
-        assert human.lower is not None and human.upper is not None
-        assert ppi.upper - ppi.lower < human.upper - human.lower  # PPI is tighter
+        assert judge_only.lower is not None and judge_only.lower > truth  # the biased judge misses
+        assert human_only.lower is not None and human_only.upper is not None
+        assert ppi.upper - ppi.lower < human_only.upper - human_only.lower  # PPI is tighter

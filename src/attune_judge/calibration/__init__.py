@@ -18,7 +18,7 @@ Agreement
     ``intraclass_correlation`` (Shrout & Fleiss forms), ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
-    ``length_effect``, ``ppi_means`` and ``ppi_leaderboard`` (prediction-powered inference,
+    ``length_effect``, ``ppi_leaderboard`` (prediction-powered inference,
     PPI++), and ``calibrate``
     (all of it per dimension, for the CLI).
 Probability forecasts
@@ -84,7 +84,6 @@ from attune_judge.calibration.agreement._reliability import (
 )
 from attune_judge.calibration.agreement._report import CalibrationReport, JudgeReport, calibrate
 from attune_judge.calibration.agreement._table import RatingTable, ratings_to_table
-from attune_judge.calibration.ppi._ppi import ppi_means
 from attune_judge.calibration.ppi._ppi_plus import (
     PPIEstimate,
     PPILeaderboard,
@@ -254,7 +253,6 @@ __all__ = [
     "ppi_columns",
     "ppi_leaderboard",
     "ppi_leaderboard_markdown",
-    "ppi_means",
     "ppi_plus_mean",
     "preference_agreement",
     "preference_comparison_markdown",
