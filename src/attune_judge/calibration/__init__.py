@@ -126,6 +126,16 @@ from attune_judge.calibration.ranking._leaderboard import (
     leaderboard,
     leaderboard_from_sums,
 )
+from attune_judge.calibration.ranking._length_control import (
+    LengthControlledResult,
+    length_controlled_winrates,
+)
+from attune_judge.calibration.ranking._style import (
+    STYLE_FEATURES,
+    StyleControlledResult,
+    style_bradley_terry,
+    style_features,
+)
 from attune_judge.calibration.ranking._rank_agreement import (
     KendallW,
     kendall_tau_rankings,
@@ -169,12 +179,15 @@ from attune_judge.calibration.resampling._ratio import (
 __all__ = [
     "MIN_CLUSTERS",
     "PAIR_METRICS",
+    "STYLE_FEATURES",
     "BaselineAgreement",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
     "CriterionShift",
     "HumanCeiling",
+    "StyleControlledResult",
+    "LengthControlledResult",
     "IntervalMethod",
     "JoinReport",
     "JudgeReport",
@@ -235,6 +248,9 @@ __all__ = [
     "judgments_both_orders",
     "judgments_to_behaviour_ratings",
     "judgments_to_preferences",
+    "length_controlled_winrates",
+    "style_bradley_terry",
+    "style_features",
     "judgments_to_ratings",
     "judgments_to_scores",
     "kendall_tau_rankings",
