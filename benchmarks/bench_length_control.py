@@ -78,9 +78,14 @@ def main() -> None:
                 f"  {res.labels[i]:40s} ours {ours[i]:6.2f} [{m.lower:.1f}, {m.upper:.1f}] "
                 f"published {theirs[i]:6.2f}"
             )
-        variants = [i for i, name in enumerate(res.labels) if name.endswith(("_concise", "_verbose"))]
+        variants = [
+            i for i, name in enumerate(res.labels) if name.endswith(("_concise", "_verbose"))
+        ]
         for i in variants:
-            print(f"  variant {res.labels[i]:32s} ours {ours[i]:6.2f} published {theirs[i]:6.2f} raw {raw[i]:6.2f}")
+            print(
+                f"  variant {res.labels[i]:32s} ours {ours[i]:6.2f} "
+                f"published {theirs[i]:6.2f} raw {raw[i]:6.2f}"
+            )
 
 
 if __name__ == "__main__":

@@ -4,14 +4,16 @@ Source: the public AlpacaEval repository (https://github.com/tatsu-lab/alpaca_ev
 Apache-2.0, Dubois, Galambosi, Liang, Hashimoto 2024), read from a bare git snapshot:
 ``results/<model>/weighted_alpaca_eval_gpt4_turbo/annotations.json`` (the GPT-4-turbo judge's
 preference of each model's output over the gpt4_1106_preview baseline's, on the 805
-instructions) and ``src/alpaca_eval/leaderboards/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv``
+instructions) and
+``src/alpaca_eval/leaderboards/data_AlpacaEval_2/weighted_alpaca_eval_gpt4_turbo_leaderboard.csv``
 (the published ``length_controlled_winrate`` and ``win_rate``). Large annotation files absent
 from the snapshot are skipped and listed.
 
 Writes ``benchmarks/data/alpaca_eval2_pairs.csv.gz`` (model, instruction, len_model,
 len_baseline, preference: AlpacaEval's preference in [1, 2] minus 1, the probability that the
 model's output wins; 0, AlpacaEval's code for a failed annotation, becomes a tie, 0.5, as
-AlpacaEval itself does) and ``benchmarks/data/alpaca_eval2_published.csv`` (model: the results directory's name,
+AlpacaEval itself does) and ``benchmarks/data/alpaca_eval2_published.csv`` (model: the
+results directory's name,
 length_controlled_winrate, win_rate). Instruction ids are positions in the baseline's own
 annotation file. Lengths are characters, as AlpacaEval counts them.
 
@@ -56,7 +58,9 @@ def _present(git_dir: str) -> list[str]:
 
 
 def main(git_dir: str = GIT_DIR) -> None:
-    text = _show(git_dir, f"src/alpaca_eval/leaderboards/data_AlpacaEval_2/{ANNOTATOR}_leaderboard.csv")
+    text = _show(
+        git_dir, f"src/alpaca_eval/leaderboards/data_AlpacaEval_2/{ANNOTATOR}_leaderboard.csv"
+    )
     board = list(csv.DictReader(io.StringIO(text.decode())))
     by_dir = {row[""]: row for row in board}
     present = _present(git_dir)
@@ -81,7 +85,15 @@ def main(git_dir: str = GIT_DIR) -> None:
                     continue
                 p = float(pref)
                 p = 0.5 if p == 0 else p - 1.0
-                out.writerow([d, ids[rec["instruction"]], len(rec["output_2"] or ""), len(rec["output_1"] or ""), f"{p:.6g}"])
+                out.writerow(
+                    [
+                        d,
+                        ids[rec["instruction"]],
+                        len(rec["output_2"] or ""),
+                        len(rec["output_1"] or ""),
+                        f"{p:.6g}",
+                    ]
+                )
             row = by_dir[d]
             published.append([d, row["length_controlled_winrate"], row["win_rate"]])
     with open(OUT / "alpaca_eval2_published.csv", "w", newline="") as fh:
@@ -89,7 +101,7 @@ def main(git_dir: str = GIT_DIR) -> None:
         w.writerow(["model", "length_controlled_winrate", "win_rate"])
         w.writerows(published)
     print(f"{len(published)} models written; not on the leaderboard or the baseline: {skipped}")
-    print(f"absent from the snapshot: {len([r for r in board if r[''] not in present])} leaderboard rows")
+    print(f"absent from the snapshot: {sum(r[''] not in present for r in board)} leaderboard rows")
 
 
 if __name__ == "__main__":

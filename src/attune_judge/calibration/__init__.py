@@ -130,12 +130,6 @@ from attune_judge.calibration.ranking._length_control import (
     LengthControlledResult,
     length_controlled_winrates,
 )
-from attune_judge.calibration.ranking._style import (
-    STYLE_FEATURES,
-    StyleControlledResult,
-    style_bradley_terry,
-    style_features,
-)
 from attune_judge.calibration.ranking._rank_agreement import (
     KendallW,
     kendall_tau_rankings,
@@ -146,6 +140,12 @@ from attune_judge.calibration.ranking._rank_agreement import (
 from attune_judge.calibration.ranking._ranksets import (
     rank_confidence_sets,
     ranks_of,
+)
+from attune_judge.calibration.ranking._style import (
+    STYLE_FEATURES,
+    StyleControlledResult,
+    style_bradley_terry,
+    style_features,
 )
 from attune_judge.calibration.render._markdown import (
     calibration_markdown,
@@ -186,14 +186,13 @@ __all__ = [
     "ClusterSums",
     "CriterionShift",
     "HumanCeiling",
-    "StyleControlledResult",
-    "LengthControlledResult",
     "IntervalMethod",
     "JoinReport",
     "JudgeReport",
     "KendallW",
     "Leaderboard",
     "LeaderboardRow",
+    "LengthControlledResult",
     "Metric",
     "ModelScore",
     "PPIEstimate",
@@ -206,6 +205,7 @@ __all__ = [
     "RatingTable",
     "ResultModel",
     "SensitivityAnalysis",
+    "StyleControlledResult",
     "VarianceComponent",
     "VarianceDecomposition",
     "VariantRanking",
@@ -248,9 +248,6 @@ __all__ = [
     "judgments_both_orders",
     "judgments_to_behaviour_ratings",
     "judgments_to_preferences",
-    "length_controlled_winrates",
-    "style_bradley_terry",
-    "style_features",
     "judgments_to_ratings",
     "judgments_to_scores",
     "kendall_tau_rankings",
@@ -260,6 +257,7 @@ __all__ = [
     "leaderboard",
     "leaderboard_from_sums",
     "leaderboard_markdown",
+    "length_controlled_winrates",
     "length_effect",
     "pair_agreement",
     "paired_cluster_bootstrap",
@@ -280,6 +278,8 @@ __all__ = [
     "ratings_to_table",
     "ratio_replicates",
     "reliability_diagram",
+    "style_bradley_terry",
+    "style_features",
     "tau_b_rows",
     "to_float",
     "weighted_spearman",

@@ -131,8 +131,9 @@ def calibrate(
 
 def rank(
     source: Annotated[
-        Path, typer.Argument(help="Run directory, or scores JSONL/CSV (model, cluster, score).")
-    ],
+        Path | None,
+        typer.Argument(help="Run directory, or scores JSONL/CSV (model, cluster, score)."),
+    ] = None,
     as_json: JsonOption = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
     field: Annotated[
@@ -168,6 +169,25 @@ def rank(
         Path | None,
         typer.Option(help="--human: also write summary.json and report.md/.html here."),
     ] = None,
+    pairs: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs",
+            help="Long table of comparisons (JSONL/CSV: model, opponent, cluster, len_model, "
+            "len_opponent, preference) to rank with style under control (see README).",
+        ),
+    ] = None,
+    control: Annotated[
+        str | None,
+        typer.Option(
+            "--control",
+            help="Control for style: length, or length,markdown (a pairwise run or --pairs).",
+        ),
+    ] = None,
+    items: Annotated[
+        Path | None,
+        typer.Option("--items", help="--control on a run: the pairwise JudgeItem JSONL judged."),
+    ] = None,
 ) -> None:
     """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks.
 
@@ -175,6 +195,32 @@ def rank(
     corrected means and differences side by side, with the effective-sample-size gain.
     """
     from attune_judge import calibration as cal
+
+    if pairs is not None or control is not None:
+        from attune_judge.validate._style import (
+            controlled_markdown,
+            parse_control,
+            rank_controlled_run,
+            rank_pairs,
+        )
+
+        features = parse_control(control or "length")
+        if pairs is not None:
+            if source is not None:
+                raise UserError("give either a run/scores SOURCE or --pairs FILE, not both")
+            styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=ci)
+        elif source is None:
+            raise UserError("--control needs a pairwise run (SOURCE) or --pairs FILE")
+        else:
+            styled = rank_controlled_run(
+                source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=ci
+            )
+        for warning in styled.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        _emit(controlled_markdown(styled), styled.model_dump(mode="json"), as_json, output)
+        return
+    if source is None:
+        raise UserError("rank needs a SOURCE (run directory or scores file), or --pairs FILE")
     from attune_judge.validate import (
         pairwise_ranking_markdown,
         ppi_rank,

@@ -118,9 +118,7 @@ def _joint_difficulty(
     return de - de.mean()
 
 
-def _pooled_slope(
-    M: np.ndarray, T: FloatArray, off: FloatArray, y: FloatArray, nm: int
-) -> float:
+def _pooled_slope(M: np.ndarray, T: FloatArray, off: FloatArray, y: FloatArray, nm: int) -> float:
     """φ̄ in ``logit = θ_m + φ̄ T + δ_x`` (δ as an offset)."""
     from scipy.optimize import minimize
 
@@ -131,6 +129,90 @@ def _pooled_slope(
         return val, np.concatenate([np.bincount(M, g, nm), [float(g @ T)]])
 
     return float(minimize(f, np.zeros(nm + 1), jac=True, method="L-BFGS-B").x[nm])
+
+
+def _checked(
+    models: Sequence[str],
+    clusters: Sequence[object],
+    len_model: Sequence[float],
+    len_baseline: Sequence[float],
+    preference: Sequence[float],
+) -> tuple[list[str], list[str], np.ndarray, np.ndarray, FloatArray, FloatArray, FloatArray]:
+    """Validated inputs: names, instruction names, model and instruction indices, Δ, y, sd_m."""
+    n = len(models)
+    if not (n == len(clusters) == len(len_model) == len(len_baseline) == len(preference)):
+        raise ValueError("models, clusters, lengths and preference must have the same length")
+    if n == 0:
+        raise UserError("length control: no comparisons")
+    y = np.asarray(preference, dtype=np.float64)
+    if not np.all(np.isfinite(y)) or (y < 0).any() or (y > 1).any():
+        raise UserError("length control: every preference must be a number in [0, 1]")
+    if np.all(y == 0.5):
+        raise UserError(f"length control: all {n} comparisons are ties: nothing to rank")
+    names = sorted({str(m) for m in models})
+    cl_names = sorted({str(c) for c in clusters}, key=str)
+    if len(cl_names) < 2:
+        raise UserError("length control: needs comparisons on at least two instructions")
+    mi = {m: k for k, m in enumerate(names)}
+    ci = {c: k for k, c in enumerate(cl_names)}
+    M = np.array([mi[str(m)] for m in models])
+    X = np.array([ci[str(c)] for c in clusters])
+    D = np.asarray(len_model, dtype=np.float64) - np.asarray(len_baseline, dtype=np.float64)
+    if not np.all(np.isfinite(D)):
+        raise UserError("length control: every length must be a number")
+    nm = len(names)
+    sd = np.zeros(nm)
+    for k, name in enumerate(names):
+        rows = M == k
+        if rows.sum() < 2:
+            raise UserError(
+                f"length control: model {name!r} has {int(rows.sum())} comparison; needs at "
+                "least two"
+            )
+        sd[k] = float(np.std(D[rows], ddof=1))
+        if not sd[k] > 0:
+            raise UserError(
+                f"length control: model {name!r}: its replies' lengths never differ from the "
+                "baseline's by different amounts: there is no length variation to control for"
+            )
+        if y[rows].max() == 0 or y[rows].min() == 1:
+            raise UserError(
+                f"length control: model {name!r} "
+                f"{'never won' if y[rows].max() == 0 else 'never lost'} against the baseline: "
+                "its win rate has no GLM estimate"
+            )
+    return names, cl_names, M, X, D, y, sd
+
+
+def _fit_model(
+    name: str,
+    t: FloatArray,
+    dx: FloatArray,
+    yy: FloatArray,
+    cx: np.ndarray,
+    W: FloatArray,
+    pooled: float,
+    regularisation: float,
+) -> tuple[FloatArray, float, FloatArray]:
+    """One model's GLM: (θ, φ, ψ), its controlled win rate (%), and its bootstrap replicates
+    (NaN where a replicate did not converge or drew none of its instructions)."""
+    r = len(t)
+    A = np.column_stack([np.ones(r), t, dx])
+    design, labels, base_w, cl = A, yy, np.ones(r), cx
+    if regularisation > 0:  # pseudo-rows without a model term, labelled by the pooled fit
+        design = np.vstack([A, np.column_stack([np.zeros(r), t, dx])])
+        labels = np.concatenate([yy, sigmoid(pooled * t + dx)])
+        base_w = np.concatenate([base_w, np.full(r, regularisation)])
+        cl = np.concatenate([cx, cx])
+    theta, ok = fit_soft_logistic(design, labels, base_w[None, :])
+    if not ok[0]:
+        raise UserError(f"length control: the GLM of model {name!r} did not converge")
+    est = 100 * float(sigmoid(theta[0, 0] + theta[0, 2] * dx).mean())
+    reps, conv = fit_soft_logistic(design, labels, W[:, cl] * base_w[None, :], start=theta[0])
+    wx = W[:, cx]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pc = (wx * sigmoid(reps[:, :1] + reps[:, 2:3] * dx[None, :])).sum(1) / wx.sum(1)
+    return theta[0], est, np.where(conv, 100 * pc, np.nan)
 
 
 def length_controlled_winrates(
@@ -171,47 +253,10 @@ def length_controlled_winrates(
         a model whose lengths never differ from the baseline's, a model that never won or
         never lost, all comparisons ties, preferences outside [0, 1].
     """
-    n = len(models)
-    if not (n == len(clusters) == len(len_model) == len(len_baseline) == len(preference)):
-        raise ValueError("models, clusters, lengths and preference must have the same length")
-    if n == 0:
-        raise UserError("length control: no comparisons")
-    y = np.asarray(preference, dtype=np.float64)
-    if not np.all(np.isfinite(y)) or (y < 0).any() or (y > 1).any():
-        raise UserError("length control: every preference must be a number in [0, 1]")
-    if np.all(y == 0.5):
-        raise UserError(f"length control: all {n} comparisons are ties: nothing to rank")
-    names = sorted({str(m) for m in models})
-    cl_names = sorted({str(c) for c in clusters}, key=str)
-    if len(cl_names) < 2:
-        raise UserError("length control: needs comparisons on at least two instructions")
-    mi = {m: k for k, m in enumerate(names)}
-    ci = {c: k for k, c in enumerate(cl_names)}
-    M = np.array([mi[str(m)] for m in models])
-    X = np.array([ci[str(c)] for c in clusters])
-    D = np.asarray(len_model, dtype=np.float64) - np.asarray(len_baseline, dtype=np.float64)
-    if not np.all(np.isfinite(D)):
-        raise UserError("length control: every length must be a number")
-    nm, nx = len(names), len(cl_names)
-    sd = np.zeros(nm)
-    for k, name in enumerate(names):
-        rows = M == k
-        if rows.sum() < 2:
-            raise UserError(
-                f"length control: model {name!r} has {int(rows.sum())} comparison; needs at "
-                "least two"
-            )
-        sd[k] = float(np.std(D[rows], ddof=1))
-        if not sd[k] > 0:
-            raise UserError(
-                f"length control: model {name!r}: its replies' lengths never differ from the "
-                "baseline's by different amounts: there is no length variation to control for"
-            )
-        if y[rows].max() == 0 or y[rows].min() == 1:
-            raise UserError(
-                f"length control: model {name!r} {'never won' if y[rows].max() == 0 else 'never lost'}"
-                " against the baseline: its win rate has no GLM estimate"
-            )
+    names, cl_names, M, X, D, y, sd = _checked(
+        models, clusters, len_model, len_baseline, preference
+    )
+    n, nm, nx = len(y), len(names), len(cl_names)
     T = np.tanh(D / sd[M])
     delta = _joint_difficulty(M, X, T, y, nm, nx, difficulty_ridge)
     pooled = _pooled_slope(M, T, delta[X], y, nm)
@@ -223,30 +268,13 @@ def length_controlled_winrates(
     slopes = np.zeros((nm, 3))
     for k in range(nm):
         rows = np.flatnonzero(M == k)
-        t, dx, yy, cx = T[rows], delta[X[rows]], y[rows], X[rows]
-        r = len(rows)
-        A = np.column_stack([np.ones(r), t, dx])
-        design, labels, base_w = A, yy, np.ones(r)
-        if regularisation > 0:
-            A0 = np.column_stack([np.zeros(r), t, dx])
-            design = np.vstack([A, A0])
-            labels = np.concatenate([yy, sigmoid(pooled * t + dx)])
-            base_w = np.concatenate([base_w, np.full(r, regularisation)])
-            cx = np.concatenate([cx, cx])
-        theta, ok = fit_soft_logistic(design, labels, base_w[None, :])
-        if not ok[0]:
-            raise UserError(f"length control: the GLM of model {names[k]!r} did not converge")
-        slopes[k] = theta[0]
-        est_c[k] = 100 * float(sigmoid(theta[0, 0] + theta[0, 2] * dx).mean())
-        est_r[k] = 100 * float(yy.mean())
-        Wr = W[:, cx] * base_w[None, :]
-        reps, conv = fit_soft_logistic(design, labels, Wr, start=theta[0])
+        slopes[k], est_c[k], controlled_reps[:, k] = _fit_model(
+            names[k], T[rows], delta[X[rows]], y[rows], X[rows], W, pooled, regularisation
+        )
+        est_r[k] = 100 * float(y[rows].mean())
         wx = W[:, X[rows]]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pc = (wx * sigmoid(reps[:, :1] + reps[:, 2:3] * dx[None, :])).sum(1) / wx.sum(1)
-            pr = (wx * yy[None, :]).sum(1) / wx.sum(1)
-        controlled_reps[:, k] = np.where(conv, 100 * pc, np.nan)
-        raw_reps[:, k] = 100 * pr
+        raw_reps[:, k] = 100 * (wx * y[rows][None, :]).sum(1) / np.maximum(wx.sum(1), 1e-300)
+        raw_reps[wx.sum(1) == 0, k] = np.nan
     warnings = [w for w in [few_clusters_warning(nx, "instructions")] if w]
     if nm < 3:
         warnings.append(
@@ -267,7 +295,7 @@ def length_controlled_winrates(
                     requested_method="percentile",
                     B=B,
                     seed=seed,
-                    n_clusters=int(len(np.unique(X[M == k]))),
+                    n_clusters=len(np.unique(X[M == k])),
                     n=int((M == k).sum()),
                     note=e.note,
                 )

@@ -104,6 +104,86 @@ def _contrast(p: int) -> FloatArray:
     return np.asarray(u[:, : p - 1])
 
 
+def _design(
+    model_a: Sequence[str],
+    model_b: Sequence[str],
+    outcome: Sequence[float],
+    clusters: Sequence[object],
+    style_a: Sequence[Sequence[float]],
+    style_b: Sequence[Sequence[float]],
+    covariates: Sequence[str],
+) -> tuple[
+    list[str],
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    int,
+    FloatArray,
+    FloatArray,
+    FloatArray,
+]:
+    """Validated inputs: models, their indices and comparison counts, cluster indices and
+    count, the standardised style differences, their sd's, the outcomes."""
+    n = len(model_a)
+    if not (n == len(model_b) == len(outcome) == len(clusters) == len(style_a) == len(style_b)):
+        raise ValueError("all per-comparison inputs must have the same length")
+    y = np.asarray(outcome, dtype=np.float64)
+    if n == 0:
+        raise UserError("style control: no comparisons")
+    if not np.all(np.isfinite(y)) or (y < 0).any() or (y > 1).any():
+        raise UserError("style control: every outcome must be a number in [0, 1]")
+    if np.all(y == 0.5):
+        raise UserError(f"style control: all {n} comparisons are ties: nothing to rank")
+    names = sorted({str(m) for m in model_a} | {str(m) for m in model_b})
+    p = len(names)
+    if p < 2:
+        raise UserError("style control: needs comparisons between at least two models")
+    mi = {m: k for k, m in enumerate(names)}
+    ia = np.array([mi[str(m)] for m in model_a])
+    ib = np.array([mi[str(m)] for m in model_b])
+    if (ia == ib).any():
+        raise UserError(
+            f"style control: comparison {int(np.argmax(ia == ib))} compares a model with itself"
+        )
+    counts = np.bincount(ia, minlength=p) + np.bincount(ib, minlength=p)
+    thin = [names[k] for k in range(p) if counts[k] < 2]
+    if thin:
+        raise UserError(
+            f"style control: model {thin[0]!r} is in {int(counts[mi[thin[0]]])} comparison; "
+            "each model needs at least two"
+        )
+    cl_names = sorted({str(c) for c in clusters})
+    C = len(cl_names)
+    if C < 2:
+        raise UserError("style control: needs comparisons from at least two conversations")
+    cidx = {c: k for k, c in enumerate(cl_names)}
+    cl = np.array([cidx[str(c)] for c in clusters])
+    Sa = np.asarray(style_a, dtype=np.float64).reshape(n, -1)
+    Sb = np.asarray(style_b, dtype=np.float64).reshape(n, -1)
+    k = len(covariates)
+    if Sa.shape[1] != k or Sb.shape[1] != k:
+        raise ValueError("style_a/style_b must have one column per covariate")
+    if (
+        not (np.all(np.isfinite(Sa)) and np.all(np.isfinite(Sb)))
+        or (Sa < 0).any()
+        or (Sb < 0).any()
+    ):
+        raise UserError("style control: style features must be non-negative numbers")
+    tot = Sa + Sb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Z = np.where(tot > 0, (Sa - Sb) / np.where(tot > 0, tot, 1.0), 0.0)
+    sd = Z.std(axis=0, ddof=1) if n > 1 else np.zeros(k)
+    flat = [covariates[j] for j in range(k) if not sd[j] > 1e-12]
+    if flat:
+        raise UserError(
+            f"style control: the compared replies never differ in {flat[0]}: there is no "
+            f"variation to control for (drop it from --control)"
+        )
+    Z = Z / sd
+    return names, ia, ib, counts, cl, C, Z, sd, y
+
+
 def style_bradley_terry(
     model_a: Sequence[str],
     model_b: Sequence[str],
@@ -136,56 +216,10 @@ def style_bradley_terry(
         two comparisons, all comparisons ties, a feature without variation, or separated
         data (a model that never lost or never won).
     """
-    n = len(model_a)
-    if not (n == len(model_b) == len(outcome) == len(clusters) == len(style_a) == len(style_b)):
-        raise ValueError("all per-comparison inputs must have the same length")
-    y = np.asarray(outcome, dtype=np.float64)
-    if n == 0:
-        raise UserError("style control: no comparisons")
-    if not np.all(np.isfinite(y)) or (y < 0).any() or (y > 1).any():
-        raise UserError("style control: every outcome must be a number in [0, 1]")
-    if np.all(y == 0.5):
-        raise UserError(f"style control: all {n} comparisons are ties: nothing to rank")
-    names = sorted({str(m) for m in model_a} | {str(m) for m in model_b})
-    p = len(names)
-    if p < 2:
-        raise UserError("style control: needs comparisons between at least two models")
-    mi = {m: k for k, m in enumerate(names)}
-    ia = np.array([mi[str(m)] for m in model_a])
-    ib = np.array([mi[str(m)] for m in model_b])
-    if (ia == ib).any():
-        raise UserError(f"style control: comparison {int(np.argmax(ia == ib))} compares a model with itself")
-    counts = np.bincount(ia, minlength=p) + np.bincount(ib, minlength=p)
-    thin = [names[k] for k in range(p) if counts[k] < 2]
-    if thin:
-        raise UserError(
-            f"style control: model {thin[0]!r} is in {int(counts[mi[thin[0]]])} comparison; "
-            "each model needs at least two"
-        )
-    cl_names = sorted({str(c) for c in clusters})
-    C = len(cl_names)
-    if C < 2:
-        raise UserError("style control: needs comparisons from at least two conversations")
-    cidx = {c: k for k, c in enumerate(cl_names)}
-    cl = np.array([cidx[str(c)] for c in clusters])
-    Sa = np.asarray(style_a, dtype=np.float64).reshape(n, -1)
-    Sb = np.asarray(style_b, dtype=np.float64).reshape(n, -1)
-    k = len(covariates)
-    if Sa.shape[1] != k or Sb.shape[1] != k:
-        raise ValueError("style_a/style_b must have one column per covariate")
-    if not (np.all(np.isfinite(Sa)) and np.all(np.isfinite(Sb))) or (Sa < 0).any() or (Sb < 0).any():
-        raise UserError("style control: style features must be non-negative numbers")
-    tot = Sa + Sb
-    with np.errstate(invalid="ignore", divide="ignore"):
-        Z = np.where(tot > 0, (Sa - Sb) / np.where(tot > 0, tot, 1.0), 0.0)
-    sd = Z.std(axis=0, ddof=1) if n > 1 else np.zeros(k)
-    flat = [covariates[j] for j in range(k) if not sd[j] > 1e-12]
-    if flat:
-        raise UserError(
-            f"style control: the compared replies never differ in {flat[0]}: there is no "
-            f"variation to control for (drop it from --control)"
-        )
-    Z = Z / sd
+    names, ia, ib, counts, cl, C, Z, sd, y = _design(
+        model_a, model_b, outcome, clusters, style_a, style_b, covariates
+    )
+    n, p, k = len(y), len(names), len(covariates)
     Q = _contrast(p)
     E = np.zeros((n, p))
     E[np.arange(n), ia] = 1.0
@@ -269,8 +303,14 @@ def style_bradley_terry(
     if not set(np.unique(y)) <= {0.0, 0.5, 1.0}:
         winners = ["A" if v > 0.5 else "B" if v < 0.5 else "tie" for v in y]
     raw = bradley_terry(
-        [str(m) for m in model_a], [str(m) for m in model_b], winners, list(clusters),
-        B=B, level=level, seed=seed, l2=0.0,
+        [str(m) for m in model_a],
+        [str(m) for m in model_b],
+        winners,
+        list(clusters),
+        B=B,
+        level=level,
+        seed=seed,
+        l2=0.0,
     )
     return StyleControlledResult(
         labels=names,
