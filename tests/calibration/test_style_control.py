@@ -166,6 +166,7 @@ def test_length_control_degenerate(case: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("case", "message"),
     [
+        ("confounded", "determined by which models are compared"),
         ("flat", "never differ in length"),
         ("one", "is in 1 comparison"),
         ("ties", "are ties"),
@@ -185,6 +186,10 @@ def test_style_control_degenerate(case: str, message: str) -> None:
         sb = [[200.0]] * 20
     elif case == "one":
         a[0] = "m9"
+    elif case == "confounded":  # two models, each always as long: length = which model
+        a, b = ["m0", "m1"] * 10, ["m1", "m0"] * 10
+        sa = [[{"m0": 300.0, "m1": 200.0}[x]] for x in a]
+        sb = [[{"m0": 300.0, "m1": 200.0}[x]] for x in b]
     elif case == "ties":
         y = [0.5] * 20
     else:
@@ -290,3 +295,75 @@ def test_rank_pairs_bad_input(
     assert code == 2
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_disconnected_groups_are_refused() -> None:
+    a, b = ["x", "x", "p", "p"] * 3, ["y", "y", "q", "q"] * 3
+    y = [1.0, 0.0, 1.0, 0.0] * 3
+    c = [f"c{i}" for i in range(12)]
+    s = [[float(100 + 7 * i)] for i in range(12)]
+    with pytest.raises(UserError, match="never compared, directly or through others"):
+        style_bradley_terry(a, b, y, c, s, s[::-1], B=5)
+
+
+def test_rank_run_control_reads_texts_from_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rank JUDGMENTS --control length,markdown --items ITEMS``: the lengths and Markdown
+    counts come from the items' texts, the verdicts from the judgments; the result equals
+    :func:`style_bradley_terry` on the same comparisons built by hand."""
+    from attune_judge.data import ChatMessage, Judgment
+    from attune_judge.judges import pairwise_item
+
+    rng = np.random.default_rng(11)
+    rows, _ = _simulate(rng, p=3, C=12)
+    items, judgments, hand = [], [], []
+    for k, (a, b, y, c, la, lb) in enumerate(rows):
+        ta = "## Plan\n" * int(rng.integers(2)) + "**yes** " * int(rng.integers(3))
+        ta += "x" * int(la[0])
+        tb = "- item\n" * int(rng.integers(4)) + "y" * int(lb[0])
+        items.append(
+            pairwise_item(
+                f"pair{k}",
+                c,
+                [ChatMessage(role="user", content="hi")],
+                ta,
+                tb,
+                option_a=a,
+                option_b=b,
+                turn=1,
+            ).model_dump_json()
+        )
+        verdict = {1.0: "A", 0.0: "B", 0.5: "tie"}[y]
+        judgments.append(
+            Judgment(
+                item_id=f"pair{k}",
+                judge_id="pj",
+                conversation_id=c,
+                verdict=verdict,
+                details={"option_a": a, "option_b": b},
+            ).model_dump_json()
+        )
+        fa, fb = style_features(ta), style_features(tb)
+        hand.append((a, b, y, c, [fa[f] for f in STYLE], [fb[f] for f in STYLE]))
+    (tmp_path / "items.jsonl").write_text("\n".join(items) + "\n")
+    (tmp_path / "judgments.jsonl").write_text("\n".join(judgments) + "\n")
+    argv = ["rank", str(tmp_path / "judgments.jsonl"), "--control", "length,markdown"]
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "needs --items" in err and len(err.strip().splitlines()) == 1
+    code, out, err = _run(
+        [*argv, "--items", str(tmp_path / "items.jsonl"), "-B", "50", "--json"], capsys
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    a, b, y, c, sa, sb = (list(x) for x in zip(*hand, strict=True))
+    ref = style_bradley_terry(a, b, y, c, sa, sb, STYLE, B=50)
+    assert [s["estimate"] for s in data["strengths"]] == pytest.approx(
+        [m.estimate for m in ref.strengths], abs=1e-9
+    )
+    assert [s["estimate"] for s in data["style"]] == pytest.approx(
+        [m.estimate for m in ref.style], abs=1e-9
+    )
+
+
+STYLE = ("length", "headers", "bold", "list_items")

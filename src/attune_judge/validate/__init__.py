@@ -27,18 +27,28 @@ from attune_judge.validate._rank import (
 from attune_judge.validate._recorded import RecordedJudges, recorded_judges_vs_experts
 from attune_judge.validate._report import judge_rows_table, validation_sections
 from attune_judge.validate._sets import VALIDATION_SETS, load_calibration_set
+from attune_judge.validate._style import (
+    controlled_markdown,
+    rank_controlled_run,
+    rank_pairs,
+    read_pairs,
+)
 
 __all__ = [
     "VALIDATION_SETS",
     "RecordedJudges",
     "calibrate_files",
     "check_human_labels",
+    "controlled_markdown",
     "judge_rows_table",
     "load_calibration_set",
     "pairwise_ranking_markdown",
     "ppi_rank",
+    "rank_controlled_run",
+    "rank_pairs",
     "rank_pairwise",
     "rank_scores",
+    "read_pairs",
     "record_kind",
     "recorded_judges_vs_experts",
     "validate_judge",

@@ -104,6 +104,20 @@ def _contrast(p: int) -> FloatArray:
     return np.asarray(u[:, : p - 1])
 
 
+def _linked(p: int, ia: np.ndarray, ib: np.ndarray) -> set[int]:
+    """The models reachable from model 0 through comparisons."""
+    nbrs: list[set[int]] = [set() for _ in range(p)]
+    for i, j in zip(ia.tolist(), ib.tolist(), strict=True):
+        nbrs[i].add(j)
+        nbrs[j].add(i)
+    seen, todo = {0}, [0]
+    while todo:
+        for j in nbrs[todo.pop()] - seen:
+            seen.add(j)
+            todo.append(j)
+    return seen
+
+
 def _design(
     model_a: Sequence[str],
     model_b: Sequence[str],
@@ -152,6 +166,13 @@ def _design(
         raise UserError(
             f"style control: model {thin[0]!r} is in {int(counts[mi[thin[0]]])} comparison; "
             "each model needs at least two"
+        )
+    linked = _linked(p, ia, ib)
+    if len(linked) < p:
+        rest = sorted(names[k] for k in range(p) if k not in linked)
+        raise UserError(
+            f"style control: models {rest[:5]} are never compared, directly or through others, "
+            f"with {names[0]!r}: their strengths are not on one scale (rank each group alone)"
         )
     cl_names = sorted({str(c) for c in clusters})
     C = len(cl_names)
@@ -226,6 +247,12 @@ def style_bradley_terry(
     E[np.arange(n), ib] = -1.0
     X = np.hstack([E @ Q, Z])
     d = X.shape[1]
+    if np.linalg.matrix_rank(X) < d:
+        raise UserError(
+            "style control: the style features are determined by which models are compared "
+            f"(the design has rank {np.linalg.matrix_rank(X)} < {d}): style and strength "
+            "cannot be separated on these data"
+        )
     theta, ok = fit_soft_logistic(X, y, np.ones((1, n)))
     if not ok[0]:
         raise UserError(
