@@ -79,7 +79,9 @@ def main() -> None:
                 f"published {theirs[i]:6.2f}"
             )
         variants = [
-            i for i, name in enumerate(res.labels) if name.endswith(("_concise", "_verbose"))
+            i
+            for i, name in enumerate(res.labels)
+            if name.endswith(("_concise", "_verbose")) or name in ("NullModel", "gpt4_gamed")
         ]
         for i in variants:
             print(
