@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from attune_judge._bootstrap import MIN_B
 from attune_judge.errors import UserError
 
 __all__ = ["register"]
@@ -62,7 +63,14 @@ def serve(
         Path | None, typer.Option(help="A judge's run directory for the agreement page.")
     ] = None,
     B: Annotated[
-        int, typer.Option("--B", help="Bootstrap replicates of the agreement page.")
+        int,
+        typer.Option(
+            "--bootstrap",
+            "-B",
+            "--B",
+            min=MIN_B,
+            help="Bootstrap replicates of the agreement page.",
+        ),
     ] = 500,
 ) -> None:
     """Serve the labelling page; each annotator's link is printed (Ctrl-C stops)."""

@@ -33,6 +33,7 @@ from attune_judge.cli import (
     _schema,
     _score,
     _sensitivity,
+    _view,
 )
 from attune_judge.errors import Interrupted, UserError
 
@@ -76,6 +77,7 @@ _MODULES = (
     _schema,
     _align,
     _annotate,
+    _view,
 )
 for _module in _MODULES:
     _module.register(app)

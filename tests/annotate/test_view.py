@@ -1,0 +1,236 @@
+"""``attune-judge view`` and ``report --items``: the index's filters, sorts and joins against
+values worked out from the fixture's own construction, the pages' escaping, the read-only app,
+the index's rebuild when the run changes, the static file's links, the command line."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from attune_judge.annotate._view_app import make_view_app
+from attune_judge.annotate._view_index import Query
+from attune_judge.annotate._view_runs import open_runs
+from attune_judge.cli import main
+from attune_judge.data import ChatMessage, Judgment, Preference, write_jsonl
+from tests.annotate._view_fixtures import HOSTILE, LONG_MODEL, write_view_run
+
+N_CONV = 6
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ATTUNE_VIEW_CACHE", str(tmp_path / "cache"))
+
+
+def _people_warmth(c: int) -> float:
+    return float(1 + c % 5)
+
+
+def _expected_rows() -> list[dict[str, object]]:
+    """The fixture's current judgments, worked out from its docstring (not from the index)."""
+    out = []
+    for c in range(N_CONV):
+        for k in range(2):
+            ok = (c, k) != (1, 1)
+            fit = float(1 + (c + k) % 5)
+            diffs = {"warmth": abs(5 - _people_warmth(c)), "fit": 0.0} if ok else {}
+            out.append({"item": f"c{c}:1:{k}", "k": k, "ok": ok, "fit": fit, "diffs": diffs})
+    return out
+
+
+def test_index_filters_sorts_and_joins_people(tmp_path: Path) -> None:
+    run, labels = write_view_run(tmp_path / "run", N_CONV)
+    (viewed,) = open_runs(run, labels)
+    idx = viewed.index
+    expected = _expected_rows()
+    assert idx.count(Query()) == len(expected) == 12  # the re-judged item counts once
+    assert idx.count(Query(all_lines=True)) == 13
+    assert idx.count(Query(status="__failed__")) == 1
+    assert [r.item_id for r in idx.rows(Query(status="parse_error"))] == ["c1:1:1"]
+    assert idx.count(Query(model=LONG_MODEL)) == N_CONV
+    want_fit4 = sorted(e["item"] for e in expected if e["ok"] and e["fit"] >= 4)
+    got = idx.rows(Query(criterion="fit", lo=4, per=100))
+    assert sorted(r.item_id for r in got) == want_fit4
+    assert [r.item_id for r in idx.rows(Query(q="REASON 3"))] == ["c3:1:0", "c3:1:1"]
+    # |judge - people's median| on warmth, largest first, ties in the run's order
+    worst = idx.worst(5)
+    order = sorted(
+        (e for e in expected if e["ok"] and e["diffs"]["warmth"] > 0),  # type: ignore[index]
+        key=lambda e: -e["diffs"]["warmth"],  # type: ignore[index]
+    )
+    assert [r.item_id for r in worst] == [e["item"] for e in order[:5]]
+    assert [r.maxdiff for r in worst] == [4.0, 4.0, 4.0, 4.0, 3.0]
+    by_diff = idx.rows(Query(sort="diff", desc=True, per=3))
+    assert [r.maxdiff for r in by_diff] == [4.0, 4.0, 4.0]
+    # the confusion table: the judge always says 5, the people 1 + c % 5
+    _, _, cells = idx.confusion("warmth")
+    want: dict[tuple[str, str], int] = {}
+    for e in expected:
+        if e["ok"]:
+            c = int(str(e["item"])[1])
+            key = ("5", f"{_people_warmth(c):g}")
+            want[key] = want.get(key, 0) + 1
+    assert cells == want
+    cell = idx.rows(Query(criterion="warmth", jv="5", hv="1", joined=True))
+    assert sorted(r.item_id for r in cell) == ["c0:1:0", "c0:1:1", "c5:1:0", "c5:1:1"]
+    assert idx.worst(5, "fit") == []  # the people agree with the judge on fit everywhere
+
+
+def _text_of(html: str) -> str:
+    class Text(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.parts: list[str] = []
+            self.tags: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.tags.append(tag)
+
+        def handle_data(self, data: str) -> None:
+            self.parts.append(data)
+
+    parser = Text()
+    parser.feed(html)
+    assert "script" not in parser.tags and "img" not in parser.tags
+    return "".join(parser.parts)
+
+
+def test_pages_escape_every_run_text_and_the_app_is_read_only(tmp_path: Path) -> None:
+    run, labels = write_view_run(tmp_path / "run", N_CONV)
+    runs = open_runs(run, labels)
+    client = TestClient(make_view_app(runs, str(run), ["testserver"]))
+    (first,) = runs[0].index.rows(Query(q="c0:1:1"))
+    pages = ["/", "/r/0/", "/r/0/disagreements", f"/r/0/j/{first.id}", "/r/0/j/4"]
+    for url in pages:
+        got = client.get(url)
+        assert got.status_code == 200, url
+        assert "script-src" not in got.headers["content-security-policy"]  # no script at all
+        text = _text_of(got.text)  # no <script> or <img> element anywhere
+        if url.startswith("/r/0/j/") or url == "/":
+            assert HOSTILE in text, url  # shown, as text
+    page = client.get(f"/r/0/j/{first.id}").text
+    for shown in ("I feel low (c0).", "Reply of model 1 in c0.", "Reference ", "reason 0"):
+        assert shown in _text_of(page)
+    assert "ann2" in page and "expected 4.80, mode 5" in page
+    failed = _text_of(client.get("/r/0/j/4").text)
+    assert "Failed: parse_error" in failed and "reason: invalid_value" in failed
+    assert "garbled" in failed  # the raw output of a parse failure
+    assert client.post("/r/0/").status_code == 405
+    assert client.get("/r/0/j/999").status_code == 404
+    assert client.get("/r/7/").status_code == 404
+    assert client.get("/", headers={"host": "evil.example:80"}).status_code == 421
+
+
+def test_the_index_follows_the_run(tmp_path: Path) -> None:
+    run, labels = write_view_run(tmp_path / "run", N_CONV)
+    assert open_runs(run, labels)[0].index.count(Query()) == 12
+    extra = Judgment(item_id="c9:1:0", judge_id="judge-x", candidate_model="m9", scores={"fit": 2})
+    with (run / "judgments.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(extra.model_dump_json() + "\n")
+        fh.write('{"item_id": "c9:1:1", "judge_id": "ju')  # a killed writer's torn line
+    idx = open_runs(run, labels)[0].index
+    assert idx.count(Query()) == 13
+    assert idx.count(Query(model="m9")) == 1
+    assert open_runs(run, None)[0].index.has_humans is False
+
+
+def test_pairs_show_both_orders_and_people_in_the_judgments_order(tmp_path: Path) -> None:
+    from attune_judge.judges import pairwise_item
+
+    run = tmp_path / "pairs"
+    run.mkdir()
+    item = pairwise_item(
+        "c0:1:pair:m1:m2",
+        "c0",
+        [ChatMessage(role="user", content="Hello")],
+        "A text",
+        "B text",
+        option_a="m1",
+        option_b="m2",
+        turn=1,
+    )
+    write_jsonl(run / "items.jsonl", [item])
+    details = {
+        "order_ab": "A",
+        "order_ba": "A",
+        "order_ba_mapped": "B",
+        "option_a": "m1",
+        "option_b": "m2",
+        "rationale_ba": "second order " + HOSTILE,
+    }
+    judgment = Judgment(
+        item_id=item.item_id,
+        judge_id="pw",
+        candidate_model="m1",
+        verdict="inconsistent",
+        rationale="first order",
+        details=details,
+        scores={"a_win": 1.0},
+    )
+    write_jsonl(run / "judgments.jsonl", [judgment])
+    # the person saw the options the other way round and chose m1 (their B)
+    human = tmp_path / "prefs.jsonl"
+    write_jsonl(
+        human,
+        [Preference(item_id=item.item_id, option_a="m2", option_b="m1", winner="B", rater="p1")],
+    )
+    (viewed,) = open_runs(run, human)
+    (row,) = viewed.index.rows(Query())
+    assert row.humans["a_win"] == 1.0 and row.diffs["a_win"] == 0.0
+    client = TestClient(make_view_app([viewed], str(run)))
+    text = _text_of(client.get(f"/r/0/j/{row.id}").text)
+    for shown in ("Order A, B", "Order B, A", "first order", "second order", "B (m1)", "B text"):
+        assert shown in text
+
+
+def test_report_items_writes_one_static_file_whose_links_resolve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, labels = write_view_run(tmp_path / "run", N_CONV)
+    with pytest.raises(SystemExit) as stop:
+        main(["report", str(run), "--items", "--human", str(labels)])
+    assert stop.value.code in (0, None)
+    html = (run / "items.html").read_text("utf-8")
+    assert str(run / "items.html") in capsys.readouterr().out
+    ids = set(re.findall(r'id="([^"]+)"', html))
+    hrefs = re.findall(r'href="([^"]+)"', html)
+    assert hrefs and all(h.startswith("#") for h in hrefs)  # self-contained: anchors only
+    assert {h[1:] for h in hrefs} <= ids
+    assert "<script" not in html and "&lt;script&gt;" in html
+    assert html.count('class="judgment"') == 12
+
+
+def test_view_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for argv, needle in (
+        (["view", str(tmp_path / "nope")], "no such run directory"),
+        (["view", str(empty)], "no judgments.jsonl here"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and needle in err and "Traceback" not in err
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "judgments.jsonl").write_text('{"item_id": "x", "judge_id": "j"}\nnot json\n{}\n')
+    with pytest.raises(SystemExit) as stop:
+        main(["view", str(bad)])
+    assert stop.value.code == 2 and "judgments.jsonl:2: not valid JSON" in capsys.readouterr().err
+
+
+def test_runs_are_found_below_the_folder_given(tmp_path: Path) -> None:
+    write_view_run(tmp_path / "demo" / "a", 2)
+    write_view_run(tmp_path / "demo" / "b" / "run", 2)
+    runs = open_runs(tmp_path / "demo")
+    assert [r.name for r in runs] == ["a", "b/run"]
+    # b/run's items are beside the log; a validate folder keeps them one level up
+    (tmp_path / "demo" / "b" / "run" / "items.jsonl").rename(tmp_path / "demo" / "b" / "items.jsonl")
+    runs = open_runs(tmp_path / "demo")
+    assert runs[1].index.has_items
+    assert json.loads((tmp_path / "demo" / "a" / "judgments.jsonl").read_text().splitlines()[0])
