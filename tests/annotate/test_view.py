@@ -230,7 +230,59 @@ def test_runs_are_found_below_the_folder_given(tmp_path: Path) -> None:
     runs = open_runs(tmp_path / "demo")
     assert [r.name for r in runs] == ["a", "b/run"]
     # b/run's items are beside the log; a validate folder keeps them one level up
-    (tmp_path / "demo" / "b" / "run" / "items.jsonl").rename(tmp_path / "demo" / "b" / "items.jsonl")
+    (tmp_path / "demo" / "b" / "run" / "items.jsonl").rename(
+        tmp_path / "demo" / "b" / "items.jsonl"
+    )
     runs = open_runs(tmp_path / "demo")
     assert runs[1].index.has_items
     assert json.loads((tmp_path / "demo" / "a" / "judgments.jsonl").read_text().splitlines()[0])
+
+
+def test_a_validate_folder_joins_its_sets_people(tmp_path: Path) -> None:
+    """``validate -o DIR``: the judgments in DIR/run, the items in DIR, the people from the
+    shipped set DIR/summary.json names; each expert's value shown as the shipped file has it."""
+    from attune_judge.data import JudgeItem
+    from attune_judge.runs import ValidateSummary, ValidationInfo, write_summary
+    from attune_judge.validate import VALIDATION_SETS, load_calibration_set
+
+    spec = VALIDATION_SETS["empathic-communication-epitome"]
+    people = [r for r in load_calibration_set(spec.calibration) if spec.humans(r)]
+    ids = sorted({r.item_id for r in people})[:3]
+    folder = tmp_path / "val"
+    (folder / "run").mkdir(parents=True)
+    items = [
+        JudgeItem(item_id=i, conversation_id=i, context=[], candidate="c", candidate_model="h")
+        for i in ids
+    ]
+    write_jsonl(folder / "items.jsonl", items)
+    dims = sorted({r.dimension for r in people if r.item_id == ids[0]})
+    judged = [
+        Judgment(item_id=i, judge_id="j", candidate_model="h", scores=dict.fromkeys(dims, 2.0))
+        for i in ids
+    ]
+    write_jsonl(folder / "run" / "judgments.jsonl", judged)
+    info = ValidationInfo(
+        set_name=spec.name,
+        lm="x",
+        judge_name="x",
+        rubric=spec.rubric,
+        description="d",
+        n_items=3,
+        n_ok=3,
+        n_failed={},
+        failure_reasons={},
+        distinct_score_vectors=1,
+        B=50,
+        seed=0,
+    )
+    write_summary(folder, ValidateSummary(validation=info))
+    (viewed,) = open_runs(folder)
+    assert viewed.kind == "validate" and spec.name in str(viewed.humans_source)
+    row = viewed.index.rows(Query(q=ids[0]))[0]
+    mine = [r for r in people if r.item_id == ids[0] and r.dimension == dims[0]]
+    values = sorted(float(r.value) for r in mine)  # type: ignore[arg-type]
+    half = len(values) // 2
+    median = values[half] if len(values) % 2 else (values[half - 1] + values[half]) / 2
+    assert row.humans[dims[0]] == median and row.diffs[dims[0]] == abs(2.0 - median)
+    labels = {(x.rater, x.shown) for x in viewed.index.labels(ids[0]) if x.criterion == dims[0]}
+    assert labels == {(r.rater, f"{float(r.value):g}") for r in mine}  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ anchors.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any, Protocol
@@ -61,10 +62,17 @@ class ServerLinks:
 
 
 def _a(href: str | None, text: str, cls: str = "") -> str:
+    if cls == "id" and len(text) <= 24:
+        cls = "id short"  # a short id stays on one line
     c = f' class="{cls}"' if cls else ""
     if href is None:
         return f"<span{c}>{escape(text)}</span>"
     return f'<a href="{escape(href)}"{c}>{escape(text)}</a>'
+
+
+def _name(text: str) -> str:
+    """A criterion's name, escaped, that may wrap after its underscores."""
+    return escape(text).replace("_", "_<wbr>")
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -93,9 +101,19 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str = "") ->
     c = f' class="{cls}"' if cls else ""
     out = [f"<table{c}><thead><tr>", *(f"<th>{h}</th>" for h in head), "</tr></thead><tbody>"]
     for row in rows:
-        out.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>")
+        out.append("<tr>" + "".join(_cell(cell) for cell in row) + "</tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+_NUMBER = re.compile(
+    r"(<strong>)?[-+$\d.,—]+( s)?(</strong>)?( <span class=\"people\"[^<]*</span>)?"
+)
+
+
+def _cell(cell: str) -> str:
+    """A table cell; numbers never wrap."""
+    return f'<td class="num">{cell}</td>' if _NUMBER.fullmatch(cell) else f"<td>{cell}</td>"
 
 
 def _worst_cell(row: Row) -> tuple[str, float | None, float | None, float | None]:
@@ -128,7 +146,7 @@ def _worst_table(n: int, rows: Sequence[Row], links: Links, criterion: str | Non
                 str(rank),
                 _a(links.judgment(n, row.id), row.item_id, "id"),
                 f'<span class="model">{escape(row.model)}</span>',
-                escape(crit),
+                _name(crit),
                 _num(judge),
                 _num(people),
                 f"<strong>{_num(diff)}</strong>",
@@ -271,7 +289,7 @@ def table_section(
 
     cols = [head("#", "order"), head("model", "model"), head("item", "item")]
     for c in shown:
-        cols.append(head(c, "score") if c == q.criterion else escape(c))
+        cols.append(head(c, "score") if c == q.criterion else _name(c))
     if not q.criterion:
         cols.append(head("overall", "overall"))
     cols += [head("status", "status"), head("latency s", "latency"), head("cost", "cost")]
@@ -473,7 +491,7 @@ def _people(run: ViewedRun, obj: dict[str, Any], row: Row, pair: bool) -> str:
     head += [escape(r) for r in raters]
     body = [
         [
-            escape(c),
+            _name(c),
             f"<strong>{_num(row.scores.get(c))}</strong>",
             _num(row.humans.get(c)),
             _num(row.diffs.get(c)),

@@ -76,18 +76,18 @@ def _kind(folder: Path) -> tuple[str, str | None]:
     the validation set when it is a ``validate`` run."""
     from attune_judge.runs import ValidateSummary, read_summary
 
-    for where in (folder, folder.parent):
+    kinds = []
+    for where in (folder.parent, folder):
         try:
-            summary = read_summary(where)
+            kinds.append(read_summary(where))
         except UserError:
-            continue
-        if summary is None:
-            continue
-        if isinstance(summary, ValidateSummary):
-            return "validate", summary.validation.set_name
-        if where == folder:
-            return summary.kind, None
-    return "run", None
+            kinds.append(None)
+    outer, own = kinds
+    if isinstance(outer, ValidateSummary) and folder.name == "run":
+        return "validate", outer.validation.set_name
+    if isinstance(own, ValidateSummary):
+        return "validate", own.validation.set_name
+    return (own.kind if own is not None else "run"), None
 
 
 Loader = Callable[[], Iterable[JudgeItem | RawItem]]
@@ -112,11 +112,21 @@ def _load_items(folder: Path) -> tuple[Loader | None, Path | None, str | None]:
     if not path.exists():
         return None, None, f"its items {data} are not there (moved, or relative to another folder)"
 
+    from attune_judge.runner import load_judge_items
+    from attune_judge.runner._inputs import is_judge_item_jsonl
+
+    if is_judge_item_jsonl(path):
+        return (lambda: raw_items(path)), path, None
+    args = manifest.arguments if manifest is not None else {}
+
     def load() -> list[JudgeItem]:
-        try:
+        try:  # as score read them (a pairwise rubric's pairs)
             return load_items(folder, None)[0]
-        except UserError:
-            return []
+        except UserError:  # a run that names no rubric (sensitivity: the variants' own)
+            cands = args.get("candidates")
+            return load_judge_items(
+                path, candidates=Path(cands) if cands else None, models=args.get("models")
+            )
 
     return load, path, None
 
@@ -156,17 +166,29 @@ def open_runs(root: Path, human: Path | None = None) -> list[ViewedRun]:
         elif set_name is not None:
             source = f"the people of the shipped set {set_name}"
             humans = lambda s=set_name: _set_humans(s)  # noqa: E731
+        failed: list[str] = []
+
+        def items(
+            load: Loader | None = loader, failed: list[str] = failed
+        ) -> list[JudgeItem | RawItem]:
+            try:
+                return list(load()) if load is not None else []
+            except UserError as exc:  # the judgments are still worth showing
+                failed.append(str(exc))
+                return []
+
         index = JudgmentIndex.open(
             log,
             key_files=[items_path, human, Path(source or "-") if set_name else None],
-            items=loader,
+            items=items,
             humans=humans,
         )
         if humans is not None and not index.has_humans:
             source = None
         rel = folder.relative_to(root) if root.is_dir() and folder != root else Path(".")
         if loader is not None and not index.has_items:
-            note = "no items could be read for this run"
+            note = failed[0] if failed else "no items could be read for this run"
         name = rel.as_posix() if rel != Path(".") else (folder.resolve().name or str(folder))
         out.append(ViewedRun(name, folder, index, kind, source, note))
-    return out
+    # runs with people's labels first: where the judge's disagreements are
+    return sorted(out, key=lambda r: r.humans_source is None)
