@@ -70,6 +70,12 @@ def _a(href: str | None, text: str, cls: str = "") -> str:
     return f'<a href="{escape(href)}"{c}>{escape(text)}</a>'
 
 
+def _free(text: str) -> str:
+    """A name from the run (a model, a person): escaped; a long one may wrap anywhere."""
+    cls = "model short" if len(text) <= 24 else "model"
+    return f'<span class="{cls}">{escape(text)}</span>'
+
+
 def _name(text: str) -> str:
     """A criterion's name, escaped, that may wrap after its underscores."""
     return escape(text).replace("_", "_<wbr>")
@@ -145,7 +151,7 @@ def _worst_table(n: int, rows: Sequence[Row], links: Links, criterion: str | Non
             [
                 str(rank),
                 _a(links.judgment(n, row.id), row.item_id, "id"),
-                f'<span class="model">{escape(row.model)}</span>',
+                _free(row.model),
                 _name(crit),
                 _num(judge),
                 _num(people),
@@ -298,8 +304,8 @@ def table_section(
     body = []
     for row in rows:
         cells = [
-            _a(links.judgment(n, row.id), str(row.id)),
-            f'<span class="model">{escape(row.model)}</span>',
+            _a(links.judgment(n, row.id), str(row.id), "id"),
+            _free(row.model),
             _a(links.judgment(n, row.id), row.item_id, "id"),
         ]
         for c in shown:
@@ -481,14 +487,14 @@ def _people(run: ViewedRun, obj: dict[str, Any], row: Row, pair: bool) -> str:
     if pair:
         if not people:
             return ""
-        body = [[escape(r), escape(people.get("a_win", {}).get(r, "—"))] for r in raters]
+        body = [[_free(r), escape(people.get("a_win", {}).get(r, "—"))] for r in raters]
         return "<h3>People's choices</h3>" + _table(["person", "choice"], body)
     scores = as_dict(obj.get("scores"))
     crits = list(scores) + [c for c in people if c not in scores and c != "a_win"]
     if not crits:
         return ""
     head = ["criterion", "judge", "people (median)", "|judge − people|"]
-    head += [escape(r) for r in raters]
+    head += [_free(r) for r in raters]
     body = [
         [
             _name(c),
