@@ -60,6 +60,11 @@ FAULTY = [
     ("   ", "empty"),
     ("not json at all", "not_json"),
     (_with()[:-10], "not_json"),  # cut off, but the server said "stop"
+    # garbage that merely contains a "{" is not JSON, not "text outside" a JSON object
+    ("I cannot score this {sorry}", "not_json"),
+    ("scores: { overall_score = 3 }", "not_json"),
+    ("Here it is: " + _with()[:-10], "not_json"),  # prose, then an object cut off
+    ("Note {x}. My answer: " + _with(), "text_outside"),  # a real object after prose
 ]
 
 

@@ -101,8 +101,7 @@ def _load_one(text: str) -> tuple[str, Any, str]:
     except _DuplicateError as dup:
         return "duplicate_key", None, f"key {dup.key!r} appears more than once"
     except ValueError as exc:
-        starts = body.find("{")
-        if starts > 0:
+        if _object_inside(body, decoder):
             return "text_outside", None, "the answer does not start with the JSON object"
         return "not_json", None, f"not valid JSON ({exc})"
     rest = body[end:].strip()
@@ -115,6 +114,26 @@ def _load_one(text: str) -> tuple[str, Any, str]:
     if not isinstance(value, dict):
         return "not_object", None, f"the answer is a JSON {type(value).__name__}, not an object"
     return "ok", value, ""
+
+
+def _object_inside(body: str, decoder: json.JSONDecoder, tries: int = 32) -> bool:
+    """Whether a JSON object starts at one of the first ``tries`` ``{`` after the start of
+    ``body``: prose around a real object (``text_outside``), not garbage that merely holds a
+    ``{`` (``not_json``)."""
+    at = body.find("{", 1)
+    while at > 0 and tries > 0:
+        try:
+            value, _ = decoder.raw_decode(body, at)
+        except _DuplicateError:
+            return True  # an object, with a repeated key
+        except ValueError:
+            pass
+        else:
+            if isinstance(value, dict):
+                return True
+        at = body.find("{", at + 1)
+        tries -= 1
+    return False
 
 
 def _unwrap(annotation: Any) -> Any:
