@@ -367,3 +367,72 @@ def test_rank_run_control_reads_texts_from_items(
 
 
 STYLE = ("length", "headers", "bold", "list_items")
+
+
+def _ieval_with_longer_judge(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
+    """The shipped iEval preferences (people's choices) and a judge that picks the longer
+    reply (a tie at equal length), as Preference records."""
+    from tests.conftest import REPO_ROOT
+
+    human = REPO_ROOT / "calibration" / "ieval" / "preferences.jsonl"
+    rows = [json.loads(x) for x in human.read_text().splitlines() if x.strip()]
+    judge = tmp_path / "judge.jsonl"
+    with judge.open("w") as fh:
+        for r in rows:
+            la, lb = len(r["text_a"]), len(r["text_b"])
+            w = "A" if la > lb else "B" if lb > la else "tie"
+            rec = {k: r[k] for k in ("item_id", "option_a", "option_b", "text_a", "text_b")}
+            fh.write(json.dumps({**rec, "winner": w, "rater": "judge", "cluster": r["cluster"]}))
+            fh.write("\n")
+    return human, judge, rows
+
+
+def test_length_effects_people_and_judge_match_statsmodels(tmp_path: Path) -> None:
+    """Both slopes equal statsmodels' OLS slopes (``length_effect``), the difference is their
+    difference, and the paired intervals contain the estimates."""
+    from attune_judge.calibration import compare_length_effects, length_effect
+
+    _, judge, rows = _ieval_with_longer_judge(tmp_path)
+    jw = [json.loads(x)["winner"] for x in judge.read_text().splitlines()]
+    hw = [r["winner"] for r in rows]
+    la = [len(r["text_a"]) for r in rows]
+    lb = [len(r["text_b"]) for r in rows]
+    cl = [r["cluster"] for r in rows]
+    res = compare_length_effects(hw, jw, la, lb, cl, B=300)
+    assert res.people.estimate == pytest.approx(length_effect(hw, la, lb, cl).slope, rel=1e-9)
+    assert res.judge.estimate == pytest.approx(length_effect(jw, la, lb, cl).slope, rel=1e-9)
+    assert res.difference.estimate == pytest.approx(res.judge.estimate - res.people.estimate)
+    for m in (res.people, res.judge, res.difference, res.ratio):
+        assert m.lower is not None and m.upper is not None
+        assert m.lower <= m.estimate <= m.upper
+    assert res.difference.lower > 0  # a length-only judge rewards length more than people
+    s = slice(0, 72, 12)  # six pairs from six tasks (clusters)
+    with pytest.raises(UserError, match="choices never vary"):
+        compare_length_effects(["A"] * 6, jw[s], la[s], lb[s], cl[s], B=10)
+    with pytest.raises(UserError, match="lengths never differ"):
+        compare_length_effects(hw[s], jw[s], [5] * 6, [3] * 6, cl[s], B=10)
+
+
+def test_calibrate_prints_people_and_judge_length_effects(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``calibrate`` on the shipped iEval preferences: console and summary.json carry both
+    length effects and their difference with an interval."""
+    from attune_judge.calibration import length_effect
+
+    human, judge, rows = _ieval_with_longer_judge(tmp_path)
+    out_dir = tmp_path / "out"
+    argv = ["calibrate", "--human", str(human), "--judge", str(judge), "-B", "200"]
+    code, out, err = _run([*argv, "-o", str(out_dir)], capsys)
+    assert code == 0, err
+    people = length_effect(
+        [r["winner"] for r in rows],
+        [len(r["text_a"]) for r in rows],
+        [len(r["text_b"]) for r in rows],
+        [r["cluster"] for r in rows],
+    ).slope
+    assert f"Length effects on the same {len(rows)} pairs" in out
+    assert f"people {people:.3f} [" in out and "judge − people" in out
+    summary = json.loads((out_dir / "summary.json").read_text())
+    text = json.dumps(summary, ensure_ascii=False)
+    assert "length effect (judge − people)" in text and "length effect (people)" in text

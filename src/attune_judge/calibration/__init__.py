@@ -93,7 +93,9 @@ from attune_judge.calibration.ppi._ppi_plus import (
     ppi_plus_mean,
 )
 from attune_judge.calibration.preference._bias import (
+    LengthEffectComparison,
     PositionBias,
+    compare_length_effects,
     length_effect,
     position_bias,
 )
@@ -193,6 +195,7 @@ __all__ = [
     "Leaderboard",
     "LeaderboardRow",
     "LengthControlledResult",
+    "LengthEffectComparison",
     "Metric",
     "ModelScore",
     "PPIEstimate",
@@ -227,6 +230,7 @@ __all__ = [
     "calibration_markdown",
     "check_level",
     "cluster_robust_covariance",
+    "compare_length_effects",
     "compare_preferences",
     "difference_intervals",
     "expected_calibration_error",

@@ -34,6 +34,32 @@ def _length_effect(judge: list[Any]) -> Any:
         return None
 
 
+def _length_effects(
+    human: list[Preference], judge: list[Any], *, B: int, seed: int, level: float
+) -> Any:
+    """People's and the judge's length effects on the same pairs (both texts known; people's
+    choices averaged per pair when several people chose), else ``None``."""
+    jw = {p.item_id: p.winner for p in judge if p.winner is not None}
+    rows = [
+        p
+        for p in human
+        if p.text_a is not None and p.text_b is not None and p.winner and p.item_id in jw
+    ]
+    try:
+        return cal.compare_length_effects(
+            [p.winner for p in rows],  # type: ignore[misc]
+            [jw[p.item_id] for p in rows],
+            [len(p.text_a or "") for p in rows],
+            [len(p.text_b or "") for p in rows],
+            [p.cluster or p.item_id for p in rows],
+            B=B,
+            seed=seed,
+            level=level,
+        )
+    except UserError:
+        return None
+
+
 def _judge_preferences(
     human: list[Preference], judge_path: Path, *, margin: float, B: int, seed: int
 ) -> tuple[list[Preference], str, Any]:
@@ -99,6 +125,16 @@ def calibrate_preferences(
             f"{length.unit} of length difference (n={length.n}).\n"
         )
         data["length_effect"] = length.model_dump()
+    both = _length_effects(human, judge, B=B, seed=seed, level=level)
+    if both is not None:
+        fm = cal.fmt_metric
+        text += (
+            f"\nLength effects on the same {both.n} pairs ({both.n_clusters} clusters; change in "
+            "P(A chosen) per 100 characters of length difference, OLS, paired cluster "
+            f"bootstrap): people {fm(both.people)}, judge {fm(both.judge)}, judge − people "
+            f"{fm(both.difference)}, judge / people {fm(both.ratio)}.\n"
+        )
+        data["length_effects"] = both.model_dump()
     if bias is not None:
         text += (
             f"\nPosition bias ({bias.n_pairs} pairs judged in both orders): flip rate "
@@ -106,7 +142,13 @@ def calibrate_preferences(
             f"{cal.fmt_metric(bias.first_position_win_rate)}\n"
         )
         data["position_bias"] = bias.model_dump()
-    return text, data, preference_block(human, judge, res, comparison)
+    block = preference_block(human, judge, res, comparison)
+    if both is not None:
+        metrics = dict(block.metrics or {})
+        for m in (both.people, both.judge, both.difference, both.ratio):
+            metrics[m.name] = m
+        block.metrics = metrics
+    return text, data, block
 
 
 def preference_block(

@@ -9,6 +9,7 @@ import numpy as np
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
+from attune_judge.calibration.resampling._bootstrap import FloatArray
 from attune_judge.calibration.resampling._means import paired_cluster_bootstrap
 from attune_judge.calibration.resampling._ratio import ClusterSums
 from attune_judge.data import Preference
@@ -16,7 +17,9 @@ from attune_judge.errors import UserError
 
 __all__ = [
     "LengthEffect",
+    "LengthEffectComparison",
     "PositionBias",
+    "compare_length_effects",
     "length_effect",
     "pair_both_orders",
     "position_bias",
@@ -189,4 +192,122 @@ def length_effect(
         level=level,
         n=len(y),
         n_clusters=len(set(g)),
+    )
+
+
+class LengthEffectComparison(ResultModel):
+    """People's and the judge's length effect on the same pairs, and their difference."""
+
+    people: Metric
+    """People's OLS slope: change in P(A chosen) per 100 characters of length difference
+    (A − B; a tie counts ½), with a percentile cluster-bootstrap interval."""
+    judge: Metric
+    """The judge's slope on the same pairs."""
+    difference: Metric
+    """Judge minus people, paired cluster bootstrap (the same resampled clusters for both)."""
+    ratio: Metric
+    """Judge / people; its interval is withheld when people's interval includes 0 (the
+    ratio is then unbounded)."""
+    n: int
+    """Pairs chosen by people and judged."""
+    n_clusters: int
+    """Clusters resampled."""
+
+
+def _weighted_slopes(W: FloatArray, x: FloatArray, Y: FloatArray) -> FloatArray:
+    """OLS slopes of each column of ``Y`` (n, k) on ``x`` under each row of weights ``W``
+    (B, n): ``(S·Sxy − Sx·Sy) / (S·Sxx − Sx²)``, shape (B, k)."""
+    S = W.sum(1)[:, None]
+    Sx = (W @ x)[:, None]
+    Sxx = (W @ (x * x))[:, None]
+    Sy = W @ Y
+    Sxy = W @ (x[:, None] * Y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray((S * Sxy - Sx * Sy) / (S * Sxx - Sx * Sx))
+
+
+def compare_length_effects(
+    people: Sequence[str],
+    judge: Sequence[str],
+    length_a: Sequence[float],
+    length_b: Sequence[float],
+    clusters: Sequence[object],
+    *,
+    B: int = DEFAULT_B,
+    level: float = 0.95,
+    seed: int = 0,
+) -> LengthEffectComparison:
+    """People's and the judge's length effects on the same pairs (winners ``A``/``B``/
+    ``tie``; pairs where either is missing are skipped) and their difference and ratio, with
+    a paired cluster bootstrap (percentile intervals).
+
+    Raises
+    ------
+    UserError
+        Fewer than 3 pairs or 2 clusters, no length variation, or people's or the judge's
+        choices never vary.
+    """
+    from attune_judge.calibration.resampling._bootstrap import (
+        bootstrap_weights,
+        interval_endpoints,
+    )
+
+    val = {"A": 1.0, "B": 0.0, "tie": 0.5}
+    rows = [
+        (val[h], val[j], (float(la) - float(lb)) / 100, str(c))
+        for h, j, la, lb, c in zip(people, judge, length_a, length_b, clusters, strict=True)
+        if h in val and j in val
+    ]
+    cl_names = sorted({r[3] for r in rows})
+    if len(rows) < 3 or len(cl_names) < 2:
+        raise UserError("length effects: need at least 3 pairs from 2+ clusters")
+    Y = np.array([[r[0], r[1]] for r in rows])
+    x = np.array([r[2] for r in rows])
+    if np.ptp(x) == 0:
+        raise UserError("length effects: the two replies' lengths never differ differently")
+    for k, who in enumerate(("people's", "the judge's")):
+        if np.ptp(Y[:, k]) == 0:
+            raise UserError(f"length effects: {who} choices never vary; nothing to explain")
+    ci = {c: i for i, c in enumerate(cl_names)}
+    cl = np.array([ci[r[3]] for r in rows])
+    est = _weighted_slopes(np.ones((1, len(rows))), x, Y)[0]
+    W = bootstrap_weights(len(cl_names), B, seed)[:, cl]
+    reps = _weighted_slopes(W, x, Y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio_reps = reps[:, 1] / reps[:, 0]
+        ratio = float(est[1] / est[0]) if est[0] != 0 else None
+
+    def metric(name: str, e: float | None, r: FloatArray, withhold: str | None = None) -> Metric:
+        ends = interval_endpoints(e, r, level=level, method="percentile")
+        fields = ends.metric_fields()
+        if withhold is not None:
+            fields.update(lower=None, upper=None, method="none")
+        return Metric(
+            name=name,
+            estimate=e,
+            **fields,
+            level=level,
+            requested_method="percentile",
+            B=B,
+            seed=seed,
+            n_clusters=len(cl_names),
+            n=len(rows),
+            note=withhold or ends.note,
+        )
+
+    people_m = metric("length effect (people)", float(est[0]), reps[:, 0])
+    unbounded = (
+        None
+        if people_m.lower is not None and (people_m.lower > 0 or (people_m.upper or 0) < 0)
+        else "people's interval includes 0: the ratio is unbounded"
+    )
+    return LengthEffectComparison(
+        people=people_m,
+        judge=metric("length effect (judge)", float(est[1]), reps[:, 1]),
+        difference=metric(
+            "length effect (judge − people)", float(est[1] - est[0]), reps[:, 1] - reps[:, 0]
+        ),
+        ratio=metric("length effect (judge / people)", ratio, ratio_reps, unbounded),
+        n=len(rows),
+        n_clusters=len(cl_names),
     )
