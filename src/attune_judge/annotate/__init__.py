@@ -12,13 +12,23 @@ sorted in SQLite, one judgment's page, and where the judge and the people disagr
 static file (:func:`write_items_html`).
 """
 
+from typing import Any
+
 from attune_judge.annotate._export import export_labels, import_labelstudio
 from attune_judge.annotate._items import load_items
 from attune_judge.annotate._sample import conversations_needed, sample_items
 from attune_judge.annotate._serve import prepare, serve
 from attune_judge.annotate._store import LabelStore
-from attune_judge.annotate._view_app import view
 from attune_judge.annotate._view_static import write_items_html
+
+
+def view(*args: Any, **kwargs: Any) -> None:
+    """Serve the run viewer (:func:`attune_judge.annotate._view_app.view`; Starlette and
+    uvicorn are imported only then)."""
+    from attune_judge.annotate._view_app import view as serve_view
+
+    serve_view(*args, **kwargs)
+
 
 __all__ = [
     "LabelStore",

@@ -22,7 +22,6 @@ from __future__ import annotations
 import html
 import sys
 from collections.abc import Callable, Sequence
-from importlib import resources
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -39,6 +38,7 @@ from attune_judge.annotate._view_pages import (
     judgment_section,
     landing_section,
     page,
+    view_css,
 )
 from attune_judge.annotate._view_pages import table_section as _table_section
 from attune_judge.annotate._view_runs import ViewedRun, open_runs
@@ -51,11 +51,6 @@ _VIEW_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
 }
-
-
-def view_css() -> str:
-    """The viewer's stylesheet."""
-    return resources.files("attune_judge.annotate").joinpath("assets/view.css").read_text("utf-8")
 
 
 class _Viewer:

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Sequence
 from html import escape
+from importlib import resources
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
@@ -29,6 +30,7 @@ __all__ = [
     "landing_section",
     "page",
     "table_section",
+    "view_css",
 ]
 
 WORST = 5
@@ -59,6 +61,11 @@ class ServerLinks:
 
     def disagreements(self, run: int) -> str:
         return f"/r/{run}/disagreements"
+
+
+def view_css() -> str:
+    """The viewer's stylesheet."""
+    return resources.files("attune_judge.annotate").joinpath("assets/view.css").read_text("utf-8")
 
 
 def _a(href: str | None, text: str, cls: str = "") -> str:

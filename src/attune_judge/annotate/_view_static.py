@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from attune_judge.annotate._view_app import view_css
 from attune_judge.annotate._view_index import Query
 from attune_judge.annotate._view_pages import (
     WORST,
@@ -23,6 +22,7 @@ from attune_judge.annotate._view_pages import (
     landing_section,
     page,
     table_section,
+    view_css,
 )
 from attune_judge.annotate._view_runs import open_runs
 
