@@ -55,7 +55,12 @@ def _emit(text: str, data: dict[str, Any], as_json: bool, out: Path | None) -> N
 def calibrate(
     human: Annotated[Path, typer.Option("--human", help="Human Rating or Preference JSONL.")],
     judge: Annotated[
-        Path, typer.Option("--judge", help="Judge Rating/Preference JSONL, or a run directory.")
+        Path,
+        typer.Option(
+            "--judge",
+            help="Judge Rating/Preference JSONL, a run directory, or an Inspect AI log "
+            "(.eval/.json or a folder; its scorers' scores, joined by sample id).",
+        ),
     ],
     level: Annotated[
         str, typer.Option(help="Level of measurement for α: nominal, ordinal, interval, ratio.")
@@ -98,6 +103,12 @@ def calibrate(
             "baselines beside the judge (needs Judgment records or a run directory).",
         ),
     ] = None,
+    scorer: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="--judge LOG: only this Inspect scorer (repeatable; default all, as a panel)."
+        ),
+    ] = None,
 ) -> None:
     """Agreement of a judge with people (ratings or pairwise preferences), with intervals."""
     from attune_judge.validate import calibrate_files
@@ -122,6 +133,7 @@ def calibrate(
         margin=margin,
         items=items,
         out=out,
+        scorers=scorer,
     )
     _emit(outcome.markdown, outcome.data, as_json, output)
     if outcome.report_files is not None:
@@ -132,7 +144,10 @@ def calibrate(
 def rank(
     source: Annotated[
         Path | None,
-        typer.Argument(help="Run directory, or scores JSONL/CSV (model, cluster, score)."),
+        typer.Argument(
+            help="Run directory, scores JSONL/CSV (model, cluster, score), or an Inspect AI "
+            "log or folder of logs."
+        ),
     ] = None,
     as_json: JsonOption = False,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Also write here.")] = None,
@@ -188,6 +203,13 @@ def rank(
         Path | None,
         typer.Option("--items", help="--control on a run: the pairwise JudgeItem JSONL judged."),
     ] = None,
+    scorer: Annotated[
+        str | None,
+        typer.Option(
+            help="Inspect log: the scorer to rank by (default: the only one, or `jury`, the "
+            "mean of several 0-1 scorers)."
+        ),
+    ] = None,
 ) -> None:
     """Leaderboard with paired cluster-bootstrap intervals and confidence sets for ranks.
 
@@ -221,6 +243,7 @@ def rank(
         return
     if source is None:
         raise UserError("rank needs a SOURCE (run directory or scores file), or --pairs FILE")
+    from attune_judge.data.adapters import is_inspect_log
     from attune_judge.validate import (
         pairwise_ranking_markdown,
         ppi_rank,
@@ -240,6 +263,7 @@ def rank(
             level=ci,
             clip=clip_lambda,
             report_dir=report,
+            scorer=scorer,
         )
         if res.report_files is not None:
             md, html = res.report_files
@@ -248,12 +272,18 @@ def rank(
             print(f"warning: {warning}", file=sys.stderr)
         _emit(res.markdown, res.data, as_json, output)
         return
-    pair = rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=ci)
+    pair = (
+        None
+        if scorer is not None or is_inspect_log(source)
+        else rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=ci)
+    )
     if pair is not None:  # a pairwise judge: its verdicts rank the compared replies
         data = {"rankings": [r.as_json() for r in pair]}
         _emit(pairwise_ranking_markdown(pair), data, as_json, output)
         return
-    lb = rank_scores(source, field=field, judge_id=judge_id, B=B, seed=seed, level=ci)
+    lb = rank_scores(
+        source, field=field, judge_id=judge_id, B=B, seed=seed, level=ci, scorer=scorer
+    )
     _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
 
 

@@ -67,7 +67,10 @@ RunDirOption = Annotated[
 ]
 CandidatesOption = Annotated[
     Path | None,
-    typer.Option(help="Candidates JSONL (conversation_id, turn, model, response)."),
+    typer.Option(
+        help="Candidates JSONL (conversation_id, turn, model, response), or an Inspect AI log "
+        "or folder of logs (its samples' outputs; needs the inspect extra)."
+    ),
 ]
 ModelsOption = Annotated[
     str | None,

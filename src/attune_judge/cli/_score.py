@@ -36,6 +36,7 @@ from attune_judge.cli._options import (
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
+from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
     from attune_judge.runner import RunResult
@@ -153,10 +154,15 @@ def _write_full_report(run_dir: Path) -> None:
 
 @shared_options(MODEL, EXECUTION)
 def score(
-    data: Annotated[
-        Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL.")
-    ],
     out: RunDirOption,
+    data: Annotated[
+        Path | None,
+        typer.Argument(
+            help="AttuneBench data (folder/.json/.jsonl) or JudgeItem JSONL (omit it with "
+            "--candidates LOG.eval: an Inspect log carries its own conversations).",
+            show_default=False,
+        ),
+    ] = None,
     rubric: Annotated[
         str, typer.Option(help="Rubric name or YAML file.")
     ] = "attunebench-reference",
@@ -199,6 +205,7 @@ def score(
     from attune_judge.runner import ScoreConfig, run_score
 
     setup_logging(quiet)
+    data = _score_data(data, candidates)
     if batch and not quiet:  # submitted / polled / finished lines on stderr
         logging.getLogger("attune_judge.batch").setLevel(logging.INFO)
     config = ScoreConfig(
@@ -233,6 +240,20 @@ def score(
     warn_degenerate(getattr(result.summary, "judges", None))
     _write_full_report(result.run_dir)
     exit_if_stopped(result)
+
+
+def _score_data(data: Path | None, candidates: Path | None) -> Path:
+    """DATA, or the Inspect log given as ``--candidates`` (whose samples are the items)."""
+    from attune_judge.data.adapters import is_inspect_log
+
+    if data is not None:
+        return data
+    if candidates is not None and is_inspect_log(candidates):
+        return candidates
+    raise UserError(
+        "score needs DATA (AttuneBench data or JudgeItem JSONL); only an Inspect log given "
+        "as --candidates goes without it"
+    )
 
 
 @shared_options(MODEL, EXECUTION)

@@ -44,7 +44,7 @@ __all__ = [
     "load_run",
 ]
 
-ExportFormat = Literal["csv", "parquet", "jsonl"]
+ExportFormat = Literal["csv", "parquet", "jsonl", "inspect"]
 
 JUDGMENT_QUANTITIES: tuple[str, ...] = (
     "prompt_tokens",
@@ -224,6 +224,8 @@ def load_run(path: str | Path) -> RunData:
 
 def export_run(path: str | Path, out: str | Path, fmt: ExportFormat = "csv") -> int:
     """Write the run's long table to ``out`` as CSV, Parquet or JSONL; return the row count.
+    ``inspect``: an Inspect AI log instead (``.eval``/``.json``, one sample per judged item;
+    see :mod:`attune_judge.runner._export_inspect`); return the sample count.
 
     The file is written beside ``out`` first and renamed into place (a failure leaves no
     half-written table).
@@ -232,6 +234,10 @@ def export_run(path: str | Path, out: str | Path, fmt: ExportFormat = "csv") -> 
     target = Path(out)
     if target.is_dir():
         raise UserError(f"{target}: is a folder; give the output file name")
+    if fmt == "inspect":
+        from attune_judge.runner._export_inspect import write_inspect_log
+
+        return write_inspect_log(data.path, data.manifest, data.summary, data.judgments, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".tmp")
     rows = list(data.rows())
@@ -248,6 +254,6 @@ def export_run(path: str | Path, out: str | Path, fmt: ExportFormat = "csv") -> 
         frame = data.to_pandas()
         frame.to_parquet(tmp, engine="pyarrow", index=False)
     else:
-        raise UserError(f"--format must be csv, parquet or jsonl, not {fmt!r}")
+        raise UserError(f"--format must be csv, parquet, jsonl or inspect, not {fmt!r}")
     tmp.replace(target)
     return len(rows)

@@ -19,10 +19,17 @@ from attune_judge.data import (
     read_jsonl,
     reading_utf8,
 )
+from attune_judge.data.adapters import inspect_judge_items, is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runner._candidates import PSEUDO_MODELS, items_for_candidates, read_candidates
 
-__all__ = ["attunebench_items", "fingerprint_inputs", "is_judge_item_jsonl", "load_judge_items"]
+__all__ = [
+    "attunebench_items",
+    "fingerprint_inputs",
+    "inspect_log_input",
+    "is_judge_item_jsonl",
+    "load_judge_items",
+]
 
 _CHUNK = 1 << 20
 
@@ -95,6 +102,26 @@ def filter_models(items: list[JudgeItem], models: Sequence[str], where: str) -> 
     return [it for it in items if it.candidate_model in wanted]
 
 
+def inspect_log_input(data: Path, candidates: Path | None) -> Path | None:
+    """The Inspect log (or folder of logs) a run reads its candidates from, if any.
+
+    ``score --candidates LOG.eval`` (DATA omitted or the same log) and ``score LOG.eval``
+    judge the log's own samples: each sample's input messages are the context, its output the
+    candidate. An Inspect log beside other DATA is refused (the log carries its conversations).
+    """
+    log = candidates if candidates is not None and is_inspect_log(candidates) else None
+    if log is None and candidates is None and is_inspect_log(data):
+        log = data
+    if log is None:
+        return None
+    if Path(data) != Path(log):
+        raise UserError(
+            f"{data}: an Inspect log carries its own conversations; give the log alone "
+            f"(attune-judge score --candidates {log})"
+        )
+    return Path(log)
+
+
 def load_judge_items(
     data: Path,
     *,
@@ -106,10 +133,11 @@ def load_judge_items(
     Parameters
     ----------
     data
-        AttuneBench data or a JudgeItem JSONL file.
+        AttuneBench data, a JudgeItem JSONL file, or an Inspect AI log (or folder of logs).
     candidates
         Optional candidates JSONL (``conversation_id, turn, model, response``); each candidate
-        is judged in the context of its turn.
+        is judged in the context of its turn. Or an Inspect AI log (DATA being the same log):
+        its samples are the candidates (:func:`attune_judge.data.adapters.inspect_judge_items`).
     models
         Keep only these candidate models. Without candidates and with AttuneBench data the
         default is the three pseudo-models.
@@ -121,6 +149,10 @@ def load_judge_items(
         JudgeItem file.
     """
     data = Path(data)
+    log = inspect_log_input(data, candidates)
+    if log is not None:
+        items = inspect_judge_items(log)
+        return filter_models(items, models, str(log)) if models else items
     judge_item_file = is_judge_item_jsonl(data)
     if candidates is not None:
         base = (

@@ -20,6 +20,7 @@ from attune_judge.rubrics import load_rubric
 from attune_judge.runner._execution import RunSettings
 from attune_judge.runner._executor import RetryPolicy
 from attune_judge.runner._inputs import (
+    inspect_log_input,
     is_judge_item_jsonl,
     load_judge_items,
 )
@@ -44,7 +45,8 @@ class ScoreConfig(RunSettings):
     model_config = ConfigDict(extra="forbid")
 
     data: Path
-    """AttuneBench data (folder, .json or .jsonl of conversations) or a JudgeItem JSONL."""
+    """AttuneBench data (folder, .json or .jsonl of conversations), a JudgeItem JSONL, or an
+    Inspect AI log (or folder of logs; the same path as ``candidates`` then)."""
     out: Path
     """The run directory."""
     rubric: str = "attunebench-reference"
@@ -72,7 +74,8 @@ class ScoreConfig(RunSettings):
     """Show the judge the reference reply (``None``: as the rubric's kind does: reference
     rubrics show it); ``False`` (``--no-reference``) judges items that have none."""
     candidates: Path | None = None
-    """Candidates JSONL; without it the pseudo-models are scored."""
+    """Candidates JSONL, or an Inspect AI log whose samples' outputs are the candidates;
+    without it the pseudo-models are scored."""
     models: list[str] | None = None
     """Candidate models to score (default: all in the candidates, or the pseudo-models)."""
     B: Replicates = DEFAULT_B
@@ -211,10 +214,16 @@ def score_items(config: ScoreConfig) -> list[JudgeItem]:
     to its turn (``metadata["behaviour_items"]``, from the participants' answers).
     """
     kind = rubric_kind(config.rubric)
+    log = inspect_log_input(config.data, config.candidates)
+    if log is not None and kind == "pairwise":
+        raise UserError(
+            f"{log}: a pairwise rubric compares two replies to one turn; an Inspect log gives "
+            "one reply per sample: score it with a single-reply rubric"
+        )
     if kind == "pairwise":
         return load_pairwise_items(config.data, candidates=config.candidates, models=config.models)
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)
-    if kind == "behaviour" and not is_judge_item_jsonl(config.data):
+    if kind == "behaviour" and log is None and not is_judge_item_jsonl(config.data):
         from attune_judge.judges import attach_behaviour_items
 
         conversations = load_attunebench(config.data)

@@ -141,7 +141,7 @@ def run_score(
     items = score_items(config)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
-    paths = [config.data] + ([config.candidates] if config.candidates else [])
+    paths = list(dict.fromkeys([config.data] + ([config.candidates] if config.candidates else [])))
     fingerprint, inputs = fingerprint_inputs(paths)
     judge_list = list(judges) if judges is not None else build_score_judges(config)
     _check_references(config, judge_list, items)

@@ -17,6 +17,7 @@ from typing import Any
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, read_judgments
+from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runs import CalibrateSummary, CalibrationBlock, record_json
 from attune_judge.validate._baselines import baseline_comparison
@@ -28,6 +29,7 @@ from attune_judge.validate._files import (
     record_kind,
     weighting_note,
 )
+from attune_judge.validate._inspect import check_labels_name_samples, scorer_judgments
 from attune_judge.validate._preferences import calibrate_preferences
 from attune_judge.validate._rundir import check_out_dir, write_run_dir
 
@@ -76,6 +78,7 @@ def calibrate_files(
     margin: float = 0.0,
     items: Path | None = None,
     out: Path | None = None,
+    scorers: Sequence[str] | None = None,
 ) -> CalibrationOutcome:
     """Agreement of a judge with people, from their files (``attune-judge calibrate``).
 
@@ -85,7 +88,9 @@ def calibrate_files(
         Human Rating or Preference JSONL. Rating values must be finite numbers or text
         (categories), not both unless ``level="nominal"``; booleans are refused.
     judge
-        The judge's Rating / Preference / Judgment JSONL, or a run directory.
+        The judge's Rating / Preference / Judgment JSONL, or a run directory; or an Inspect
+        AI log (or folder of logs): its scorers' scores are the judges (several: a panel,
+        plus their mean as a jury when all score on 0-1; see :mod:`attune_judge.validate._inspect`).
     level, dimensions, scale, epsilon
         Level of measurement for α, only these dimensions, the declared rating scale
         (weighted κ uses its index), ε of the alternative annotator test.
@@ -98,6 +103,8 @@ def calibrate_files(
         (needs the judge's Judgment records).
     out
         Run directory to write (refused if it holds another command's run).
+    scorers
+        With an Inspect log: only these scorers (default all).
 
     Raises
     ------
@@ -105,7 +112,10 @@ def calibrate_files(
         Bad option, missing file, unreadable or unusable record (file and line named).
     """
     _check_options(level, tie_policy, ci)
-    hpath, jpath = jsonl_path(human), jsonl_path(judge)
+    log = Path(judge) if is_inspect_log(Path(judge)) else None
+    if scorers and log is None:
+        raise UserError(f"--scorer picks an Inspect scorer; {judge} is not an Inspect log")
+    hpath, jpath = jsonl_path(human), log or jsonl_path(judge)
     if out is not None:
         check_out_dir(out)
     arguments: dict[str, Any] = {
@@ -122,7 +132,14 @@ def calibrate_files(
         "margin": margin,
         "items": str(items) if items is not None else None,
     }
+    if log is not None:
+        arguments["scorer"] = list(scorers) if scorers else None
     hkind = record_kind(hpath)
+    if log is not None and hkind != "rating":
+        raise UserError(
+            f"{hpath}: an Inspect scorer's scores are compared with human ratings (Rating "
+            f"records), not {hkind} records"
+        )
     weights = inclusion_weights(hpath)
     if hkind == "preference":
         text, data, block = calibrate_preferences(
@@ -142,8 +159,13 @@ def calibrate_files(
         scale=(min(scale), max(scale)) if scale else None,
         dimensions=dimensions or None,
     )
+    hum = read_jsonl(hpath, Rating)
+    judgments = None
+    if log is not None:
+        judgments = scorer_judgments(log, scorers)
+        check_labels_name_samples(hpath, {r.item_id for r in hum}, judgments, log)
     outcome = _calibrate_ratings(
-        read_jsonl(hpath, Rating),
+        hum,
         jpath,
         arguments,
         level=level,
@@ -153,6 +175,7 @@ def calibrate_files(
         items=items,
         out=out,
         weights=weights,
+        judgments=judgments,
     )
     return outcome
 
@@ -189,13 +212,14 @@ def _calibrate_ratings(
     items: Path | None,
     out: Path | None,
     weights: dict[str, float] | None = None,
+    judgments: list[Judgment] | None = None,
 ) -> CalibrationOutcome:
-    """Ratings against the judge's ratings, judgments or behaviour judgments."""
+    """Ratings against the judge's ratings, judgments (read from ``jpath``, or given) or
+    behaviour judgments."""
     B, seed, ci = arguments["B"], arguments["seed"], arguments["ci"]
-    jkind = record_kind(jpath)
-    judgments: list[Judgment] | None = None
+    jkind = "judgment" if judgments is not None else record_kind(jpath)
     if jkind == "judgment":
-        judgments = read_judgments(jpath)
+        judgments = judgments if judgments is not None else read_judgments(jpath)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
         if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
             res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Judgment, Rating, read_jsonl, read_judgments, read_utf8, reading_utf8
+from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runner import pairwise_ranking, run_leaderboard, run_pairwise_ranking
 from attune_judge.runner._leaderboard import judgments_of
@@ -31,6 +32,11 @@ from attune_judge.validate._files import (
     jsonl_path,
     record_kind,
     weighting_note,
+)
+from attune_judge.validate._inspect import (
+    check_labels_name_samples,
+    inspect_judge_id,
+    scorer_judgments,
 )
 from attune_judge.validate._rundir import write_run_dir
 
@@ -57,16 +63,24 @@ def rank_scores(
     B: int = DEFAULT_B,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    scorer: str | None = None,
 ) -> cal.Leaderboard:
     """The leaderboard (paired cluster-bootstrap intervals, rank sets) of ``source``.
 
     ``source`` is a scoring run directory (its stored leaderboard when the settings match,
-    else computed from its judgments), a Judgment JSONL, or {model, cluster, score} rows in
-    JSONL or CSV.
+    else computed from its judgments), a Judgment JSONL, {model, cluster, score} rows in
+    JSONL or CSV, or an Inspect AI log or folder of logs (one per model): the models ranked
+    by ``scorer``'s scores (default: the only scorer, or the jury of several 0-1 scorers).
     """
     check_level(level)
     if field not in FIELDS:
         raise UserError(f"--field must be normalized or overall, not {field!r}")
+    log = _inspect_source(source, scorer)
+    if log is not None:
+        js = _inspect_judge(log, scorer)
+        models, clusters, scores = _scores_of(js, field, log)
+        bounds = (0.0, 1.0) if field == "normalized" else None
+        return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
     if _pairwise_judgments(Path(source), judge_id) is not None:
         raise UserError(
             f"{source}: a pairwise judge's score only says whether the first-listed reply "
@@ -91,6 +105,35 @@ def rank_scores(
     judged = path.suffix.lower() != ".csv" and record_kind(path) == "judgment"
     bounds = (0.0, 1.0) if judged and field == "normalized" else None
     return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
+
+
+def _inspect_source(source: Path, scorer: str | None) -> Path | None:
+    """``source`` when it is an Inspect log; ``--scorer`` on anything else is refused."""
+    if is_inspect_log(Path(source)):
+        return Path(source)
+    if scorer is not None:
+        raise UserError(f"--scorer picks an Inspect scorer; {source} is not an Inspect log")
+    return None
+
+
+def _inspect_judge(log: Path, scorer: str | None) -> list[Judgment]:
+    """The judgments of the Inspect scorer ``rank`` ranks by (see :func:`inspect_judge_id`)."""
+    js = scorer_judgments(log, None if scorer in (None, "jury") else [scorer])
+    return judgments_of(js, inspect_judge_id(log, js, scorer), log)
+
+
+def _scores_of(
+    js: Sequence[Judgment], field: str, where: Path
+) -> tuple[list[str], list[str], list[float]]:
+    models, clusters, scores = cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+    if not scores:
+        raise UserError(
+            f"{where}: the scorer's values are not all on 0-1, so it has no normalized score; "
+            "rank by --field overall"
+            if field == "normalized"
+            else f"{where}: no usable scores (status ok with a {field} score)"
+        )
+    return models, clusters, scores
 
 
 def _pairwise_judgments(source: Path, judge_id: str | None) -> tuple[str, list[Judgment]] | None:
@@ -264,6 +307,7 @@ def ppi_rank(
     level: float = DEFAULT_LEVEL,
     clip: bool = False,
     report_dir: Path | None = None,
+    scorer: str | None = None,
 ) -> PPIRank:
     """The PPI++ leaderboard of a run's judgments against human ratings on some items.
 
@@ -271,19 +315,28 @@ def ppi_rank(
     ratings of ``dimension`` (default overall) by ``raters`` (default all, averaged) are
     mapped from ``human_scale`` (LOW, HIGH) to 0-1. ``clip`` clips the power-tuning λ to
     [0, 1]. With ``report_dir`` the run directory (summary kind ``ppi``) is written.
+    ``source`` may be an Inspect AI log (``scorer`` as in :func:`rank_scores`); every human
+    label must then name one of its samples.
     """
     check_level(level)
     if field not in FIELDS:
         raise UserError(f"--field must be normalized or overall, not {field!r}")
-    judgments_path, human_path = jsonl_path(source), jsonl_path(human)
+    log = _inspect_source(source, scorer)
+    judgments_path, human_path = log or jsonl_path(source), jsonl_path(human)
     check_human_labels(human_path, "interval")
     weights = inclusion_weights(human_path)
-    try:
-        js = read_judgments(judgments_path)
-    except UserError as exc:
-        raise UserError(
-            f"{judgments_path}: --human needs Judgment records (a run directory): {exc}"
-        ) from None
+    if log is not None:
+        js = _inspect_judge(log, scorer)
+        judge_id = js[0].judge_id
+        labelled = {r.item_id for r in read_jsonl(human_path, Rating)}
+        check_labels_name_samples(human_path, labelled, js, log)
+    else:
+        try:
+            js = read_judgments(judgments_path)
+        except UserError as exc:
+            raise UserError(
+                f"{judgments_path}: --human needs Judgment records (a run directory): {exc}"
+            ) from None
     ids = sorted({j.judge_id for j in js})
     if judge_id is None and len(ids) > 1:
         raise UserError(f"{judgments_path}: several judges {ids[:5]}; choose one with --judge-id")

@@ -10,16 +10,36 @@ from attune_judge.data.adapters._duo import convert_duo
 from attune_judge.data.adapters._empathic import convert_empathic_communication
 from attune_judge.data.adapters._esconv import convert_esconv
 from attune_judge.data.adapters._ieval import convert_ieval
+from attune_judge.data.adapters._inspect import (
+    INSPECT_EXTRA,
+    LETTER_GRADES,
+    InspectSample,
+    inspect_judge_items,
+    inspect_judgments,
+    inspect_log_api,
+    inspect_samples,
+    is_inspect_log,
+    scorer_judge_id,
+)
 from attune_judge.data.adapters._result import AdapterResult, write_result
 from attune_judge.errors import UserError
 
 __all__ = [
+    "INSPECT_EXTRA",
+    "LETTER_GRADES",
     "AdapterResult",
+    "InspectSample",
     "convert",
     "convert_duo",
     "convert_empathic_communication",
     "convert_esconv",
     "convert_ieval",
+    "inspect_judge_items",
+    "inspect_judgments",
+    "inspect_log_api",
+    "inspect_samples",
+    "is_inspect_log",
+    "scorer_judge_id",
 ]
 
 
