@@ -44,6 +44,9 @@ ELSEWHERE_PREFIXES = {
     "attune-judge calibrate --human labels.jsonl --judge runs/score": "tests/annotate/test_cli.py",
     "attune-judge score data/samples/attunebench/conversation_5.json --models original --lm "
     "openai/smollm2 ": "tests/judging/test_llama_recipe.py",
+    "attune-judge calibrate --judge logs/ ": "tests/adapters/test_inspect_logs.py",
+    "attune-judge rank logs/ ": "tests/adapters/test_inspect_logs.py",
+    "attune-judge score --candidates logs/": "tests/adapters/test_inspect_logs.py",
     "attune-judge score DATA --lm openai/gpt-4.1-mini -o RUN --batch": (
         "tests/cli/test_batch_cli.py"
     ),

@@ -12,12 +12,9 @@ from attune_judge.data.adapters._esconv import convert_esconv
 from attune_judge.data.adapters._ieval import convert_ieval
 from attune_judge.data.adapters._inspect import (
     INSPECT_EXTRA,
-    LETTER_GRADES,
-    InspectSample,
     inspect_judge_items,
     inspect_judgments,
     inspect_log_api,
-    inspect_samples,
     is_inspect_log,
     scorer_judge_id,
 )
@@ -26,9 +23,7 @@ from attune_judge.errors import UserError
 
 __all__ = [
     "INSPECT_EXTRA",
-    "LETTER_GRADES",
     "AdapterResult",
-    "InspectSample",
     "convert",
     "convert_duo",
     "convert_empathic_communication",
@@ -37,7 +32,6 @@ __all__ = [
     "inspect_judge_items",
     "inspect_judgments",
     "inspect_log_api",
-    "inspect_samples",
     "is_inspect_log",
     "scorer_judge_id",
 ]
