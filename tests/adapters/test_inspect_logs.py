@@ -14,7 +14,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import Judgment, Rating, read_judgments, write_jsonl
-from attune_judge.data.adapters import inspect_judge_items, inspect_judgments
+from attune_judge.data.adapters import inspect_judge_items, inspect_judgments, is_inspect_log
 from attune_judge.testing import FaultServer
 from tests._http_clients import _closed_http_clients
 from tests.adapters._inspect_logs import (
@@ -27,6 +27,7 @@ from tests.adapters._inspect_logs import (
     make_logs,
     reply,
 )
+from tests.conftest import SAMPLES
 
 pytest.importorskip("inspect_ai")
 pytestmark = [pytest.mark.xdist_group("inspect-logs"), pytest.mark.timeout(300)]
@@ -175,9 +176,11 @@ def test_score_candidates_judges_what_inspect_generated(
     assert "mockllm/model" in out
 
     # ... and the run goes back into Inspect's world: a log Inspect's reader opens
-    exported = tmp_path / "judged.eval"
+    exported = run / "judged.eval"
     code, out, err = _cli(capsys, "export", run, "--format", "inspect", "-o", exported)
     assert code == 0, err
+    assert is_inspect_log(exported)
+    assert not is_inspect_log(run)  # still a run directory, with a log inside
     from inspect_ai.log import read_eval_log
 
     log = read_eval_log(str(exported))
@@ -251,6 +254,10 @@ def test_bad_inspect_inputs_are_one_line_errors(
     _one_line_error(code, err, "several scorers", "--scorer")
     code, _, err = _cli(capsys, "rank", logs.one, "--scorer", "stars")
     _one_line_error(code, err, "--field overall")
+    code, _, err = _cli(capsys, "score", SAMPLES, "--candidates", logs.one, "-o", tmp_path / "r")
+    _one_line_error(code, err, "carries its own conversations")
+    code, _, err = _cli(capsys, "rank", stray, "--scorer", "match")
+    _one_line_error(code, err, "is not an Inspect log")
 
 
 def test_without_the_extra_every_inspect_path_names_it(

@@ -97,9 +97,12 @@ def _looks_like_json_log(path: Path) -> bool:
 
 def is_inspect_log(path: Path) -> bool:
     """True for an Inspect log file (``.eval``, or a ``.json`` that starts like one) or a
-    folder holding one (checked without Inspect installed, so its absence can be named)."""
+    folder holding one that is not a run directory (checked without Inspect installed, so its
+    absence can be named)."""
     path = Path(path)
     if path.is_dir():
+        if (path / "judgments.jsonl").exists():
+            return False  # a run directory (an exported log inside it stays the run's)
         return any(
             p.suffix == ".eval" or (p.suffix == ".json" and _looks_like_json_log(p))
             for p in path.rglob("*")
