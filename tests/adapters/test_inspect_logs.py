@@ -161,10 +161,12 @@ def test_score_candidates_judges_what_inspect_generated(
 ) -> None:
     monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "cache"))
     run = tmp_path / "run"
+    copy = tmp_path / logs.one.name  # removed at the end: the export then has no conversations
+    copy.write_bytes(logs.one.read_bytes())
     with FaultServer() as server:
         code, out, err = _cli(
             capsys,
-            *["score", "--candidates", logs.one, "--lm", "openai/fake", "--api-base"],
+            *["score", "--candidates", copy, "--lm", "openai/fake", "--api-base"],
             *[server.url, "--response-format", "json_object", "-o", run, "-q", "-B", "100"],
         )
         assert code == 0, err
@@ -198,6 +200,21 @@ def test_score_candidates_judges_what_inspect_generated(
         scored += 1
     assert scored == len(judged)
     assert log.results is not None and len(log.results.scores) == 1
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    # the sample list `inspect view` shows comes from the summaries: one per item, scored
+    summaries = read_eval_log_sample_summaries(str(exported))
+    assert sorted(str(s.id) for s in summaries) == sorted(by)
+    assert all(s.scores for s in summaries)
+
+    copy.unlink()  # the run's input is gone: the samples say so instead of a conversation
+    code, out, err = _cli(capsys, "export", run, "--format", "inspect", "-o", tmp_path / "b.json")
+    assert code == 0, err
+    again = read_eval_log(str(tmp_path / "b.json"))
+    assert again.samples is not None and len(again.samples) == len(judged)
+    for sample in again.samples:
+        assert isinstance(sample.input, str) and "not available" in sample.input
+        assert sample.scores
 
 
 def test_rank_ranks_the_models_of_a_folder_of_logs(
