@@ -436,3 +436,102 @@ def test_calibrate_prints_people_and_judge_length_effects(
     summary = json.loads((out_dir / "summary.json").read_text())
     text = json.dumps(summary, ensure_ascii=False)
     assert "length effect (judge − people)" in text and "length effect (people)" in text
+
+
+def _rated(rng: np.random.Generator, C: int = 25) -> list[tuple[str, str, float, float, float]]:
+    """Three models rated in each conversation; m2 writes the longest replies and the judge
+    adds 0.5 per 100 characters, while m0 is best at equal length."""
+    mu = {"m0": 3.0, "m1": 2.6, "m2": 2.2}
+    extra = {"m0": 0.0, "m1": 100.0, "m2": 300.0}
+    rows = []
+    for c in range(C):
+        ref = float(rng.integers(200, 400))
+        for m in mu:
+            length = ref + extra[m] + float(rng.normal(0, 60))
+            score = mu[m] + 0.5 * (length - ref) / 100 + float(rng.normal(0, 0.3))
+            rows.append((m, f"c{c}", score, length, ref))
+    return rows
+
+
+def test_length_controlled_means_match_ols_and_recover_substance() -> None:
+    sm = pytest.importorskip("statsmodels.api")
+    from attune_judge.calibration import length_controlled_means
+
+    rows = _rated(np.random.default_rng(4))
+    m, c, s, length, ref = (list(x) for x in zip(*rows, strict=True))
+    res = length_controlled_means(m, c, s, length, ref, B=200)
+    names = res.labels
+    D = np.column_stack(
+        [[1.0 if x == k else 0.0 for x in m] for k in names]
+        + [[(a - b) / 100 for a, b in zip(length, ref, strict=True)]]
+    )
+    ols = sm.OLS(np.array(s), D).fit()
+    assert [x.estimate for x in res.controlled] == pytest.approx(list(ols.params[:3]), abs=1e-9)
+    assert res.length_slope.estimate == pytest.approx(ols.params[3], abs=1e-9)
+    raw = [x.estimate for x in res.raw]
+    assert raw.index(max(raw)) == names.index("m2")  # length wins raw
+    ctrl = [x.estimate for x in res.controlled]
+    assert ctrl.index(max(ctrl)) == names.index("m0")  # substance wins controlled
+    assert res.length_slope.lower < 0.5 < res.length_slope.upper
+    with pytest.raises(UserError, match="has 1 score"):
+        length_controlled_means([*m, "m9"], [*c, "c0"], [*s, 1.0], [*length, 5.0], None, B=5)
+    flat = [{"m0": 100.0, "m1": 200.0, "m2": 400.0}[x] for x in m]
+    with pytest.raises(UserError, match="do not vary beyond what the model explains"):
+        length_controlled_means(m, c, s, flat, None, B=5)
+
+
+def test_rank_control_length_on_a_rated_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rank JUDGMENTS --control length --items ITEMS`` (texts and references from the items)
+    equals ``rank SCORES.csv --control length`` on the same numbers."""
+    from attune_judge.data import ChatMessage, JudgeItem, Judgment
+
+    rows = _rated(np.random.default_rng(9), C=15)
+    items, judgments = [], []
+    with (tmp_path / "scores.csv").open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "cluster", "score", "length", "reference_length"])
+        for k, (m, c, s, length, ref) in enumerate(rows):
+            score = float(np.clip(s / 5, 0, 1))
+            w.writerow([m, c, score, int(length), int(ref)])
+            items.append(
+                JudgeItem(
+                    item_id=f"i{k}",
+                    conversation_id=c,
+                    context=[ChatMessage(role="user", content="hi")],
+                    candidate="x" * int(length),
+                    candidate_model=m,
+                    reference="r" * int(ref),
+                ).model_dump_json()
+            )
+            judgments.append(
+                Judgment(
+                    item_id=f"i{k}",
+                    judge_id="j",
+                    conversation_id=c,
+                    candidate_model=m,
+                    normalized=score,
+                    overall=score,
+                ).model_dump_json()
+            )
+    (tmp_path / "items.jsonl").write_text("\n".join(items) + "\n")
+    (tmp_path / "judgments.jsonl").write_text("\n".join(judgments) + "\n")
+    run = ["rank", str(tmp_path / "judgments.jsonl"), "--control", "length", "-B", "50"]
+    code, _, err = _run(run, capsys)
+    assert code == 2 and "needs --items" in err
+    code, out, err = _run([*run, "--items", str(tmp_path / "items.jsonl"), "--json"], capsys)
+    assert code == 0, err
+    by_run = json.loads(out)
+    code, out, err = _run(
+        ["rank", str(tmp_path / "scores.csv"), "--control", "length", "-B", "50", "--json"],
+        capsys,
+    )
+    assert code == 0, err
+    by_csv = json.loads(out)
+    assert by_run["reference"] == "reference"
+    assert [x["estimate"] for x in by_run["controlled"]] == pytest.approx(
+        [x["estimate"] for x in by_csv["controlled"]], abs=1e-6
+    )
+    code, out, _ = _run(["rank", str(tmp_path / "scores.csv"), "--control", "length"], capsys)
+    assert code == 0 and "# Length-controlled means" in out

@@ -132,6 +132,10 @@ from attune_judge.calibration.ranking._length_control import (
     LengthControlledResult,
     length_controlled_winrates,
 )
+from attune_judge.calibration.ranking._length_means import (
+    LengthControlledMeans,
+    length_controlled_means,
+)
 from attune_judge.calibration.ranking._rank_agreement import (
     KendallW,
     kendall_tau_rankings,
@@ -194,6 +198,7 @@ __all__ = [
     "KendallW",
     "Leaderboard",
     "LeaderboardRow",
+    "LengthControlledMeans",
     "LengthControlledResult",
     "LengthEffectComparison",
     "Metric",
@@ -261,6 +266,7 @@ __all__ = [
     "leaderboard",
     "leaderboard_from_sums",
     "leaderboard_markdown",
+    "length_controlled_means",
     "length_controlled_winrates",
     "length_effect",
     "pair_agreement",

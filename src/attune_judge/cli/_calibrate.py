@@ -219,10 +219,13 @@ def rank(
     from attune_judge import calibration as cal
 
     if pairs is not None or control is not None:
+        from attune_judge.validate._rank import _pairwise_judgments
         from attune_judge.validate._style import (
             controlled_markdown,
+            length_means_markdown,
             parse_control,
             rank_controlled_run,
+            rank_length_controlled_scores,
             rank_pairs,
         )
 
@@ -233,6 +236,16 @@ def rank(
             styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=ci)
         elif source is None:
             raise UserError("--control needs a pairwise run (SOURCE) or --pairs FILE")
+        elif _pairwise_judgments(source, judge_id) is None:  # a rated run or a scores table
+            if features != ("length",):
+                raise UserError("--control markdown is for pairwise runs; rated runs: length")
+            means = rank_length_controlled_scores(
+                source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=ci
+            )
+            for warning in means.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            _emit(length_means_markdown(means), means.model_dump(mode="json"), as_json, output)
+            return
         else:
             styled = rank_controlled_run(
                 source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=ci

@@ -36,8 +36,10 @@ from attune_judge.errors import UserError
 __all__ = [
     "PairTable",
     "controlled_markdown",
+    "length_means_markdown",
     "parse_control",
     "rank_controlled_run",
+    "rank_length_controlled_scores",
     "rank_pairs",
     "read_pairs",
 ]
@@ -338,4 +340,124 @@ def controlled_markdown(res: cal.LengthControlledResult | cal.StyleControlledRes
     ]
     for w in res.warnings:
         lines.append(f"\nWarning: {w}.")
+    return "\n".join(lines) + "\n"
+
+
+def _score_rows(path: Path) -> list[dict[str, object]]:
+    if path.suffix.lower() == ".csv":
+        with reading_utf8(path), path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+    rows = []
+    for n, line in enumerate(read_utf8(path).splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise UserError(f"{path}: row {n}: not JSON ({exc.msg})") from None
+    return rows
+
+
+def rank_length_controlled_scores(
+    source: Path,
+    items: Path | None,
+    *,
+    field: str = "normalized",
+    judge_id: str | None = None,
+    B: int = DEFAULT_B,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> cal.LengthControlledMeans:
+    """Length-controlled means of a rated run (run directory or Judgment JSONL, the replies'
+    texts from ``items``: candidate and reference) or of a scores table with ``model``,
+    ``cluster``, ``score``, ``length`` and optionally ``reference_length`` columns."""
+    from attune_judge.data import JudgeItem, read_jsonl
+    from attune_judge.validate._files import record_kind
+
+    path = source / "judgments.jsonl" if source.is_dir() else source
+    if not path.is_file():
+        raise UserError(f"{source}: no such file (nor a run directory with judgments.jsonl)")
+    models: list[str] = []
+    clusters: list[str] = []
+    scores: list[float] = []
+    lengths: list[float] = []
+    refs: list[float | None] = []
+    if path.suffix.lower() != ".csv" and record_kind(path) == "judgment":
+        from attune_judge.data import read_judgments
+        from attune_judge.runner._leaderboard import judgments_of
+
+        if items is None:
+            raise UserError(
+                f"{source}: --control on a rated run needs --items, the JudgeItem JSONL it "
+                "judged (runs keep no reply texts)"
+            )
+        by_id = {it.item_id: it for it in read_jsonl(items, JudgeItem)}
+        for j in judgments_of(read_judgments(path), judge_id, path):
+            val = j.normalized if field == "normalized" else j.overall
+            it = by_id.get(j.item_id)
+            if j.status != "ok" or val is None or it is None:
+                continue
+            models.append(str(j.candidate_model or it.candidate_model))
+            clusters.append(str(j.conversation_id or it.conversation_id))
+            scores.append(float(val))
+            lengths.append(float(len(it.candidate)))
+            refs.append(None if it.reference is None else float(len(it.reference)))
+        if not models:
+            raise UserError(f"{items}: no item matches the run's scored judgments (item_id)")
+    else:
+        for n, r in enumerate(_score_rows(path), 1):
+            try:
+                models.append(str(_get(r, "model")))
+                clusters.append(str(_get(r, "cluster")))
+                scores.append(_number(_get(r, "score"), "score"))
+                lengths.append(_number(_get(r, "length"), "length"))
+                ref = r.get("reference_length")
+                refs.append(None if ref in (None, "") else _number(ref, "reference_length"))
+            except KeyError as exc:
+                raise UserError(f"{path}: row {n}: missing field {exc.args[0]!r}") from None
+            except ValueError as exc:
+                raise UserError(f"{path}: row {n}: {exc}") from None
+    if any(r is not None for r in refs) and any(r is None for r in refs):
+        refs = [None] * len(refs)  # some conversations without a reference: centre all
+    try:
+        return cal.length_controlled_means(
+            models, clusters, scores, lengths, refs, B=B, level=level, seed=seed
+        )
+    except UserError as exc:
+        raise UserError(f"{source}: {exc}") from None
+
+
+def length_means_markdown(res: cal.LengthControlledMeans) -> str:
+    """Controlled means beside the raw ones, as Markdown."""
+    fm = cal.fmt_metric
+    pct = f"{res.controlled[0].level * 100:g}%"
+    raw_rank = {i: r for r, i in enumerate(_order([m.estimate for m in res.raw]), 1)}
+    sc, sr = res.rank_sets_controlled, res.rank_sets_raw
+    where = (
+        "each conversation's reference reply"
+        if res.reference == "reference"
+        else "the mean reply length"
+    )
+    lines = [
+        "# Length-controlled means",
+        "",
+        f"Scores regressed on the model and the reply's length relative to {where}; the "
+        f"controlled mean is the expected score at that length. Cluster bootstrap over "
+        f"{res.n_clusters} conversations ({res.n} scores). Length slope: "
+        f"{fm(res.length_slope)} per 100 characters.",
+        "",
+        f"| rank | model | controlled mean [{pct} CI] | rank set | raw mean | raw rank "
+        "| raw rank set | mean Δlength |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r, i in enumerate(_order([m.estimate for m in res.controlled]), 1):
+        lines.append(
+            f"| {r} | {res.labels[i]} | {fm(res.controlled[i])} | {sc.lower[i]}–{sc.upper[i]} "
+            f"| {fm(res.raw[i])} | {raw_rank[i]} | {sr.lower[i]}–{sr.upper[i]} "
+            f"| {res.mean_length_difference[i]:+.0f} |"
+        )
+    lines += [
+        "",
+        "A model whose replies are better *because* they are longer loses that credit too.",
+    ]
+    lines += [f"\nWarning: {w}." for w in res.warnings]
     return "\n".join(lines) + "\n"
