@@ -269,3 +269,22 @@ def test_calibrate_out_refuses_another_commands_run(files: dict[str, Path], caps
     # the former meaning of -o (a Markdown file) is caught before a directory is created
     code, _, err = _run([*argv, "--B", "50", "-o", str(files["tmp"] / "new.md")], capsys)
     assert code == 2 and "use --output" in err and not (files["tmp"] / "new.md").exists()
+
+
+def test_calibrate_reads_a_validate_folders_run(files: dict[str, Path], capsys) -> None:  # type: ignore[no-untyped-def]
+    """``validate -o DIR`` keeps its judgments in DIR/run: ``--judge DIR`` reads them."""
+    folder = files["tmp"] / "validated"
+    folder.mkdir()
+    files["run"].rename(folder / "run")
+    code, out, err = _run(
+        ["calibrate", "--human", str(files["human"]), "--judge", str(folder), "-B", "100"],
+        capsys,
+    )
+    assert code == 0, err
+    assert "Dimension `empathy`" in out
+    empty = files["tmp"] / "empty"
+    empty.mkdir()
+    code, _, err = _run(
+        ["calibrate", "--human", str(files["human"]), "--judge", str(empty)], capsys
+    )
+    assert code == 2 and "a validate -o folder has it in run/" in err

@@ -87,7 +87,7 @@ def test_unpriced_model_cost_is_unknown(tmp_path: Path, capsys: pytest.CaptureFi
     with openai_stub(_reference_answer) as server:
         assert _score(run, server.url) == 0
     assert all(j["cost"] is None for j in read_jsonl_rows(run / "judgments.jsonl"))
-    assert "cost unknown (19 judgment(s) without a price" in capsys.readouterr().out
+    assert "cost no prices known (19 judgment(s): --price-in" in capsys.readouterr().out
     with openai_stub(_reference_answer) as server:
         assert _score(tmp_path / "r2", server.url, "--max-cost", "1") == 2
         assert server.requests == []
@@ -113,3 +113,26 @@ def test_max_cost_stops_before_spending_more(
         assert _score(run, server.url, *prices, "--max-cost", "0.0021") == 3
         assert len(server.requests) == 6  # 6 x 0.0004 = 0.0024 >= 0.0021
     assert len(read_jsonl_rows(run / "judgments.jsonl")) == 6
+
+
+def test_a_jury_with_no_priced_member_has_no_known_part() -> None:
+    """Nothing priced is not $0: no ``cost_known`` (the summary then says no prices are
+    known); one priced member keeps its part (the embedded model's is 0)."""
+    from attune_judge.data import Judgment
+    from attune_judge.judges import hash_spec
+    from attune_judge.runner._cost import Pricing, judgment_cost
+
+    server = {"lm": "openai/my-own-model", "api_base": "http://127.0.0.1:9/v1"}
+    a, b = {"program": "rubric", "lm": server}, {"program": "rubric", "lm": dict(server, x=1)}
+    local = {"program": "rubric", "lm": "local"}
+    usage = {"prompt_tokens": 10, "completion_tokens": 5}
+    for members, known in (([a, b], None), ([a, local], 0.0)):
+        judgment = Judgment(
+            item_id="i",
+            judge_id="jury",
+            details={"members": [{"judge_id": hash_spec(m), "usage": usage} for m in members]},
+        )
+        spec = {"program": "jury", "members": members}
+        pricing = Pricing(api_base="http://127.0.0.1:9/v1")
+        assert judgment_cost(judgment, spec, pricing) is None
+        assert judgment.details.get("cost_known") == known

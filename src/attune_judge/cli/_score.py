@@ -44,6 +44,12 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
+def aligned(rows: list[tuple[str, str, str]]) -> list[str]:
+    """``model  estimate  counts`` lines whose columns line up however long a model's name."""
+    width = max([20, *(len(r[0]) for r in rows)])
+    return [f"  {a:<{width}} {b:<26} {c}".rstrip() for a, b, c in rows]
+
+
 def _print_result(result: RunResult) -> None:
     from attune_judge.calibration import fmt_estimate, fmt_num
     from attune_judge.runs import JudgedSummary, record_json
@@ -58,11 +64,14 @@ def _print_result(result: RunResult) -> None:
     )
     for jid, block in summary.judges.items():
         print(f"judge {jid} ({block.label})")
+        rows = []
         for model, m in block.models.items() if block.pairwise is None else ():
             s = m.score
             cell = fmt_num(None) if s is None else fmt_estimate(s.mean, s.lower, s.upper)
             failed = {k: v for k, v in m.n_by_status.items() if k != "ok" and v}
-            print(f"  {model:<20} {cell:<26} n_ok={m.n_ok}/{m.n_planned} {failed or ''}")
+            rows.append((model, cell, f"n_ok={m.n_ok}/{m.n_planned} {failed or ''}"))
+        for line in aligned(rows):
+            print(line)
         board_warnings = block.leaderboard.warnings if block.leaderboard is not None else []
         for w in dict.fromkeys([*block.warnings, *board_warnings]):
             print(f"  warning: {w}")  # too few conversations, scores at a bound, ...
@@ -82,7 +91,7 @@ def _print_result(result: RunResult) -> None:
                 "(--price-in/--price-out)"
             )
         else:
-            money = f"unknown ({unpriced} judgment(s) without a price: --price-in/--price-out)"
+            money = f"no prices known ({unpriced} judgment(s): --price-in/--price-out)"
         print(
             f"cost {money}; tokens {tokens.prompt} in, {tokens.completion} out, "
             f"{tokens.calls} calls"

@@ -10,7 +10,8 @@ A jury's cost is the sum of its members' costs (each member at its own model's p
 member entry of the jury judgment (``details["members"]``) gets its own ``cost`` too, so the
 summary can sum tokens and cost per member model. When a member has no price, the jury's cost
 is unknown, and ``details["cost_known"]`` / ``details["members_unpriced"]`` keep the priced
-members' part and how many answers had no price.
+members' part and how many answers had no price (neither when no member had a price: nothing
+is known, which is not $0).
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing)
             member["cost"] = cost
             total = None if cost is None or total is None else total + cost
             known, unpriced = known + (cost or 0.0), unpriced + (cost is None)
-        if total is None:  # the priced members' part is still known
+        if total is None and unpriced < len(members):  # the priced members' part is known
             judgment.details["cost_known"] = known
             judgment.details["members_unpriced"] = unpriced
         return total

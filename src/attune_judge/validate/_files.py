@@ -37,13 +37,17 @@ RecordKind = Literal["rating", "preference", "judgment", "scores"]
 
 
 def jsonl_path(path: Path) -> Path:
-    """The JSONL to read: ``path`` itself, or a run directory's ``judgments.jsonl``."""
+    """The JSONL to read: ``path`` itself, or a run directory's ``judgments.jsonl`` (a
+    ``validate -o`` folder's is in its ``run``)."""
     path = Path(path)
     if path.is_dir():
-        cand = path / "judgments.jsonl"
-        if not cand.exists():
-            raise UserError(f"{path}: a run directory must contain judgments.jsonl")
-        return cand
+        for cand in (path / "judgments.jsonl", path / "run" / "judgments.jsonl"):
+            if cand.exists():
+                return cand
+        raise UserError(
+            f"{path}: a run directory must contain judgments.jsonl (a validate -o folder "
+            "has it in run/)"
+        )
     if not path.exists():
         raise UserError(f"{path}: file not found")
     return path
