@@ -13,6 +13,7 @@ from attune_judge.cli._options import (
     JuryOption,
     MaxFailureRateOption,
     QuietOption,
+    RetryFailedOption,
     RunDirOption,
     SeedOption,
     exit_if_stopped,
@@ -127,6 +128,7 @@ def bench(
     bootstrap: BootstrapOption = DEFAULT_B,
     max_failure_rate: MaxFailureRateOption = 0.25,
     quiet: QuietOption = False,
+    retry_failed: RetryFailedOption = False,
     *,
     opts: SharedOptions,
 ) -> None:
@@ -148,6 +150,7 @@ def bench(
         max_failure_rate=max_failure_rate,
         model_options=opts.model(judge_lm),
         quiet=quiet,
+        retry_failed=retry_failed,
         **opts.execution(),
     )
     result = run_bench(config)

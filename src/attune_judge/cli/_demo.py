@@ -14,6 +14,7 @@ from attune_judge.cli._options import (
     JuryOption,
     LmsOption,
     PerCriterionOption,
+    RetryFailedOption,
     ScoreModeOption,
     SeedOption,
 )
@@ -84,6 +85,7 @@ def validate(
     per_criterion: PerCriterionOption = False,
     jury: JuryOption = JuryChoice.mean,
     judge_artifact: JudgeArtifactOption = None,
+    retry_failed: RetryFailedOption = False,
     *,
     opts: SharedOptions,
 ) -> None:
@@ -145,6 +147,7 @@ def validate(
         judge=judge,
         only_items=only,
         quiet=False,
+        retry_failed=retry_failed,
         **opts.execution(),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,

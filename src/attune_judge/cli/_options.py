@@ -226,6 +226,15 @@ SeedOption = Annotated[
     ),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+RetryFailedOption = Annotated[
+    bool,
+    typer.Option(
+        "--retry-failed",
+        help="Judge again only the failed judgments (lm_error, parse_error) of the existing "
+        "run directory; new records are appended and the last one counts. A plain rerun "
+        "asks only lm_error and what was never judged.",
+    ),
+]
 
 
 class ScoreModeChoice(StrEnum):

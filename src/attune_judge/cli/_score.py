@@ -25,6 +25,7 @@ from attune_judge.cli._options import (
     PriceInOption,
     PriceOutOption,
     QuietOption,
+    RetryFailedOption,
     RunDirOption,
     ScoreModeOption,
     SeedOption,
@@ -204,6 +205,7 @@ def score(
         float, typer.Option(min=0.01, help="Seconds between batch status polls.")
     ] = 30.0,
     quiet: QuietOption = False,
+    retry_failed: RetryFailedOption = False,
     judge_artifact: JudgeArtifactOption = None,
     *,
     opts: SharedOptions,
@@ -243,6 +245,7 @@ def score(
         batch=batch,
         batch_poll_s=batch_poll,
         quiet=quiet,
+        retry_failed=retry_failed,
     )
     result = run_score(config)
     _print_result(result)

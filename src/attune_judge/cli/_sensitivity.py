@@ -16,6 +16,7 @@ from attune_judge.cli._options import (
     ModelsOption,
     ParseRetriesOption,
     QuietOption,
+    RetryFailedOption,
     RunDirOption,
     SeedOption,
     exit_if_stopped,
@@ -108,6 +109,7 @@ def sensitivity(
         bool, typer.Option("--report/--no-report", help="Write report.md and report.html.")
     ] = True,
     quiet: QuietOption = False,
+    retry_failed: RetryFailedOption = False,
     *,
     opts: SharedOptions,
 ) -> None:
@@ -140,6 +142,7 @@ def sensitivity(
         B=bootstrap,
         seed=seed,
         quiet=quiet,
+        retry_failed=retry_failed,
         **opts.execution(),
     )
     result = run_sensitivity(config)

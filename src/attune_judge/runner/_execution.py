@@ -78,3 +78,7 @@ class RunSettings(ExecutionFields):
     """Seed of the retry jitter, (where supported) the judge model and the bootstrap."""
     quiet: bool = False
     """No progress bar."""
+    retry_failed: bool = False
+    """Judge again only the failed judgments (``lm_error``, ``parse_error``) of the existing
+    run directory (``--retry-failed``); a plain rerun asks only the ``lm_error`` ones and what
+    was never judged."""

@@ -77,6 +77,8 @@ class RunResult(BaseModel):
     """Whether a torn last line of ``judgments.jsonl`` was cut off at the start."""
     wall_time_s: float
     """Wall time of this invocation."""
+    retried: dict[str, int] = {}
+    """``--retry-failed``: the failed judgments judged again, by their old status."""
     summary: SerializeAsAny[RunSummary]
     """``summary.json``, typed (a :class:`~attune_judge.runs.ScoreSummary`, or a study's
     summary such as :class:`~attune_judge.runs.BenchSummary`)."""

@@ -9,6 +9,10 @@ Resume rules (documented in the README of the run directory contract):
 - a task whose effective judgment has status ``ok``, ``parse_error`` or ``refused`` is finished
   and skipped; ``lm_error`` is retried (the model never answered, so nothing was paid and
   nothing is cached);
+- ``retry_failed`` (``--retry-failed``): only the tasks whose effective judgment is
+  ``lm_error`` or ``parse_error`` are judged again (``refused`` is the judge's verdict on the
+  item, which asks no model; a task with no judgment yet is left to a plain resume); the new
+  records are appended and, being last, are the effective judgments;
 - a torn last line of ``judgments.jsonl`` is cut off (kept in ``judgments.jsonl.torn``) and
   logged;
 - a directory made by other judges (another rubric, model or decoding), other data or other
@@ -19,6 +23,7 @@ Resume rules (documented in the README of the run directory contract):
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections import Counter
@@ -139,6 +144,7 @@ def run_tasks(
     pricing: Pricing | None = None,
     max_cost: float | None = None,
     extend_summary: Callable[[JudgedSummary], RunSummary] | None = None,
+    retry_failed: bool = False,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 
@@ -175,6 +181,10 @@ def run_tasks(
         A study's analysis: given the runner's summary of a finished invocation, returns the
         study's summary (its ``kind`` and block added), which is what ``summary.json`` holds
         (written once, by :func:`attune_judge.runs.write_summary`).
+    retry_failed
+        Judge again only the failed judgments (``lm_error``, ``parse_error``) of the existing
+        run directory ``out`` (module docstring); its counts are printed to stderr unless
+        ``quiet`` and returned in :attr:`RunResult.retried`.
 
     Returns
     -------
@@ -188,6 +198,12 @@ def run_tasks(
     pricing = pricing if pricing is not None else Pricing()
     if max_cost is not None:
         check_prices(tasks, pricing)
+    judgments = Path(out) / "judgments.jsonl"
+    if retry_failed and not (judgments.exists() and judgments.stat().st_size > 0):
+        raise UserError(
+            f"{judgments}: no judgments to retry: --retry-failed re-judges the failed "
+            "judgments of an existing run directory (run the command without it first)"
+        )
     run_dir = RunDir(out)
     with run_dir.lock():
         return _run_locked(
@@ -209,6 +225,7 @@ def run_tasks(
             pricing=pricing,
             max_cost=max_cost,
             extend_summary=extend_summary,
+            retry_failed=retry_failed,
         )
 
 
@@ -232,6 +249,7 @@ def _run_locked(
     pricing: Pricing,
     max_cost: float | None,
     extend_summary: Callable[[JudgedSummary], RunSummary] | None,
+    retry_failed: bool = False,
 ) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -251,8 +269,12 @@ def _run_locked(
     previous_wall = _previous_wall_time(run_dir)
     torn = run_dir.repair_torn_tail() is not None
     effective = effective_judgments(run_dir.read_judgments())
-    finished = {k for k, j in effective.items() if j.status in FINISHED_STATUSES}
-    pending = pending_tasks(tasks, finished)
+    retried: Counter[str] = Counter()
+    if retry_failed:
+        pending = _failed_tasks(tasks, effective, retried, quiet=quiet)
+    else:
+        finished = {k for k, j in effective.items() if j.status in FINISHED_STATUSES}
+        pending = pending_tasks(tasks, finished)
     n_skipped = len(tasks) - len(pending)
     counts: Counter[str] = Counter()
     stopped: str | None = None
@@ -277,6 +299,8 @@ def _run_locked(
                 max_cost=max_cost,
             )
         failed = False
+        if retry_failed and not quiet:
+            print(f"retry-failed: {_retried_outcome(pending, effective)}", file=sys.stderr)
     except (KeyboardInterrupt, Interrupted):
         interrupted = True
         raise
@@ -334,7 +358,52 @@ def _run_locked(
         torn_line_dropped=torn,
         wall_time_s=time.perf_counter() - start,
         summary=summary,
+        retried=dict(retried),
     )
+
+
+RETRIED_STATUSES = ("lm_error", "parse_error")
+"""What ``--retry-failed`` judges again (``refused`` asks no model: the same item is refused
+again)."""
+
+
+def _failed_tasks(
+    tasks: Sequence[Task],
+    effective: Mapping[TaskKey, Judgment],
+    retried: Counter[str],
+    *,
+    quiet: bool,
+) -> list[Task]:
+    """The tasks ``--retry-failed`` judges again; their old statuses counted into ``retried``."""
+    pending = []
+    kept: Counter[str] = Counter()
+    for task in tasks:
+        j = effective.get(task.key)
+        if j is None:
+            kept["missing"] += 1
+        elif j.status in RETRIED_STATUSES:
+            retried[j.status] += 1
+            pending.append(task)
+        elif j.status != "ok":
+            kept[j.status] += 1
+    if not quiet:
+        what = ", ".join(f"{n} {s}" for s, n in sorted(retried.items())) or "none"
+        line = f"retry-failed: judging {len(pending)} failed judgments again ({what})"
+        if kept:
+            line += "; not retried: " + ", ".join(f"{n} {s}" for s, n in sorted(kept.items()))
+        print(line, file=sys.stderr)
+    return pending
+
+
+def _retried_outcome(pending: Sequence[Task], effective: Mapping[TaskKey, Judgment]) -> str:
+    """``N ok, M still failed (...)`` of the tasks judged again."""
+    now: Counter[str] = Counter()
+    for task in pending:
+        j = effective.get(task.key)
+        now[j.status if j is not None else "not judged"] += 1
+    ok = now.pop("ok", 0)
+    rest = ", ".join(f"{n} {s}" for s, n in sorted(now.items()))
+    return f"{ok} of {len(pending)} now ok" + (f"; still failed: {rest}" if rest else "")
 
 
 def _any_ok(tasks: Sequence[Task], effective: Mapping[TaskKey, Judgment]) -> bool:

@@ -86,6 +86,9 @@ class BenchConfig(ExecutionFields):
     ``@temperature=..`` settings override them."""
     quiet: bool = True
     """No progress bar."""
+    retry_failed: bool = False
+    """Evaluate again only the failed units of the existing run directory
+    (``--retry-failed``)."""
 
 
 class BenchResult(BaseModel):
@@ -244,6 +247,7 @@ def run_bench(
             quiet=config.quiet,
             B=config.B,
             extend_summary=lambda summary: _bench_summary(config, plan, summary),
+            retry_failed=config.retry_failed,
         )
     return BenchResult(
         run_dir=Path(config.out),

@@ -74,6 +74,7 @@ def validate_judge(
     rubric: str | None = None,
     jury_lms: Sequence[str] | None = None,
     jury: str = "mean",
+    retry_failed: bool = False,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -109,6 +110,8 @@ def validate_judge(
         ``sampled`` / ``expected`` (``None``: by model) and one call per criterion.
     rubric
         Another rubric to judge with (e.g. a checklist); its dimensions must be the set's.
+    retry_failed
+        Judge again only the failed judgments of the existing run (``--retry-failed``).
     executor, workers, ray_address
         Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
         processes or actors, each building the judge; see :func:`scaled_executor`).
@@ -143,6 +146,7 @@ def validate_judge(
         score_mode=score_mode,
         per_criterion=per_criterion,
         jury_lms=jury_lms,
+        retry_failed=retry_failed,
         jury=jury,
     )
     judgments = read_judgments(out / "run" / "judgments.jsonl")  # a retried item counts once

@@ -82,6 +82,7 @@ def run_validation_judge(
     per_criterion: bool,
     jury_lms: Sequence[str] | None,
     jury: str,
+    retry_failed: bool = False,
 ) -> Any:
     """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
     from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
@@ -115,6 +116,7 @@ def run_validation_judge(
         seed=seed,
         quiet=quiet,
         B=B,
+        retry_failed=retry_failed,
     )
     with scaled_executor(
         executor,
