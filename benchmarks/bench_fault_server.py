@@ -6,7 +6,7 @@ Run ``.venv/bin/python benchmarks/bench_fault_server.py`` (options: ``--n``, ``-
 :class:`attune_judge.testing.FaultServer` in a separate process (loopback, keep-alive
 connections, a fixed latency per request) and runs ``run_score`` as ``attune-judge score``
 would: the reference-graded judge, ``--lm openai/fake --api-base URL --response-format
-json_object``, LiteLLM and the OpenAI SDK over real sockets, DSPy's disk cache in a temporary
+json_object``, DSPy's own HTTP engine over real sockets, DSPy's disk cache in a temporary
 ``ATTUNE_CACHE_DIR``, the run directory with its lock, append-only log and summary. It prints
 one JSON object with
 
@@ -25,7 +25,10 @@ one JSON object with
 ``--compare-litellm`` (``json_object`` only) also runs the route ``json_object`` took before
 issue 28 — LiteLLM and the OpenAI SDK (``engine="litellm"``) — on fresh directories, alternating
 with the current route (DSPy's own HTTP engine) ``--repeat`` times after a warm-up of each, and
-prints both CPU-per-judgment and wall-time medians and their ratios (``litellm_over_native``).
+prints both CPU-per-judgment and wall-time medians and their ratios (``litellm_over_native``),
+and the route of a URL with credentials (``http://user:pw@host/v1?key=K``, issue 44: DSPy's
+engine with the credentials added by its transport; LiteLLM before) as
+``credentialed_over_native``.
 """
 
 from __future__ import annotations
@@ -144,7 +147,8 @@ def main() -> None:
     parser.add_argument(
         "--compare-litellm",
         action="store_true",
-        help="also time the former json_object route (LiteLLM), alternating (--repeat times)",
+        help="also time the route of a URL with credentials and the former json_object route "
+        "(LiteLLM), alternating with the plain one (--repeat times)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="alternations of --compare-litellm")
     args = parser.parse_args()
@@ -204,7 +208,7 @@ def main() -> None:
         "judgments_per_s": round(args.n / wall, 1),
         "ratio_to_ideal": round(wall / ideal, 3) if ideal else None,
         "client_cpu_ms_per_judgment": round(1000 * cpu / args.n, 2),
-        "n_by_status": first.summary["run"]["n_by_status"],
+        "n_by_status": first.n_by_status,
         "server_requests": served["requests"],
         "attempts_recorded": attempts,
         "requests_equal_attempts": served["requests"] == attempts,
@@ -222,8 +226,16 @@ def main() -> None:
     print(json.dumps(figures, indent=2))
 
 
+def _credentialed(url: str) -> str:
+    """``url`` with a user:password and a query key (the server ignores both)."""
+    head, rest = url.split("://", 1)
+    return f"{head}://bench:pw-bench@{rest}?key=bench-key"
+
+
 def _compare(tmp: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
-    """The current json_object route against LiteLLM's, alternating on fresh directories."""
+    """The native json_object route on a plain URL, the same on a URL with credentials
+    (user:password and ``?key=``) and the former LiteLLM route, alternating on fresh
+    directories."""
     import statistics
     from unittest import mock
 
@@ -232,23 +244,27 @@ def _compare(tmp: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
     def litellm_route() -> Any:
         return mock.patch.object(resolve, "send_json_object_natively", lambda: False)
 
-    routes = {"native": contextlib.nullcontext, "litellm": litellm_route}
-    for name, route in routes.items():  # one-off costs of each route outside the timing
+    routes = {
+        "native": (contextlib.nullcontext, url),
+        "credentialed": (contextlib.nullcontext, _credentialed(url)),
+        "litellm": (litellm_route, url),
+    }
+    for name, (route, address) in routes.items():  # one-off costs outside the timing
         _items(tmp / f"warmup-{name}.jsonl", args.warmup or 32, tag=f"warm-up {name} ")
         with route():
-            _score(tmp / f"warmup-{name}.jsonl", tmp / f"warmup-{name}", url, args)
+            _score(tmp / f"warmup-{name}.jsonl", tmp / f"warmup-{name}", address, args)
     cpu: dict[str, list[float]] = {name: [] for name in routes}
     wall: dict[str, list[float]] = {name: [] for name in routes}
     for k in range(args.repeat):
-        for name, route in routes.items():
+        for name, (route, address) in routes.items():
             items = tmp / f"items-{name}-{k}.jsonl"  # new texts: no answer from the cache
             _items(items, args.n, tag=f"{name} {k} ")
             with route():
                 before = _cpu()
-                seconds, result = _score(items, tmp / f"{name}-{k}", url, args)
+                seconds, result = _score(items, tmp / f"{name}-{k}", address, args)
             cpu[name].append(1000 * (_cpu() - before) / args.n)
             wall[name].append(seconds)
-            assert result.summary["run"]["n_by_status"]["ok"] == args.n, name
+            assert result.n_by_status.get("ok") == args.n, (name, result.n_by_status)
     med = {name: statistics.median(v) for name, v in cpu.items()}
     med_wall = {name: statistics.median(v) for name, v in wall.items()}
     ideal = args.n * args.latency / args.concurrency
@@ -259,6 +275,8 @@ def _compare(tmp: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
         "median_ratio_to_ideal": {k: round(v / ideal, 3) for k, v in med_wall.items()},
         "litellm_over_native_cpu": round(med["litellm"] / med["native"], 2),
         "litellm_over_native_wall": round(med_wall["litellm"] / med_wall["native"], 2),
+        "credentialed_over_native_cpu": round(med["credentialed"] / med["native"], 2),
+        "credentialed_over_native_wall": round(med_wall["credentialed"] / med_wall["native"], 2),
         "loadavg_1min_after": round(os.getloadavg()[0], 2),
     }
 

@@ -67,8 +67,10 @@ def test_json_object_body_is_litellms_without_litellm(
     ("model", "api_base", "litellm"),
     [
         ("openai/served", "http://127.0.0.1:9/v1", False),  # a server: DSPy's engine
-        ("openai/served", "http://user:pw@127.0.0.1:9/v1", True),  # a user in the URL
-        ("openai/served", "http://127.0.0.1:9/v1?key=k", True),  # a query in the URL
+        # credentials in the URL: DSPy's engine too, credentials sent by its transport
+        ("openai/served", "http://user:pw@127.0.0.1:9/v1", False),  # a user in the URL
+        ("openai/served", "http://127.0.0.1:9/v1?key=k", False),  # a query in the URL
+        ("openai/served", "http://tok3n@127.0.0.1:9/p/v1", False),  # a lone token
         ("openai/gpt-4o-mini", None, True),  # hosted: LiteLLM knows its token-limit field
     ],
 )
@@ -80,3 +82,9 @@ def test_which_route_json_object_takes(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     lm = resolve_lm(model, api_base=api_base, response_format="json_object", check_connection=False)
     assert (lm._engine_spec == "litellm") is litellm  # DSPy keeps engine= here
+    if api_base is not None:  # a server: DSPy's lm15 engine, its own or with credentials
+        from attune_judge.lm._server import ServerEngine
+
+        spec = lm._engine_spec
+        assert spec == "auto" or isinstance(spec, ServerEngine)
+        assert isinstance(spec, ServerEngine) is ("@" in api_base or "?" in api_base)

@@ -146,3 +146,34 @@ def test_a_cancelled_batch_fails_its_items_and_the_next_run_submits_them_again(
     assert again.n_by_status == {"ok": N}
     assert [b["status"] for b in server.batches.values()] == ["cancelled", "completed"]
     assert server.chat_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("credentials", "query", "auth"),
+    [
+        ("u:p%40ss@", "?key=K1", "Basic dTpwQHNz"),  # user:password (p@ss) and a query key
+        ("", "?key=K1", "Bearer sk-x"),  # a query key only: the api key as the bearer
+        ("tok@", "", "Basic dG9rOg=="),  # a lone token
+    ],
+)
+def test_batch_endpoints_join_the_path_before_the_query_and_send_credentials_as_headers(
+    credentials: str, query: str, auth: str
+) -> None:
+    """Issue 44 point 3: every endpoint appended after ``?key=`` (exit 2), and a user:password
+    in the URL must travel as HTTP Basic, the path prefix kept."""
+    with FakeBatchServer(answer) as server:
+        host = server.base_url.split("://", 1)[1].split("/", 1)[0]
+        url = f"http://{credentials}{host}/prefix/v1{query}"
+        with OpenAIBatchClient(url, "sk-x", retries=0) as client:
+            file_id = client.upload(b'{"custom_id": "a", "body": {}}\n')
+            batch = client.create(file_id, "/v1/chat/completions")
+            client.status(batch["id"])
+            client.find_batch(file_id, "nothing", since=0.0)
+            client.cancel(batch["id"])
+            assert "p@ss" not in client.base_url and "K1" not in client.base_url
+    paths = [t.split("?")[0] for t in server.targets]
+    assert paths[:2] == ["/prefix/v1/files", "/prefix/v1/batches"]
+    assert paths[-1] == f"/prefix/v1/batches/{batch['id']}/cancel"
+    assert all(t.partition("?")[2].startswith("key=K1") for t in server.targets) is bool(query)
+    assert any("limit=100" in t for t in server.targets)  # find_batch's own parameters kept
+    assert set(server.authorizations) == {auth}

@@ -128,7 +128,8 @@ def _failed_call(
 ) -> CallOutcome:
     outcome = _failure(exc, recorder)
     outcome.usage = _usage(tracker, 1)
-    if recorder is not None and recorder.calls:
+    if recorder is not None and (recorder.calls or recorder.counted):
+        # counted: 0 when the call failed before any request was sent (issue 44)
         outcome.requests = recorder.requests_sent()
     if outcome.status == "parse_error" and recorder is not None and lm is not None:
         _evict_all(lm, recorder, asynchronous)
@@ -145,7 +146,7 @@ def _succeeded(
 ) -> CallOutcome:
     usage = _usage(tracker, 1)
     raw = recorder.last_text
-    requests = recorder.requests_sent() if recorder.calls else 1
+    requests = recorder.requests_sent() if recorder.calls or recorder.counted else 1
     if recorder.truncated:
         _evict_all(lm, recorder, asynchronous)
         return CallOutcome(
@@ -195,6 +196,7 @@ def _program_call(program: Any, lm: Any, adapter: Any, asynchronous: bool) -> It
     with (
         dspy.context(lm=lm, adapter=adapter, caller_modules=[recorder]),
         track_usage() as tracker,
+        recorder.counting(),
     ):
         started = time.perf_counter()
 

@@ -37,6 +37,7 @@ from attune_judge.lm._resolve import (
     configure_cache,
     resolve_lm,
 )
+from attune_judge.lm._server import ServerAddress
 from attune_judge.lm._settings import (
     LMSettings,
     ModelOptions,
@@ -54,6 +55,7 @@ __all__ = [
     "LMSettings",
     "ModelHandle",
     "ModelOptions",
+    "ServerAddress",
     "check_model",
     "configure_cache",
     "default_gguf_path",

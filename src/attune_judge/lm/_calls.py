@@ -12,8 +12,13 @@ and disk), so that an answer that failed to parse is never replayed into a later
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
+import inspect
 import logging
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +27,7 @@ from attune_judge.lm._handle import model_handle
 __all__ = [
     "CallRecorder",
     "RecordedCall",
+    "count_engine_attempts",
     "evict",
     "memoize_model_metadata",
     "retry_after_of",
@@ -203,11 +209,74 @@ def send_json_object_natively() -> bool:
     return True
 
 
+_RECORDING: contextvars.ContextVar[CallRecorder | None] = contextvars.ContextVar(
+    "attune_call_recorder", default=None
+)
+_PATCH_LOCK = threading.Lock()
+
+
+def count_engine_attempts() -> bool:
+    """Make DSPy count, on the :class:`CallRecorder` of the current program call, every
+    request it hands to an engine (each attempt; a cached answer never reaches one).
+
+    A request is recorded only when it was sent: a call that fails before its engine (reading
+    the request cache, say) sent nothing, which DSPy's history cannot tell (it records only
+    answers). Idempotent; ``False`` when this DSPy has no such step.
+    """
+    try:
+        from dspy.clients import execution
+    except ImportError:  # pragma: no cover - another DSPy layout
+        return False
+    with _PATCH_LOCK:
+        for name in ("_attempt", "_aattempt"):
+            original = getattr(execution, name, None)
+            if original is None:  # pragma: no cover - another DSPy layout
+                return False
+            if getattr(original, "attune_counts", False):
+                continue
+            if inspect.iscoroutinefunction(original):
+
+                async def counted_async(*args: Any, _original: Any = original, **kw: Any) -> Any:
+                    _note_attempt()
+                    return await _original(*args, **kw)
+
+                counted: Any = functools.wraps(original)(counted_async)
+            else:
+
+                def counted_sync(*args: Any, _original: Any = original, **kw: Any) -> Any:
+                    _note_attempt()
+                    return _original(*args, **kw)
+
+                counted = functools.wraps(original)(counted_sync)
+            counted.attune_counts = True
+            setattr(execution, name, counted)
+    return True
+
+
+def _note_attempt() -> None:
+    recorder = _RECORDING.get()
+    if recorder is not None:
+        recorder.attempts += 1
+
+
 class CallRecorder:
-    """Collects the DSPy history entries of one program call (see the module docstring)."""
+    """Collects the DSPy history entries of one program call (see the module docstring) and,
+    inside :meth:`counting`, the requests it sent (:func:`count_engine_attempts`)."""
 
     def __init__(self) -> None:
         self.history: list[dict[str, Any]] = []
+        self.attempts = 0
+        self.counted = False
+
+    @contextlib.contextmanager
+    def counting(self) -> Iterator[CallRecorder]:
+        """Count the requests sent by the program call run inside."""
+        self.counted = count_engine_attempts()
+        token = _RECORDING.set(self)
+        try:
+            yield self
+        finally:
+            _RECORDING.reset(token)
 
     @property
     def calls(self) -> list[RecordedCall]:
@@ -239,7 +308,10 @@ class CallRecorder:
         return calls[-1].text if calls else None
 
     def requests_sent(self) -> int:
-        """Calls that went to the model (cache hits excluded)."""
+        """Requests that went to the model (cache hits excluded): the engine attempts counted
+        inside :meth:`counting`, else the recorded calls that were not cache hits."""
+        if self.counted:
+            return self.attempts
         return sum(1 for c in self.calls if not c.cache_hit)
 
 

@@ -17,6 +17,7 @@ from attune_judge.lm._calls import memoize_model_metadata, send_json_object_nati
 from attune_judge.lm._handle import register_model, server_of
 from attune_judge.lm._local import local_lm
 from attune_judge.lm._prefix import check_provider_prefix
+from attune_judge.lm._server import ServerAddress, server_engine
 from attune_judge.lm._settings import (
     LMSettings,
     ResponseFormat,
@@ -174,6 +175,18 @@ def _check_provider(model: str) -> None:
         )
 
 
+def load_litellm() -> None:
+    """Load LiteLLM completely in this thread (DSPy otherwise loads it lazily, at the first
+    call or the first cached LiteLLM answer read back, in whichever worker thread comes first).
+    Nothing when LiteLLM or this DSPy helper is missing."""
+    try:
+        from dspy.clients._litellm import get_litellm
+
+        get_litellm(feature="attune-judge's hosted-provider route")
+    except ImportError:
+        pass
+
+
 def default_response_format(model: str, api_base: str | None) -> ResponseFormat:
     """``json_schema`` for the embedded model, ``json_object`` for OpenAI-compatible servers.
 
@@ -320,16 +333,29 @@ def resolve_lm(
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base
-        url = urlparse(api_base or "")  # hosted, or a user or query in the URL: LiteLLM
-        plain = bool(api_base) and "@" not in url.netloc and not url.query
-        if mode == "json_object" and not (plain and send_json_object_natively()):
+        # A server with credentials in its URL (user, lone token, query) gets DSPy's own
+        # engine too, the credentials sent as a header and query (lm/_server.py): every
+        # OpenAI-compatible server takes one route, LiteLLM is for hosted providers only.
+        address = ServerAddress.parse(api_base) if api_base is not None else None
+        native = address is not None and send_json_object_natively()
+        if address is not None and address.credentialed and native and "engine" not in kwargs:
+            lm_kwargs.pop("api_base")
+            lm_kwargs["engine"], lm_kwargs["async_engine"] = server_engine(
+                model, api_base or "", api_key=api_key, timeout=request_timeout
+            )
+        elif mode == "json_object" and not native:
             lm_kwargs.setdefault("engine", "litellm")
-        if api_key is not None:
+        if api_key is not None and "async_engine" not in lm_kwargs:
             lm_kwargs["api_key"] = api_key
-        lm_kwargs.setdefault("timeout", request_timeout)
+        if "async_engine" not in lm_kwargs:
+            lm_kwargs.setdefault("timeout", request_timeout)
         if lm_kwargs.get("engine") == "litellm":
             # the OpenAI SDK under LiteLLM retries on its own (2 by default): not under us
             lm_kwargs.setdefault("max_retries", 0)
+            # LiteLLM loaded now, in the thread that resolves the judges, before any worker:
+            # DSPy loads it lazily, and a worker thread unpickling a cached LiteLLM answer
+            # while another materialised it saw a partially initialised module (issue 44)
+            load_litellm()
         memoize_model_metadata()  # DSPy's per-call price lookup: once per model
         server, salt = server_of(api_base)
         if salt is not None:

@@ -15,7 +15,9 @@ import json
 import time
 from typing import Any
 
+from attune_judge._secrets import redact_url
 from attune_judge.errors import UserError
+from attune_judge.lm import ServerAddress
 
 __all__ = ["BatchApiError", "OpenAIBatchClient"]
 
@@ -57,8 +59,14 @@ class OpenAIBatchClient:
     ) -> None:
         import httpx
 
-        self.base_url = base_url.rstrip("/")
+        # the credentials of the URL (user:password, a query key) travel as a header and the
+        # query of each request, the endpoint joined to the path before it (lm/_server.py)
+        self._address = ServerAddress.parse(base_url)
+        self.base_url = redact_url(self._address.url())
+        """The base as errors show it: credentials redacted."""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        if self._address.authorization is not None:  # a user in the URL wins, as with httpx
+            headers["Authorization"] = self._address.authorization
         self._http = httpx.Client(headers=headers, timeout=timeout_s)
         self.retries = retries
         self.backoff_s = backoff_s
@@ -172,7 +180,9 @@ class OpenAIBatchClient:
     ) -> Any:
         import httpx
 
-        url = self.base_url + path
+        params = kwargs.pop("params", None) or {}
+        url = self._address.url(path, params)
+        shown = redact_url(url)
         retries = self.retries if retries is None else retries
         attempt = 0
         while True:
@@ -180,16 +190,16 @@ class OpenAIBatchClient:
             try:
                 response = self._http.request(method, url, **kwargs)
             except httpx.HTTPError as exc:
-                problem = f"{type(exc).__name__}: {exc}"
+                problem = redact_url(f"{type(exc).__name__}: {exc}")
             else:
                 if response.status_code < 400:
                     return response.text if raw else response.json()
                 problem = f"HTTP {response.status_code}: {_message(response)}"
                 if response.status_code not in _TRANSIENT:
-                    raise BatchApiError(f"batch API {method} {url} failed: {problem}")
+                    raise BatchApiError(f"batch API {method} {shown} failed: {problem}")
             if attempt >= retries:
                 raise BatchApiError(
-                    f"batch API {method} {url} failed after {attempt + 1} attempts: {problem}",
+                    f"batch API {method} {shown} failed after {attempt + 1} attempts: {problem}",
                     transient=True,
                 )
             self.backoff(attempt)

@@ -19,10 +19,11 @@ request of a batch fail (written to the error file the way OpenAI writes a faile
 ``expire_batches`` makes the first N batches end ``expired`` after answering only
 ``expire_answers`` of their requests (the rest appear in the error file with code
 ``batch_expired``, as OpenAI reports them). Everything the clients sent is kept for
-assertions: ``authorizations`` (the ``Authorization`` headers), ``chat_calls``, ``uploads``,
-``batches``, ``polls``. ``on_request(method, path, stage)`` is called with ``stage``
-``"received"`` before a request is handled and ``"handled"`` after it took effect and before
-the answer is sent (a test kills its client there, or sleeps past the client's timeout).
+assertions: ``authorizations`` (the ``Authorization`` headers), ``targets`` (paths and
+queries), ``chat_calls``, ``uploads``, ``batches``, ``polls``. ``on_request(method, path,
+stage)`` is called with ``stage`` ``"received"`` before a request is handled and
+``"handled"`` after it took effect and before the answer is sent (a test kills its client
+there, or sleeps past the client's timeout).
 
 Only for tests and benchmarks: it binds ``127.0.0.1`` on a free port and runs in a thread.
 """
@@ -87,6 +88,8 @@ class FakeBatchServer:
         self.batches: dict[str, dict[str, Any]] = {}
         self.uploads: list[str] = []
         self.authorizations: list[str | None] = []
+        self.targets: list[str] = []
+        """Each request's target (path and query), in arrival order."""
         self.chat_calls = 0
         self.polls = 0
         self._counter = 0
@@ -307,12 +310,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._stage("received")
         with fake.lock:
             fake.authorizations.append(self.headers.get("Authorization"))
+            fake.targets.append(self.path)
         return fake
 
     def do_POST(self) -> None:
         fake = self._received()
         raw = self._body()
-        path = self.path.rstrip("/")
+        path = self.path.split("?")[0].rstrip("/")
         if path.endswith("/chat/completions"):
             with fake.lock:
                 fake.chat_calls += 1

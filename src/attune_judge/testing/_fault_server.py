@@ -107,6 +107,10 @@ class ServedRequest:
     """SHA-256 of the request's messages."""
     repeat: int
     """How many times the same messages were seen before (0 = first time)."""
+    target: str = ""
+    """The request target: path and query (``/v1/chat/completions?key=K``)."""
+    authorization: str | None = None
+    """The ``Authorization`` header it came with, ``None`` without one."""
 
 
 def _user_text(body: Mapping[str, Any]) -> str:
@@ -260,7 +264,9 @@ class FaultServer:
                 return fault
         return "ok"
 
-    def _register(self, body: dict[str, Any]) -> ServedRequest:
+    def _register(
+        self, body: dict[str, Any], target: str = "", authorization: str | None = None
+    ) -> ServedRequest:
         messages = json.dumps(body.get("messages"), sort_keys=True, ensure_ascii=False)
         key = hashlib.sha256(messages.encode("utf-8")).hexdigest()
         text = _user_text(body)
@@ -269,7 +275,7 @@ class FaultServer:
             self._seen[key] += 1
             number = len(self.log) + 1
             fault = self._draw(key, repeat, number, text)
-            served = ServedRequest(number, fault, text, key, repeat)
+            served = ServedRequest(number, fault, text, key, repeat, target, authorization)
             self.log.append(served)
         return served
 
@@ -368,7 +374,7 @@ class FaultServer:
                 except ValueError:
                     self._send(400, {"error": {"message": "request body is not JSON"}})
                     return
-                served = server._register(body)
+                served = server._register(body, self.path, self.headers.get("Authorization"))
                 if server.latency_s:
                     server._closing.wait(server.latency_s)
                 server._respond(self, body, served)
