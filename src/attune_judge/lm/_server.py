@@ -143,13 +143,14 @@ class ServerEngine(EngineBase):
     """DSPy's lm15 chat engine for an OpenAI-compatible server whose URL has credentials."""
 
     def __init__(self, model: str, address: ServerAddress, *, api_key: str | None, timeout: float):
+        import importlib
+
         from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
         from dspy.lm15 import RouterConfig
 
-        try:
-            from dspy._vendor.lm15.transports import StdlibTransport
-        except ImportError:  # pragma: no cover - another DSPy layout
-            from dspy._vendor.lm15.transports._sync import StdlibTransport
+        # DSPy's vendored lm15 (not type-checked: mypy does not follow into dspy._vendor)
+        transports = importlib.import_module("dspy._vendor.lm15.transports")
+        StdlibTransport = transports.StdlibTransport
 
         self.model = model
         provider = LM15Engine(RouterConfig(env={}), model_type="chat").resolve(model).provider
