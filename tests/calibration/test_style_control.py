@@ -535,3 +535,72 @@ def test_rank_control_length_on_a_rated_run(
     )
     code, out, _ = _run(["rank", str(tmp_path / "scores.csv"), "--control", "length"], capsys)
     assert code == 0 and "# Length-controlled means" in out
+
+
+def _pairs_file(tmp_path: Path) -> Path:
+    rows, _ = _simulate(np.random.default_rng(21), p=4, C=12)
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "model": a,
+                    "opponent": b,
+                    "cluster": c,
+                    "len_model": la[0],
+                    "len_opponent": lb[0],
+                    "preference": y,
+                }
+            )
+            + "\n"
+            for a, b, y, c, la, lb in rows
+        )
+    )
+    return path
+
+
+def test_controlled_report_has_slope_chart_and_style_terms(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from attune_judge.runs import ControlledSummary, read_summary
+
+    out = tmp_path / "report"
+    code, _, err = _run(
+        ["rank", "--pairs", str(_pairs_file(tmp_path)), "-B", "50", "--report", str(out)],
+        capsys,
+    )
+    assert code == 0, err
+    summary = read_summary(out)
+    assert isinstance(summary, ControlledSummary) and summary.controlled.style is not None
+    md = (out / "report.md").read_text()
+    assert "## Ranking with style under control" in md
+    assert "controlled-rank-slope" in md and "| length (γ per sd" in md
+    assert any(p.name.startswith("controlled-rank-slope") for p in (out / "figures").iterdir())
+
+
+@pytest.mark.browser
+def test_controlled_report_renders_in_chromium(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.report.test_browser import ARGS, CHROMIUM, _open, _require_browser
+
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    out = tmp_path / "report"
+    code, _, err = _run(
+        ["rank", "--pairs", str(_pairs_file(tmp_path)), "-B", "50", "--report", str(out)],
+        capsys,
+    )
+    assert code == 0, err
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            seen = _open(browser, out / "report.html", tmp_path / "shot.png")
+        finally:
+            browser.close()
+    assert "Ranking with style under control" in seen["h2"]
+    assert len(seen["images"]) == 1
+    img = seen["images"][0]
+    assert img["ok"] and img["w"] > 0 and img["h"] > 0 and img["alt"]
+    assert seen["errors"] == [] and seen["requests"] == []

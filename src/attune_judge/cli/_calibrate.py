@@ -141,6 +141,71 @@ def calibrate(
         print(f"report: {md} and {html.name}", file=sys.stderr)
 
 
+def _rank_controlled(
+    source: Path | None,
+    *,
+    pairs: Path | None,
+    control: str | None,
+    items: Path | None,
+    report: Path | None,
+    field: str,
+    judge_id: str | None,
+    B: int,
+    seed: int,
+    ci: float,
+    as_json: bool,
+    output: Path | None,
+) -> None:
+    """``rank --pairs`` / ``rank SOURCE --control``: the controlled ranking beside the raw."""
+    from attune_judge.validate._rank import _pairwise_judgments
+    from attune_judge.validate._style import (
+        controlled_markdown,
+        length_means_markdown,
+        parse_control,
+        rank_controlled_run,
+        rank_length_controlled_scores,
+        rank_pairs,
+        write_controlled_report,
+    )
+
+    features = parse_control(control or "length")
+    if pairs is not None:
+        if source is not None:
+            raise UserError("give either a run/scores SOURCE or --pairs FILE, not both")
+        styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=ci)
+    elif source is None:
+        raise UserError("--control needs a pairwise run (SOURCE) or --pairs FILE")
+    elif _pairwise_judgments(source, judge_id) is None:  # a rated run or a scores table
+        if features != ("length",):
+            raise UserError("--control markdown is for pairwise runs; rated runs: length")
+        means = rank_length_controlled_scores(
+            source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=ci
+        )
+        for warning in means.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        _emit(length_means_markdown(means), means.model_dump(mode="json"), as_json, output)
+        if report is not None:
+            md, html = write_controlled_report(
+                report, means, source=source, arguments={"source": source, "control": control}
+            )
+            print(f"report: {md} and {html.name}", file=sys.stderr)
+        return
+    else:
+        styled = rank_controlled_run(
+            source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=ci
+        )
+    for warning in styled.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    _emit(controlled_markdown(styled), styled.model_dump(mode="json"), as_json, output)
+    if report is not None:
+        src = pairs if pairs is not None else source
+        md, html = write_controlled_report(
+            report, styled, source=Path(str(src)), arguments={"source": src, "control": control}
+        )
+        print(f"report: {md} and {html.name}", file=sys.stderr)
+    return
+
+
 def rank(
     source: Annotated[
         Path | None,
@@ -182,7 +247,9 @@ def rank(
     ] = False,
     report: Annotated[
         Path | None,
-        typer.Option(help="--human: also write summary.json and report.md/.html here."),
+        typer.Option(
+            help="--human or --control/--pairs: also write summary.json and report.md/.html here."
+        ),
     ] = None,
     pairs: Annotated[
         Path | None,
@@ -219,40 +286,20 @@ def rank(
     from attune_judge import calibration as cal
 
     if pairs is not None or control is not None:
-        from attune_judge.validate._rank import _pairwise_judgments
-        from attune_judge.validate._style import (
-            controlled_markdown,
-            length_means_markdown,
-            parse_control,
-            rank_controlled_run,
-            rank_length_controlled_scores,
-            rank_pairs,
+        _rank_controlled(
+            source,
+            pairs=pairs,
+            control=control,
+            items=items,
+            report=report,
+            field=field,
+            judge_id=judge_id,
+            B=B,
+            seed=seed,
+            ci=ci,
+            as_json=as_json,
+            output=output,
         )
-
-        features = parse_control(control or "length")
-        if pairs is not None:
-            if source is not None:
-                raise UserError("give either a run/scores SOURCE or --pairs FILE, not both")
-            styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=ci)
-        elif source is None:
-            raise UserError("--control needs a pairwise run (SOURCE) or --pairs FILE")
-        elif _pairwise_judgments(source, judge_id) is None:  # a rated run or a scores table
-            if features != ("length",):
-                raise UserError("--control markdown is for pairwise runs; rated runs: length")
-            means = rank_length_controlled_scores(
-                source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=ci
-            )
-            for warning in means.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
-            _emit(length_means_markdown(means), means.model_dump(mode="json"), as_json, output)
-            return
-        else:
-            styled = rank_controlled_run(
-                source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=ci
-            )
-        for warning in styled.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        _emit(controlled_markdown(styled), styled.model_dump(mode="json"), as_json, output)
         return
     if source is None:
         raise UserError("rank needs a SOURCE (run directory or scores file), or --pairs FILE")

@@ -20,6 +20,7 @@ from attune_judge._secrets import redact
 from attune_judge.report._align_sections import align_sections
 from attune_judge.report._bench_extra import bench_run_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
+from attune_judge.report._controlled_sections import controlled_sections
 from attune_judge.report._demo_sections import duo_sections, recorded_judges_sections
 from attune_judge.report._format import fmt_num
 from attune_judge.report._html import render_html
@@ -50,6 +51,7 @@ SECTION_BUILDERS: dict[str, SectionBuilder] = {
     "recorded_judges": recorded_judges_sections,
     "duo": duo_sections,
     "ppi": ppi_sections,
+    "controlled": controlled_sections,
     "align": align_sections,
 }
 """Summary key → section builder, in report order. A summary may hold several kinds."""

@@ -22,7 +22,7 @@ from attune_judge.report._style import (
     to_png,
 )
 
-__all__ = ["forest_plot", "grouped_forest_plot", "rank_set_plot", "status_plot"]
+__all__ = ["forest_plot", "grouped_forest_plot", "rank_set_plot", "rank_slope_plot", "status_plot"]
 
 Num = float | int | None
 
@@ -301,4 +301,42 @@ def grouped_forest_plot(
             borderaxespad=0.2,
         )
     ax.set_title(title, loc="left", pad=8 + 14 * ((k + ncol - 1) // max(ncol, 1)))
+    return to_png(fig)
+
+
+@styled
+def rank_slope_plot(
+    labels: Sequence[str],
+    raw_ranks: Sequence[int],
+    controlled_ranks: Sequence[int],
+    *,
+    title: str = "Raw and controlled ranks",
+    left: str = "raw",
+    right: str = "controlled",
+) -> bytes:
+    """Slope chart: each label's rank on the left (raw) joined to its rank on the right
+    (controlled); labels that move are drawn in colour.
+
+    Returns
+    -------
+    bytes
+        PNG image.
+    """
+    n = len(labels)
+    _check_lengths("rank_slope_plot", n, raw_ranks=raw_ranks, controlled_ranks=controlled_ranks)
+    width = max(6.0, 2 * label_width(labels) + 3.0)
+    fig, ax = new_figure(width, height_for(n))
+    for name, a, b in zip(labels, raw_ranks, controlled_ranks, strict=True):
+        moved = a != b
+        colour = OKABE_ITO["vermillion"] if moved else OKABE_ITO["blue"]
+        ax.plot([0, 1], [a, b], "-o", color=colour, linewidth=2.0 if moved else 1.2)
+        ax.annotate(f"{name} ({a})", (-0.04, a), ha="right", va="center", fontsize=8)
+        ax.annotate(f"({b}) {name}", (1.04, b), ha="left", va="center", fontsize=8)
+    ax.set_xlim(-1.0, 2.0)
+    ax.set_ylim(n + 0.6, 0.4)
+    ax.set_xticks([0, 1], [left, right])
+    ax.set_yticks([])
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    set_title(ax, title, ["rank 1 at the top; coloured lines change rank"])
     return to_png(fig)

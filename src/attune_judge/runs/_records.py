@@ -16,7 +16,15 @@ from typing import Any, Literal
 from pydantic import Field
 
 from attune_judge._schema_version import SCHEMA_VERSION
-from attune_judge.calibration import BradleyTerryResult, Leaderboard, PanelAgreement, PositionBias
+from attune_judge.calibration import (
+    BradleyTerryResult,
+    Leaderboard,
+    LengthControlledMeans,
+    LengthControlledResult,
+    PanelAgreement,
+    PositionBias,
+    StyleControlledResult,
+)
 from attune_judge.runs._agreement import CalibrationBlock
 from attune_judge.runs._align import AlignBlock
 from attune_judge.runs._bench import BenchBlock
@@ -35,6 +43,8 @@ __all__ = [
     "AlignSummary",
     "BenchSummary",
     "CalibrateSummary",
+    "ControlledBlock",
+    "ControlledSummary",
     "DegenerateFinding",
     "DemoSummary",
     "JudgeBlock",
@@ -340,6 +350,27 @@ class PpiSummary(RunSummary):
     ``None``: equal or no probabilities."""
 
 
+class ControlledBlock(_Record):
+    """A ranking with style under control (``rank --control`` / ``rank --pairs``): one of
+    the three fits, raw beside controlled in each."""
+
+    winrates: LengthControlledResult | None = None
+    """Length-controlled win rates against one baseline (AlpacaEval's GLM)."""
+    style: StyleControlledResult | None = None
+    """Style-controlled Bradley–Terry strengths and style coefficients."""
+    means: LengthControlledMeans | None = None
+    """Length-controlled means of a rated run."""
+    source: str
+    """What was ranked (file or run directory)."""
+
+
+class ControlledSummary(RunSummary):
+    """``controlled``: a ranking with length (and style) under control."""
+
+    kind: Literal["controlled"] = "controlled"
+    controlled: ControlledBlock
+
+
 class AlignSummary(RunSummary):
     """``align``: the aligned judge's artifact manifest and its held-out proof."""
 
@@ -356,6 +387,7 @@ SUMMARY_MODELS: dict[str, type[RunSummary]] = {
     "demo": DemoSummary,
     "ppi": PpiSummary,
     "align": AlignSummary,
+    "controlled": ControlledSummary,
 }
 """``kind`` → summary model."""
 

@@ -42,6 +42,7 @@ __all__ = [
     "rank_length_controlled_scores",
     "rank_pairs",
     "read_pairs",
+    "write_controlled_report",
 ]
 
 _ALIASES = {
@@ -77,7 +78,9 @@ def _get(row: dict[str, object], name: str) -> object:
     for key in _ALIASES.get(name, (name,)):
         if key in row and row[key] not in (None, ""):
             return row[key]
-    raise KeyError(name)
+    keys = _ALIASES.get(name, (name,))
+    alias = " (or " + ", ".join(repr(k) for k in keys[1:]) + ")" if len(keys) > 1 else ""
+    raise KeyError(repr(keys[0]) + alias)
 
 
 def _number(value: object, what: str) -> float:
@@ -148,7 +151,7 @@ def read_pairs(path: Path, covariates: Sequence[str] = ("length",)) -> PairTable
         try:
             _append_row(out, r, covariates)
         except KeyError as exc:
-            raise UserError(f"{path}: row {n}: missing field {exc.args[0]!r}") from None
+            raise UserError(f"{path}: row {n}: missing field {exc.args[0]}") from None
         except ValueError as exc:
             raise UserError(f"{path}: row {n}: {exc}") from None
     return out
@@ -413,7 +416,7 @@ def rank_length_controlled_scores(
                 ref = r.get("reference_length")
                 refs.append(None if ref in (None, "") else _number(ref, "reference_length"))
             except KeyError as exc:
-                raise UserError(f"{path}: row {n}: missing field {exc.args[0]!r}") from None
+                raise UserError(f"{path}: row {n}: missing field {exc.args[0]}") from None
             except ValueError as exc:
                 raise UserError(f"{path}: row {n}: {exc}") from None
     if any(r is not None for r in refs) and any(r is None for r in refs):
@@ -461,3 +464,32 @@ def length_means_markdown(res: cal.LengthControlledMeans) -> str:
     ]
     lines += [f"\nWarning: {w}." for w in res.warnings]
     return "\n".join(lines) + "\n"
+
+
+def write_controlled_report(
+    out: Path,
+    res: cal.LengthControlledResult | cal.StyleControlledResult | cal.LengthControlledMeans,
+    *,
+    source: Path,
+    arguments: dict[str, object],
+) -> tuple[Path, Path]:
+    """``out``: manifest.json, summary.json (kind ``controlled``) and report.md/.html with
+    the rank slope chart and the style terms."""
+    from attune_judge.runs import ControlledBlock, ControlledSummary
+    from attune_judge.validate._rundir import check_out_dir, write_run_dir
+
+    check_out_dir(out, "rank", "--report")
+    key = (
+        "winrates"
+        if isinstance(res, cal.LengthControlledResult)
+        else "style"
+        if isinstance(res, cal.StyleControlledResult)
+        else "means"
+    )
+    block = ControlledBlock.model_validate({key: res, "source": str(source)})
+    return write_run_dir(
+        out,
+        {k: str(v) for k, v in arguments.items()},
+        summary=ControlledSummary(controlled=block),
+        command="rank",
+    )
