@@ -107,32 +107,31 @@ def new_figure(width: float, height: float) -> tuple[Any, Any]:
 
 
 def to_png(fig: Any) -> bytes:
-    """Render ``fig`` to PNG bytes with Agg."""
+    """Render ``fig`` to PNG bytes with Agg (titles re-wrapped to the room left after layout)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
+    fit_titles(fig)
     buf = io.BytesIO()
     # no software tag: the bytes do not depend on the matplotlib version
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
-def set_title(
-    ax: Any, title: str, notes: Sequence[str] = (), *, width_in: float | None = None
-) -> None:
-    """A bold title plus reading notes, wrapped so nothing is clipped.
+_TITLE = "_attune_title"
+"""Where :func:`set_title` keeps an axes' title, notes and wrap width for :func:`fit_titles`."""
 
-    ``width_in`` is the room from the axes' left edge to the figure's right edge, in inches
-    (default: estimated from the axes' position before layout).
-    """
-    if width_in is None:
-        width_in = ax.get_figure().get_figwidth() * ax.get_position().width
-    bold_chars = max(int(width_in * 11.5), 24)
-    lines = textwrap.wrap(title, bold_chars)
-    note_lines = [ln for n in notes for ln in textwrap.wrap(n, int(bold_chars * 1.2))]
+
+def _place_title(ax: Any, state: dict[str, Any]) -> None:
+    chars = state["chars"]
+    lines = textwrap.wrap(state["title"], chars)
+    note_lines = [ln for n in state["notes"] for ln in textwrap.wrap(n, int(chars * 1.2))]
     ax.set_title("\n".join(lines), loc="left", pad=6 + 11 * len(note_lines))
+    if state.get("note") is not None:
+        state["note"].remove()
+        state["note"] = None
     if note_lines:
-        ax.annotate(
+        state["note"] = ax.annotate(
             "\n".join(note_lines),
             (0, 1),
             xycoords="axes fraction",
@@ -143,6 +142,49 @@ def set_title(
             fontsize=8,
             color="#333333",
         )
+
+
+def set_title(
+    ax: Any, title: str, notes: Sequence[str] = (), *, width_in: float | None = None
+) -> None:
+    """A bold title plus reading notes, wrapped so nothing is clipped.
+
+    ``width_in`` is the room from the axes' left edge to the figure's right edge, in inches
+    (default: estimated from the axes' position before layout). The estimate is a first
+    guess: :func:`to_png` measures the drawn title after layout and wraps it narrower when it
+    runs past the figure's edge.
+    """
+    if width_in is None:
+        width_in = ax.get_figure().get_figwidth() * ax.get_position().width
+    state = {"title": title, "notes": tuple(notes), "chars": max(int(width_in * 11.5), 24)}
+    setattr(ax, _TITLE, state)
+    _place_title(ax, state)
+
+
+def fit_titles(fig: Any, rounds: int = 5) -> None:
+    """Re-wrap every :func:`set_title` title (and its notes) that, once laid out, runs past
+    the figure's right edge: measured on the drawn text, not estimated."""
+    for _ in range(rounds):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        right = fig.bbox.x1 - 2
+        changed = False
+        for ax in fig.axes:
+            state = getattr(ax, _TITLE, None)
+            if state is None:
+                continue
+            texts = [ax._left_title] + ([state["note"]] if state.get("note") is not None else [])
+            boxes = [t.get_window_extent(renderer) for t in texts]
+            over = max(b.x1 for b in boxes)
+            if over <= right or state["chars"] <= 12:
+                continue
+            left = min(b.x0 for b in boxes)
+            ratio = (right - left) / max(over - left, 1.0)
+            state["chars"] = max(12, min(state["chars"] - 1, int(state["chars"] * ratio)))
+            _place_title(ax, state)
+            changed = True
+        if not changed:
+            return
 
 
 def label_width(labels: Sequence[str], fontsize: float = 9) -> float:
