@@ -3,6 +3,7 @@ script, as two annotators) → export → calibrate; and the commands' bad-input
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -87,7 +88,7 @@ def test_the_readme_annotate_lines_run_end_to_end(
     assert code == 0, err
     assert served["host"] == "127.0.0.1" and served["port"] == 8765
     assert re.search(r"ana: http://127\.0\.0\.1:8765/\?token=\S{20,}", out)
-    judge_text = served["agreement"]["judge"]
+    judge_text = json.dumps(served["agreement"]["judge"])  # the report's tables, as JSON
     assert "judge-x" in judge_text and "overall_score" in judge_text
     code, out, err = _cli(export.split()[1:], capsys)
     assert code == 0, err

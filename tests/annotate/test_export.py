@@ -171,9 +171,14 @@ def test_the_agreement_page_data_comes_from_calibrate(tmp_path: Path) -> None:
     data = agreement(store, task, rubric, judge, B=200)
     assert [d["dimension"] for d in data["dimensions"]] == ["fit", "overall", "warmth"]
     assert all(d["items"] == 6 and d["annotators"] == 2 for d in data["dimensions"])
-    assert "judge-x" in data["judge"] and "ceiling" in data["judge"].lower()
+    text = json.dumps(data["judge"])  # sections of tables from the typed report
+    assert "judge-x" in text and "ceiling" in text.lower()
+    tables = [b for sec in data["judge"] for sub in sec["sections"] for b in sub["blocks"]]
+    assert any(b["kind"] == "table" and b["rows"] for b in tables)
+    assert "|---|" not in text  # not Markdown
+    assert any("intervals are unreliable below" in n for n in data["notes"])  # 3 conversations
     none = agreement(store, task, rubric, tmp_path / "missing.jsonl", B=200)
-    assert none["judge"].startswith("Not computable yet:")
+    assert none["judge"] is None and none["judge_error"].startswith("Not computable yet:")
 
 
 def test_pair_labels_round_trip_through_label_studio(tmp_path: Path) -> None:
