@@ -11,6 +11,7 @@ labelling interface. Importing such a file stores its annotations in a labels da
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -151,73 +152,167 @@ def export_labels(db: Path, out: Path, fmt: str = "jsonl") -> dict[str, int]:
     return {"records": n, "labels": progress["labels"], "flags": flags}
 
 
+_NAME = re.compile(r"[^\W_][\w.@+' -]{0,63}")
+"""An annotator name: 1 to 64 characters, letters and digits of any script, ``. @ + ' -``,
+``_`` and spaces inside (an e-mail address is one); no comma, no control character."""
+_DIGITS = re.compile(r"[0-9]{1,6}")
+"""A rating level as Label Studio writes a choice: ASCII digits (``"4"``), not ``"٤"``."""
+_IMPORTED = "labelstudio_annotators"
+"""``meta`` key: the annotator names earlier imports created (a re-import may use them)."""
+
+
 def _annotator(ann: dict[str, Any], where: str) -> str:
     name = ann.get("created_username")
     by = ann.get("completed_by")
-    if not name and isinstance(by, dict):
+    if name is None and isinstance(by, dict):
         name = by.get("email") or by.get("username")
-    if not name and isinstance(by, int | str):
+    if name is None and isinstance(by, int) and not isinstance(by, bool) and 0 <= by < 10**12:
         name = f"labelstudio-{by}"
-    if not isinstance(name, str) or not name.strip():
+    if name is None:
         raise UserError(f"{where}: field completed_by: missing (who annotated?)")
-    return name.split(",")[0].strip()
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UserError(
+            f"{where}: field completed_by: {_short(name)} is not an annotator name "
+            "(1 to 64 letters, digits, . @ + ' - _ or spaces; one person per annotation)"
+        )
+    return name
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _answers(task: str, ann: dict[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for r, res in enumerate(ann.get("result") or []):
-        try:
-            name, value = res["from_name"], res["value"]["choices"][0]
-        except (KeyError, IndexError, TypeError):
-            raise UserError(f"{where}: field result[{r}]: expected a choices result") from None
-        out[name] = value
+    results = ann.get("result")
+    if not isinstance(results, list):
+        raise UserError(f"{where}: field result: expected a list of choices results")
+    for r, res in enumerate(results):
+        value = res.get("value") if isinstance(res, dict) else None
+        choices = value.get("choices") if isinstance(value, dict) else None
+        name = res.get("from_name") if isinstance(res, dict) else None
+        if (
+            not isinstance(name, str)
+            or not isinstance(choices, list)
+            or len(choices) != 1
+            or not isinstance(choices[0], str)
+        ):
+            raise UserError(
+                f"{where}: field result[{r}]: expected a choices result "
+                '({"from_name": ..., "value": {"choices": ["<one choice>"]}})'
+            )
+        if name in out:
+            raise UserError(f"{where}: field result[{r}]: {name!r} answered twice")
+        out[name] = choices[0]
     if task == "pairwise":
         winner = out.get("choice")
         choice = {"A": "first", "B": "second", "tie": "tie"}.get(str(winner))
-        if choice is None:
+        if choice is None or set(out) != {"choice"}:
             raise UserError(f"{where}: field result.choice: expected A, B or tie, not {winner!r}")
         return {"choice": choice}
     if task == "ratings":
-        try:
-            return {k: int(v) for k, v in out.items()}
-        except ValueError:
-            raise UserError(f"{where}: field result: rating levels must be whole numbers") from None
+        for k, v in out.items():
+            if not _DIGITS.fullmatch(v):
+                raise UserError(
+                    f"{where}: field result.{k}: {_short(v)} is not a level of the scale "
+                    "(a whole number in ASCII digits)"
+                )
+        return {k: int(v) for k, v in out.items()}
     return out
 
 
-def import_labelstudio(path: Path, db: Path) -> dict[str, int]:
-    """Store the annotations of a Label Studio JSON export in ``db`` (its items must be there:
-    tasks name them by ``data.item_id``). Returns counts of stored and already-present labels."""
+def _read_tasks(path: Path) -> list[Any]:
     try:
         tasks = json.loads(read_utf8(path))
     except json.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise UserError(f"{path}: not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise UserError(f"{path}: not valid JSON: {str(exc).splitlines()[0]}") from None
     if not isinstance(tasks, list):
         raise UserError(f"{path}: expected a JSON list of Label Studio tasks")
+    return tasks
+
+
+def import_labelstudio(path: Path, db: Path, *, as_name: str | None = None) -> dict[str, int]:
+    """Store the annotations of a Label Studio JSON export in ``db`` (its items must be there:
+    tasks name them by ``data.item_id``). Returns counts of stored and already-present labels.
+
+    All or nothing: every task is checked first (values exact members of the scale, annotator
+    names valid, ``was_cancelled`` a true boolean, one label per annotator and item), and the
+    labels are stored in one transaction. An annotator name the database already has from
+    elsewhere (a web annotator) is refused: ``as_name`` stores the file's labels under that
+    name instead (a file of one annotator).
+
+    Raises
+    ------
+    UserError
+        One line naming the file, task, annotation and field.
+    """
+    tasks = _read_tasks(path)
+    if as_name is not None and not _NAME.fullmatch(as_name):
+        raise UserError(f"--as: {_short(as_name)} is not an annotator name")
     store = open_store(db)
-    stored = present = 0
     try:
         task, rubric = store_rubric(store)
+        rows: dict[tuple[str, str], dict[str, Any]] = {}
+        people: set[str] = set()
         for t, entry in enumerate(tasks):
             where = f"{path}: task {t}"
-            item_id = (entry.get("data") or {}).get("item_id") if isinstance(entry, dict) else None
+            if not isinstance(entry, dict):
+                raise UserError(f"{where}: expected a Label Studio task (a JSON object)")
+            data = entry.get("data")
+            item_id = data.get("item_id") if isinstance(data, dict) else None
             item = store.item(item_id) if isinstance(item_id, str) else None
             if item is None:
-                raise UserError(f"{where}: field data.item_id: {item_id!r} is not in {db}")
-            for a, ann in enumerate(entry.get("annotations") or []):
-                if ann.get("was_cancelled"):
-                    continue
+                raise UserError(f"{where}: field data.item_id: {_short(item_id)} is not in {db}")
+            annotations = entry.get("annotations", [])
+            if not isinstance(annotations, list):
+                raise UserError(f"{where}: field annotations: expected a list")
+            for a, ann in enumerate(annotations):
                 here = f"{where} annotation {a}"
+                if not isinstance(ann, dict):
+                    raise UserError(f"{here}: expected an annotation (a JSON object)")
+                cancelled = ann.get("was_cancelled", False)
+                if not isinstance(cancelled, bool) and cancelled is not None:
+                    raise UserError(
+                        f"{here}: field was_cancelled: expected true or false, not "
+                        f"{_short(cancelled)}"
+                    )
+                if cancelled:
+                    continue
                 name = _annotator(ann, here)
+                people.add(name)
+                if as_name is not None and len(people) > 1:
+                    raise UserError(
+                        f"{here}: --as {as_name}: a second annotator ({', '.join(sorted(people))})"
+                        ": --as takes a file of one annotator"
+                    )
                 try:
                     answers = check_answers(task, rubric, item, _answers(task, ann, here), False)
                 except BadAnswerError as exc:
                     raise UserError(f"{here}: {exc}") from None
-                store.add_annotator(name)
-                if store.record(name, item.item_id, "label", answers):
-                    stored += 1
-                else:
-                    present += 1
+                key = (as_name or name, item.item_id)
+                if key in rows and rows[key] != answers:
+                    raise UserError(
+                        f"{here}: {key[0]!r} labels item {item.item_id!r} twice in this file, "
+                        "differently"
+                    )
+                rows[key] = answers
+        names = {as_name} if as_name is not None else people
+        imported = set(json.loads(store.meta().get(_IMPORTED, "[]")))
+        taken = sorted((names & set(store.annotators())) - imported)
+        if taken and as_name is None:
+            raise UserError(
+                f"{path}: annotator {taken[0]!r} already labels in {db} (not from an import); "
+                "store this file's labels under another name with --as NAME"
+            )
+        stored, present = store.import_labels(
+            [(who, item_id, answers) for (who, item_id), answers in rows.items()],
+            meta={_IMPORTED: json.dumps(sorted(imported | names))},
+        )
     finally:
         store.close()
     return {"stored": stored, "present": present}

@@ -120,6 +120,38 @@ class LabelStore:
         )
         return str(self._all("SELECT token FROM annotators WHERE name=?", (name,))[0][0])
 
+    def import_labels(
+        self, rows: Sequence[tuple[str, str, dict[str, Any]]], meta: dict[str, str]
+    ) -> tuple[int, int]:
+        """Store ``(annotator, item_id, answers)`` labels, their annotators (made on first use)
+        and ``meta`` entries in one transaction: all or nothing. Returns (stored, already
+        answered)."""
+        stored = present = 0
+        now = datetime.now(UTC).isoformat()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for who in sorted({r[0] for r in rows}):
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO annotators VALUES (?, ?)",
+                        (who, secrets.token_urlsafe(18)),
+                    )
+                for who, item_id, answers in rows:
+                    cur = self._db.execute(
+                        "INSERT OR IGNORE INTO labels(annotator, item_id, action, answers,"
+                        " swapped, comment, created) VALUES (?, ?, 'label', ?, 0, NULL, ?)",
+                        (who, item_id, json.dumps(answers, sort_keys=True), now),
+                    )
+                    stored += cur.rowcount
+                    present += 1 - cur.rowcount
+                for key, value in meta.items():
+                    self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return stored, present
+
     def annotators(self) -> dict[str, str]:
         """Name → token."""
         return dict(self._all("SELECT name, token FROM annotators ORDER BY name"))

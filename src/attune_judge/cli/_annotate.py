@@ -173,11 +173,19 @@ def export(
 def import_(
     source: Annotated[Path, typer.Argument(help="A Label Studio JSON export.")],
     db: DbOption,
+    as_name: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="Store every label of the file under this annotator name (a file of one "
+            "annotator; needed when its name is already a web annotator's).",
+        ),
+    ] = None,
 ) -> None:
-    """Store a Label Studio export's annotations in a labels database."""
+    """Store a Label Studio export's annotations in a labels database (all or nothing)."""
     from attune_judge.annotate import import_labelstudio
 
-    counts = import_labelstudio(source, db)
+    counts = import_labelstudio(source, db, as_name=as_name)
     print(f"{counts['stored']} labels stored, {counts['present']} already there → {db}")
 
 
