@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from benchmarks.bench_style_control import simulate as _simulate
 from scipy.stats import kendalltau, spearmanr
 
 from attune_judge.calibration import (
@@ -42,7 +43,7 @@ def test_alpaca_eval_sample_against_published() -> None:
     """10 AlpacaEval 2 models (the gamed NullModel and gpt4_gamed, a _concise/_verbose pair):
     raw win rates equal the published ones; controlled ones rank-correlate ≥ 0.95 and differ
     by ≤ 3 points on average (difficulties from 10 models only: the 56-model benchmark gives
-    0.989 and 0.55, benchmarks/README.md)."""
+    0.989 and 0.54, benchmarks/README.md)."""
     cols, pub = _alpaca()
     res = length_controlled_winrates(
         cols["model"],
@@ -89,25 +90,6 @@ def test_fit_matches_statsmodels_glm() -> None:
     )
     k = X.shape[1]
     assert np.allclose(ours * (n - 1) / (n - k), cl.cov_params(), rtol=1e-6)
-
-
-def _simulate(rng: np.random.Generator, p: int = 5, C: int = 30) -> tuple[list, np.ndarray]:
-    """All pairs of p models in each of C conversations; the better models write shorter
-    replies and the judge rewards length (γ = 8 per unit of normalised difference), ties with
-    probability 0.4·min(π, 1 − π) so that E[y] = π."""
-    beta = np.linspace(1, -1, p)
-    mean_len = np.linspace(300, 900, p)
-    rows = []
-    for conv in range(C):
-        for i in range(p):
-            for j in range(i + 1, p):
-                li = rng.lognormal(np.log(mean_len[i]), 0.3)
-                lj = rng.lognormal(np.log(mean_len[j]), 0.3)
-                pr = 1 / (1 + np.exp(-(beta[i] - beta[j] + 8 * (li - lj) / (li + lj))))
-                tie, u = 0.4 * min(pr, 1 - pr), rng.random()
-                y = 1.0 if u < pr - tie / 2 else (0.5 if u < pr + tie / 2 else 0.0)
-                rows.append((f"m{i}", f"m{j}", y, f"c{conv}", [li], [lj]))
-    return rows, beta - beta.mean()
 
 
 def test_style_control_recovers_substance_and_covers() -> None:
@@ -208,29 +190,15 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 def test_rank_pairs_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rng = np.random.default_rng(5)
     rows, _ = _simulate(rng, p=4, C=12)
-    path = tmp_path / "pairs.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "model": a,
-                    "opponent": b,
-                    "cluster": c,
-                    "len_model": la[0],
-                    "len_opponent": lb[0],
-                    "preference": y,
-                    "headers_model": int(la[0]) % 2,
-                    "headers_opponent": int(lb[0]) % 2,
-                    "bold_model": int(la[0]) % 3,
-                    "bold_opponent": int(lb[0]) % 3,
-                    "list_items_model": int(la[0]) % 5,
-                    "list_items_opponent": int(lb[0]) % 4,
-                }
-            )
-            + "\n"
-            for a, b, y, c, la, lb in rows
-        )
-    )
+    markdown = {
+        "headers_model": lambda la, lb: int(la) % 2,
+        "headers_opponent": lambda la, lb: int(lb) % 2,
+        "bold_model": lambda la, lb: int(la) % 3,
+        "bold_opponent": lambda la, lb: int(lb) % 3,
+        "list_items_model": lambda la, lb: int(la) % 5,
+        "list_items_opponent": lambda la, lb: int(lb) % 4,
+    }
+    path = _write_pairs(tmp_path / "pairs.jsonl", rows, markdown)
     code, out, err = _run(
         ["rank", "--pairs", str(path), "--control", "length,markdown", "-B", "50", "--json"],
         capsys,
@@ -537,26 +505,21 @@ def test_rank_control_length_on_a_rated_run(
     assert code == 0 and "# Length-controlled means" in out
 
 
+def _write_pairs(path: Path, rows: list, extra: dict | None = None) -> Path:
+    """The long table of ``rows`` (from the simulation) as JSONL; ``extra`` adds columns
+    computed from the two lengths."""
+    with path.open("w") as fh:
+        for a, b, y, c, la, lb in rows:
+            rec = {"model": a, "opponent": b, "cluster": c, "len_model": la[0]}
+            rec |= {"len_opponent": lb[0], "preference": y}
+            rec |= {k: f(la[0], lb[0]) for k, f in (extra or {}).items()}
+            fh.write(json.dumps(rec) + "\n")
+    return path
+
+
 def _pairs_file(tmp_path: Path) -> Path:
     rows, _ = _simulate(np.random.default_rng(21), p=4, C=12)
-    path = tmp_path / "pairs.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps(
-                {
-                    "model": a,
-                    "opponent": b,
-                    "cluster": c,
-                    "len_model": la[0],
-                    "len_opponent": lb[0],
-                    "preference": y,
-                }
-            )
-            + "\n"
-            for a, b, y, c, la, lb in rows
-        )
-    )
-    return path
+    return _write_pairs(tmp_path / "pairs.jsonl", rows)
 
 
 def test_controlled_report_has_slope_chart_and_style_terms(

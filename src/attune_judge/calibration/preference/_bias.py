@@ -247,10 +247,8 @@ def compare_length_effects(
         Fewer than 3 pairs or 2 clusters, no length variation, or people's or the judge's
         choices never vary.
     """
-    from attune_judge.calibration.resampling._bootstrap import (
-        bootstrap_weights,
-        interval_endpoints,
-    )
+    from attune_judge.calibration.resampling._bootstrap import bootstrap_weights
+    from attune_judge.calibration.resampling._intervals import percentile_metric
 
     val = {"A": 1.0, "B": 0.0, "tie": 0.5}
     rows = [
@@ -278,21 +276,16 @@ def compare_length_effects(
         ratio = float(est[1] / est[0]) if est[0] != 0 else None
 
     def metric(name: str, e: float | None, r: FloatArray, withhold: str | None = None) -> Metric:
-        ends = interval_endpoints(e, r, level=level, method="percentile")
-        fields = ends.metric_fields()
-        if withhold is not None:
-            fields.update(lower=None, upper=None, method="none")
-        return Metric(
-            name=name,
-            estimate=e,
-            **fields,
+        return percentile_metric(
+            name,
+            e,
+            r,
             level=level,
-            requested_method="percentile",
             B=B,
             seed=seed,
             n_clusters=len(cl_names),
             n=len(rows),
-            note=withhold or ends.note,
+            withhold=withhold,
         )
 
     people_m = metric("length effect (people)", float(est[0]), reps[:, 0])

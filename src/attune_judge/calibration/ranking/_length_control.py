@@ -31,7 +31,7 @@ selected penalties are weak). Intervals: a paired cluster bootstrap over instruc
 resampled instructions for every model), refitting each model's GLM per replicate with δ, sd_m
 and φ̄ held at their full-data values; percentile intervals; rank sets from the replicates'
 covariance. On AlpacaEval 2's published annotations (56 models) the controlled rates match the
-published ones at Spearman 0.989, mean absolute difference 0.55 points
+published ones at Spearman 0.989, mean absolute difference 0.54 points
 (``benchmarks/bench_length_control.py``).
 """
 
@@ -51,8 +51,8 @@ from attune_judge.calibration.resampling._bootstrap import (
     FloatArray,
     bootstrap_weights,
     few_clusters_warning,
-    interval_endpoints,
 )
+from attune_judge.calibration.resampling._intervals import percentile_metric
 from attune_judge.errors import UserError
 
 __all__ = ["LengthControlledResult", "length_controlled_winrates"]
@@ -283,24 +283,19 @@ def length_controlled_winrates(
         )
 
     def metrics(kind: str, est: FloatArray, reps: FloatArray) -> list[Metric]:
-        out = []
-        for k, name in enumerate(names):
-            e = interval_endpoints(float(est[k]), reps[:, k], level=level, method="percentile")
-            out.append(
-                Metric(
-                    name=f"{kind}_winrate[{name}]",
-                    estimate=float(est[k]),
-                    **e.metric_fields(),
-                    level=level,
-                    requested_method="percentile",
-                    B=B,
-                    seed=seed,
-                    n_clusters=len(np.unique(X[M == k])),
-                    n=int((M == k).sum()),
-                    note=e.note,
-                )
+        return [
+            percentile_metric(
+                f"{kind}_winrate[{name}]",
+                float(est[k]),
+                reps[:, k],
+                level=level,
+                B=B,
+                seed=seed,
+                n_clusters=len(np.unique(X[M == k])),
+                n=int((M == k).sum()),
             )
-        return out
+            for k, name in enumerate(names)
+        ]
 
     def sets(est: FloatArray, reps: FloatArray) -> RankSets:
         good = reps[np.all(np.isfinite(reps), axis=1)]

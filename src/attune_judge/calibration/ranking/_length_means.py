@@ -32,8 +32,8 @@ from attune_judge.calibration.resampling._bootstrap import (
     FloatArray,
     bootstrap_weights,
     few_clusters_warning,
-    interval_endpoints,
 )
+from attune_judge.calibration.resampling._intervals import percentile_metric
 from attune_judge.errors import UserError
 
 __all__ = ["LengthControlledMeans", "length_controlled_means"]
@@ -152,18 +152,8 @@ def length_controlled_means(
         )
 
     def metric(name: str, e: float, r: FloatArray, count: int) -> Metric:
-        ends = interval_endpoints(e, r, level=level, method="percentile")
-        return Metric(
-            name=name,
-            estimate=e,
-            **ends.metric_fields(),
-            level=level,
-            requested_method="percentile",
-            B=B,
-            seed=seed,
-            n_clusters=len(cl_names),
-            n=count,
-            note=ends.note,
+        return percentile_metric(
+            name, e, r, level=level, B=B, seed=seed, n_clusters=len(cl_names), n=count
         )
 
     def sets(e: FloatArray, r: FloatArray) -> RankSets:

@@ -27,6 +27,7 @@ __all__ = [
     "FloatArray",
     "interval_endpoints",
     "join_notes",
+    "percentile_metric",
     "studentized_endpoints",
 ]
 
@@ -241,4 +242,38 @@ def studentized_endpoints(
         note = join_notes(note, ZERO_WIDTH)
     return Endpoints(
         float(estimate - q * se), float(estimate + q * se), "studentized", mc, mc, n_undef, note
+    )
+
+
+def percentile_metric(
+    name: str,
+    estimate: float | None,
+    reps: FloatArray,
+    *,
+    level: float,
+    B: int,
+    seed: int,
+    n_clusters: int,
+    n: int,
+    withhold: str | None = None,
+) -> Any:
+    """A :class:`~attune_judge.calibration.Metric` with the percentile interval of ``reps``;
+    ``withhold`` drops the interval and says why (in ``note``)."""
+    from attune_judge.calibration._results import Metric
+
+    ends = interval_endpoints(estimate, reps, level=level, method="percentile")
+    fields = ends.metric_fields()
+    if withhold is not None:
+        fields.update(lower=None, upper=None, method="none")
+    return Metric(
+        name=name,
+        estimate=estimate,
+        **fields,
+        level=level,
+        requested_method="percentile",
+        B=B,
+        seed=seed,
+        n_clusters=n_clusters,
+        n=n,
+        note=withhold or ends.note,
     )
