@@ -18,14 +18,16 @@ page reads it from its own link ``/?token=...``):
 
 Safety: every answer is JSON with a token header (a cross-site form cannot send either) and a
 matching ``Origin`` when the browser sends one; bodies over 64 KiB are refused (413); a bad
-token gets 403, a malformed submit 400 with a message and nothing stored. Pages are fixed
+token gets 403, a malformed submit 400 with a message and nothing stored (deep nesting, an
+integer of thousands of digits and a key given twice included). A loopback server answers only
+a ``Host`` naming its own address (``make_app(hosts=...)``). Pages are fixed
 assets with a strict Content-Security-Policy; the page writes data with ``textContent`` only.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from importlib import resources
 from typing import Any
 
@@ -93,9 +95,38 @@ async def _read_json(request: Request) -> Any:
         if len(body) > MAX_BODY:
             raise _TooLargeError
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadAnswerError(f"body: not valid JSON ({exc})") from None
+        return json.loads(body, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise BadAnswerError("body: not valid JSON (nested too deeply)") from None
+    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of 4,300+ digits
+        message = str(exc).splitlines()[0][:200]
+        raise BadAnswerError(f"body: not valid JSON ({message})") from None
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (else the last would silently win)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key[:50]!r} given twice")
+        out[key] = value
+    return out
+
+
+def _host_check(app: Any, hosts: Collection[str]) -> Any:
+    """``app`` answering 400 to a request whose ``Host`` header is not one of ``hosts``."""
+    allowed = {h.lower() for h in hosts}
+
+    async def checked(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+            if host.lower() not in allowed:
+                response = _error(400, f"Host {host[:100]!r} is not served here")
+                await response(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return checked
 
 
 def _refused(request: Request, post: bool) -> JSONResponse | None:
@@ -199,9 +230,15 @@ class _Api:
 
 
 def make_app(
-    store: LabelStore, task: Task, rubric: Rubric, agreement: Agreement | None = None
-) -> Starlette:
-    """The ASGI app serving the page and the JSON API over ``store``."""
+    store: LabelStore,
+    task: Task,
+    rubric: Rubric,
+    agreement: Agreement | None = None,
+    *,
+    hosts: Collection[str] | None = None,
+) -> Any:
+    """The ASGI app serving the page and the JSON API over ``store``; with ``hosts``, only
+    requests whose ``Host`` header is one of them (``host:port``) are answered (400)."""
     api = _Api(store, task, rubric, agreement)
     files = resources.files("attune_judge.annotate").joinpath("assets")
     assets = {
@@ -231,4 +268,5 @@ def make_app(
         Route("/api/label", api.guarded(api.label, True), methods=["POST"]),
         Route("/api/undo", api.guarded(api.undo, True), methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed})
+    return app if hosts is None else _host_check(app, hosts)

@@ -74,6 +74,36 @@ def prepare(
     return store, tokens
 
 
+HEADER_TIMEOUT_S = 5.0
+"""Seconds a connection has, from when it opens (or its last answer), to send a whole request
+head; a client that stalls is closed."""
+
+
+def _timed_protocol() -> type[Any]:
+    """uvicorn's h11 protocol with a deadline on each request head (uvicorn has none: a client
+    that connects and sends nothing, or half a header, kept its socket forever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm(self.loop.time() + HEADER_TIMEOUT_S)
+
+        def _arm(self, deadline: float) -> None:
+            self.head_deadline = deadline
+            self.timeout_keep_alive_task = self.loop.call_at(
+                deadline, self.timeout_keep_alive_handler
+            )
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)  # cancels the timer
+            if self.cycle is None and not self.transport.is_closing():  # head not complete
+                self._unset_keepalive_if_required()
+                self._arm(self.head_deadline)
+
+    return TimedH11Protocol
+
+
 def serve(
     store: LabelStore,
     tokens: dict[str, str],
@@ -103,8 +133,13 @@ def serve(
                 cache.update(key=key, value=agreement(store, task, rubric, judge, B=B))
             return dict(cache["value"])
 
-    app = make_app(store, task, rubric, live)  # type: ignore[arg-type]
     shown = f"[{host}]" if ":" in host else host
+    # a loopback server answers only requests addressed to it (no DNS rebinding): its Host
+    # header must name the bound address; --host with another address opens it
+    hosts = None
+    if is_loopback(host):
+        hosts = {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]", shown)}
+    app = make_app(store, task, rubric, live, hosts=hosts)  # type: ignore[arg-type]
     p = store.progress()
     print(
         f"attune-judge annotate: {task} on {p['items']} items, k = {p['k']}, "
@@ -125,7 +160,9 @@ def serve(
             port=port,
             log_level="warning",
             access_log=False,
-            limit_concurrency=64,
+            # no connection limit: stalled sockets would fill it and every annotator would get
+            # 503 before any token check; each connection has HEADER_TIMEOUT_S to send a request
+            http=_timed_protocol(),
             timeout_keep_alive=5,
         )
     finally:
