@@ -375,9 +375,9 @@ def test_length_effects_people_and_judge_match_statsmodels(tmp_path: Path) -> No
         assert m.lower <= m.estimate <= m.upper
     assert res.difference.lower > 0  # a length-only judge rewards length more than people
     s = slice(0, 72, 12)  # six pairs from six tasks (clusters)
-    with pytest.raises(UserError, match="choices never vary"):
+    with pytest.raises(UserError, match="answers never vary"):
         compare_length_effects(["A"] * 6, jw[s], la[s], lb[s], cl[s], B=10)
-    with pytest.raises(UserError, match="lengths never differ"):
+    with pytest.raises(UserError, match="lengths do not vary"):
         compare_length_effects(hw[s], jw[s], [5] * 6, [3] * 6, cl[s], B=10)
 
 
@@ -567,3 +567,39 @@ def test_controlled_report_renders_in_chromium(
     img = seen["images"][0]
     assert img["ok"] and img["w"] > 0 and img["h"] > 0 and img["alt"]
     assert seen["errors"] == [] and seen["requests"] == []
+
+
+def test_rating_length_effects_on_shipped_empathic_ratings() -> None:
+    """validate's length-effect lines on real data: the shipped empathic-communication
+    experts (mean per reply) against the recorded GPT judge on the same replies. Each slope
+    equals statsmodels' OLS slope of the z-scored ratings on length / 100."""
+    sm = pytest.importorskip("statsmodels.api")
+    from attune_judge.calibration import compare_rating_length_effects
+    from attune_judge.data import JudgeItem, Rating, read_jsonl
+    from attune_judge.validate._judge import rating_length_effects
+    from tests.conftest import REPO_ROOT
+
+    ratings = read_jsonl(REPO_ROOT / "calibration/empathic-communication/ratings.jsonl", Rating)
+    items = read_jsonl(REPO_ROOT / "data/empathic-communication/items.jsonl", JudgeItem)
+    experts = [r for r in ratings if r.rater_group == "experts" and r.dimension == "empathy"]
+    gpt = [r for r in ratings if r.rater == "gpt" and r.dimension == "empathy"]
+    lines = rating_length_effects(items, experts, gpt, B=200, seed=0)
+    assert len(lines) == 1 and lines[0].startswith("Length effect on empathy (")
+    by_id = {i.item_id: i for i in items}
+    people: dict[str, list[float]] = {}
+    for r in experts:
+        people.setdefault(r.item_id, []).append(float(r.value))  # type: ignore[arg-type]
+    judge = {r.item_id: float(r.value) for r in gpt}  # type: ignore[arg-type]
+    ids = sorted(set(people) & set(judge) & set(by_id))
+    hp = np.array([np.mean(people[i]) for i in ids])
+    jp = np.array([judge[i] for i in ids])
+    x = np.array([len(by_id[i].candidate) / 100 for i in ids])
+    res = compare_rating_length_effects(
+        hp, jp, x * 100, [by_id[i].conversation_id for i in ids], B=200
+    )
+    assert hp.mean() > 1  # the caller's arrays are not standardised in place
+    for y, m in ((hp, res.people), (jp, res.judge)):
+        z = (y - y.mean()) / y.std(ddof=1)
+        assert m.estimate == pytest.approx(sm.OLS(z, sm.add_constant(x)).fit().params[1])
+        assert m.lower <= m.estimate <= m.upper
+    assert f"people {res.people.estimate:.3f} [" in lines[0]

@@ -96,6 +96,7 @@ from attune_judge.calibration.preference._bias import (
     LengthEffectComparison,
     PositionBias,
     compare_length_effects,
+    compare_rating_length_effects,
     length_effect,
     position_bias,
 )
@@ -237,6 +238,7 @@ __all__ = [
     "cluster_robust_covariance",
     "compare_length_effects",
     "compare_preferences",
+    "compare_rating_length_effects",
     "difference_intervals",
     "expected_calibration_error",
     "fdr_adjust",

@@ -299,7 +299,55 @@ def _compare(
         ),
     }
     md = ["", judge_rows_markdown(rows), *base_md]
-    return rows, _summary(set_name, name, rows), md, blocks, base_lines
+    length_lines = rating_length_effects(items, humans, new, B=B, seed=seed)
+    md += [f"\n{line}" for line in length_lines]
+    return rows, _summary(set_name, name, rows), md, blocks, [*base_lines, *length_lines]
+
+
+def rating_length_effects(
+    items: Sequence[JudgeItem],
+    humans: Sequence[Any],
+    judge: Sequence[Any],
+    *,
+    B: int,
+    seed: int,
+) -> list[str]:
+    """Per dimension both rated: people's (mean per item) and the judge's length effects on
+    the same replies, in standard deviations of each side's ratings per 100 characters, and
+    their difference with a paired cluster bootstrap; one line each (none when undefined)."""
+    from attune_judge.calibration import compare_rating_length_effects, fmt_metric
+
+    by_id = {i.item_id: i for i in items}
+
+    def means(ratings: Sequence[Any], dim: str) -> dict[str, float]:
+        acc: dict[str, list[float]] = {}
+        for r in ratings:
+            if r.dimension == dim and isinstance(r.value, int | float) and r.item_id in by_id:
+                acc.setdefault(r.item_id, []).append(float(r.value))
+        return {k: sum(v) / len(v) for k, v in acc.items()}
+
+    lines = []
+    dims = sorted({r.dimension for r in humans} & {r.dimension for r in judge})
+    for dim in dims:
+        hp, jp = means(humans, dim), means(judge, dim)
+        ids = sorted(set(hp) & set(jp))
+        try:
+            res = compare_rating_length_effects(
+                [hp[i] for i in ids],
+                [jp[i] for i in ids],
+                [len(by_id[i].candidate) for i in ids],
+                [by_id[i].conversation_id for i in ids],
+                B=B,
+                seed=seed,
+            )
+        except UserError:
+            continue
+        lines.append(
+            f"Length effect on {dim} ({res.n} replies; sd of ratings per 100 characters): "
+            f"people {fmt_metric(res.people)}, judge {fmt_metric(res.judge)}, judge − people "
+            f"{fmt_metric(res.difference)}"
+        )
+    return lines
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -20,6 +20,7 @@ __all__ = [
     "LengthEffectComparison",
     "PositionBias",
     "compare_length_effects",
+    "compare_rating_length_effects",
     "length_effect",
     "pair_both_orders",
     "position_bias",
@@ -247,25 +248,67 @@ def compare_length_effects(
         Fewer than 3 pairs or 2 clusters, no length variation, or people's or the judge's
         choices never vary.
     """
-    from attune_judge.calibration.resampling._bootstrap import bootstrap_weights
-    from attune_judge.calibration.resampling._intervals import percentile_metric
-
     val = {"A": 1.0, "B": 0.0, "tie": 0.5}
     rows = [
         (val[h], val[j], (float(la) - float(lb)) / 100, str(c))
         for h, j, la, lb, c in zip(people, judge, length_a, length_b, clusters, strict=True)
         if h in val and j in val
     ]
+    return _compare_slopes(rows, B=B, level=level, seed=seed, what="pairs", unit="")
+
+
+def compare_rating_length_effects(
+    people: Sequence[float],
+    judge: Sequence[float],
+    lengths: Sequence[float],
+    clusters: Sequence[object],
+    *,
+    B: int = DEFAULT_B,
+    level: float = 0.95,
+    seed: int = 0,
+) -> LengthEffectComparison:
+    """People's and the judge's length effects on the same rated replies: each side's
+    ratings standardised (z-scores over the items, so the slopes are in standard deviations
+    of that side's ratings per 100 characters), their difference and ratio with a paired
+    cluster bootstrap. ``people`` is e.g. the people's mean rating per item."""
+    y_p = np.array(people, dtype=np.float64)  # copies: standardised in place below
+    y_j = np.array(judge, dtype=np.float64)
+    for arr, who in ((y_p, "people's"), (y_j, "the judge's")):
+        if len(arr) > 1 and np.std(arr) > 0:
+            arr -= arr.mean()
+            arr /= arr.std(ddof=1)
+        elif len(arr) > 1:
+            raise UserError(f"length effects: {who} ratings never vary; nothing to explain")
+    rows = [
+        (float(a), float(b), float(n) / 100, str(c))
+        for a, b, n, c in zip(y_p, y_j, lengths, clusters, strict=True)
+    ]
+    return _compare_slopes(rows, B=B, level=level, seed=seed, what="replies", unit=" (sd)")
+
+
+def _compare_slopes(
+    rows: list[tuple[float, float, float, str]],
+    *,
+    B: int,
+    level: float,
+    seed: int,
+    what: str,
+    unit: str,
+) -> LengthEffectComparison:
+    """The two slopes of (people, judge, x, cluster) rows, paired cluster bootstrap."""
+    from attune_judge.calibration.resampling._bootstrap import bootstrap_weights
+    from attune_judge.calibration.resampling._intervals import percentile_metric
+
     cl_names = sorted({r[3] for r in rows})
     if len(rows) < 3 or len(cl_names) < 2:
-        raise UserError("length effects: need at least 3 pairs from 2+ clusters")
+        raise UserError(f"length effects: need at least 3 {what} from 2+ clusters")
     Y = np.array([[r[0], r[1]] for r in rows])
     x = np.array([r[2] for r in rows])
     if np.ptp(x) == 0:
-        raise UserError("length effects: the two replies' lengths never differ differently")
+        raise UserError(f"length effects: the {what}' lengths do not vary")
     for k, who in enumerate(("people's", "the judge's")):
         if np.ptp(Y[:, k]) == 0:
-            raise UserError(f"length effects: {who} choices never vary; nothing to explain")
+            raise UserError(f"length effects: {who} answers never vary; nothing to explain")
     ci = {c: i for i, c in enumerate(cl_names)}
     cl = np.array([ci[r[3]] for r in rows])
     est = _weighted_slopes(np.ones((1, len(rows))), x, Y)[0]
@@ -288,7 +331,7 @@ def compare_length_effects(
             withhold=withhold,
         )
 
-    people_m = metric("length effect (people)", float(est[0]), reps[:, 0])
+    people_m = metric(f"length effect (people){unit}", float(est[0]), reps[:, 0])
     unbounded = (
         None
         if people_m.lower is not None and (people_m.lower > 0 or (people_m.upper or 0) < 0)
@@ -296,11 +339,11 @@ def compare_length_effects(
     )
     return LengthEffectComparison(
         people=people_m,
-        judge=metric("length effect (judge)", float(est[1]), reps[:, 1]),
+        judge=metric(f"length effect (judge){unit}", float(est[1]), reps[:, 1]),
         difference=metric(
-            "length effect (judge − people)", float(est[1] - est[0]), reps[:, 1] - reps[:, 0]
+            f"length effect (judge − people){unit}", float(est[1] - est[0]), reps[:, 1] - reps[:, 0]
         ),
-        ratio=metric("length effect (judge / people)", ratio, ratio_reps, unbounded),
+        ratio=metric(f"length effect (judge / people){unit}", ratio, ratio_reps, unbounded),
         n=len(rows),
         n_clusters=len(cl_names),
     )
