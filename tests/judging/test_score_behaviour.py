@@ -87,5 +87,30 @@ def test_behaviour_judging_joins_the_participants_answers(
     b1 = next(g for g in data["per_item"] if g["name"] == "B1")
     b1_rows = [p for p in pairs if p[0] == "B1"]
     assert b1["n"] == len(b1_rows) and b1["judge_yes_rate"] == 1.0
+    # the pass/fail figures (yes = pass), by hand from the same pairs
+    tp = sum(j == h == "yes" for _, _, j, h in pairs)
+    tn = sum(j == h == "no" for _, _, j, h in pairs)
+    fp = sum(j == "yes" and h == "no" for _, _, j, h in pairs)
+    fn = sum(j == "no" and h == "yes" for _, _, j, h in pairs)
+    binary = data["overall"]["binary"]
+    assert (binary["tp"], binary["fp"], binary["fn"], binary["tn"]) == (tp, fp, fn, tn)
+    assert binary["tpr"]["estimate"] == pytest.approx(tp / (tp + fn))
+    assert binary["tnr"]["estimate"] == pytest.approx(tn / (tn + fp))
+    assert binary["precision"]["estimate"] == pytest.approx(tp / (tp + fp))
+    assert binary["npv"]["estimate"] == pytest.approx(tn / (tn + fn))
+    bal = (tp / (tp + fn) + tn / (tn + fp)) / 2
+    assert binary["balanced_accuracy"]["estimate"] == pytest.approx(bal)
+    assert binary["leniency"]["estimate"] == pytest.approx((tp + fp) / n - (tp + fn) / n)
+    assert binary["tpr"]["lower"] <= binary["tpr"]["estimate"] <= binary["tpr"]["upper"]
+    # summary.json holds it per scope (typed), beside the confusion counts; report shows it
+    from attune_judge.runs import read_summary
+
+    block = read_summary(cal).calibration
+    scopes = [b.name for b in block.binary]
+    assert scopes[0] == "all items" and "item B1" in scopes
+    assert block.confusion.counts == [[tn, fp], [fn, tp]]
+    b1_bin = next(b for b in block.binary if b.name == "item B1")
+    assert b1_bin.tp + b1_bin.fp == len(b1_rows)  # the rule says yes to every B1
     report = (cal / "report.md").read_text()
     assert "all items: agreement" in report and "item B1: agreement" in report
+    assert "The judge as a pass/fail classifier" in report and "balanced accuracy" in report

@@ -18,8 +18,9 @@ Agreement
     ``intraclass_correlation`` (Shrout & Fleiss forms), ``pairwise_matrix``, ``group_agreement``,
     ``human_ceiling``, ``alpha_with_judge``, ``alternative_annotator_test``,
     ``preference_agreement``, ``judge_preferences_from_scores``, ``position_bias``,
-    ``length_effect``, ``ppi_leaderboard`` (prediction-powered inference,
-    PPI++), and ``calibrate``
+    ``length_effect``, ``ppi_leaderboard`` (prediction-powered inference, PPI++),
+    ``binary_agreement`` (pass/fail judges: TPR, TNR, precision, NPV, balanced accuracy,
+    leniency), ``corrected_pass_rates`` (Rogan–Gladen, PPI++ beside it), and ``calibrate``
     (all of it per dimension, for the CLI).
 Probability forecasts
     ``probability_calibration`` (Brier score, ECE, reliability diagram, each with a cluster
@@ -59,6 +60,19 @@ from attune_judge.calibration.agreement._behaviour_agreement import (
     behaviour_metrics,
     is_behaviour_dimension,
     judgments_to_behaviour_ratings,
+)
+from attune_judge.calibration.agreement._binary import (
+    MIN_YOUDEN,
+    BinaryAgreement,
+    CorrectedPassRates,
+    CorrectedRate,
+    CorrectionWarning,
+    binary_agreement,
+    binary_markdown,
+    binary_value,
+    corrected_pass_rates,
+    corrected_pass_rates_markdown,
+    rogan_gladen,
 )
 from attune_judge.calibration.agreement._icc import intraclass_correlation
 from attune_judge.calibration.agreement._judgments import (
@@ -185,12 +199,17 @@ from attune_judge.calibration.resampling._ratio import (
 
 __all__ = [
     "MIN_CLUSTERS",
+    "MIN_YOUDEN",
     "PAIR_METRICS",
     "STYLE_FEATURES",
     "BaselineAgreement",
+    "BinaryAgreement",
     "BradleyTerryResult",
     "CalibrationReport",
     "ClusterSums",
+    "CorrectedPassRates",
+    "CorrectedRate",
+    "CorrectionWarning",
     "CriterionShift",
     "HumanCeiling",
     "IntervalMethod",
@@ -226,7 +245,10 @@ __all__ = [
     "behaviour_agreement",
     "behaviour_markdown",
     "behaviour_metrics",
+    "binary_agreement",
     "binary_brier_score",
+    "binary_markdown",
+    "binary_value",
     "bootstrap_means",
     "bootstrap_statistic",
     "bootstrap_weights",
@@ -239,6 +261,8 @@ __all__ = [
     "compare_length_effects",
     "compare_preferences",
     "compare_rating_length_effects",
+    "corrected_pass_rates",
+    "corrected_pass_rates_markdown",
     "difference_intervals",
     "expected_calibration_error",
     "fdr_adjust",
@@ -290,6 +314,7 @@ __all__ = [
     "ratings_to_table",
     "ratio_replicates",
     "reliability_diagram",
+    "rogan_gladen",
     "style_bradley_terry",
     "style_features",
     "tau_b_rows",

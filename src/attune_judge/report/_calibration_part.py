@@ -6,17 +6,52 @@ per-dimension sections (it sits below both, so neither imports the other).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from attune_judge.calibration import BinaryAgreement
 from attune_judge.report._agreement import (
     agreement_section,
     calibration_curve_section,
     confusion_section,
     metrics_table,
 )
-from attune_judge.report._blocks import KeyValues, Section
-from attune_judge.report._format import fmt_int
+from attune_judge.report._blocks import KeyValues, Section, Table
+from attune_judge.report._format import fmt_int, fmt_interval, fmt_num
 from attune_judge.runs import CalibrationPart
 
-__all__ = ["calibration_part"]
+__all__ = ["binary_table", "calibration_part"]
+
+_BINARY_COLUMNS = ("TPR", "TNR", "precision", "NPV", "balanced accuracy", "leniency")
+
+
+def binary_table(groups: Sequence[BinaryAgreement]) -> Table:
+    """One row per scope: the pass/fail figures with intervals, the confusion counts, n."""
+    rows = []
+    for g in groups:
+        cells = [
+            f"{fmt_num(m.estimate)} {fmt_interval(m.lower, m.upper)}"
+            if m.estimate is not None
+            else "undefined"
+            for m in g.metrics().values()
+        ]
+        rows.append(
+            [
+                g.name,
+                *cells,
+                f"{g.tp} / {g.fp} / {g.fn} / {g.tn}",
+                fmt_int(g.n),
+                fmt_int(g.n_clusters),
+            ]
+        )
+    level = groups[0].tpr.level if groups else 0.95
+    return Table(
+        ["scope", *_BINARY_COLUMNS, "TP / FP / FN / TN", "n", "clusters"],
+        rows,
+        "l" + "r" * (len(_BINARY_COLUMNS) + 3),
+        caption=f"Pass = yes / 1. Estimates with {level:.0%} cluster-bootstrap intervals "
+        "(conversations resampled). Leniency = the judge's pass rate − people's (> 0: too "
+        "lenient, < 0: too strict).",
+    )
 
 
 def calibration_part(prefix: str, part: CalibrationPart, key: str) -> list[Section]:
@@ -63,6 +98,10 @@ def calibration_part(prefix: str, part: CalibrationPart, key: str) -> list[Secti
                 judge_label=cm.judge_label,
             )
         )
+    if part.binary:
+        sec = Section(f"{prefix}The judge as a pass/fail classifier")
+        sec.blocks.append(binary_table(part.binary))
+        out.append(sec)
     cc = part.calibration_curve
     if cc:
         out.append(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from attune_judge.calibration import CalibrationReport, JoinReport, Metric
+from attune_judge.calibration import BinaryAgreement, CalibrationReport, JoinReport, Metric
 from attune_judge.runs._study import _Record
 
 __all__ = [
@@ -52,7 +52,8 @@ class CalibrationCurve(_Record):
 
 
 class CalibrationPart(_Record):
-    """One plain part of a calibration: metrics, join, heatmap, confusion, curve."""
+    """One plain part of a calibration: metrics, join, heatmap, confusion, curve, pass/fail
+    figures."""
 
     metrics: dict[str, Metric] | None = None
     """``label → Metric``."""
@@ -60,6 +61,9 @@ class CalibrationPart(_Record):
     agreement_matrix: AgreementMatrix | None = None
     confusion: Confusion | None = None
     calibration_curve: CalibrationCurve | None = None
+    binary: list[BinaryAgreement] | None = None
+    """A pass/fail judge's TPR, TNR, precision, NPV, balanced accuracy and leniency with their
+    intervals, per scope (all items, each category, each item)."""
 
 
 class CalibrationBlock(CalibrationPart):

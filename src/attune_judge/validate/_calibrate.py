@@ -19,7 +19,7 @@ from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, read_judgments
 from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
-from attune_judge.runs import CalibrateSummary, CalibrationBlock, record_json
+from attune_judge.runs import CalibrateSummary, CalibrationBlock, Confusion, record_json
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
     check_human_labels,
@@ -192,6 +192,25 @@ def _unweighted(weights: dict[str, float] | None, hpath: Path, what: str) -> str
     )
 
 
+def _behaviour_binary(res: Any) -> list[cal.BinaryAgreement]:
+    """The pass/fail figures of every scope of a behaviour agreement: all, categories, items."""
+    groups = [res.overall, *res.per_category, *res.per_item]
+    return [g.binary for g in groups if g.binary is not None]
+
+
+def _behaviour_confusion(res: Any) -> Confusion | None:
+    """The judge's yes/no against the participants' over all items (rows: participants)."""
+    b = res.overall.binary
+    if b is None:
+        return None
+    return Confusion(
+        categories=["no", "yes"],
+        counts=[[b.tn, b.fp], [b.fn, b.tp]],
+        human_label=f"participants ({res.view})",
+        judge_label="judge",
+    )
+
+
 def _with_note(outcome: CalibrationOutcome, note: str | None) -> CalibrationOutcome:
     """The weighting statement appended to the console text and kept in the JSON data."""
     if note:
@@ -230,7 +249,11 @@ def _calibrate_ratings(
             if out is not None:
                 summary = CalibrateSummary(
                     calibration=CalibrationBlock(
-                        metrics=cal.behaviour_metrics(res), join=res.join, view=res.view
+                        metrics=cal.behaviour_metrics(res),
+                        join=res.join,
+                        view=res.view,
+                        binary=_behaviour_binary(res),
+                        confusion=_behaviour_confusion(res),
                     ),
                     label_weighting=note,
                 )

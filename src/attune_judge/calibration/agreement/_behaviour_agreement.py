@@ -8,7 +8,10 @@ a participant said whether the reply did it (``B1:observed``) and whether they w
 
 Agreement is the raw share of equal answers and Cohen's κ over yes/no, each with a
 cluster-bootstrap interval over conversations: per behaviour item, per category (items pooled),
-and over all items. The yes-rates of both sides show a judge that says yes (or no) too often.
+and over all items. The yes-rates of both sides show a judge that says yes (or no) too often;
+with ``yes`` as the positive class, each group also has the judge's TPR, TNR, precision, NPV,
+balanced accuracy and leniency (:func:`~attune_judge.calibration.binary_agreement`, same
+draws) beside its confusion counts.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
+from attune_judge.calibration.agreement._binary import (
+    BinaryAgreement,
+    binary_agreement,
+    binary_markdown,
+)
 from attune_judge.calibration.agreement._pairwise import pair_agreement
 from attune_judge.calibration.agreement._table import join_report
 from attune_judge.calibration.render._markdown import fmt_metric
@@ -98,6 +106,8 @@ class BehaviourGroup(ResultModel):
     """Share of the judge's answers that are yes."""
     human_yes_rate: float
     """Share of the participants' answers that are yes."""
+    binary: BinaryAgreement | None = None
+    """TPR, TNR, precision, NPV, balanced accuracy, leniency (yes = pass), with intervals."""
 
 
 class BehaviourAgreement(ResultModel):
@@ -125,7 +135,9 @@ def _group(
     level: float,
     seed: int,
     method: IntervalMethod,
+    label: str | None = None,
 ) -> BehaviourGroup:
+    """One group's agreement; ``label`` names it in its pass/fail figures (default ``name``)."""
     judge = [r[0] for r in rows]
     human = [r[1] for r in rows]
     clusters = [r[2] for r in rows]
@@ -147,6 +159,9 @@ def _group(
         agreement = res.metrics.get("raw_agreement")
         kappa = res.metrics.get("cohen_kappa")
     n = len(rows)
+    binary = binary_agreement(
+        judge, human, clusters, name=label or name, B=B, level=level, seed=seed, method=method
+    )
     return BehaviourGroup(
         name=name,
         n=n,
@@ -155,6 +170,7 @@ def _group(
         kappa=kappa,
         judge_yes_rate=sum(j == "yes" for j in judge) / n,
         human_yes_rate=sum(h == "yes" for h in human) / n,
+        binary=binary,
     )
 
 
@@ -235,10 +251,13 @@ def behaviour_agreement(
         by_cat[cats.get(item, "uncategorised")].extend(rows)
     return BehaviourAgreement(
         view=view,
-        overall=_group("all", all_rows, **kw),  # type: ignore[arg-type]
-        per_category=[_group(c, r, **kw) for c, r in sorted(by_cat.items())],  # type: ignore[arg-type]
+        overall=_group("all", all_rows, label="all items", **kw),  # type: ignore[arg-type]
+        per_category=[
+            _group(c, r, label=f"category {c}", **kw)  # type: ignore[arg-type]
+            for c, r in sorted(by_cat.items())
+        ],
         per_item=[
-            _group(i, rows_by_item[i], **kw)  # type: ignore[arg-type]
+            _group(i, rows_by_item[i], label=f"item {i}", **kw)  # type: ignore[arg-type]
             for i in sorted(rows_by_item, key=behaviour_item_order)
         ],
         n_human_na=n_na,
@@ -272,6 +291,13 @@ def behaviour_markdown(a: BehaviourAgreement) -> str:
         *table(a.per_category, "category"),
         "",
         *table(a.per_item, "item"),
+        "",
+        f"## The judge as a pass/fail classifier (yes = pass, {a.view} view)",
+        "",
+        *binary_markdown(
+            [g.binary for g in [a.overall, *a.per_category, *a.per_item] if g.binary],
+            head="scope",
+        ),
     ]
     return "\n".join(lines) + "\n"
 
