@@ -150,7 +150,7 @@ def _bench(kind: str, tmp: Path, args: argparse.Namespace, profiler: object) -> 
             "parent_cpu_s": round(cpu1, 3),
             "parent_cpu_ms_per_judgment": round(1000 * cpu1 / args.n, 3),
             "first_run_n_run": res1.n_run,
-            "first_run_n_by_status": res1.summary["run"]["n_by_status"],
+            "first_run_n_by_status": res1.n_by_status,
             "rerun_s": round(wall2, 3),
             "rerun_cpu_s": round(cpu2, 3),
             "rerun_n_run": res2.n_run,
