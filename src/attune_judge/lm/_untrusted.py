@@ -12,15 +12,18 @@ answers of earlier calls — passes through :func:`untrusted` before it is put i
 - **Speakers.** A conversation is written as blocks ``Person: ...`` / ``Assistant: ...``. A line
   inside untrusted text that starts like a speaker label (``Person:``, ``Assistant:``,
   ``System:``, ``User:``, ``Human:``, ``AI:``, ``Participant:``, ``Model:``; any case, any
-  indentation) is prefixed with ``(quoted)``, so only the formatter's own labels start a turn.
+  indentation, after quote, emphasis or heading marks: ``> ``, ``**``, ``## Person:``) is
+  prefixed with ``(quoted)``, so only the formatter's own labels start a turn.
 
 - **Look-alikes.** Both rules read the text as a person (or a model) would: every Unicode line
   break (``\r``, ``\v``, ``\f``, U+0085, U+2028, U+2029, ...) is a line break (and is
   rewritten as ``\n``); zero-width, bidi and other invisible format characters are ignored;
-  letters of other scripts that look like Latin ones (Cyrillic ``Р``, Greek ``Α``, ...),
-  fullwidth and mathematical letters, and colon, bracket and hash look-alikes (``：``, ``［``,
-  ``⟦``, ``＃``) count as the characters they imitate. So ``Ρеrson:`` after a U+2028, or
-  ``［［ ## completed ## ］］`` with a zero-width space inside, is defused like the plain one.
+  letters of other scripts that look like Latin ones (Cyrillic ``Р``, Greek ``Α``, Lisu ``ꓑ``,
+  Coptic ``Ⲣ``, ...), fullwidth and mathematical letters, and colon, bracket and hash
+  look-alikes (``：``, ``［``, ``＃``) count as the characters they imitate; ``⟦`` and ``〚``,
+  each drawn as two brackets, read as ``[[``. So ``Ρеrson:`` after a U+2028, a single
+  ``⟦ ## completed ## ⟧``, or ``［［ ## completed ## ］］`` with a zero-width space inside, is
+  defused like the plain one.
 
 Text without markers or label-like lines passes unchanged but for its line breaks (prompts of
 ordinary data, and the request-cache keys made from them, do not change).
@@ -49,7 +52,7 @@ _MARKER = re.compile(r"\[\s*\[\s*(#+)\s*([^\[\]\n]*?)\s*(#+)\s*\]\s*\]")
 _OPEN = re.compile(r"\[\s*\[\s*#")
 _CLOSE = re.compile(r"#\s*\]\s*\]")
 _SPEAKER = re.compile(
-    r"^([ \t>*_\-\"'`]*)(person|assistant|system|user|human|ai|participant|model|bot)"
+    r"^([ \t>*_\-\"'`#]*)(person|assistant|system|user|human|ai|participant|model|bot)"
     r"([*_ \t]*(?:\([^)\n]*\))?[*_ \t]*[:：])",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -92,11 +95,50 @@ _LOOKALIKES = {
     "U": "Ս",
     "Y": "ҮΥ",
     ":": "꞉∶ː˸։׃܃܄᛬︰",
-    "[": "⟦【〚⁅〔⦋",
-    "]": "⟧】〛⁆〕⦌",
+    "[": "【⁅〔⦋",
+    "]": "】⁆〕⦌",
+    "[[": "⟦〚",  # one character drawn as two brackets: a single ⟦ ## x ## ⟧ is a marker
+    "]]": "⟧〛",
     "#": "♯⌗",
 }
-_FOLD = {ord(c): latin for latin, chars in _LOOKALIKES.items() for c in chars}
+# Lisu and Coptic capitals drawn like Latin ones (ꓑ, Ⲣ: P), and Coptic small ones
+_LOOKALIKES_MORE = {
+    "A": "ꓮⲀ",
+    "B": "ꓐⲂ",
+    "C": "ꓚⲤ",
+    "D": "ꓓ",
+    "E": "ꓰⲈ",
+    "F": "ꓝ",
+    "G": "ꓖ",
+    "H": "ꓧⲎ",
+    "I": "ꓲⲒ",
+    "J": "ꓙ",
+    "K": "ꓗⲔ",
+    "L": "ꓡ",
+    "M": "ꓟⲘ",
+    "N": "ꓠⲚ",
+    "O": "ꓳⲞ",
+    "P": "ꓑⲢ",
+    "R": "ꓣ",
+    "S": "ꓢ",
+    "T": "ꓔⲦ",
+    "U": "ꓴ",
+    "V": "ꓦ",
+    "W": "ꓪ",
+    "X": "ꓫⲬ",
+    "Y": "ꓬⲨ",
+    "Z": "ꓜ",
+    "a": "ⲁ",
+    "o": "ⲟ",
+    "p": "ⲣ",
+    "c": "ⲥ",
+}
+_FOLD = {
+    ord(c): latin
+    for table in (_LOOKALIKES, _LOOKALIKES_MORE)
+    for latin, chars in table.items()
+    for c in chars
+}
 
 
 def _ignorable(char: str) -> bool:
