@@ -296,6 +296,15 @@ MaxConcurrencyOption = Annotated[
     int,
     typer.Option(min=1, help="Work in flight at once (judgments; bench: units), over all workers."),
 ]
+AdaptiveOption = Annotated[
+    bool,
+    typer.Option(
+        "--adaptive/--no-adaptive",
+        help="Lower the judgments in flight when the provider rate-limits (HTTP 429, "
+        "Retry-After) and raise them again as answers succeed, up to --max-concurrency "
+        "(--no-adaptive: fixed at --max-concurrency; generate always drafts at it).",
+    ),
+]
 DEFAULT_MAX_CONCURRENCY = 8
 """``--max-concurrency`` default (= :data:`attune_judge.runner.DEFAULT_MAX_CONCURRENCY`)."""
 DEFAULT_WORKERS = 2

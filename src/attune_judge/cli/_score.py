@@ -321,6 +321,7 @@ def _generate_execution(opts: SharedOptions) -> dict[str, Any]:
     """``run_generate``'s execution keywords (its executor keyword is ``executor_kind``)."""
     kwargs = opts.execution()
     kwargs["executor_kind"] = kwargs.pop("executor")
+    kwargs.pop("adaptive")  # drafting keeps a fixed window (its results carry no rate limits)
     return kwargs
 
 

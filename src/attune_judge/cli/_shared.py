@@ -18,6 +18,7 @@ from typing import Any, get_type_hints
 from attune_judge.cli._options import (
     DEFAULT_MAX_CONCURRENCY,
     DEFAULT_WORKERS,
+    AdaptiveOption,
     ApiBaseOption,
     ExecutorKind,
     ExecutorOption,
@@ -57,6 +58,7 @@ EXECUTION: Group = (
     ("workers", WorkersOption, DEFAULT_WORKERS),
     ("ray_address", RayAddressOption, None),
     ("max_concurrency", MaxConcurrencyOption, DEFAULT_MAX_CONCURRENCY),
+    ("adaptive", AdaptiveOption, True),
 )
 """The execution options of every command that runs work concurrently."""
 
@@ -95,6 +97,7 @@ def execution_options(
     workers: int = DEFAULT_WORKERS,
     ray_address: str | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    adaptive: bool = True,
 ) -> Any:
     """The execution options as an :class:`attune_judge.runner.ExecutionOptions`."""
     from attune_judge.runner import ExecutionOptions
@@ -104,6 +107,7 @@ def execution_options(
         workers=workers,
         ray_address=ray_address,
         max_concurrency=max_concurrency,
+        adaptive=adaptive,
     )
 
 

@@ -1,10 +1,10 @@
 """Execution options every run shares: where work runs and how much is in flight.
 
-``score``, ``generate``, ``sensitivity``, ``bench`` and ``validate`` take the same four
+``score``, ``generate``, ``sensitivity``, ``bench`` and ``validate`` take the same five
 options with the same defaults (the CLI's ``--executor``, ``--workers``, ``--ray-address``,
-``--max-concurrency``); :class:`ExecutionOptions` holds them and :meth:`~ExecutionOptions.
-as_kwargs` spreads them into a run's config (``ScoreConfig``, ``BenchConfig``,
-``SensitivityConfig``) or :func:`attune_judge.validate.validate_judge`.
+``--max-concurrency``, ``--adaptive/--no-adaptive``); :class:`ExecutionOptions` holds them
+and :meth:`~ExecutionOptions.as_kwargs` spreads them into a run's config (``ScoreConfig``,
+``BenchConfig``, ``SensitivityConfig``) or :func:`attune_judge.validate.validate_judge`.
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ class ExecutionFields(BaseModel):
     """Ray cluster to join (``None``: ``RAY_ADDRESS``, else start or join a local one)."""
     max_concurrency: int = Field(default=DEFAULT_MAX_CONCURRENCY, ge=1)
     """Work in flight at once (judgments; bench: units)."""
+    adaptive: bool = True
+    """Lower the work in flight on rate limits (HTTP 429, ``Retry-After``) and raise it again
+    as answers succeed, up to ``max_concurrency`` (``--no-adaptive``: fixed)."""
 
 
 class ExecutionOptions(ExecutionFields):
@@ -54,8 +57,9 @@ class ExecutionOptions(ExecutionFields):
     def as_kwargs(self) -> dict[str, Any]:
         """The four options as keyword arguments of a run config.
 
-        >>> ExecutionOptions(workers=3).as_kwargs()
-        {'executor': 'thread', 'workers': 3, 'ray_address': None, 'max_concurrency': 8}
+        >>> ExecutionOptions(workers=3).as_kwargs()  # doctest: +NORMALIZE_WHITESPACE
+        {'executor': 'thread', 'workers': 3, 'ray_address': None, 'max_concurrency': 8,
+         'adaptive': True}
         """
         return self.model_dump()
 

@@ -35,6 +35,7 @@ from attune_judge.runner._plan import Task
 
 __all__ = [
     "CancelFlag",
+    "ConcurrencyLimit",
     "Executor",
     "JudgeTaskFn",
     "RetryPolicy",
@@ -97,11 +98,92 @@ class Window:
         """After the last result (``clean``), or after an error or an abandoned iterator."""
 
 
+class ConcurrencyLimit:
+    """How much work a :class:`WindowExecutor` keeps in flight: fixed at ``maximum``, or
+    adapted to the provider's rate-limit answers (``adaptive``, the default of every command).
+
+    The adaptive rule is TCP's congestion control (RFC 5681, section 3.1; additive increase,
+    multiplicative decrease, Chiu & Jain 1989), with a finished task as the acknowledgement
+    and a rate-limited answer as the loss: the window starts at ``min(maximum, 4)`` and grows
+    by one per clean result up to a threshold (slow start, which begins as the maximum), then
+    by ``1/window`` per clean result (one per window's worth of results, congestion
+    avoidance), never above ``maximum``. A result that met an HTTP 429 or a ``Retry-After``
+    (``details["rate_limited"]``, counted by :func:`judge_with_retries`) halves the window
+    (not below 1) and sets the threshold there — once per window: the results of work sent
+    before the cut do not cut it again. The window is read before each send, so work already
+    in flight finishes; fewer new tasks start.
+
+    >>> limit = ConcurrencyLimit(64)
+    >>> limit.window()
+    4
+    >>> for _ in range(4):
+    ...     limit.observe(0)
+    >>> limit.window()
+    8
+    >>> limit.observe(1)
+    >>> limit.window(), limit.backoffs, limit.rate_limited
+    (4, 1, 1)
+    """
+
+    START = 4
+    """The adaptive window's first size (TCP's initial window is 2-4 segments)."""
+
+    def __init__(self, maximum: int, adaptive: bool = True) -> None:
+        if maximum < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        self.maximum = maximum
+        self.adaptive = adaptive
+        self.size = float(min(maximum, self.START) if adaptive else maximum)
+        self.threshold = float(maximum)
+        self.backoffs = 0
+        """Times the window was cut."""
+        self.rate_limited = 0
+        """Rate-limited answers seen (every attempt of every result)."""
+        self.peak_in_flight = 0
+        """Most work in flight at once."""
+        self._since_cut = 0
+        self._cut_at = 0.0
+
+    def window(self) -> int:
+        """Work to keep in flight now."""
+        return max(1, min(self.maximum, int(self.size)))
+
+    def sent(self, in_flight: int) -> None:
+        """Work was sent; ``in_flight`` is in flight now."""
+        self.peak_in_flight = max(self.peak_in_flight, in_flight)
+
+    def observe(self, rate_limited: int) -> None:
+        """One result came back, having met ``rate_limited`` rate-limit answers."""
+        self._since_cut += 1
+        if rate_limited > 0:
+            self.rate_limited += rate_limited
+            if self.adaptive and self._since_cut > self._cut_at:
+                self._cut_at = self.size  # the results of work sent before the cut
+                self.size = max(1.0, self.size / 2)
+                self.threshold = self.size
+                self.backoffs += 1
+                self._since_cut = 0
+            return
+        if not self.adaptive or self.size >= self.maximum:
+            return
+        self.size += 1.0 if self.size < self.threshold else 1.0 / self.size
+        self.size = min(float(self.maximum), self.size)
+
+    def observe_results(self, results: Iterable[Any]) -> None:
+        """:meth:`observe` each result (a :class:`~attune_judge.data.Judgment`, or anything
+        with a ``details`` mapping; other results count as clean)."""
+        for result in results:
+            details = getattr(result, "details", None)
+            n = details.get("rate_limited", 0) if isinstance(details, dict) else 0
+            self.observe(n if isinstance(n, int) and not isinstance(n, bool) else 0)
+
+
 class WindowExecutor:
     """An executor with at most ``max_concurrency`` tasks (or chunks) in flight, sent lazily
     (a sliding window): stopping early never leaves a long queue of started work behind, and
     memory stays flat for large plans. The thread, process and Ray executors open a
-    :class:`Window` per call (:meth:`_open`); the loop is this one."""
+    :class:`Window` per call (:meth:`_open`); the loop is this one, and so is the one place
+    where the amount in flight adapts to rate limits (``limit``, a :class:`ConcurrencyLimit`)."""
 
     max_concurrency: int
 
@@ -114,23 +196,30 @@ class WindowExecutor:
         tasks: Iterable[T],
         *,
         stop: threading.Event | None = None,
+        limit: ConcurrencyLimit | None = None,
     ) -> Iterator[R]:
-        """See :meth:`Executor.map_unordered`."""
+        """See :meth:`Executor.map_unordered`; ``limit`` (default: fixed at
+        ``max_concurrency``) decides how much is in flight and learns from each result."""
+        limit = limit if limit is not None else ConcurrencyLimit(self.max_concurrency, False)
+        limit.maximum = min(limit.maximum, self.max_concurrency)
         window = self._open(fn, tasks, stop)
         todo = iter(tasks)
         clean = False
         try:
             exhausted = False
             while True:
-                while not exhausted and window.in_flight() < self.max_concurrency:
+                while not exhausted and window.in_flight() < limit.window():
                     if stop is not None and stop.is_set():
                         window.stopping()
                         exhausted = True
                     else:
                         exhausted = not window.send(todo)
+                        limit.sent(window.in_flight())
                 if not window.in_flight():
                     break
-                yield from window.receive()
+                results = list(window.receive())
+                limit.observe_results(results)
+                yield from results
             clean = True
         finally:
             window.close(clean)
@@ -270,7 +359,7 @@ def _attempts(
     cancelled: CancelFlag | None,
 ) -> Judgment:
     start = time.perf_counter()
-    attempts = transient = parse_failures = 0
+    attempts = transient = parse_failures = rate_limited = 0
     requests: int | None = None
     spent = TokenUsage()
     while True:
@@ -284,6 +373,8 @@ def _attempts(
         sent = _requests_of(judgment)
         if sent is not None:
             requests = (requests or 0) + sent
+        if _is_rate_limited(judgment):
+            rate_limited += 1
         if cancelled is not None and cancelled.is_set():
             break
         if is_retryable(judgment) and transient < policy.max_retries:
@@ -302,6 +393,8 @@ def _attempts(
             f"{(judgment.item_id, judgment.judge_id)!r} when asked for {task.key!r}"
         )
     judgment.details["attempts"] = attempts
+    if rate_limited:
+        judgment.details["rate_limited"] = rate_limited
     judgment.usage = spent
     if requests is not None:
         judgment.details["requests"] = requests
@@ -311,6 +404,14 @@ def _attempts(
     if judgment.candidate_model is None:
         judgment.candidate_model = task.item.candidate_model
     return judgment
+
+
+def _is_rate_limited(judgment: Judgment) -> bool:
+    """An attempt the provider pushed back on: HTTP 429 (a rate-limit error) or an answer with
+    ``Retry-After`` (a 503 that says when to come back)."""
+    if judgment.status != "lm_error":
+        return False
+    return _retry_after(judgment) is not None or "RateLimit" in (judgment.error or "")
 
 
 def _requests_of(judgment: Judgment) -> int | None:

@@ -42,7 +42,14 @@ from attune_judge.runner._cost import (
     judgment_cost,
     spent_usd,
 )
-from attune_judge.runner._executor import Executor, JudgeTaskFn, RetryPolicy, ThreadExecutor
+from attune_judge.runner._executor import (
+    ConcurrencyLimit,
+    Executor,
+    JudgeTaskFn,
+    RetryPolicy,
+    ThreadExecutor,
+    WindowExecutor,
+)
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._report import render_report_md
@@ -83,6 +90,7 @@ def _execute(
     counts: Counter[str],
     pricing: Pricing | None = None,
     max_cost: float | None = None,
+    limit: ConcurrencyLimit | None = None,
 ) -> str | None:
     stop = threading.Event()
     stopped: str | None = None
@@ -95,7 +103,12 @@ def _execute(
             make_progress(len(pending), quiet=quiet) as bar,
             library_output_to(run_dir.path / RUN_LOG),
         ):
-            for judgment in executor.map_unordered(fn, pending, stop=stop):
+            results = (
+                executor.map_unordered(fn, pending, stop=stop, limit=limit)
+                if isinstance(executor, WindowExecutor)
+                else executor.map_unordered(fn, pending, stop=stop)
+            )
+            for judgment in results:
                 if pricing is not None and judgment.cost is None:
                     judgment.cost = judgment_cost(
                         judgment, specs.get(judgment.judge_id, {}), pricing
@@ -145,6 +158,7 @@ def run_tasks(
     max_cost: float | None = None,
     extend_summary: Callable[[JudgedSummary], RunSummary] | None = None,
     retry_failed: bool = False,
+    adaptive: bool = True,
 ) -> RunResult:
     """Run (or resume) ``tasks`` into the run directory ``out``.
 
@@ -185,6 +199,10 @@ def run_tasks(
         Judge again only the failed judgments (``lm_error``, ``parse_error``) of the existing
         run directory ``out`` (module docstring); its counts are printed to stderr unless
         ``quiet`` and returned in :attr:`RunResult.retried`.
+    adaptive
+        Adapt the work in flight to rate limits (HTTP 429, ``Retry-After``) up to the
+        executor's ``max_concurrency`` (:class:`ConcurrencyLimit`; ``False``: fixed). How
+        often it backed off is in ``summary.json``'s ``run`` block and, when it did, on stderr.
 
     Returns
     -------
@@ -226,6 +244,7 @@ def run_tasks(
             max_cost=max_cost,
             extend_summary=extend_summary,
             retry_failed=retry_failed,
+            adaptive=adaptive,
         )
 
 
@@ -250,6 +269,7 @@ def _run_locked(
     max_cost: float | None,
     extend_summary: Callable[[JudgedSummary], RunSummary] | None,
     retry_failed: bool = False,
+    adaptive: bool = True,
 ) -> RunResult:
     judges = {t.judge.judge_id: t.judge.spec for t in tasks}
     manifest = run_dir.open_manifest(
@@ -277,6 +297,7 @@ def _run_locked(
         pending = pending_tasks(tasks, finished)
     n_skipped = len(tasks) - len(pending)
     counts: Counter[str] = Counter()
+    limit = ConcurrencyLimit(getattr(executor, "max_concurrency", 1), adaptive)
     stopped: str | None = None
     failed = True  # until the invocation ends normally
     interrupted = False
@@ -297,8 +318,11 @@ def _run_locked(
                 counts=counts,
                 pricing=pricing,
                 max_cost=max_cost,
+                limit=limit,
             )
         failed = False
+        if limit.rate_limited and not quiet:
+            print(f"rate limits: {_limit_line(limit)}", file=sys.stderr)
         if retry_failed and not quiet:
             print(f"retry-failed: {_retried_outcome(pending, effective)}", file=sys.stderr)
     except (KeyboardInterrupt, Interrupted):
@@ -329,6 +353,10 @@ def _run_locked(
                 "n_run": sum(counts.values()),
                 "stopped": stopped,
                 "invocations": manifest.invocations - (1 if failed else 0),
+                "adaptive": adaptive,
+                "n_rate_limited": limit.rate_limited,
+                "n_backoffs": limit.backoffs,
+                "max_in_flight": limit.peak_in_flight,
             },
         )
         try:
@@ -359,6 +387,17 @@ def _run_locked(
         wall_time_s=time.perf_counter() - start,
         summary=summary,
         retried=dict(retried),
+    )
+
+
+def _limit_line(limit: ConcurrencyLimit) -> str:
+    """What the rate limits did to the run, in one line."""
+    line = f"{limit.rate_limited} rate-limited answers (HTTP 429 / Retry-After)"
+    if not limit.adaptive:
+        return line + f"; concurrency fixed at {limit.maximum} (--no-adaptive)"
+    return line + (
+        f"; backed off {limit.backoffs} times, at most {limit.peak_in_flight} of "
+        f"--max-concurrency {limit.maximum} in flight, ending at {limit.window()}"
     )
 
 

@@ -106,6 +106,7 @@ def execution_options(config: RunSettings) -> dict[str, Any]:
         "budget": FailureBudget(config.max_failure_rate, config.min_attempts),
         "quiet": config.quiet,
         "retry_failed": config.retry_failed,
+        "adaptive": config.adaptive,
     }
 
 

@@ -257,6 +257,14 @@ class RunFacts(_Record):
     stopped: str | None = None
     """Why the last invocation stopped before finishing its plan."""
     invocations: int | None = None
+    adaptive: bool | None = None
+    """Whether the work in flight adapted to rate limits (``--no-adaptive``: fixed)."""
+    n_rate_limited: int | None = None
+    """Rate-limited answers (HTTP 429 or ``Retry-After``) in the last invocation."""
+    n_backoffs: int | None = None
+    """Times the last invocation cut the work in flight after a rate limit."""
+    max_in_flight: int | None = None
+    """Most work in flight at once in the last invocation (``--max-concurrency`` caps it)."""
 
 
 class JudgedSummary(RunSummary):

@@ -248,6 +248,7 @@ def run_bench(
             B=config.B,
             extend_summary=lambda summary: _bench_summary(config, plan, summary),
             retry_failed=config.retry_failed,
+            adaptive=config.adaptive,
         )
     return BenchResult(
         run_dir=Path(config.out),

@@ -146,6 +146,10 @@ class FaultServer:
         :func:`answer_for_schema`).
     port
         Port (0: a free one).
+    rate_limit
+        ``(requests per second, burst)``: a token bucket in front of every fault; a request
+        that finds it empty gets ``rate_limit`` (HTTP 429 with ``Retry-After``), as a
+        provider's rate limit answers.
     keep_alive
         Keep connections open between requests (HTTP/1.1 keep-alive, as real servers do; use
         it for benchmarks). Off by default: each answer closes its connection, so no pooled
@@ -171,6 +175,7 @@ class FaultServer:
         answer: Callable[[dict[str, Any], str, random.Random], dict[str, Any]] | None = None,
         port: int = 0,
         keep_alive: bool = False,
+        rate_limit: tuple[float, float] | None = None,
     ) -> None:
         mix = dict(mix or {})
         unknown = sorted(set(mix) - set(FAULTS))
@@ -190,6 +195,9 @@ class FaultServer:
         self.log: list[ServedRequest] = []
         self._lock = threading.Lock()
         self._seen: Counter[str] = Counter()
+        self.rate_limit = rate_limit
+        self._tokens = rate_limit[1] if rate_limit else 0.0
+        self._filled_at = time.monotonic()
         self._closing = threading.Event()
         self._httpd = _Server(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
@@ -264,6 +272,18 @@ class FaultServer:
                 return fault
         return "ok"
 
+    def _take_token(self) -> bool:
+        """One token of the rate limit's bucket (under ``_lock``); ``False`` when empty."""
+        assert self.rate_limit is not None
+        rate, burst = self.rate_limit
+        now = time.monotonic()
+        self._tokens = min(burst, self._tokens + (now - self._filled_at) * rate)
+        self._filled_at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
     def _register(
         self, body: dict[str, Any], target: str = "", authorization: str | None = None
     ) -> ServedRequest:
@@ -275,6 +295,8 @@ class FaultServer:
             self._seen[key] += 1
             number = len(self.log) + 1
             fault = self._draw(key, repeat, number, text)
+            if self.rate_limit is not None and not self._take_token():
+                fault = "rate_limit"
             served = ServedRequest(number, fault, text, key, repeat, target, authorization)
             self.log.append(served)
         return served

@@ -75,6 +75,7 @@ def validate_judge(
     jury_lms: Sequence[str] | None = None,
     jury: str = "mean",
     retry_failed: bool = False,
+    adaptive: bool = True,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -90,8 +91,9 @@ def validate_judge(
         Judge only the first ``limit`` items (by item id).
     B, seed
         Bootstrap replicates and seed.
-    api_base, max_concurrency
-        Model server URL; judgments in flight.
+    api_base, max_concurrency, adaptive
+        Model server URL; judgments in flight (adapted to rate limits unless ``adaptive`` is
+        ``False``).
     judge
         A ready ``Judge`` to use instead of building one from the rubric and ``lm`` (tests).
     quiet
@@ -147,6 +149,7 @@ def validate_judge(
         per_criterion=per_criterion,
         jury_lms=jury_lms,
         retry_failed=retry_failed,
+        adaptive=adaptive,
         jury=jury,
     )
     judgments = read_judgments(out / "run" / "judgments.jsonl")  # a retried item counts once

@@ -83,6 +83,7 @@ def run_validation_judge(
     jury_lms: Sequence[str] | None,
     jury: str,
     retry_failed: bool = False,
+    adaptive: bool = True,
 ) -> Any:
     """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
     from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
@@ -117,6 +118,7 @@ def run_validation_judge(
         quiet=quiet,
         B=B,
         retry_failed=retry_failed,
+        adaptive=adaptive,
     )
     with scaled_executor(
         executor,
