@@ -1,7 +1,7 @@
 """Coverage and width of corrected pass rates (Rogan–Gladen, PPI++) in seeded simulations.
 
 Run: ``.venv/bin/python benchmarks/sim_corrected_rates.py [N_SIMS] [B]`` (defaults 1000 data
-sets per cell and B = 1000; about a quarter of an hour on a quiet core). The data generator
+sets per cell and B = 1000; about half an hour; 300 and 500 took 312 s). The data generator
 is ``tests/calibration/_binary_sim.py`` (conversations with correlated true verdicts, a judge
 with fixed TPR and TNR; people label every item of 10–40 conversations). Prints a Markdown
 table: per cell, the coverage of the 95% Rogan–Gladen interval (bootstrap-t, and percentile

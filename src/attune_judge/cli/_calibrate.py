@@ -242,6 +242,13 @@ def rank(
         str | None,
         typer.Option(help="--human: LOW,HIGH of the human scale, mapped to 0-1 (e.g. 1,5)."),
     ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            help="--human: ppi (PPI++ means) or rogan-gladen (a pass/fail judge's pass rate per "
+            "model corrected for its TPR/TNR on the labelled items, PPI++ beside)."
+        ),
+    ] = "ppi",
     clip_lambda: Annotated[
         bool, typer.Option(help="--human: clip the power-tuning λ to [0, 1].")
     ] = False,
@@ -324,6 +331,9 @@ def rank(
             clip=clip_lambda,
             report_dir=report,
             scorer=scorer,
+            method=method,
+            B=B,
+            seed=seed,
         )
         if res.report_files is not None:
             md, html = res.report_files

@@ -24,6 +24,7 @@ from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runner import pairwise_ranking, run_leaderboard, run_pairwise_ranking
 from attune_judge.runner._leaderboard import judgments_of
+from attune_judge.validate._corrected import check_method, corrected_rank
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
@@ -308,6 +309,9 @@ def ppi_rank(
     clip: bool = False,
     report_dir: Path | None = None,
     scorer: str | None = None,
+    method: str = "ppi",
+    B: int = DEFAULT_B,
+    seed: int = 0,
 ) -> PPIRank:
     """The PPI++ leaderboard of a run's judgments against human ratings on some items.
 
@@ -316,9 +320,12 @@ def ppi_rank(
     mapped from ``human_scale`` (LOW, HIGH) to 0-1. ``clip`` clips the power-tuning λ to
     [0, 1]. With ``report_dir`` the run directory (summary kind ``ppi``) is written.
     ``source`` may be an Inspect AI log (``scorer`` as in :func:`rank_scores`); every human
-    label must then name one of its samples.
+    label must then name one of its samples. ``method="rogan-gladen"``: pass/fail scores and
+    labels, the Rogan–Gladen corrected pass rates with PPI++ beside (``validate/_corrected``;
+    ``B``, ``seed`` its bootstrap; no ``report_dir`` yet).
     """
     check_level(level)
+    check_method(method, report_dir)
     if field not in FIELDS:
         raise UserError(f"--field must be normalized or overall, not {field!r}")
     log = _inspect_source(source, scorer)
@@ -375,6 +382,9 @@ def ppi_rank(
             f"{human_path}: no human-labelled item was scored by the judge "
             f"(human item ids such as {cols.unmatched_examples[:3]})"
         )
+    if method != "ppi":
+        rg_text, rg_data = corrected_rank(cols, level=level, B=B, seed=seed, weighted=bool(weights))
+        return PPIRank(rg_text, rg_data, None)
     fitted = fitted_on_labels(judgments_path, js, {r.item_id for r in ratings})
     board = cal.ppi_leaderboard(
         cols.models,
