@@ -98,6 +98,7 @@ def test_calibration_report_renders_per_dimension_with_figures(tmp_path: Path) -
         "Human ceiling: judge",
         "Agreement between raters",
         "Judge vs human labels",
+        "Largest disagreements",
         "Calibration",
     ]
     # ceiling figure, heatmap, confusion matrix, calibration plot

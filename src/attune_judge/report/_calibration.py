@@ -27,10 +27,16 @@ from attune_judge.calibration import (
 )
 from attune_judge.report._agreement import metrics_table
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table, slugify
-from attune_judge.report._calibration_part import calibration_part
+from attune_judge.report._calibration_part import WORST_ITEMS, calibration_part
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, fmt_pct
-from attune_judge.runs import AgreementMatrix, CalibrationCurve, CalibrationPart, Confusion
+from attune_judge.runs import (
+    AgreementMatrix,
+    CalibrationCurve,
+    CalibrationPart,
+    Confusion,
+    Disagreement,
+)
 
 __all__ = [
     "calibration_figure_data",
@@ -286,6 +292,17 @@ def calibration_figure_data(
                         # same scale when the judge's values lie inside the humans' range
                         identity=min(humans_seen) <= xs[0] and xs[-1] <= max(humans_seen),
                     )
+            if pairs_v and _numeric([v for p in pairs_v for v in p]):
+                pairs_i = [
+                    (it, float(a), float(b))
+                    for it, a, b in zip(items, agg, col, strict=True)
+                    if a is not None and b is not None and a != b
+                ]
+                pairs_i.sort(key=lambda t: (-abs(t[2] - t[1]), t[0]))
+                entry.disagreements = [
+                    Disagreement(item_id=it, judge=b, humans=a, difference=abs(b - a))
+                    for it, a, b in pairs_i[:WORST_ITEMS]
+                ]
             break  # one judge per dimension in the figures (the first)
         out[hdim] = entry
     return out

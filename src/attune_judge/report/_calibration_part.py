@@ -15,11 +15,14 @@ from attune_judge.report._agreement import (
     confusion_section,
     metrics_table,
 )
-from attune_judge.report._blocks import KeyValues, Section, Table
+from attune_judge.report._blocks import KeyValues, Paragraph, Section, Table
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num
 from attune_judge.runs import CalibrationPart
 
-__all__ = ["binary_table", "calibration_part"]
+__all__ = ["WORST_ITEMS", "binary_table", "calibration_part"]
+
+WORST_ITEMS = 10
+"""Items listed per dimension where the judge and the people differ most."""
 
 _BINARY_COLUMNS = ("TPR", "TNR", "precision", "NPV", "balanced accuracy", "leniency")
 
@@ -102,6 +105,26 @@ def calibration_part(prefix: str, part: CalibrationPart, key: str) -> list[Secti
         sec = Section(f"{prefix}The judge as a pass/fail classifier")
         sec.blocks.append(binary_table(part.binary))
         out.append(sec)
+    if part.disagreements:
+        worst = Section(f"{prefix}Largest disagreements")
+        worst.blocks.append(
+            Table(
+                ["item", "judge", "people", "|judge − people|"],
+                [
+                    [d.item_id, fmt_num(d.judge, 2), fmt_num(d.humans, 2), fmt_num(d.difference, 2)]
+                    for d in part.disagreements
+                ],
+                align="lrrr",
+            )
+        )
+        worst.blocks.append(
+            Paragraph(
+                "The items where the judge is furthest from the people's aggregate, largest "
+                "first. `attune-judge view RUN --human LABELS` opens each one (conversation, "
+                "the judge's answer and rationale, each person's label)."
+            )
+        )
+        out.append(worst)
     cc = part.calibration_curve
     if cc:
         out.append(

@@ -15,6 +15,7 @@ from attune_judge.runs._agreement import (
     CalibrationCurve,
     CalibrationPart,
     Confusion,
+    Disagreement,
 )
 from attune_judge.runs._bench import (
     BenchBlock,
@@ -109,6 +110,7 @@ __all__ = [
     "ControlledSummary",
     "DegenerateFinding",
     "DemoSummary",
+    "Disagreement",
     "Discriminability",
     "DuoResult",
     "Flip",

@@ -16,6 +16,7 @@ __all__ = [
     "CalibrationCurve",
     "CalibrationPart",
     "Confusion",
+    "Disagreement",
 ]
 
 
@@ -51,6 +52,18 @@ class CalibrationCurve(_Record):
     """Judge and humans on the same scale (the identity line is drawn)."""
 
 
+class Disagreement(_Record):
+    """One item where the judge and the people's aggregate differ (``calibrate``'s report lists
+    the largest; ``attune-judge view`` opens each one)."""
+
+    item_id: str
+    judge: float
+    humans: float
+    """The people's per-item aggregate (the confusion table's)."""
+    difference: float
+    """``|judge − humans|``."""
+
+
 class CalibrationPart(_Record):
     """One plain part of a calibration: metrics, join, heatmap, confusion, curve, pass/fail
     figures."""
@@ -64,6 +77,9 @@ class CalibrationPart(_Record):
     binary: list[BinaryAgreement] | None = None
     """A pass/fail judge's TPR, TNR, precision, NPV, balanced accuracy and leniency with their
     intervals, per scope (all items, each category, each item)."""
+    disagreements: list[Disagreement] | None = None
+    """The items with the largest ``|judge − humans|`` (numeric labels; at most
+    :data:`attune_judge.report.WORST_ITEMS`, largest first, ties by item id)."""
 
 
 class CalibrationBlock(CalibrationPart):
