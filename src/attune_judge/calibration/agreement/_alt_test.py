@@ -28,7 +28,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import Field
-from scipy import stats
 
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.agreement._table import RatingTable
@@ -125,6 +124,8 @@ def _align(target: float | str, others: list[float | str], numeric: bool) -> flo
 
 
 def _t_test(d: np.ndarray, epsilon: float) -> tuple[float | None, float]:
+    from scipy import stats
+
     sd = float(np.std(d, ddof=1)) if len(d) > 1 else 0.0
     if sd == 0:
         return None, 0.0 if float(np.mean(d)) < epsilon else 1.0

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -175,6 +174,8 @@ def _f_intervals(
     bms: float, wms: float, jms: float, ems: float, n: int, k: int, level: float
 ) -> dict[str, tuple[float, float, float, float, float, float]]:
     """(lower, upper, F, df1, df2, p) per form (Shrout & Fleiss 1979; McGraw & Wong 1996)."""
+    from scipy import stats
+
     a = 1 - level
     out: dict[str, tuple[float, float, float, float, float, float]] = {}
     # one-way

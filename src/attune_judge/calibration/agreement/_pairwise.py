@@ -29,7 +29,6 @@ from collections.abc import Sequence
 from typing import Literal, get_args
 
 import numpy as np
-from scipy import stats as sps
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -210,6 +209,8 @@ def _row_stat(
 
 
 def _kendall_loop(x: FloatArray, y: FloatArray, codes: np.ndarray) -> WeightedStatistic:
+    from scipy import stats as sps
+
     def one(wc: FloatArray) -> float:
         rep = np.repeat(np.arange(len(x)), wc[codes].astype(int))
         if len(rep) < 2:

@@ -34,7 +34,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray
@@ -81,6 +80,8 @@ def _estimate(
 ) -> PPIEstimate:
     """Wald interval from influence values; ``small`` = labelled clusters for the small-sample
     correction (variance × G/(G−1) over the G clusters with influence, t with small−1 df)."""
+    from scipy import stats
+
     if n == 0 or not np.isfinite(est):
         return PPIEstimate(estimate=None, level=level, n=n, n_clusters=nc)
     var = float(np.sum(phi**2))

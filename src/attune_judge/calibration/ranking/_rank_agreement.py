@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
@@ -116,6 +115,8 @@ def kendalls_w(scores: Sequence[Sequence[float]] | FloatArray) -> KendallW:
     Scores are converted to mid-ranks per row, and the tie correction
     ``W = 12 S / (m² (n³ − n) − m Σ T)`` with ``T = Σ (t³ − t)`` over tie groups is applied.
     """
+    from scipy import stats
+
     X = np.asarray(scores, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 2:
         raise UserError("Kendall's W needs at least two rankings of at least two objects")

@@ -36,7 +36,6 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from scipy import stats
 
 from attune_judge.calibration._results import Metric
 from attune_judge.calibration.resampling._intervals import (
@@ -134,11 +133,15 @@ def kish_clusters(counts: FloatArray) -> FloatArray:
 
 @lru_cache(maxsize=256)
 def _z(level: float) -> float:
+    from scipy import stats
+
     return float(stats.norm.ppf(0.5 + level / 2))
 
 
 @lru_cache(maxsize=1024)
 def _t(level: float, df: int) -> float:
+    from scipy import stats
+
     return float(stats.t.ppf(0.5 + level / 2, df))
 
 
