@@ -1,0 +1,128 @@
+"""End to end against the lean reference (issue 47): ``attune-judge score`` beside
+``lean_judge.py`` (an OpenAI client + asyncio, 55 lines) on the same loopback server.
+
+``.venv/bin/python benchmarks/bench_end_to_end.py [--rounds 2] [--latency 0.05]
+[--concurrency 32]`` starts the fault server in its own process (keep-alive, ``--latency`` per
+answer) and, in each round, alternates: the lean script and ``score`` on 10 items, then on
+1,000 items (fresh run directory and request cache each time), then ``score`` again on the
+finished 1,000-item directory (the cached rerun: it asks nothing). Every command is a new
+process, timed from start to exit (interpreter start, imports, summary, report.md,
+report.html and figures included). It prints one JSON line per round and the medians:
+``score_10_over_lean``, ``score_1000_over_ideal`` (ideal = n × latency ÷ concurrency),
+``lean_1000_over_ideal`` and ``cached_rerun_s``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY = sys.executable
+
+
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, default=32)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from bench_fault_server import _items
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
+    server = subprocess.Popen(
+        [
+            PY,
+            "-c",
+            "import sys,time\nfrom attune_judge.testing import FaultServer\n"
+            f"with FaultServer(latency_s={args.latency}, keep_alive=True) as s:\n"
+            "    print(s.url, flush=True); time.sleep(36000)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    rows = []
+    try:
+        for r in range(args.rounds):
+            row: dict[str, float] = {"load": round(os.getloadavg()[0], 2)}
+            for n in (10, 1000):
+                items = tmp / f"items-{r}-{n}.jsonl"
+                _items(items, n, tag=f"{r}-")
+                env = {**os.environ, "ATTUNE_CACHE_DIR": str(tmp / f"cache-{r}-{n}")}
+                row[f"lean_{n}_s"] = _timed(
+                    [
+                        PY,
+                        str(HERE / "lean_judge.py"),
+                        str(items),
+                        str(tmp / f"lean-{r}-{n}"),
+                        "--api-base",
+                        url,
+                        "--concurrency",
+                        str(args.concurrency),
+                    ],
+                    env,
+                )
+                score = [
+                    PY,
+                    "-m",
+                    "attune_judge",
+                    "score",
+                    str(items),
+                    "--lm",
+                    "openai/fake",
+                    "--api-base",
+                    url,
+                    "--response-format",
+                    "json_object",
+                    "--max-concurrency",
+                    str(args.concurrency),
+                    "-q",
+                    "-o",
+                    str(tmp / f"run-{r}-{n}"),
+                ]
+                row[f"score_{n}_s"] = _timed(score, env)
+                if n == 1000:
+                    row["cached_rerun_s"] = _timed(score, env)
+            ideal = 1000 * args.latency / args.concurrency
+            row["score_10_over_lean"] = row["score_10_s"] / row["lean_10_s"]
+            row["score_1000_over_ideal"] = row["score_1000_s"] / ideal
+            row["lean_1000_over_ideal"] = row["lean_1000_s"] / ideal
+            row = {k: round(v, 3) for k, v in row.items()}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    finally:
+        server.terminate()
+        server.wait(10)
+    keys = [
+        "score_10_over_lean",
+        "score_1000_over_ideal",
+        "lean_1000_over_ideal",
+        "cached_rerun_s",
+        "lean_10_s",
+        "score_10_s",
+        "score_1000_s",
+        "lean_1000_s",
+    ]
+    print(
+        json.dumps({"median": {k: round(statistics.median(r[k] for r in rows), 3) for k in keys}})
+    )
+
+
+if __name__ == "__main__":
+    main()
