@@ -30,7 +30,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from attune_judge.annotate._app import _HEADERS
-from attune_judge.annotate._serve import _check_address, is_loopback
+from attune_judge.annotate._serve import _check_address, _timed_protocol, is_loopback
 from attune_judge.annotate._view_index import Query
 from attune_judge.annotate._view_pages import (
     ServerLinks,
@@ -194,6 +194,8 @@ def view(
         port=port,
         log_level="warning",
         access_log=False,
-        limit_concurrency=64,
+        # as the labelling server: no connection cap for stalled sockets to fill, a deadline
+        # on each request head
+        http=_timed_protocol(),
         timeout_keep_alive=5,
     )
