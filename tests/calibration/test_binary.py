@@ -207,3 +207,27 @@ def test_labels_on_the_run_items_and_ppi_beside() -> None:
         ppi = next(r for r in board.rows if r.model == row.model).ppi
         assert row.ppi == ppi
     assert res.n_labelled_clusters == 15 and res.n_clusters == 30
+
+
+def test_calibrate_on_pass_fail_scores_reports_the_figures() -> None:
+    """A checklist question scored 0/1 by one person and the judge: ``calibrate`` adds the
+    pass/fail figures to the judge's report, the console text and (typed) the summary."""
+    from attune_judge.calibration import calibrate, calibration_markdown
+    from attune_judge.data import Rating
+
+    human = [
+        Rating(item_id=f"i{k}", rater="p", dimension="q1", value=float(v), cluster=c)
+        for k, (v, c) in enumerate(zip(HUMAN, CONV, strict=True))
+    ]
+    judge = [
+        Rating(item_id=f"i{k}", rater="J", dimension="q1", value=float(v), cluster=c)
+        for k, (v, c) in enumerate(zip(JUDGE, CONV, strict=True))
+    ]
+    rep = calibrate(human, judge, B=100)
+    b = rep.dimensions[0].judges[0].binary
+    assert b is not None and (b.tp, b.fp, b.fn, b.tn) == (5, 2, 2, 3)
+    assert b.tpr.estimate == pytest.approx(5 / 7)
+    assert "pass/fail classifier" in calibration_markdown(rep)
+    # a 1-5 rating is not pass/fail: no such figures
+    ratings = [r.model_copy(update={"value": 3.0 + r.value}) for r in judge]
+    assert calibrate(human, ratings, B=50).dimensions[0].judges[0].binary is None

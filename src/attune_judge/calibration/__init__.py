@@ -62,17 +62,9 @@ from attune_judge.calibration.agreement._behaviour_agreement import (
     judgments_to_behaviour_ratings,
 )
 from attune_judge.calibration.agreement._binary import (
-    MIN_YOUDEN,
     BinaryAgreement,
-    CorrectedPassRates,
-    CorrectedRate,
-    CorrectionWarning,
     binary_agreement,
-    binary_markdown,
     binary_value,
-    corrected_pass_rates,
-    corrected_pass_rates_markdown,
-    rogan_gladen,
 )
 from attune_judge.calibration.agreement._icc import intraclass_correlation
 from attune_judge.calibration.agreement._judgments import (
@@ -98,6 +90,15 @@ from attune_judge.calibration.agreement._reliability import (
 )
 from attune_judge.calibration.agreement._report import CalibrationReport, JudgeReport, calibrate
 from attune_judge.calibration.agreement._table import RatingTable, ratings_to_table
+from attune_judge.calibration.ppi._corrected import (
+    MIN_YOUDEN,
+    CorrectedPassRates,
+    CorrectedRate,
+    CorrectionWarning,
+    corrected_pass_rates,
+    corrected_pass_rates_markdown,
+    rogan_gladen,
+)
 from attune_judge.calibration.ppi._ppi_plus import (
     PPIEstimate,
     PPILeaderboard,
@@ -169,6 +170,7 @@ from attune_judge.calibration.ranking._style import (
     style_features,
 )
 from attune_judge.calibration.render._markdown import (
+    binary_markdown,
     calibration_markdown,
     fmt_estimate,
     fmt_metric,

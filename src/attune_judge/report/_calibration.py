@@ -27,7 +27,7 @@ from attune_judge.calibration import (
 )
 from attune_judge.report._agreement import metrics_table
 from attune_judge.report._blocks import Figure, KeyValues, Note, Section, Table, slugify
-from attune_judge.report._calibration_part import WORST_ITEMS, calibration_part
+from attune_judge.report._calibration_part import WORST_ITEMS, binary_table, calibration_part
 from attune_judge.report._fig_scores import grouped_forest_plot
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, fmt_pct
 from attune_judge.runs import (
@@ -114,6 +114,8 @@ def _judge_blocks(dim: str, j: JudgeReport) -> list[Section]:
             f"n = {vs.n} items in {vs.n_clusters} clusters.",
         )
     )
+    if j.binary is not None:
+        sec.blocks.append(binary_table([j.binary]))
     alpha = j.alpha
     if alpha:
         sec.blocks.append(

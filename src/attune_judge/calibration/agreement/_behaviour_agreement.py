@@ -21,14 +21,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
-from attune_judge.calibration.agreement._binary import (
-    BinaryAgreement,
-    binary_agreement,
-    binary_markdown,
-)
+from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement
 from attune_judge.calibration.agreement._pairwise import pair_agreement
 from attune_judge.calibration.agreement._table import join_report
-from attune_judge.calibration.render._markdown import fmt_metric
+from attune_judge.calibration.render._markdown import binary_markdown, fmt_metric
 from attune_judge.data import Judgment, Rating, behaviour_item_order
 from attune_judge.errors import UserError
 

@@ -10,6 +10,7 @@ import numpy as np
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._alt_test import AltTestResult, alternative_annotator_test
+from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement, is_binary
 from attune_judge.calibration.agreement._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration.agreement._raters import (
     AlphaWithJudge,
@@ -55,6 +56,9 @@ class JudgeReport(ResultModel):
     """Leave-one-out human ceiling beside the judge (needs two or more humans)."""
     alt_test: AltTestResult | None
     """The alternative annotator test (needs two or more humans)."""
+    binary: BinaryAgreement | None = None
+    """When both sides are pass/fail (0/1, yes/no): TPR, TNR, precision, NPV, balanced
+    accuracy and leniency of the judge against the humans' per-item aggregate (unweighted)."""
 
 
 class DimensionReport(ResultModel):
@@ -182,11 +186,25 @@ def _judge_report(
         weights=None if table.weights is None else [table.weights[i] for i in keep],
         **kw,
     )
+    binary = None
+    if is_binary(x) and is_binary(y):
+        binary = binary_agreement(
+            x,
+            y,
+            [table.clusters[i] for i in keep],
+            name=judge,
+            B=kw["B"],
+            level=kw["level"],
+            seed=kw["seed"],
+        )
     if len(humans) < 2:
-        return JudgeReport(judge=judge, vs_humans=vs, alpha=None, ceiling=None, alt_test=None)
+        return JudgeReport(
+            judge=judge, vs_humans=vs, alpha=None, ceiling=None, alt_test=None, binary=binary
+        )
     alpha_kw = {"B": kw["B"], "conf_level": kw["level"], "seed": kw["seed"]}
     return JudgeReport(
         judge=judge,
+        binary=binary,
         vs_humans=vs,
         alpha=alpha_with_judge(table, humans, judge, lvl, **alpha_kw),
         ceiling=human_ceiling(

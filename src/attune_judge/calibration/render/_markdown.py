@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from attune_judge.calibration._results import Metric
+from attune_judge.calibration.agreement._binary import (
+    BINARY_LABELS,
+    BINARY_METRICS,
+    BinaryAgreement,
+)
 from attune_judge.calibration.agreement._report import CalibrationReport, DimensionReport
 from attune_judge.calibration.preference._preference import PreferenceAgreement
 from attune_judge.calibration.ranking._leaderboard import Leaderboard
 from attune_judge.calibration.resampling._bootstrap import SINGLE_CLUSTER
 
 __all__ = [
+    "binary_markdown",
     "calibration_markdown",
     "fmt_estimate",
     "fmt_metric",
@@ -155,6 +162,18 @@ def _dimension(d: DimensionReport, level: float = 0.95) -> list[str]:
         for name, m in j.vs_humans.metrics.items():
             out.append(f"| {name} | {fmt_metric(m)} | {m.n} |")
         out.append("")
+        if j.binary is not None:
+            b = j.binary
+            out += [
+                f"As a pass/fail classifier (1 = pass; TP {b.tp}, FP {b.fp}, FN {b.fn}, "
+                f"TN {b.tn}; judge passes {b.judge_pass_rate:.2f}, "
+                f"humans {b.human_pass_rate:.2f}):",
+                "",
+                f"| figure | estimate [{_pct(level)} CI] |",
+                "|---|---|",
+                *[f"| {k} | {fmt_metric(m)} |" for k, m in b.metrics().items()],
+                "",
+            ]
         if j.alpha is not None:
             out += [
                 f"- α humans only: {fmt_metric(j.alpha.humans_only)}"
@@ -250,3 +269,30 @@ def leaderboard_markdown(lb: Leaderboard) -> str:
     else:
         lines.append("No tiers: too few conversations for any claim about ranks.")
     return "\n".join(lines) + "\n"
+
+
+def binary_markdown(groups: Sequence[BinaryAgreement], head: str = "item") -> list[str]:
+    """A table: one row per group, TPR/TNR/precision/NPV/balanced accuracy/leniency with their
+    intervals, the confusion counts and both pass rates."""
+    if not groups:
+        return []
+    level = groups[0].tpr.level
+    lines = [
+        f"| {head} | "
+        + " | ".join(BINARY_LABELS[k] for k in BINARY_METRICS)
+        + " | TP / FP / FN / TN "
+        "| judge pass | people pass | n |",
+        "|---|" + "---|" * len(BINARY_METRICS) + "---|---:|---:|---:|",
+    ]
+    for g in groups:
+        cells = [fmt_metric(m) for m in g.metrics().values()]
+        lines.append(
+            f"| {g.name} | " + " | ".join(cells) + f" | {g.tp} / {g.fp} / {g.fn} / {g.tn} | "
+            f"{g.judge_pass_rate:.2f} | {g.human_pass_rate:.2f} | {g.n} |"
+        )
+    lines += [
+        "",
+        f"Pass = yes/1. {level:.0%} cluster-bootstrap intervals (conversations resampled). "
+        "Leniency = judge pass rate − people's (> 0: the judge passes too much).",
+    ]
+    return lines
