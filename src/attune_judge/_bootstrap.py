@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-__all__ = ["DEFAULT_B", "DEFAULT_LEVEL", "MIN_B", "Replicates"]
+__all__ = ["DEFAULT_B", "DEFAULT_LEVEL", "MAX_B", "MIN_B", "Replicates"]
 
 DEFAULT_B = 2_000
 """Bootstrap replicates when none are given (every command, every run kind)."""
@@ -19,8 +19,13 @@ DEFAULT_B = 2_000
 MIN_B = 50
 """Fewest replicates any command or configuration accepts."""
 
-Replicates = Annotated[int, Field(ge=MIN_B)]
-"""A bootstrap replicate count in a configuration (at least :data:`MIN_B`)."""
+MAX_B = 100_000
+"""Most replicates any command or configuration accepts: the Monte-Carlo error of a 95%
+interval's end is already about 1% of its half-width at 10,000, and the (B × conversations)
+weights matrix of 10⁹ replicates would not fit in memory (a MemoryError after minutes)."""
+
+Replicates = Annotated[int, Field(ge=MIN_B, le=MAX_B)]
+"""A bootstrap replicate count in a configuration (:data:`MIN_B` to :data:`MAX_B`)."""
 
 DEFAULT_LEVEL = 0.95
 """Confidence level of intervals and rank sets when none is given."""

@@ -83,15 +83,17 @@ def test_rank_sets_separate_58_of_58_from_32_of_58() -> None:
 
 
 def test_wilson_interval_with_design_effect_matches_the_formula() -> None:
-    # x̂ = 0.9, v̂ = 0.0009 → n_eff = 0.09 / 0.0009 = 100; with C = 10 the effective n is
-    # scaled by (z / t_9)²; the Wilson interval of that n, written out here independently
+    # x̂ = 0.9, v̂ = 0.0009 → n_eff = 0.09 / 0.0009 = 100; with C = 10 conversations of
+    # unequal length (Kish's effective number 8) the effective n is scaled by (z / t_7)², with
+    # equal lengths (Kish 10) by (z / t_9)²; the Wilson interval of that n, written out here
     z, t9 = stats.norm.ppf(0.975), stats.t.ppf(0.975, 9)
-    n = 100 * (z / t9) ** 2
-    centre = (0.9 + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * np.sqrt(0.9 * 0.1 / n + z * z / (4 * n * n))
-    ends = wilson_cluster_endpoints(0.9, 0.0009, (0.0, 1.0), n_clusters=10, kish=8.0)
-    assert ends.lower == pytest.approx(centre - half, abs=1e-12)
-    assert ends.upper == pytest.approx(centre + half, abs=1e-12)
+    for kish, df in ((8.0, 7), (10.0, 9)):
+        n = 100 * (z / stats.t.ppf(0.975, df)) ** 2
+        centre = (0.9 + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(0.9 * 0.1 / n + z * z / (4 * n * n))
+        ends = wilson_cluster_endpoints(0.9, 0.0009, (0.0, 1.0), n_clusters=10, kish=kish)
+        assert ends.lower == pytest.approx(centre - half, abs=1e-12)
+        assert ends.upper == pytest.approx(centre + half, abs=1e-12)
     # every score at the bound: n_eff = Kish's effective number of conversations (8 here),
     # Wilson at x̂ = 1 gives [n/(n + z²), 1]
     n8 = 8 * (z / t9) ** 2

@@ -10,14 +10,20 @@ from typing import Annotated
 
 import typer
 
-from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, MIN_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, MAX_B, MIN_B
 
 __all__ = ["DEFAULT_B", "DEFAULT_LEVEL", "BootstrapOption", "CiOption", "FileBootstrapOption"]
 
 _NAMES = ("--bootstrap", "-B", "--B")
 
 BootstrapOption = Annotated[
-    int, typer.Option(*_NAMES, min=MIN_B, help=f"Bootstrap replicates B (default {DEFAULT_B}).")
+    int,
+    typer.Option(
+        *_NAMES,
+        min=MIN_B,
+        max=MAX_B,
+        help=f"Bootstrap replicates B (default {DEFAULT_B}; {MIN_B} to {MAX_B:,}).",
+    ),
 ]
 """Bootstrap replicates (default :data:`DEFAULT_B`)."""
 
@@ -27,7 +33,8 @@ FileBootstrapOption = Annotated[
         *_NAMES,
         "--bootstrap-replicates",
         min=MIN_B,
-        help="Bootstrap replicates B (default: the file's).",
+        max=MAX_B,
+        help=f"Bootstrap replicates B (default: the file's; {MIN_B} to {MAX_B:,}).",
     ),
 ]
 """Bootstrap replicates where a study file may set them (``sensitivity``)."""

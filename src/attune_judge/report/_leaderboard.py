@@ -53,6 +53,8 @@ class LeaderboardEntry:
     marginal_lower: int | None = None
     marginal_upper: int | None = None
     p_rank_1: float | None = None
+    no_rank_claim: str | None = None
+    """Why the model makes no rank claim (no valid interval); its rank set is not shown."""
 
 
 def leaderboard_entries(board: Board) -> list[LeaderboardEntry]:
@@ -76,9 +78,17 @@ def leaderboard_entries(board: Board) -> list[LeaderboardEntry]:
                 marginal_lower=mlo,
                 marginal_upper=mhi,
                 p_rank_1=r.p_rank_1,
+                no_rank_claim=getattr(r, "no_rank_claim", None),
             )
         )
-    entries.sort(key=lambda e: (e.rank is None, e.rank or 0, e.model))
+    claims = getattr(board, "rank_claims", True)
+    entries.sort(
+        key=lambda e: (
+            e.rank is None or (claims and e.no_rank_claim is not None),
+            e.rank or 0,
+            e.model,
+        )
+    )
     return entries
 
 
@@ -92,7 +102,7 @@ def _fits(entries: list[LeaderboardEntry], xlim: tuple[float, float] | None) -> 
 
 def _top_tier_sentence(entries: list[LeaderboardEntry], pct: str) -> str:
     """Which models may be best, read off the simultaneous rank sets."""
-    top = [e.model for e in entries if e.rank_lower == 1]
+    top = [e.model for e in entries if e.rank_lower == 1 and e.no_rank_claim is None]
     if len(top) == 1:
         return f"{top[0]} ranks first, and the data pin that down at {pct} confidence."
     if top:
@@ -161,8 +171,11 @@ def leaderboard_section(
         align += "r"
     rows = []
     for e in entries:
+        # below MIN_CLUSTERS no row claims a rank set (the board says so once) but the point
+        # ranks still order the table; above it a row without a claim shows no rank at all
+        claim = e.no_rank_claim is None or not claims
         row = [
-            MISSING if e.rank is None else str(e.rank),
+            MISSING if e.rank is None or not claim else str(e.rank),
             e.model,
             fmt_num(e.mean),
             fmt_interval(e.lower, e.upper),
@@ -170,9 +183,9 @@ def leaderboard_section(
             fmt_int(e.n_clusters),
         ]
         if has_ranks:
-            row.append(fmt_rank_set(e.rank_lower, e.rank_upper))
+            row.append(fmt_rank_set(e.rank_lower, e.rank_upper) if claim else MISSING)
         if has_marginal:
-            row.append(fmt_rank_set(e.marginal_lower, e.marginal_upper))
+            row.append(fmt_rank_set(e.marginal_lower, e.marginal_upper) if claim else MISSING)
         if has_p1:
             row.append(fmt_pct(e.p_rank_1))
         rows.append(row)
@@ -185,6 +198,15 @@ def leaderboard_section(
         )
     if has_ranks and len(entries) > 1:
         section.blocks.append(Paragraph(_top_tier_sentence(entries, pct)))
+    unranked = [e for e in entries if e.no_rank_claim is not None]
+    if unranked and claims:
+        section.blocks.append(
+            Note(
+                "No rank claim (comparable to every model: no rank, rank set or P(rank 1)): "
+                + "; ".join(f"{e.model} ({e.no_rank_claim})" for e in unranked),
+                "warning",
+            )
+        )
     section.blocks.append(Table(cols, rows, align, caption=caption))
     labels = [e.model for e in entries]
     xlim = xlim if _fits(entries, xlim) else None

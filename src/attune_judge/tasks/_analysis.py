@@ -111,8 +111,9 @@ def _ranking(sums: Any, boot: Any, W: Any, seed: int, level: float) -> list[Benc
                 model=r.model,
                 score=r.score,
                 rank=r.rank,
-                rank_set_simultaneous=r.rank_set_simultaneous,
-                rank_set_marginal=r.rank_set_marginal,
+                # a model without a rank claim (no valid interval) shows no rank set
+                rank_set_simultaneous=None if r.no_rank_claim else r.rank_set_simultaneous,
+                rank_set_marginal=None if r.no_rank_claim else r.rank_set_marginal,
                 p_rank_1=r.p_rank_1,
             )
             for r in board.rows

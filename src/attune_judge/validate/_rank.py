@@ -210,13 +210,26 @@ def _ranking_table(res: cal.BradleyTerryResult) -> list[str]:
         "| rank set (marginal) | P(rank 1) | n |",
         "|---|---|---|---|---|---|---|---|",
     ]
+    if res.rank_claims:  # stable: a model without a rank claim last
+        order.sort(key=lambda i: res.labels[i] in res.no_rank_claim)
     for rank, i in enumerate(order, 1):
         m, elo = res.strengths[i], res.elo[i]
+        claim = res.rank_claims and res.labels[i] not in res.no_rank_claim
+        sets = f"{sim.lower[i]}–{sim.upper[i]} | {mar.lower[i]}–{mar.upper[i]}"
         lines.append(
-            f"| {rank} | {res.labels[i]} | {cal.fmt_metric(m)} | "
-            f"{'—' if elo is None else f'{elo:.0f}'} | {sim.lower[i]}–{sim.upper[i]} | "
-            f"{mar.lower[i]}–{mar.upper[i]} | {p1[i]:.3f} | {m.n} |"
+            f"| {rank if claim or not res.rank_claims else '—'} | {res.labels[i]} "
+            f"| {cal.fmt_metric(m)} | "
+            f"{'—' if elo is None else f'{elo:.0f}'} | {sets if claim else '— | —'} | "
+            f"{'—' if p1[i] is None else f'{p1[i]:.3f}'} | {m.n} |"
         )
+    if res.no_rank_claim:
+        lines += [
+            "",
+            "No rank claim (comparable to every option: no rank, rank set or P(rank 1)): "
+            + "; ".join(f"{m} ({why})" for m, why in res.no_rank_claim.items()),
+        ]
+    if res.warnings:
+        lines += ["", *[f"> **Warning:** {w}" for w in res.warnings]]
     if res.note:
         lines += ["", f"Note: {res.note}."]
     return lines

@@ -300,15 +300,21 @@ def alpha_with_judge(
             undefined_reason="α undefined with or without the judge",
         )
     else:
-        # the same clusters (the table's) index both, so the same weights pair the draws
+        # the same clusters (the table's) index both, so the same weights pair the draws;
+        # only clusters with pairable values (with the judge: a superset of the humans') are
+        # resampled — a conversation only the judge rated adds nothing to either α, and
+        # drawing it would only change how many informative conversations a replicate holds
         dh, dhj = coincidence_data(h, level, scale), coincidence_data(hj, level, scale)
+        idx = np.flatnonzero(dhj.pairable_clusters | dh.pairable_clusters)
 
         def stat(w: FloatArray) -> FloatArray:
-            return dhj.alpha(w) - dh.alpha(w)
+            full = np.zeros((len(w), dh.n_clusters))
+            full[:, idx] = w
+            return dhj.alpha(full) - dh.alpha(full)
 
         diff = bootstrap_statistic(
             stat,
-            dh.n_clusters,
+            len(idx),
             name="alpha_difference",
             B=B,
             level=conf_level,

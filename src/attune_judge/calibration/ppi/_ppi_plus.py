@@ -7,7 +7,7 @@ The estimator (influence values, λ tuning, Wald intervals; the formulas and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -18,11 +18,12 @@ from pydantic import Field
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.ppi._ppi_columns import PPIColumns, ppi_columns
 from attune_judge.calibration.ppi._ppi_estimator import PPIEstimate, _check, _estimate, _ModelParts
-from attune_judge.calibration.render._markdown import fmt_estimate
+from attune_judge.calibration.render._markdown import fmt_estimate, fmt_num
 from attune_judge.calibration.resampling._bootstrap import (
     MIN_CLUSTERS,
     FloatArray,
     few_clusters_warning,
+    no_claim_reason,
 )
 from attune_judge.errors import UserError
 
@@ -63,7 +64,12 @@ class PPIModelRow(ResultModel):
     ess_gain: float | None
     """``effective_n / n_labelled`` (> 1: the judge's scores are worth extra labels)."""
     rank: int
-    """``1 + #{k : θ̂_PPI,k > θ̂_PPI,j}``."""
+    """``1 + #{k : θ̂_PPI,k > θ̂_PPI,j}`` (the point rank; no claim when ``no_rank_claim``)."""
+    no_rank_claim: str | None = None
+    """Why this model makes no rank claim (its PPI mean has no valid interval: human labels
+    in fewer than ``MIN_CLUSTERS`` conversations, none, or zero width;
+    :func:`~attune_judge.calibration.no_claim_reason`): no difference with it is called
+    distinguishable. ``None``: it may be ranked."""
 
 
 class PPIDifference(ResultModel):
@@ -80,7 +86,8 @@ class PPIDifference(ResultModel):
     ess_gain: float | None
     """``Var(human-only difference) / Var(PPI difference)``."""
     distinguishable: bool
-    """Whether the PPI interval excludes zero."""
+    """Whether the PPI interval excludes zero (never when either model makes no rank claim,
+    or below ``MIN_CLUSTERS`` labelled conversations)."""
 
 
 class PPILeaderboard(ResultModel):
@@ -227,10 +234,23 @@ def ppi_leaderboard(
     rows = [_model_row(m, parts[m], lams[m], ests[m], phis[m], level, ss, ranks[m]) for m in order]
     n_lab_cl = int(np.unique(cl[~np.isnan(y)]).size)
     claims = n_lab_cl >= MIN_CLUSTERS
+    for r in rows:
+        r.no_rank_claim = no_claim_reason(
+            r.ppi, int(np.sum(parts[r.model].n_lab > 0)), "human-labelled conversations"
+        )
+    blocked = {r.model: r.no_rank_claim for r in rows if r.no_rank_claim}
+    rows.sort(key=lambda r: (claims and r.no_rank_claim is not None, r.rank, r.model))
+    order = [r.model for r in rows]
     diffs = [
-        _difference(ma, mb, parts, ests, phis, level, ss, claims)
+        _difference(ma, mb, parts, ests, phis, level, ss, claims and not {ma, mb} & set(blocked))
         for ma, mb in combinations(order, 2)
     ]
+    warnings = [w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w]
+    if claims:
+        warnings += [
+            f"{m}: no rank claim ({why}); no difference with it is called distinguishable"
+            for m, why in blocked.items()
+        ]
     method = PPILeaderboard.model_fields["method"].default
     return PPILeaderboard(
         method=method if w is None else f"{method}; labels weighted by 1/inclusion probability",
@@ -242,7 +262,7 @@ def ppi_leaderboard(
         small_sample=small_sample,
         n_labelled_clusters=n_lab_cl,
         rank_claims=claims,
-        warnings=[w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w],
+        warnings=warnings,
     )
 
 
@@ -335,7 +355,7 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
     """The leaderboard as Markdown: per-model table and pairwise differences."""
 
     def cell(e: PPIEstimate) -> str:
-        return fmt_estimate(e.estimate, e.lower, e.upper, degenerate="")
+        return fmt_estimate(e.estimate, e.lower, e.upper)
 
     pct = f"{board.level:.0%}"
     lines = [
@@ -345,12 +365,21 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
         "| rank | model | PPI++ | judge only | human only | λ | labelled / unlabelled | ESS gain |",
         "|---:|---|---|---|---|---:|---|---:|",
     ]
+    blocked = {r.model: r.no_rank_claim for r in board.rows if r.no_rank_claim}
     for r in board.rows:
         gain = "—" if r.ess_gain is None else f"{r.ess_gain:.2f}×"
+        rank = "—" if r.no_rank_claim and board.rank_claims else str(r.rank)
         lines.append(
-            f"| {r.rank} | {r.model} | {cell(r.ppi)} | {cell(r.judge_only)} | "
-            f"{cell(r.human_only)} | {r.lam:.2f} | {r.n_labelled} / {r.n_unlabelled} | {gain} |"
+            f"| {rank} | {r.model} | {cell(r.ppi)} | {cell(r.judge_only)} | "
+            f"{cell(r.human_only)} | {fmt_num(r.lam, 2)} | {r.n_labelled} / {r.n_unlabelled} "
+            f"| {gain} |"
         )
+    if blocked and board.rank_claims:
+        lines += [
+            "",
+            "No rank claim (comparable to every model): "
+            + "; ".join(f"{m} ({why})" for m, why in blocked.items()),
+        ]
     if board.differences:
         lines += [
             "",
@@ -363,7 +392,15 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
             gain = "—" if d.ess_gain is None else f"{d.ess_gain:.2f}×"
             lines.append(
                 f"| {d.model_a} − {d.model_b} | {cell(d.ppi)} | {cell(d.judge_only)} | "
-                f"{cell(d.human_only)} | {gain} | {'yes' if d.distinguishable else 'no'} |"
+                f"{cell(d.human_only)} | {gain} | {_verdict(d, blocked, board.rank_claims)} |"
             )
     lines += ["", f"{board.method}; {board.n_clusters} clusters. {board.note}", ""]
     return "\n".join(lines)
+
+
+def _verdict(d: PPIDifference, blocked: Mapping[str, str | None], claims: bool) -> str:
+    """``yes`` / ``no``, or why no claim is made about the pair."""
+    if d.distinguishable:
+        return "yes"
+    out = [m for m in (d.model_a, d.model_b) if m in blocked and claims]
+    return f"no claim ({', '.join(out)}: no rank claim)" if out else "no"

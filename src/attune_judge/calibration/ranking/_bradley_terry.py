@@ -37,9 +37,9 @@ from attune_judge.calibration.ranking._ranksets import (
     RankProbabilities,
     RankSets,
     StudentizedDraws,
+    claim_rank_probabilities,
+    claim_rank_sets,
     no_rank_claims,
-    rank_confidence_sets,
-    rank_probabilities,
 )
 from attune_judge.calibration.resampling._bootstrap import (
     MAX_UNDEFINED_SHARE,
@@ -48,6 +48,7 @@ from attune_judge.calibration.resampling._bootstrap import (
     bootstrap_weights,
     few_clusters_warning,
     interval_endpoints,
+    no_claim_reason,
     studentized_endpoints,
 )
 from attune_judge.errors import UserError
@@ -165,6 +166,10 @@ class BradleyTerryResult(ResultModel):
     """Caveats (dropped replicates, a penalised fit)."""
     warnings: list[str] = Field(default_factory=list)
     """Caveats that limit what may be claimed (too few conversations)."""
+    no_rank_claim: dict[str, str] = Field(default_factory=dict)
+    """Models that make no rank claim, and why (no valid interval of their strength: compared
+    in fewer than ``MIN_CLUSTERS`` conversations, none, or zero width; see
+    :func:`~attune_judge.calibration.no_claim_reason`): rank sets ``[1, p]``, no P(rank 1)."""
 
     _replicates: FloatArray | None = PrivateAttr(default=None)
 
@@ -279,20 +284,22 @@ def bradley_terry(
                 B=B,
                 seed=seed,
                 scheme="poisson" if scheme == "poisson" else "multinomial",
-                n_clusters=C,
+                n_clusters=int(np.sum((T[:, m, :].sum(1) + T[:, :, m].sum(1)) > 0)),
                 n=round(float(T[:, m, :].sum() + T[:, :, m].sum())),
                 note=e.note,
             )
         )
     claims = C >= MIN_CLUSTERS
+    blocked = {
+        m: why for m, st in zip(models, strengths, strict=True) if (why := no_claim_reason(st))
+    }
+    ranked = [m not in blocked for m in models]
     if claims:
-        draws = StudentizedDraws.from_statistics(pair_t)
-        sim, mar = (
-            rank_confidence_sets(
-                beta_hat, cov_hat, models, kind=kind, level=level, seed=seed, draws=draws
-            )
-            for kind in ("simultaneous", "marginal")
-        )
+
+        def draws(idx: NDArray[np.intp], t: NDArray[np.float32] = pair_t) -> StudentizedDraws:
+            return StudentizedDraws.from_statistics(t[:, idx][:, :, idx])
+
+        sim, mar = claim_rank_sets(beta_hat, cov_hat, models, ranked, draws, level=level, seed=seed)
     else:
         sim, mar = no_rank_claims(models, level, seed)
     del pair_t
@@ -322,13 +329,23 @@ def bradley_terry(
         covariance=cov_hat.tolist(),
         rank_sets_simultaneous=sim,
         rank_sets_marginal=mar,
-        rank_probabilities=rank_probabilities(reps, models, level),
+        rank_probabilities=claim_rank_probabilities(reps, models, ranked, level),
         rank_claims=claims,
         n_unconverged=int(unconverged.sum()),
         n_separated=int(separated.sum()),
         n_used=int(ok.sum()),
         note="; ".join(notes) or None,
-        warnings=[w for w in [few_clusters_warning(C)] if w],
+        warnings=[w for w in [few_clusters_warning(C)] if w]
+        + (
+            [
+                f"{m}: no rank claim ({why}); comparable to every model (rank set: every "
+                "rank; no P(rank 1))"
+                for m, why in blocked.items()
+            ]
+            if claims
+            else []
+        ),
+        no_rank_claim=blocked,
     )
     out._replicates = reps
     return out

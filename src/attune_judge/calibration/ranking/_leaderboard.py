@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import Field, PrivateAttr
 
 from attune_judge._bootstrap import DEFAULT_B
@@ -15,15 +16,16 @@ from attune_judge.calibration.ranking._ranksets import (
     RankSets,
     StudentizedDraws,
     arena_rank_upper_bound,
+    claim_rank_probabilities,
+    claim_rank_sets,
     no_rank_claims,
-    rank_confidence_sets,
-    rank_probabilities,
     ranks_of,
 )
 from attune_judge.calibration.resampling._bootstrap import (
     MIN_CLUSTERS,
     FloatArray,
     few_clusters_warning,
+    no_claim_reason,
 )
 from attune_judge.calibration.resampling._bounded import (
     Bounds,
@@ -58,10 +60,11 @@ class LeaderboardRow(ResultModel):
     """Chatbot-Arena style best rank ``1 + #{k : lower_k > upper_j}`` (comparison only)."""
     naive_rank_interval: tuple[int, int]
     """Percentile interval of bootstrap ranks (under-covers with near-ties; comparison only)."""
-    p_rank_1: float
+    p_rank_1: float | None
     """Bootstrap probability of being best; a tie for first is split evenly among the tied
-    models, so the column sums to 1."""
-    p_rank_1_or_tied: float = 0.0
+    models, so the column sums to 1 (over the models with a rank claim; ``None`` for a model
+    without one)."""
+    p_rank_1_or_tied: float | None = 0.0
     """Bootstrap probability of being best or tied for best (ties counted fully)."""
     p_rank_at_most: list[float]
     """``p_rank_at_most[k-1]`` = P(rank ≤ k)."""
@@ -69,6 +72,10 @@ class LeaderboardRow(ResultModel):
     """Clusters in which this model has a score."""
     n: int
     """Number of scores."""
+    no_rank_claim: str | None = None
+    """Why this model makes no rank claim (no valid interval: too few conversations, none,
+    or zero width; :func:`~attune_judge.calibration.no_claim_reason`): its rank sets are
+    ``[1, p]``, it has no tier and no P(rank 1). ``None``: it may be ranked."""
 
 
 class Leaderboard(ResultModel):
@@ -97,7 +104,8 @@ class Leaderboard(ResultModel):
     tiers: list[list[str]]
     """Models grouped by identical simultaneous rank set (best tier first): models in one
     tier cannot be ordered at ``level``. A single tier of every model when rank claims are
-    refused."""
+    refused; models without a rank claim of their own (``LeaderboardRow.no_rank_claim``) are
+    in no tier."""
     note: str
     """How to read the table."""
     rank_claims: bool = True
@@ -264,25 +272,32 @@ def leaderboard_from_sums(
     C, p = len(sums.clusters), len(names)
     claims = C >= MIN_CLUSTERS
     warnings = [w for w in [few_clusters_warning(C)] if w]
+    blocked = [no_claim_reason(m) for m in boot.means]
+    ok = [why is None for why in blocked]
     if claims:
         # bootstrap of the max-t statistic on (the first rows of) the same cluster draws
         n_crit = min(len(boot.weights), n_draws, max(1_000, int(4e7 // max(1, p * p))))
-        draws = StudentizedDraws(sums, boot.weights[:n_crit])
-        sim = rank_confidence_sets(theta, cov, names, level=level, seed=seed, draws=draws)
-        mar = rank_confidence_sets(
-            theta, cov, names, kind="marginal", level=level, seed=seed, draws=draws
-        )
-        del draws
+
+        def draws(idx: NDArray[np.intp]) -> StudentizedDraws:
+            return StudentizedDraws(_columns(sums, idx), boot.weights[:n_crit])
+
+        sim, mar = claim_rank_sets(theta, cov, names, ok, draws, level=level, seed=seed)
     else:
         sim, mar = no_rank_claims(names, level, seed)
-    warnings += _rank_warnings(sim, mar, sums) if claims else []
-    probs: RankProbabilities = rank_probabilities(boot.replicates, names, level)
+    warnings += _rank_warnings(sim, mar) if claims else []
+    probs: RankProbabilities = claim_rank_probabilities(boot.replicates, names, ok, level)
     arena = arena_rank_upper_bound([m.lower for m in boot.means], [m.upper for m in boot.means])
     point_rank = ranks_of(theta)
     undefined = [m.model_copy() for m in boot.means if m.note and "no interval" in m.note]
     if undefined:
         warnings.append(f"{len(undefined)} model(s) without an interval: " + undefined[0].note)  # type: ignore[operator]
     warnings += interval_warnings(boot.means)
+    if claims:
+        warnings += [
+            f"{name}: no rank claim ({why}); comparable to every model" + _UNRANKED
+            for name, why in zip(names, blocked, strict=True)
+            if why is not None
+        ]
     rows = [
         LeaderboardRow(
             model=name,
@@ -297,10 +312,11 @@ def leaderboard_from_sums(
             p_rank_at_most=probs.p_rank_at_most[j],
             n_clusters=int(np.sum(sums.counts[:, j] > 0)),
             n=int(sums.counts[:, j].sum()),
+            no_rank_claim=blocked[j],
         )
         for j, name in enumerate(names)
     ]
-    rows.sort(key=lambda r: (r.rank, r.model))
+    rows.sort(key=lambda r: (claims and r.no_rank_claim is not None, r.rank, r.model))
     pct = f"{level * 100:.10g}%"
     note = (
         f"{pct} intervals from a paired cluster bootstrap over {C} clusters (B={B}, "
@@ -311,10 +327,16 @@ def leaderboard_from_sums(
             "simultaneous rank sets coincide: "
             f"they cannot be ordered at {pct}. "
             if claims
-            else f"No rank sets or tiers: fewer than {MIN_CLUSTERS} clusters. "
+            else f"No rank sets, tiers or P(rank 1): fewer than {MIN_CLUSTERS} clusters. "
         )
-        + "P(rank 1) splits ties for first evenly (sums to 1); 'arena' and 'naive' ranks are "
-        "for comparison only."
+        + (
+            "P(rank 1) splits ties for first evenly (sums to 1"
+            + (" over the models with a rank claim" if probs.among is not None else "")
+            + "); "
+            if any(ok)
+            else ""
+        )
+        + "'arena' and 'naive' ranks are for comparison only."
     )
     if probs.p_tie_at_top > 0:
         note += f" In {probs.p_tie_at_top:.1%} of replicates two or more models tie for first."
@@ -329,7 +351,9 @@ def leaderboard_from_sums(
         models=names,
         rank_sets_simultaneous=sim,
         rank_sets_marginal=mar,
-        tiers=_tiers(rows) if claims else [[r.model for r in rows]],
+        tiers=_tiers([r for r in rows if r.no_rank_claim is None])
+        if claims
+        else [[r.model for r in rows]],
         note=note,
         rank_claims=claims,
         warnings=warnings,
@@ -338,24 +362,27 @@ def leaderboard_from_sums(
     return out
 
 
-def _rank_warnings(sim: RankSets, mar: RankSets, sums: ClusterSums) -> list[str]:
-    out = []
+_UNRANKED = " (rank set: every rank; no tier, no P(rank 1))"
+
+
+def _columns(sums: ClusterSums, idx: NDArray[np.intp]) -> ClusterSums:
+    """The labels ``idx`` of ``sums`` (same clusters)."""
+    return ClusterSums(
+        sums.clusters,
+        [sums.labels[i] for i in idx],
+        sums.sums[:, idx],
+        sums.counts[:, idx],
+        None if sums.extremes is None else sums.extremes[idx],
+    )
+
+
+def _rank_warnings(sim: RankSets, mar: RankSets) -> list[str]:
     if any(not np.isfinite(c) for cs in sim.critical_values + mar.critical_values for c in cs):
-        out.append(
+        return [
             "rank sets: a critical value is undefined (too many bootstrap replicates without "
             "spread); the pairs it governs are not separated"
-        )
-    flat = [
-        lab
-        for j, lab in enumerate(sums.labels)
-        if np.allclose(sums.sums[:, j], sums.estimate[j] * sums.counts[:, j])
-    ]
-    if flat:
-        out.append(
-            f"{', '.join(flat)}: the same score in every conversation (no spread); compared "
-            "with the others through their variance only"
-        )
-    return out
+        ]
+    return []
 
 
 def _method_words(method: str) -> str:

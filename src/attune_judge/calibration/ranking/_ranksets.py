@@ -22,10 +22,11 @@ time is O(draws × pairs) per step — 200 models fit in well under 500 MB.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 from pydantic import Field
 
 from attune_judge.calibration._results import ResultModel
@@ -37,6 +38,8 @@ __all__ = [
     "RankSets",
     "StudentizedDraws",
     "arena_rank_upper_bound",
+    "claim_rank_probabilities",
+    "claim_rank_sets",
     "no_rank_claims",
     "rank_confidence_sets",
     "rank_probabilities",
@@ -94,6 +97,78 @@ def no_rank_claims(labels: Sequence[str], level: float, seed: int) -> tuple[Rank
         for kind in ("simultaneous", "marginal")
     )
     return sim, mar
+
+
+def claim_rank_sets(
+    estimates: FloatArray,
+    cov: FloatArray,
+    labels: Sequence[str],
+    claims: Sequence[bool],
+    draws: Callable[[NDArray[np.intp]], StudentizedDraws],
+    *,
+    level: float,
+    seed: int,
+) -> tuple[RankSets, RankSets]:
+    """(simultaneous, marginal) rank sets when only some labels may be ranked.
+
+    The labels with ``claims`` true are ranked among themselves (critical values from
+    ``draws(their indices)``); each of the others (no valid interval:
+    :func:`~attune_judge.calibration.resampling._bootstrap.no_claim_reason`) is comparable to
+    every label, so its set is ``[1, p]`` and it may sit above or below any ranked label:
+    their sets ``[l, u]`` among themselves become ``[l, u + #unranked]``.
+    """
+    p = len(labels)
+    idx = [int(i) for i in np.flatnonzero(np.asarray(claims, dtype=bool))]
+    if len(idx) == 0:
+        return no_rank_claims(labels, level, seed)
+    theta = np.asarray(estimates, dtype=np.float64)[idx]
+    sub = np.asarray(cov, dtype=np.float64)[np.ix_(idx, idx)]
+    d = draws(np.asarray(idx, dtype=np.intp))
+    names = [str(labels[i]) for i in idx]
+    out = []
+    for kind in ("simultaneous", "marginal"):
+        rs = rank_confidence_sets(theta, sub, names, kind=kind, level=level, seed=seed, draws=d)
+        lower, upper = [1] * p, [p] * p
+        for a, i in enumerate(idx):
+            lower[i], upper[i] = rs.lower[a], rs.upper[a] + (p - len(idx))
+        out.append(rs.model_copy(update={"labels": list(labels), "lower": lower, "upper": upper}))
+    return out[0], out[1]
+
+
+def claim_rank_probabilities(
+    replicates: FloatArray, labels: Sequence[str], claims: Sequence[bool], level: float
+) -> RankProbabilities:
+    """:func:`rank_probabilities` among the labels that may be ranked; the others get no
+    probability (``None``), rank interval ``[1, p]`` and no ``P(rank ≤ k)``."""
+    idx = [int(i) for i in np.flatnonzero(np.asarray(claims, dtype=bool))]
+    p = len(labels)
+    if len(idx) == p:
+        return rank_probabilities(replicates, labels, level)
+    reps = np.asarray(replicates, dtype=np.float64)[:, idx]
+    if len(idx) == 0:
+        sub = None
+    else:
+        sub = rank_probabilities(reps, [str(labels[i]) for i in idx], level)
+    p1: list[float | None] = [None] * p
+    p1t: list[float | None] = [None] * p
+    at_most: list[list[float]] = [[] for _ in range(p)]
+    lo, hi = [1] * p, [p] * p
+    for a, i in enumerate(idx):
+        assert sub is not None
+        p1[i], p1t[i] = sub.p_rank_1[a], sub.p_rank_1_or_tied[a]
+        at_most[i] = sub.p_rank_at_most[a]
+        lo[i], hi[i] = sub.naive_lower[a], sub.naive_upper[a] + (p - len(idx))
+    return RankProbabilities(
+        labels=[str(x) for x in labels],
+        p_rank_1=p1,
+        p_rank_at_most=at_most,
+        naive_lower=lo,
+        naive_upper=hi,
+        p_rank_1_or_tied=p1t,
+        p_tie_at_top=0.0 if sub is None else sub.p_tie_at_top,
+        n_replicates=0 if sub is None else sub.n_replicates,
+        among=[str(labels[i]) for i in idx],
+    )
 
 
 def ranks_of(theta: FloatArray) -> FloatArray:
@@ -317,20 +392,24 @@ class RankProbabilities(ResultModel):
 
     labels: list[str]
     """Labels."""
-    p_rank_1: list[float]
-    """P(best), ties for first split evenly: sums to 1 over labels."""
+    p_rank_1: list[float | None]
+    """P(best), ties for first split evenly: sums to 1 over labels (``None``: a label that
+    makes no rank claim, see ``among``)."""
     p_rank_at_most: list[list[float]]
     """``p_rank_at_most[j][k-1]`` = P(rank_j ≤ k) (tied models share the better rank)."""
     naive_lower: list[int]
     """Naive percentile interval of bootstrap ranks (known to under-cover; comparison only)."""
     naive_upper: list[int]
     """Upper end of the naive rank interval."""
-    p_rank_1_or_tied: list[float] = Field(default_factory=list)
+    p_rank_1_or_tied: list[float | None] = Field(default_factory=list)
     """P(rank 1 or tied for it): every tied model counts fully."""
     p_tie_at_top: float = 0.0
     """Share of replicates in which two or more models tie for first."""
     n_replicates: int = 0
     """Replicates used (those with every label defined)."""
+    among: list[str] | None = None
+    """The labels the probabilities are computed among when some make no rank claim (no
+    valid interval); ``None``: all labels."""
 
 
 def rank_probabilities(

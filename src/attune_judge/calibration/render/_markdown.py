@@ -15,7 +15,12 @@ from attune_judge.calibration.agreement._binary import (
 from attune_judge.calibration.agreement._report import CalibrationReport, DimensionReport
 from attune_judge.calibration.preference._preference import PreferenceAgreement
 from attune_judge.calibration.ranking._leaderboard import Leaderboard
-from attune_judge.calibration.resampling._bootstrap import SINGLE_CLUSTER
+from attune_judge.calibration.resampling._bootstrap import (
+    DEGENERATE,
+    MAX_UNDEFINED_SHARE,
+    SINGLE_CLUSTER,
+)
+from attune_judge.calibration.resampling._intervals import is_zero_width
 
 __all__ = [
     "binary_markdown",
@@ -72,7 +77,7 @@ def fmt_estimate(
     if lower is None or upper is None:
         return fmt_num(value, digits)
     out = f"{fmt_num(value, digits)} [{fmt_num(lower, digits)}, {fmt_num(upper, digits)}]"
-    return out + degenerate if lower == upper else out
+    return out + degenerate if is_zero_width(lower, upper) else out
 
 
 def fmt_metric(m: Metric | None, digits: int = 3) -> str:
@@ -89,15 +94,10 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
         return f"undefined ({m.undefined_reason})" if m.undefined_reason else "undefined"
     share = m.n_undefined_replicates / m.B if m.B else 0.0
     if m.lower is None or m.upper is None:
-        if m.B and share > 0:
-            return (
-                f"{fmt_num(m.estimate, digits)} (no interval: {share:.0%} of replicates undefined)"
-            )
-        if m.note and SINGLE_CLUSTER in m.note:
-            return f"{fmt_num(m.estimate, digits)} (no interval: a single conversation)"
-        return fmt_num(m.estimate, digits)
+        why = _no_interval_words(m, share)
+        return fmt_num(m.estimate, digits) + (f" ({why})" if why else "")
     out = fmt_estimate(m.estimate, m.lower, m.upper, digits, degenerate="")
-    caveats = ["degenerate: zero width"] if m.lower == m.upper else []
+    caveats = ["degenerate: zero width"] if is_zero_width(m.lower, m.upper) else []
     if m.requested_method in ("bca", "studentized") and m.method == "percentile":
         caveats.append(
             f"percentile: {'BCa' if m.requested_method == 'bca' else 'studentized'} undefined"
@@ -109,6 +109,19 @@ def fmt_metric(m: Metric | None, digits: int = 3) -> str:
             else f"{m.n_undefined_replicates} replicates undefined"
         )
     return out + (f" ({'; '.join(caveats)})" if caveats else "")
+
+
+def _no_interval_words(m: Metric, share: float) -> str | None:
+    """Why ``m`` has no interval, in a few words: the reason it was withheld (its note), not a
+    guess from the share of undefined replicates (3% of them undefined withholds nothing)."""
+    note = m.note or ""
+    if m.B and share > MAX_UNDEFINED_SHARE:
+        return f"no interval: {share:.0%} of replicates undefined"
+    if SINGLE_CLUSTER in note:
+        return "no interval: a single conversation"
+    if DEGENERATE in note:
+        return "no interval: degenerate replicates (too few conversations)"
+    return next((n for n in note.split("; ") if n.startswith("no interval")), None)
 
 
 def _pct(level: float) -> str:
@@ -253,10 +266,13 @@ def leaderboard_markdown(lb: Leaderboard) -> str:
     for r in lb.rows:
         s, m = r.rank_set_simultaneous, r.rank_set_marginal
         rank = f"{r.rank}=" if ranks.count(r.rank) > 1 else str(r.rank)
-        sets = f"{s[0]}–{s[1]} | {m[0]}–{m[1]}" if lb.rank_claims else "— | —"
+        claim = lb.rank_claims and r.no_rank_claim is None
+        sets = f"{s[0]}–{s[1]} | {m[0]}–{m[1]}" if claim else "— | —"
+        p1 = MISSING if r.p_rank_1 is None else f"{r.p_rank_1:.3f}"
         lines.append(
-            f"| {rank} | {r.model} | {fmt_metric(r.score)} | {sets} "
-            f"| {r.p_rank_1:.3f} | {r.arena_rank_upper_bound} | {r.n} |"
+            f"| {rank if claim or not lb.rank_claims else MISSING} | {r.model} "
+            f"| {fmt_metric(r.score)} | {sets} "
+            f"| {p1} | {r.arena_rank_upper_bound if claim else MISSING} | {r.n} |"
         )
     lines.append("")
     if any(ranks.count(x) > 1 for x in ranks):
@@ -266,6 +282,12 @@ def leaderboard_markdown(lb: Leaderboard) -> str:
             "Tiers (models in one tier have the same simultaneous rank set and cannot be "
             f"ordered at {pct}): " + " > ".join("{" + ", ".join(t) + "}" for t in lb.tiers)
         )
+        unranked = [f"{r.model} ({r.no_rank_claim})" for r in lb.rows if r.no_rank_claim]
+        if unranked:
+            lines.append(
+                "No rank claim (comparable to every model: no rank, tier or P(rank 1)): "
+                + "; ".join(unranked)
+            )
     else:
         lines.append("No tiers: too few conversations for any claim about ranks.")
     return "\n".join(lines) + "\n"

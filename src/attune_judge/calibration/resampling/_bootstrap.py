@@ -22,9 +22,11 @@ from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration.resampling._intervals import (
     DEGENERATE,
     MAX_UNDEFINED_SHARE,
+    ZERO_WIDTH,
     Endpoints,
     FloatArray,
     interval_endpoints,
+    is_zero_width,
     join_notes,
     studentized_endpoints,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "interval_endpoints",
     "iter_bootstrap_weights",
     "join_notes",
+    "no_claim_reason",
     "per_replicate",
     "studentized_endpoints",
 ]
@@ -151,6 +154,39 @@ def few_clusters_warning(n_clusters: int, what: str = "conversations") -> str | 
         f"only {n_clusters} {what} (clusters): intervals are unreliable below {MIN_CLUSTERS} "
         "(their coverage was validated from 10 up) and no rank claims are made"
     )
+
+
+def no_claim_reason(
+    stat: object, n_clusters: int | None = None, what: str = "conversations"
+) -> str | None:
+    """Why a statistic makes no ordering claim (rank set, tier, "distinguishable",
+    P(rank 1)), or ``None`` when it may: the one rule every ranking applies.
+
+    A claim needs the data behind it: an estimate, an interval, at least
+    :data:`MIN_CLUSTERS` clusters (``n_clusters``, default the statistic's own), and an
+    interval that shows some uncertainty (a zero-width interval shows none, not certainty).
+    A statistic without one is compared with nothing: its rank set is every rank, it has no
+    tier of its own, no difference with it is called distinguishable, and it is listed with
+    this reason. ``stat`` is a :class:`~attune_judge.calibration.Metric` or anything with
+    ``estimate``, ``lower``, ``upper``, ``n_clusters`` (a PPI estimate).
+    """
+    est = getattr(stat, "estimate", None)
+    lower, upper = getattr(stat, "lower", None), getattr(stat, "upper", None)
+    note = getattr(stat, "note", None)
+    if est is None:
+        return "no estimate" + (
+            f" ({why})" if (why := getattr(stat, "undefined_reason", None)) else ""
+        )
+    k = int(getattr(stat, "n_clusters", 0) or 0) if n_clusters is None else n_clusters
+    if k < MIN_CLUSTERS:
+        noun = what[:-1] if k == 1 and what.endswith("s") else what
+        return f"only {k} {noun} (fewer than {MIN_CLUSTERS})"
+    if lower is None or upper is None:
+        why = (note or "").removeprefix("no interval: ")
+        return "no interval" + (f" ({why})" if why else "")
+    if is_zero_width(lower, upper) or ZERO_WIDTH in (note or ""):
+        return "zero-width interval (every resample gives the same value: no uncertainty shown)"
+    return None
 
 
 def _evaluate(stat: WeightedStatistic, weights: FloatArray, batch: int) -> FloatArray:

@@ -26,6 +26,7 @@ __all__ = [
     "Endpoints",
     "FloatArray",
     "interval_endpoints",
+    "is_zero_width",
     "join_notes",
     "percentile_metric",
     "studentized_endpoints",
@@ -46,6 +47,19 @@ Replicates on which a statistic is undefined (a correlation of a resample with n
 α of a resample without pairable values ...) are dropped before taking quantiles; the interval
 then describes only the draws where the statistic exists and is too narrow. Up to this share the
 interval is reported with a note giving the share; above it no interval is reported."""
+
+
+ZERO_WIDTH_TOLERANCE = 1e-9
+"""Relative width (of the larger end, at least 1) below which an interval is zero-width:
+resampled means of identical values differ from each other by rounding only."""
+
+
+def is_zero_width(lower: float | None, upper: float | None) -> bool:
+    """Whether an interval's ends coincide up to rounding (:data:`ZERO_WIDTH_TOLERANCE`):
+    ``[0.0, 5.6e-17]`` is as degenerate as ``[0.0, 0.0]``."""
+    if lower is None or upper is None or not (np.isfinite(lower) and np.isfinite(upper)):
+        return False
+    return abs(upper - lower) <= ZERO_WIDTH_TOLERANCE * max(1.0, abs(lower), abs(upper))
 
 
 @dataclass(frozen=True)
@@ -179,7 +193,7 @@ def interval_endpoints(
             q_lo, q_hi = adj
             used = "bca"
     (lo, hi), (mc_lo, mc_hi) = _quantiles_and_mc_errors(finite, [q_lo, q_hi])
-    if lo == hi:
+    if is_zero_width(lo, hi):
         notes.append(ZERO_WIDTH)
     return Endpoints(
         lo,
@@ -238,7 +252,7 @@ def studentized_endpoints(
     if not np.isfinite(q):
         return Endpoints.missing(n_undef, DEGENERATE)
     mc = mc_q * se if np.all(np.isfinite(defined)) else None
-    if q * se == 0:
+    if q * se == 0 or is_zero_width(estimate - q * se, estimate + q * se):
         note = join_notes(note, ZERO_WIDTH)
     return Endpoints(
         float(estimate - q * se), float(estimate + q * se), "studentized", mc, mc, n_undef, note
