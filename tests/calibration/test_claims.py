@@ -269,3 +269,34 @@ def test_bootstrap_count_has_an_upper_bound(
         assert code == 2
         assert "-B" in err and "less than or equal to 100000" in err
         assert "Traceback" not in out + err
+
+
+def _ceiling_file(tmp_path: Path) -> Path:
+    """Two models on a 1–5 scale, one piled at the top: 12 conversations of 3 turns."""
+    rows = []
+    for c in range(12):
+        for t in range(3):
+            rows.append({"model": "top", "cluster": f"c{c}", "score": 5 if (c + t) % 7 else 3})
+            rows.append({"model": "mid", "cluster": f"c{c}", "score": 2 + (c + t) % 3})
+    f = tmp_path / "ratings.csv"
+    f.write_text(
+        "model,cluster,score\n"
+        + "".join(f"{r['model']},{r['cluster']},{r['score']}\n" for r in rows)
+    )
+    return f
+
+
+def test_rank_scale_keeps_intervals_on_the_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = _ceiling_file(tmp_path)
+    code, out, _ = _run(["rank", str(f), "-B", "400", "--json"], capsys)
+    assert code == 0
+    top = next(r for r in json.loads(out)["rows"] if r["model"] == "top")
+    assert top["score"]["upper"] > 5  # without the scale the interval leaves it (as before)
+    code, out, err = _run(["rank", str(f), "-B", "400", "--scale", "1,5", "--json"], capsys)
+    assert code == 0, err
+    for r in json.loads(out)["rows"]:
+        assert 1 <= r["score"]["lower"] <= r["score"]["estimate"] <= r["score"]["upper"] <= 5
+    code, _, err = _run(["rank", str(f), "--scale", "1,4"], capsys)
+    assert code == 2 and "outside --scale 1,4" in err and "Traceback" not in err

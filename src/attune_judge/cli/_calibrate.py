@@ -8,6 +8,7 @@ commands so ``attune-judge --help`` is fast.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,16 +24,17 @@ __all__ = ["register"]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of Markdown.")]
 
 
-def parse_scale(text: str | None) -> tuple[float, float] | None:
-    """``"1,5"`` → ``(1.0, 5.0)``; ``None`` stays ``None``."""
+def parse_scale(text: str | None, option: str = "--human-scale") -> tuple[float, float] | None:
+    """``"1,5"`` → ``(1.0, 5.0)``; ``None`` stays ``None``; ``option`` names the option in
+    the error."""
     if text is None:
         return None
     try:
         lo, hi = (float(v) for v in text.split(","))
     except ValueError:
-        raise UserError(f"--human-scale must be LOW,HIGH (e.g. 1,5), not {text!r}") from None
-    if not hi > lo:
-        raise UserError(f"--human-scale: HIGH must exceed LOW, not {text!r}")
+        raise UserError(f"{option} must be LOW,HIGH (e.g. 1,5), not {text!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and hi > lo):
+        raise UserError(f"{option}: HIGH must exceed LOW, both finite, not {text!r}")
     return lo, hi
 
 
@@ -223,6 +225,13 @@ def rank(
     B: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
     ci: CiOption = DEFAULT_LEVEL,
+    scale: Annotated[
+        str | None,
+        typer.Option(
+            "--scale",
+            help="LOW,HIGH of a scores file's scale (e.g. 1,5): intervals stay on it.",
+        ),
+    ] = None,
     human: Annotated[
         Path | None,
         typer.Option(
@@ -352,7 +361,14 @@ def rank(
         _emit(pairwise_ranking_markdown(pair), data, as_json, output)
         return
     lb = rank_scores(
-        source, field=field, judge_id=judge_id, B=B, seed=seed, level=ci, scorer=scorer
+        source,
+        field=field,
+        judge_id=judge_id,
+        B=B,
+        seed=seed,
+        level=ci,
+        scorer=scorer,
+        scale=parse_scale(scale, "--scale"),
     )
     _emit(cal.leaderboard_markdown(lb), lb.model_dump(), as_json, output)
 

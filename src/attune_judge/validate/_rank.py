@@ -65,8 +65,15 @@ def rank_scores(
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
     scorer: str | None = None,
+    scale: tuple[float, float] | None = None,
 ) -> cal.Leaderboard:
     """The leaderboard (paired cluster-bootstrap intervals, rank sets) of ``source``.
+
+    ``scale`` (LOW, HIGH) bounds a scores file's scores: every interval then stays on the
+    scale and keeps its coverage near a bound (the bounded intervals of
+    :func:`attune_judge.calibration.paired_cluster_bootstrap`); a score outside it is refused.
+    Without it a file's scores are bounded only when they are pass/fail (0 or 1) or
+    judgments' normalised scores (0–1).
 
     ``source`` is a scoring run directory (its stored leaderboard when the settings match,
     else computed from its judgments), a Judgment JSONL, {model, cluster, score} rows in
@@ -88,6 +95,11 @@ def rank_scores(
             "won, so it ranks no models by mean: rank the compared replies by their verdicts "
             "(rank_pairwise; `attune-judge rank RUN` does)"
         )
+    if Path(source).is_dir() and scale is not None:
+        raise UserError(
+            f"{source}: --scale is for a scores file; a run directory's normalised scores "
+            "are on 0-1 already"
+        )
     if Path(source).is_dir():
         return run_leaderboard(
             source,
@@ -105,6 +117,16 @@ def rank_scores(
     # rows are bounded only when they are pass/fail (0 or 1)
     judged = path.suffix.lower() != ".csv" and record_kind(path) == "judgment"
     bounds = (0.0, 1.0) if judged and field == "normalized" else None
+    if scale is not None:
+        lo, hi = scale
+        outside = [i for i, v in enumerate(scores) if not lo <= v <= hi]
+        if outside:
+            i = outside[0]
+            raise UserError(
+                f"{path}: row {i + 1} (model {models[i]!r}): score {scores[i]:g} lies outside "
+                f"--scale {lo:g},{hi:g}"
+            )
+        bounds = (lo, hi)
     return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
 
 
