@@ -300,3 +300,20 @@ def test_rank_scale_keeps_intervals_on_the_scale(
         assert 1 <= r["score"]["lower"] <= r["score"]["estimate"] <= r["score"]["upper"] <= 5
     code, _, err = _run(["rank", str(f), "--scale", "1,4"], capsys)
     assert code == 2 and "outside --scale 1,4" in err and "Traceback" not in err
+
+
+def test_a_scores_file_without_clusters_warns_and_names_the_consequence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "scores.csv"
+    f.write_text("model,score\n" + "".join(f"m{i % 2},{(i % 5) / 4}\n" for i in range(40)))
+    code, out, _ = _run(["rank", str(f), "-B", "200", "--json"], capsys)
+    assert code == 0
+    warnings = json.loads(out)["warnings"]
+    assert any("no cluster" in w and "its own conversation" in w for w in warnings)
+    code, md, _ = _run(["rank", str(f), "-B", "200"], capsys)
+    assert "no cluster (or conversation_id) column" in md
+    # a file that names its conversations gets no such warning
+    g = _ceiling_file(tmp_path)
+    code, out, _ = _run(["rank", str(g), "-B", "200", "--json"], capsys)
+    assert not any("no cluster" in w for w in json.loads(out)["warnings"])

@@ -127,7 +127,26 @@ def rank_scores(
                 f"--scale {lo:g},{hi:g}"
             )
         bounds = (lo, hi)
-    return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
+    board = cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
+    if not judged and not _has_clusters(path):
+        board.warnings.insert(
+            0,
+            f"{path}: no cluster (or conversation_id) column: every row is treated as its own "
+            "conversation, so rows from one conversation count as independent and the "
+            "intervals are too narrow if they are not; add the conversation of each row",
+        )
+    return board
+
+
+def _has_clusters(path: Path) -> bool:
+    """Whether a scores file's rows name their conversation (``cluster`` or
+    ``conversation_id`` in any row)."""
+    keys = ("cluster", "conversation_id")
+    if path.suffix.lower() == ".csv":
+        with reading_utf8(path), path.open(encoding="utf-8", newline="") as fh:
+            return any(r.get(k) for r in csv.DictReader(fh) for k in keys)
+    rows = (json.loads(x) for x in read_utf8(path).splitlines() if x.strip())
+    return any(isinstance(r, dict) and r.get(k) for r in rows for k in keys)
 
 
 def _inspect_source(source: Path, scorer: str | None) -> Path | None:
