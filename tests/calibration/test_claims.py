@@ -317,3 +317,32 @@ def test_a_scores_file_without_clusters_warns_and_names_the_consequence(
     g = _ceiling_file(tmp_path)
     code, out, _ = _run(["rank", str(g), "-B", "200", "--json"], capsys)
     assert not any("no cluster" in w for w in json.loads(out)["warnings"])
+
+
+def test_rank_human_lists_a_model_without_human_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, human = _ppi_run(tmp_path)
+    extra = [
+        Judgment(
+            item_id=f"c{c}:m4",
+            judge_id="J",
+            conversation_id=f"c{c}",
+            candidate_model="m4",
+            overall=4.0,
+            normalized=0.5,
+        )
+        for c in range(12)
+    ]
+    with (run / "judgments.jsonl").open("a", encoding="utf-8") as fh:
+        fh.writelines(j.model_dump_json() + "\n" for j in extra)
+    code, out, err = _run(
+        ["rank", str(run), "--human", str(human), "--human-scale", "1,7", "--json"], capsys
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["models_without_labels"] == ["m4"]
+    assert "m4" not in {r["model"] for r in data["rows"]}
+    assert "m4: no human label" in err  # before: silently dropped
+    _, md, _ = _run(["rank", str(run), "--human", str(human), "--human-scale", "1,7"], capsys)
+    assert "m4: no human label" in md

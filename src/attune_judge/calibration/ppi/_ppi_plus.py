@@ -111,7 +111,10 @@ class PPILeaderboard(ResultModel):
     """``False`` below ``MIN_CLUSTERS`` labelled clusters: no pair is then called
     distinguishable, whatever its interval."""
     warnings: list[str] = Field(default_factory=list)
-    """Caveats: too few human-labelled conversations."""
+    """Caveats: too few human-labelled conversations, models without a human label."""
+    models_without_labels: list[str] = Field(default_factory=list)
+    """Models the judge scored but no person labelled: not on the board (nothing to correct
+    their means with), listed here and in ``warnings``."""
     note: str = (
         "PPI++ corrects the judge's per-model means with the human-labelled subset: unbiased for "
         "the mean human value, narrower than the human-only mean when the judge tracks people. "
@@ -204,7 +207,8 @@ def ppi_leaderboard(
     Returns
     -------
     PPILeaderboard
-        Models with no human label are left out (nothing to correct them with); with no
+        Models with no human label are left out (nothing to correct them with; listed in
+        ``models_without_labels`` and ``warnings``); with no
         unlabelled item λ is 0 (the PPI mean is the human-only mean).
     """
     if not 0 < level < 1:
@@ -217,10 +221,13 @@ def ppi_leaderboard(
     C = len(keys)
     marr = np.asarray([str(m) for m in models])
     parts: dict[str, _ModelParts] = {}
+    unlabelled: list[str] = []
     for m in sorted(set(marr.tolist())):
         p = _ModelParts(np.flatnonzero(marr == m), cl, C, f, y, w)
         if p.n_lab.sum() > 0:
             parts[m] = p
+        else:
+            unlabelled.append(m)
     if not parts:
         raise UserError("no model has both judge scores and human labels")
     lams = {m: p.tuned_lambda(lam, clip) for m, p in parts.items()}
@@ -251,6 +258,11 @@ def ppi_leaderboard(
             f"{m}: no rank claim ({why}); no difference with it is called distinguishable"
             for m, why in blocked.items()
         ]
+    warnings += [
+        f"{m}: no human label on any of its items; left off the board (nothing to correct "
+        "its judge-only mean with)"
+        for m in unlabelled
+    ]
     method = PPILeaderboard.model_fields["method"].default
     return PPILeaderboard(
         method=method if w is None else f"{method}; labels weighted by 1/inclusion probability",
@@ -263,6 +275,7 @@ def ppi_leaderboard(
         n_labelled_clusters=n_lab_cl,
         rank_claims=claims,
         warnings=warnings,
+        models_without_labels=unlabelled,
     )
 
 
