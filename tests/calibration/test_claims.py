@@ -346,3 +346,26 @@ def test_rank_human_lists_a_model_without_human_labels(
     assert "m4: no human label" in err  # before: silently dropped
     _, md, _ = _run(["rank", str(run), "--human", str(human), "--human-scale", "1,7"], capsys)
     assert "m4: no human label" in md
+
+
+def test_a_calibrated_judges_brier_and_ece_score_its_calibrated_distributions() -> None:
+    from attune_judge.validate._baselines import _probabilities
+
+    # raw distributions sure of level 1, the calibrated head sure of level 3 = the people's
+    raw = {"empathy": {"probabilities": {"1": 1.0, "2": 0.0, "3": 0.0}}}
+    calibrated = {"empathy": {"1": 0.0, "2": 0.0, "3": 1.0}}
+    ok = {
+        f"i{k}": Judgment(
+            item_id=f"i{k}",
+            judge_id="J",
+            candidate_model="m",
+            overall=3.0,
+            details={"distributions": raw, "calibrated": calibrated},
+        )
+        for k in range(4)
+    }
+    human = {i: {"empathy": 3.0} for i in ok}
+    res = _probabilities(ok, list(ok), "empathy", human)
+    assert res is not None
+    # Brier of a sure, right forecast is 0 (a sure, wrong one over three levels is 2)
+    assert res.brier == pytest.approx(0.0, abs=1e-12)

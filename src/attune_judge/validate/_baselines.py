@@ -136,7 +136,9 @@ def baseline_comparison(
 def _probabilities(
     ok: dict[str, Judgment], ids: list[str], dim: str, human: dict[str, dict[str, float]]
 ) -> ProbabilityScores | None:
-    dists = [ok[i].details.get("distributions", {}).get(dim) for i in ids]
+    # a calibrated judge's scores come from its head's distributions (details["calibrated"]):
+    # Brier and ECE must score those, not the raw ones it was fitted on
+    dists = [_distribution(ok[i], dim) for i in ids]
     if not any(dists):
         return None
     levels = sorted({int(k) for d in dists if d for k in d["probabilities"]})
@@ -148,6 +150,16 @@ def _probabilities(
     if res.n == 0:
         return None
     return res
+
+
+def _distribution(j: Judgment, dim: str) -> dict[str, Any] | None:
+    """The distribution behind the judgment's score of ``dim``: the calibrated one when the
+    judge is calibrated, else the model's raw one (``{"probabilities": {level: p}}``)."""
+    cal = j.details.get("calibrated")
+    if isinstance(cal, dict) and isinstance(cal.get(dim), dict):
+        return {"probabilities": cal[dim]}
+    d = j.details.get("distributions", {}).get(dim)
+    return d if isinstance(d, dict) else None
 
 
 def _cell(metric: Any) -> str:
