@@ -369,3 +369,17 @@ def test_a_calibrated_judges_brier_and_ece_score_its_calibrated_distributions() 
     assert res is not None
     # Brier of a sure, right forecast is 0 (a sure, wrong one over three levels is 2)
     assert res.brier == pytest.approx(0.0, abs=1e-12)
+
+
+def test_rank_human_says_when_the_training_overlap_check_was_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # judgments without their run directory's manifest: the check that an aligned judge was
+    # not fitted on these labels cannot be made; before, nothing said so
+    run, human = _ppi_run(tmp_path)
+    code, out, err = _run(
+        ["rank", str(run), "--human", str(human), "--human-scale", "1,7", "--json"], capsys
+    )
+    assert code == 0, err
+    assert any("was skipped" in w for w in json.loads(out)["warnings"])
+    assert "no manifest.json beside judgments.jsonl" in err

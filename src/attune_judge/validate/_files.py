@@ -234,7 +234,15 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
 
 def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
     """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
-    human-labelled items it scored: PPI's correction assumes it was not; ``None`` otherwise."""
+    human-labelled items it scored: PPI's correction assumes it was not; also when the check
+    cannot be made (no ``manifest.json`` beside the judgments: copied out of their run
+    directory), saying it was skipped; ``None`` otherwise."""
+    if not (source.parent / "manifest.json").is_file():
+        return (
+            f"no manifest.json beside {source.name} (judgments outside their run directory): "
+            "the check that the judge was not fitted on these human labels (an aligned judge's "
+            "train/dev split) was skipped"
+        )
     try:
         manifest = runs.read_manifest(source.parent)
     except UserError:
