@@ -9,7 +9,6 @@ may ever end as an ``ok`` judgment.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,12 +97,13 @@ def test_each_fault_is_one_request_and_never_ok(fault: str, fmt: str) -> None:
 
 def test_a_hung_request_is_cut_by_the_timeout() -> None:
     with FaultServer(choose=lambda n, text, repeat: "hang", hang_s=20) as server:
-        started = time.monotonic()
         result = _judge(server, timeout=0.5).judge(_item())
-        elapsed = time.monotonic() - started
         assert server.requests == 1
+        # the client gave up while the server was still holding the request: a hang answers
+        # 500 only after 20 s, so an error naming a timeout can only come from the 0.5 s timeout
     assert result.status == "lm_error" and result.details["retryable"] is True
-    assert elapsed < 10  # bounded by the 0.5 s timeout, not by the 20 s hang
+    # the error is the client's read timeout (0.5 s), not the 500 the server sends after 20 s
+    assert "timed out" in result.error and "0.5s" in result.error
 
 
 def test_retry_after_is_honoured_and_capped() -> None:

@@ -148,13 +148,10 @@ def test_stop_reaches_the_workers_backoff(tmp_path: Path) -> None:
     # the two hard errors exceed the budget (2 of 2 failed) and stop the run; without the stop
     # reaching the workers the two rate-limited tasks would back off 5 times:
     # >= 0.5/2 + 1/2 + 2/2 + 4/2 + 8/2 = 7.75 s; with it they give up after the first backoff
-    # (<= 0.5 s)
+    # (<= 0.5 s). Asserted as attempts, not seconds: a wall-clock bound fails on a loaded machine
     tasks = plan_tasks(make_items(5, 2, models=("a",)), [FakeJudge()])
-    start = time.perf_counter()
     with ProcessExecutor(JudgeFactory(pf.backoff_judge), workers=2, max_concurrency=4) as ex:
-        t0 = time.perf_counter()
         ex.start()
-        started = time.perf_counter() - t0
         result = run_tasks(
             tmp_path / "r",
             tasks,
@@ -168,7 +165,6 @@ def test_stop_reaches_the_workers_backoff(tmp_path: Path) -> None:
             B=200,
         )
     assert result.stopped and "failure budget" in result.stopped
-    assert time.perf_counter() - start - started < 4.0
     lines = read_jsonl(tmp_path / "r" / "judgments.jsonl", JudgmentRecord)
     attempts = {j.item_id: j.details["attempts"] for j in lines if j.item_id.endswith(":1:a")}
     assert attempts and all(a <= 3 for a in attempts.values())
