@@ -2,9 +2,10 @@
 
 from typing import Any
 
+from attune_judge._resources import shipped_dir
 from attune_judge._version import __version__ as __version__
 
-__all__ = ["load_run"]
+__all__ = ["load_run", "shipped_dir"]
 
 
 def load_run(path: Any) -> Any:

@@ -9,17 +9,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from attune_judge.cli._data import register_convert
+from attune_judge.cli import app
 from attune_judge.data import JudgeItem, Preference, Rating, read_jsonl
 from tests.conftest import DATASETS
 
 
 def _app() -> typer.Typer:
-    app = typer.Typer()
-    data_app = typer.Typer()
-    register_convert(data_app)
-    app.add_typer(data_app, name="data")
-    return app
+    return app  # the real command line: ``attune-judge data convert``
 
 
 def test_convert_writes_all_files(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from scipy import stats
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
 from attune_judge.demo import run_demo
 from attune_judge.demo._duo import duo_analysis

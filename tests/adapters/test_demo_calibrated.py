@@ -13,7 +13,7 @@ from pathlib import Path
 
 from scipy import stats
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.data import Judgment, Rating, read_jsonl
 from attune_judge.demo import run_demo
 from attune_judge.judges import build_judge

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 
 
 def test_demo_part_b(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

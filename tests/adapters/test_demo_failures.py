@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import attune_judge.demo
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.demo import run_demo
 from attune_judge.testing import ScriptedEngine

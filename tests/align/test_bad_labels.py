@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.testing import ScriptedEngine
 from tests.align._engine import learner, write_labels
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from attune_judge.align import AlignConfig, calibrate_judge, held_out_items
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge

@@ -105,7 +105,7 @@ def test_kappa_qw_is_cohens_quadratic_kappa_and_rmse_is_plain() -> None:
 def test_the_overall_human_ceiling_is_each_persons_mean_against_the_others() -> None:
     from scipy import stats
 
-    from attune_judge.align._calibrate_proof import calibration_proof
+    from attune_judge.align import calibration_proof
 
     # 6 items, people a and b on criteria x and y (c rates only x on item 0: left out of the
     # overall ceiling, which needs every criterion)

@@ -40,7 +40,7 @@ def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
     res = calibrate_judge(config, lm=lm, echo=lambda s: None)
     test_ids = set(res.split.items["test"])
     # validate --judge DIR on the set it was fitted on: the test split only
-    from attune_judge.cli._main import main
+    from attune_judge.cli import main
 
     monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", lambda m, **s: lm)
     argv = ["validate", "--set", SET, "--judge", res.out, "--lm", "scripted/judge"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import Judgment, read_jsonl
 from attune_judge.testing import ScriptedEngine
 from tests.align._engine import learner, write_labels

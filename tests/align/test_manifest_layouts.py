@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from attune_judge.align import read_manifest
 from attune_judge.data._aligned import (
     AlignedJudgeManifest,
     CalibratedHeldOut,
@@ -17,7 +18,6 @@ from attune_judge.data._aligned import (
     OptimizerSettings,
 )
 from attune_judge.errors import UserError
-from attune_judge.judges._aligned import read_manifest
 
 ROOT = Path(__file__).resolve().parents[2] / "calibration" / "heads"
 

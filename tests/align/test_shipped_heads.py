@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
 from attune_judge.judges._aligned import aligned_rubric, read_manifest
 from attune_judge.judges._calibrated import calibrate_judgment, read_head

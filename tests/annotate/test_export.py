@@ -88,7 +88,7 @@ def test_rating_export_is_read_by_calibrate_rank_and_align(tmp_path: Path) -> No
     ranked = ppi_rank(judge, out, human_scale=(1.0, 5.0))
     assert {row["model"] for row in ranked.data["rows"]} == {"m1", "m2"}
 
-    from attune_judge.align._data import load_align_data
+    from attune_judge.align import load_align_data
 
     data, _ = load_align_data(
         out, items=tmp_path / "items.jsonl", rubric=str(tmp_path / "rubric.yaml")

@@ -30,7 +30,7 @@ from attune_judge.calibration import (
 from attune_judge.calibration.resampling._bounded import wilson_cluster_endpoints
 from attune_judge.calibration.resampling._means import studentized_or_percentile
 from attune_judge.calibration.resampling._ratio import ratio_replicate_variances
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 from attune_judge.runner._report import render_report_md

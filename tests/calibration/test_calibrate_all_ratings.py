@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from attune_judge.calibration import calibrate, calibration_markdown
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import Rating, write_jsonl
 
 N = None

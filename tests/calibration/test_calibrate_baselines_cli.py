@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.judges._baselines import tokens

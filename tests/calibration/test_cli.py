@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import Judgment, Preference, Rating, write_jsonl
 
 

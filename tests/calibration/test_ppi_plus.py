@@ -12,8 +12,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from attune_judge.calibration import ppi_leaderboard, ppi_plus_mean
-from attune_judge.calibration.ppi._ppi_plus import ppi_columns, ppi_leaderboard_markdown
+from attune_judge.calibration import (
+    ppi_columns,
+    ppi_leaderboard,
+    ppi_leaderboard_markdown,
+    ppi_plus_mean,
+)
 from attune_judge.data import Judgment, Rating
 from attune_judge.errors import UserError
 

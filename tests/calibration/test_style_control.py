@@ -20,7 +20,7 @@ from attune_judge.calibration import (
     style_features,
 )
 from attune_judge.calibration.ranking._glm import fit_soft_logistic, sandwich
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.errors import UserError
 from tests.conftest import FIXTURES
 

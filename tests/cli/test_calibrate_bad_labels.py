@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.errors import UserError
 from attune_judge.validate import calibrate_files, check_human_labels
 

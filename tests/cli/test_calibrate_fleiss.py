@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from tests.conftest import REPO_ROOT
 
 RATINGS = REPO_ROOT / "calibration" / "empathic-communication" / "ratings.jsonl"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from tests.conftest import REPO_ROOT
 
 RATINGS = REPO_ROOT / "calibration" / "empathic-communication" / "ratings.jsonl"

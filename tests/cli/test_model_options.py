@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 import typer
 
-from attune_judge.cli import main
-from attune_judge.cli._main import app
+from attune_judge.cli import app, main
 from attune_judge.errors import UserError
 from attune_judge.lm import resolve_lm
 from attune_judge.lm._prefix import suggest_model

@@ -29,7 +29,7 @@ pytestmark = [
 
 _SCRIPT = """
 import json, sys
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.data import JudgeItem, read_jsonl
 from attune_judge.judges import build_judge
 

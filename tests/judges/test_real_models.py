@@ -162,7 +162,7 @@ def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -
 def test_embedded_default_gives_non_constant_scores_on_a_shipped_set() -> None:
     """The embedded model's default judge (expected scores) on six EmpatheticDialogues items
     of the shipped empathic-communication set: every judgment ok, and not one score for all."""
-    from attune_judge._resources import shipped_dir
+    from attune_judge import shipped_dir
     from attune_judge.data import read_jsonl
     from attune_judge.judges import CriterionJudge, build_judge
 

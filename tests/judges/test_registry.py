@@ -18,12 +18,11 @@ from attune_judge.judges import (
     judge_item,
 )
 from attune_judge.rubrics import Rubric, load_rubric
-from attune_judge.rubrics._model import RubricKind
 from attune_judge.testing import ScriptedEngine
 
 
 def test_every_rubric_kind_has_a_builder() -> None:
-    assert set(JUDGE_KINDS) == set(typing.get_args(RubricKind))
+    assert set(JUDGE_KINDS) == set(typing.get_args(Rubric.model_fields["kind"].annotation))
     assert set(BASELINES) == {"length", "lexical", "lexicon"}
     assert isinstance(build_judge("lexicon"), LexiconJudge)
 

@@ -21,7 +21,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.lm._server import ServerAddress
+from attune_judge.lm import ServerAddress
 from attune_judge.testing import FaultServer
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES

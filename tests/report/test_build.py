@@ -124,7 +124,7 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
     The lexical judge scores ROUGE-L against the participant-edited reply, so the
     ``human_edited`` pseudo-model scores exactly 1 on every turn and must rank first.
     """
-    from attune_judge.judges._baselines import LexicalJudge
+    from attune_judge.judges import LexicalJudge
     from attune_judge.runner import load_judge_items, plan_tasks, run_tasks
 
     items = load_judge_items(SAMPLES)

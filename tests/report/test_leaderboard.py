@@ -4,8 +4,7 @@ decide the order."""
 from __future__ import annotations
 
 from attune_judge.calibration import Metric, leaderboard
-from attune_judge.report import leaderboard_section
-from attune_judge.report._blocks import Note, Table
+from attune_judge.report import Note, Table, leaderboard_section
 from attune_judge.report._leaderboard import leaderboard_entries
 from attune_judge.runs import BenchLeaderboard, BenchRow
 

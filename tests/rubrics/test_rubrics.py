@@ -11,7 +11,7 @@ import pytest
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric, available_rubrics, load_rubric, read_yaml, validate_mapping
 from attune_judge.rubrics._load import yaml_location

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from attune_judge._bootstrap import DEFAULT_B, MIN_B
 from attune_judge.cli import main
 from attune_judge.runner import ScoreConfig
-from attune_judge.sensitivity._config import SensitivityConfig
+from attune_judge.sensitivity import SensitivityConfig
 from attune_judge.sensitivity._variants import AnalysisSettings
-from attune_judge.tasks._run import BenchConfig
+from attune_judge.tasks import BenchConfig
 
 CONFIGS = [
     lambda b: ScoreConfig(data=Path("d"), out=Path("o"), B=b),

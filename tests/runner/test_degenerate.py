@@ -18,7 +18,7 @@ import pytest
 from attune_judge.cli import main
 from attune_judge.data import Judgment
 from attune_judge.runner import degenerate_findings, degenerate_judgments
-from attune_judge.runs._records import parse_summary
+from attune_judge.runs import read_summary
 from attune_judge.testing import FaultServer, answer_for_schema
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES
@@ -121,7 +121,7 @@ def test_score_warns_and_marks_a_constant_judge(
     assert err.count("warning: degenerate judge") == len(criteria)
     assert "Degenerate judge" in (out / "report.md").read_text("utf-8")
     assert "Degenerate judge" in (out / "report.html").read_text("utf-8")
-    parse_summary(summary)  # the typed summary reads it
+    read_summary(out)  # the typed summary reads it
 
 
 def test_score_calls_scores_in_criterion_order_degenerate(
@@ -182,7 +182,7 @@ def test_validate_warns_for_a_constant_judge(
     assert summary["degenerate"] and all(f["value"] == 2 for f in summary["degenerate"])
     assert "warning: degenerate judge" in printed.out
     assert "Degenerate judge" in (out / "report.md").read_text("utf-8")
-    parse_summary(summary)
+    read_summary(out)
 
 
 def test_bench_warns_for_a_constant_drafting_judge(
@@ -201,7 +201,7 @@ def test_bench_warns_for_a_constant_drafting_judge(
     assert found and all(name.startswith("judge_scores.") for name in found)
     assert "warning: degenerate drafting judge" in err
     assert "Degenerate judge" in (out / "report.md").read_text("utf-8")
-    parse_summary(summary)
+    read_summary(out)
 
 
 def test_pairwise_judge_is_degenerate_only_when_every_verdict_is_the_same() -> None:

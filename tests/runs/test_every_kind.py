@@ -102,7 +102,7 @@ def test_pairwise_score_through_a_loopback_server(
 def test_calibration(tmp_path: Path) -> None:
     from attune_judge import calibration as cal
     from attune_judge.report import write_calibration_run
-    from attune_judge.validate._rundir import write_manifest
+    from attune_judge.runs import CommandManifest, write_manifest
 
     human = [
         Rating(item_id=f"i{k}", rater=r, dimension="d", value=float((k + s) % 3 + 1))
@@ -112,7 +112,11 @@ def test_calibration(tmp_path: Path) -> None:
     judge = [
         Rating(item_id=f"i{k}", rater="j", dimension="d", value=float(k % 3 + 1)) for k in range(8)
     ]
-    write_manifest(tmp_path / "cal", "calibrate", {"B": 20, "unset": None})
+    (tmp_path / "cal").mkdir()
+    write_manifest(
+        tmp_path / "cal",
+        CommandManifest(command="calibrate", arguments={"B": 20}, versions={"attune-judge": "0"}),
+    )
     write_calibration_run(
         tmp_path / "cal", cal.calibrate(human, judge, B=20, seed=0), human=human, judge=judge
     )

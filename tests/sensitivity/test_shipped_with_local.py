@@ -20,7 +20,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import write_jsonl
-from attune_judge.runner._inputs import load_judge_items
+from attune_judge.runner import load_judge_items
 from attune_judge.sensitivity import SensitivityConfig
 from attune_judge.sensitivity._judges import sensitivity_judges
 from tests.conftest import REPO_ROOT, SAMPLES

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from attune_judge._resources import shipped_dir
+from attune_judge import shipped_dir
 from attune_judge.errors import UserError
 from attune_judge.judges import build_judge
 from attune_judge.rubrics import Scale, load_rubric

@@ -6,7 +6,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.tasks._run import parse_model_spec
+from attune_judge.lm import parse_model_spec
 from tests.conftest import SAMPLES
 
 

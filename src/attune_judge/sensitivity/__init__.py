@@ -15,7 +15,7 @@ survive them (scores, Kendall τ, rank flips, criterion shifts, variance decompo
 
 >>> from attune_judge.sensitivity import load_variants, resolve_variants
 >>> from attune_judge.rubrics import load_rubric
->>> from attune_judge._resources import shipped_dir
+>>> from attune_judge import shipped_dir
 >>> spec = load_variants(shipped_dir("rubrics") / "variants/attunebench-reference-variants.yaml")
 >>> [v.name for v in resolve_variants(spec, load_rubric("attunebench-reference"))][:3]
 ['base', 'shuffled', 'scale-1-5']
