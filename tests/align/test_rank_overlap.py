@@ -67,3 +67,15 @@ def test_rank_human_warns_when_labels_overlap_the_train_dev_split(
     assert code == 0, err
     assert "train/dev" not in err
     assert not [w for w in json.loads(out).get("warnings") or [] if "train/dev" in w]
+
+    # calibrate on the same labels: the judge was fitted on the train/dev ones (issue 42)
+    code = _cli(["calibrate", "--human", str(ratings), "--judge", str(run), "-B", "100", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (leak,) = [w for w in json.loads(out)["warnings"] if "train/dev" in w]
+    assert leak.startswith(f"{len(fitted)} of the human-labelled items scored")
+    assert "not held out" in leak
+    code = _cli(["calibrate", "--human", str(test_only), "--judge", str(run), "-B", "100"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "train/dev" not in out + err

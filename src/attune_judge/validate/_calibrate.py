@@ -24,6 +24,7 @@ from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
+    fitted_on_labels,
     inclusion_weights,
     jsonl_path,
     record_kind,
@@ -289,6 +290,20 @@ def _calibrate_ratings(
     note = weighting_note(weights, Path(arguments["human"])) or None
     if note and items is not None:
         note += " The baselines comparison is NOT weighted."
+    leaked = (
+        fitted_on_labels(
+            jpath,
+            judgments,
+            {r.item_id for r in hum},
+            "its agreement with people on them is not held out and overstates it",
+            say_skipped=False,
+        )
+        if judgments and jpath is not None
+        else None
+    )
+    if leaked:
+        text += f"\n**Warning:** {leaked}\n"
+        data["warnings"] = [*(data.get("warnings") or []), leaked]
     outcome = CalibrationOutcome(text, data, arguments=arguments)
     if out is not None:
         outcome.report_files = write_run_dir(

@@ -232,12 +232,20 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
     )
 
 
-def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -> str | None:
+def fitted_on_labels(
+    source: Path,
+    js: Sequence[Judgment],
+    labelled: set[str],
+    consequence: str = "the PPI correction is not valid",
+    say_skipped: bool = True,
+) -> str | None:
     """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
     human-labelled items it scored: PPI's correction assumes it was not; also when the check
     cannot be made (no ``manifest.json`` beside the judgments: copied out of their run
     directory), saying it was skipped; ``None`` otherwise."""
     if not (source.parent / "manifest.json").is_file():
+        if not say_skipped:
+            return None
         return (
             f"no manifest.json beside {source.name} (judgments outside their run directory): "
             "the check that the judge was not fitted on these human labels (an aligned judge's "
@@ -268,6 +276,6 @@ def fitted_on_labels(source: Path, js: Sequence[Judgment], labelled: set[str]) -
         return None
     return (
         f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
-        f"aligned judge {where} (it was fitted on them): the PPI correction is not valid; use "
+        f"aligned judge {where} (it was fitted on them): {consequence}; use "
         "labels outside its train/dev split (e.g. only its test split)"
     )
