@@ -43,6 +43,8 @@ from attune_judge.calibration import (
     paired_cluster_bootstrap,
     rank_confidence_sets,
 )
+
+# private unit under test: the studentized rank-set draws
 from attune_judge.calibration.ranking._ranksets import StudentizedDraws
 
 

@@ -19,6 +19,8 @@ from attune_judge.calibration import (
     style_bradley_terry,
     style_features,
 )
+
+# private unit under test: the soft-label logistic fit and its sandwich covariance
 from attune_judge.calibration.ranking._glm import fit_soft_logistic, sandwich
 from attune_judge.cli import main
 from attune_judge.errors import UserError

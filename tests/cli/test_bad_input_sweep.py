@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from attune_judge.cli import main
+
+# private unit under test: the one-line path error message
 from attune_judge.cli._main import path_error_message
 from attune_judge.data import (
     Judgment,
