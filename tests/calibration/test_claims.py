@@ -383,3 +383,16 @@ def test_rank_human_says_when_the_training_overlap_check_was_skipped(
     assert code == 0, err
     assert any("was skipped" in w for w in json.loads(out)["warnings"])
     assert "no manifest.json beside judgments.jsonl" in err
+
+
+def test_ppi_table_prints_a_rounded_zero_lambda_without_a_sign() -> None:
+    rng = np.random.default_rng(2)
+    n = 60
+    models = ["a", "b"] * (n // 2)
+    clusters = [f"c{i // 4}" for i in range(n)]
+    judge = rng.normal(0.5, 0.1, n)
+    human = [float(j + rng.normal(0, 0.1)) if i % 3 else None for i, j in enumerate(judge)]
+    board = cal.ppi_leaderboard(models, clusters, judge, human, lam=-0.001)
+    md = cal.ppi_leaderboard_markdown(board)
+    rows = [x for x in md.splitlines() if x.startswith("| 1 |") or x.startswith("| 2 |")]
+    assert rows and all("| 0.00 |" in x and "-0.00" not in x for x in rows)
