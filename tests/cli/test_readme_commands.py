@@ -30,6 +30,7 @@ ELSEWHERE = {
     "bench": "tests/tasks/test_bench_cli.py",
     "data convert": "tests/adapters/test_convert_cli.py",
     "annotate": "tests/annotate/test_cli.py",
+    "view": "tests/annotate/test_view.py",
 }
 """Commands run by other (slower or data-specific) tests, by subcommand."""
 
@@ -40,6 +41,8 @@ ELSEWHERE_PREFIXES = {
     "attune-judge score data/duo/items.jsonl --judge ": "tests/align/test_readme_workflow.py",
     "attune-judge rank runs/duo --human ": "tests/align/test_readme_workflow.py",
     "attune-judge rank RUN --human ": "tests/calibration/test_rank_human.py",
+    "attune-judge rank --pairs ": "tests/calibration/test_style_control.py",
+    "attune-judge rank RUN --control ": "tests/calibration/test_style_control.py",
     "attune-judge report judges/duo": "tests/align/test_readme_workflow.py",
     "attune-judge calibrate --human labels.jsonl --judge runs/score": "tests/annotate/test_cli.py",
     "attune-judge score data/samples/attunebench/conversation_5.json --models original --lm "

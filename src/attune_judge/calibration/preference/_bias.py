@@ -274,11 +274,13 @@ def compare_rating_length_effects(
     y_p = np.array(people, dtype=np.float64)  # copies: standardised in place below
     y_j = np.array(judge, dtype=np.float64)
     for arr, who in ((y_p, "people's"), (y_j, "the judge's")):
-        if len(arr) > 1 and np.std(arr) > 0:
-            arr -= arr.mean()
-            arr /= arr.std(ddof=1)
-        elif len(arr) > 1:
+        if len(arr) < 2:
+            continue
+        sd = float(np.std(arr, ddof=1)) if np.all(np.isfinite(arr)) else float("nan")
+        if not np.isfinite(sd) or sd <= 1e-12 * max(1.0, float(np.max(np.abs(arr)))):
             raise UserError(f"length effects: {who} ratings never vary; nothing to explain")
+        arr -= arr.mean()
+        arr /= sd
     rows = [
         (float(a), float(b), float(n) / 100, str(c))
         for a, b, n, c in zip(y_p, y_j, lengths, clusters, strict=True)
