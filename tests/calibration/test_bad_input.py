@@ -81,7 +81,7 @@ def test_non_numeric_values_at_interval_level_name_the_item() -> None:
 def test_numeric_strings_are_numbers_and_conflicts_are_errors() -> None:
     t = ratings_to_table([_r("a", "h1", "3"), _r("a", "h2", 2.0)])
     assert t.numeric
-    with pytest.raises(UserError, match="rated an item twice"):
+    with pytest.raises(UserError, match="twice with different values"):
         ratings_to_table([_r("a", "h1", 3), _r("a", "h1", 4)])
     with pytest.raises(UserError, match="several dimensions"):
         ratings_to_table([_r("a", "h1", 3, "x"), _r("a", "h1", 4, "y")])

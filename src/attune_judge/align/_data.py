@@ -15,7 +15,12 @@ from attune_judge.judges import pairwise_items_from_preferences
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.runner._inputs import is_judge_item_jsonl
 from attune_judge.runner._pairs import load_pairwise_items
-from attune_judge.validate import VALIDATION_SETS, check_human_labels, load_calibration_set
+from attune_judge.validate import (
+    VALIDATION_SETS,
+    check_human_labels,
+    load_calibration_set,
+    read_labels,
+)
 
 __all__ = [
     "AlignData",
@@ -168,7 +173,7 @@ def load_align_data(
         if items is None:
             raise UserError(f"{labels}: --items (JudgeItem JSONL of the rated items) is needed")
         label_file = path
-        all_ratings = read_jsonl(path, Rating)
+        all_ratings = read_labels(path, Rating)
         item_list = read_jsonl(items, JudgeItem)
         rubric_ref = rubric or "attunebench-reference"
         default_ref = bool(item_list) and all(i.reference for i in item_list)
@@ -245,7 +250,7 @@ def load_preference_data(
     are combined by :func:`majority`. The rubric must be ``pairwise`` (default
     ``attunebench-pairwise``) and know every comparison's question.
     """
-    prefs = [p for p in read_jsonl(labels, Preference) if p.winner is not None]
+    prefs = [p for p in read_labels(Path(labels), Preference) if p.winner is not None]
     if raters:
         prefs = [p for p in prefs if p.rater in raters]
     if not prefs:

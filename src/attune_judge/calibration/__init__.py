@@ -33,7 +33,8 @@ Rankings
 Rendering
     ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
-    ``ratings_to_table``, ``judgments_to_ratings``, ``judgments_to_scores``,
+    ``ratings_to_table``, ``one_label_per_rater`` (the rule for duplicate labels),
+    ``judgments_to_ratings``, ``judgments_to_scores``,
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
@@ -89,7 +90,11 @@ from attune_judge.calibration.agreement._reliability import (
     krippendorff_alpha,
 )
 from attune_judge.calibration.agreement._report import CalibrationReport, JudgeReport, calibrate
-from attune_judge.calibration.agreement._table import RatingTable, ratings_to_table
+from attune_judge.calibration.agreement._table import (
+    RatingTable,
+    one_label_per_rater,
+    ratings_to_table,
+)
 from attune_judge.calibration.ppi._corrected import (
     MIN_YOUDEN,
     CorrectedPassRates,
@@ -297,6 +302,7 @@ __all__ = [
     "length_controlled_means",
     "length_controlled_winrates",
     "length_effect",
+    "one_label_per_rater",
     "pair_agreement",
     "paired_cluster_bootstrap",
     "pairwise_matrix",

@@ -131,11 +131,13 @@ def sample(
 
 def _pilot(pilot: Path, width: float, judge: Path | None) -> None:
     from attune_judge.annotate import conversations_needed
-    from attune_judge.data import Preference, Rating, read_jsonl
-    from attune_judge.validate import record_kind
+    from attune_judge.data import Preference, Rating
+    from attune_judge.validate import read_labels, record_kind
 
     kind = record_kind(pilot)
-    records = read_jsonl(pilot, Preference if kind == "preference" else Rating)
+    records: list[Preference] | list[Rating] = (
+        read_labels(pilot, Preference) if kind == "preference" else read_labels(pilot, Rating)
+    )
     print(
         f"| dimension | statistic | conversations | estimate | interval width | "
         f"conversations for width {width:g} |"

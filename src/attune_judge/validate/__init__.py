@@ -16,7 +16,7 @@ This layer reads files and writes run directories; the statistics themselves are
 """
 
 from attune_judge.validate._calibrate import calibrate_files
-from attune_judge.validate._files import check_human_labels, record_kind
+from attune_judge.validate._files import check_human_labels, read_labels, record_kind
 from attune_judge.validate._judge import validate_judge
 from attune_judge.validate._rank import (
     pairwise_ranking_markdown,
@@ -48,6 +48,7 @@ __all__ = [
     "rank_pairs",
     "rank_pairwise",
     "rank_scores",
+    "read_labels",
     "read_pairs",
     "record_kind",
     "recorded_judges_vs_experts",

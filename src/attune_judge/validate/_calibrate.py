@@ -27,6 +27,7 @@ from attune_judge.validate._files import (
     fitted_on_labels,
     inclusion_weights,
     jsonl_path,
+    read_labels,
     record_kind,
     weighting_note,
 )
@@ -160,7 +161,7 @@ def calibrate_files(
         scale=(min(scale), max(scale)) if scale else None,
         dimensions=dimensions or None,
     )
-    hum = read_jsonl(hpath, Rating)
+    hum = read_labels(hpath, Rating)
     judgments = None
     if log is not None:
         judgments = scorer_judgments(log, scorers)

@@ -10,11 +10,12 @@ import json
 import math
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from attune_judge import runs
 from attune_judge.calibration import check_level as check
-from attune_judge.data import reading_utf8
+from attune_judge.calibration import one_label_per_rater
+from attune_judge.data import Preference, Rating, read_jsonl, reading_utf8
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import is_aligned_judge, read_manifest
 
@@ -28,9 +29,12 @@ __all__ = [
     "fitted_on_labels",
     "inclusion_weights",
     "jsonl_path",
+    "read_labels",
     "record_kind",
     "weighting_note",
 ]
+
+L = TypeVar("L", Rating, Preference)
 
 RecordKind = Literal["rating", "preference", "judgment", "scores"]
 """What a JSONL file holds: Rating, Preference or Judgment records, or {model, score} rows."""
@@ -95,6 +99,16 @@ def record_kind(path: Path) -> RecordKind:
             "Judgment or {model, cluster, score} rows)"
         )
     raise UserError(f"{path}: empty file")
+
+
+def read_labels(path: Path, model: type[L]) -> list[L]:
+    """The human labels of ``path`` (Rating or Preference JSONL) as every command reads them:
+    a rater's label of an item counts once, and two different labels of one rater for one item
+    are refused naming the file and both lines
+    (:func:`attune_judge.calibration.one_label_per_rater`)."""
+    records = read_jsonl(path, model)
+    lines = [n for n, _ in _objects(path)]
+    return one_label_per_rater(records, source=path, lines=lines)
 
 
 def check_human_labels(

@@ -15,7 +15,7 @@ from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import Preference, read_jsonl, read_judgments
 from attune_judge.errors import UserError
 from attune_judge.runs import CalibrationBlock, Confusion
-from attune_judge.validate._files import record_kind
+from attune_judge.validate._files import read_labels, record_kind
 
 __all__ = ["calibrate_preferences", "preference_block"]
 
@@ -102,7 +102,7 @@ def calibrate_preferences(
     judges; both orders give the position bias) or with scores (verdicts from the score
     difference, ``|Δ| <= margin`` a tie).
     """
-    human = read_jsonl(human_path, Preference)
+    human = read_labels(human_path, Preference)
     judge, note, bias = _judge_preferences(human, judge_path, margin=margin, B=B, seed=seed)
     res = cal.preference_agreement(
         human,

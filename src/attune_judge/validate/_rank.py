@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from attune_judge import calibration as cal
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import Judgment, Rating, read_jsonl, read_judgments, read_utf8, reading_utf8
+from attune_judge.data import Judgment, Rating, read_judgments, read_utf8, reading_utf8
 from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runner import pairwise_ranking, run_leaderboard, run_pairwise_ranking
@@ -31,6 +31,7 @@ from attune_judge.validate._files import (
     fitted_on_labels,
     inclusion_weights,
     jsonl_path,
+    read_labels,
     record_kind,
     weighting_note,
 )
@@ -389,7 +390,7 @@ def ppi_rank(
     if log is not None:
         js = _inspect_judge(log, scorer)
         judge_id = js[0].judge_id
-        labelled = {r.item_id for r in read_jsonl(human_path, Rating)}
+        labelled = {r.item_id for r in read_labels(human_path, Rating)}
         check_labels_name_samples(human_path, labelled, js, log)
     else:
         try:
@@ -410,7 +411,7 @@ def ppi_rank(
             "correct: compare them with people's choices (calibrate --human PREFS.jsonl "
             "--judge RUN), or rank the compared replies with rank RUN (no --human)"
         )
-    ratings = read_jsonl(human_path, Rating)
+    ratings = read_labels(human_path, Rating)
     if raters:
         ratings = [r for r in ratings if r.rater in raters]
         if not ratings:

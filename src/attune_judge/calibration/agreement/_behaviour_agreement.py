@@ -23,7 +23,7 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement
 from attune_judge.calibration.agreement._pairwise import pair_agreement
-from attune_judge.calibration.agreement._table import join_report
+from attune_judge.calibration.agreement._table import join_report, one_label_per_rater
 from attune_judge.calibration.render._markdown import binary_markdown, fmt_metric
 from attune_judge.data import Judgment, Rating, behaviour_item_order
 from attune_judge.errors import UserError
@@ -207,7 +207,7 @@ def behaviour_agreement(
     hkeys: set[str] = set()
     rows_by_item: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     n_na = 0
-    for r in human:
+    for r in one_label_per_rater(human):
         item, _, hview = r.dimension.partition(":")
         if hview != view:
             continue

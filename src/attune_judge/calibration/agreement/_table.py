@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
 from attune_judge.calibration._results import JoinReport
-from attune_judge.data import Rating
+from attune_judge.data import Preference, Rating
 from attune_judge.errors import UserError
 
-__all__ = ["RatingTable", "join_report", "ratings_to_table"]
+__all__ = ["RatingTable", "join_report", "one_label_per_rater", "ratings_to_table"]
 
 Value = float | str | None
+L = TypeVar("L", Rating, Preference)
 
 
 def _num(v: object) -> float | str | None:
@@ -128,7 +130,7 @@ def ratings_to_table(
     ------
     UserError
         No records for the dimension, several dimensions without choosing one, or the same
-        rater rating the same item twice with different values.
+        rater rating the same item twice with different values (:func:`one_label_per_rater`).
     """
     recs = list(ratings)
     dims = sorted({r.dimension for r in recs})
@@ -139,30 +141,106 @@ def ratings_to_table(
     recs = [r for r in recs if r.dimension == dimension]
     if not recs:
         raise UserError(f"no ratings for dimension {dimension!r} (dimensions present: {dims[:10]})")
+    recs = one_label_per_rater(recs, rater_field=rater_field)
     cells: dict[tuple[str, str], Value] = {}
     clusters: dict[str, str] = {}
     groups: dict[str, str] = {}
-    conflicts: list[str] = []
     for r in recs:
         who = r.rater if rater_field == "rater" else (r.rater_group or r.rater)
         key = (r.item_id, who)
         val = _num(r.value)
-        if key in cells and cells[key] != val and val is not None:
-            conflicts.append(f"item {r.item_id!r}, rater {who!r}: {cells[key]!r} and {val!r}")
         if val is not None or key not in cells:
             cells[key] = val
         clusters.setdefault(r.item_id, r.cluster or r.item_id)
         if r.rater_group:
             groups.setdefault(who, r.rater_group)
-    if conflicts:
-        raise UserError(
-            f"dimension {dimension!r}: the same rater rated an item twice with different values",
-            conflicts[:5],
-        )
     items = sorted(clusters)
     raters = sorted({k[1] for k in cells})
     values = [[cells.get((i, r)) for r in raters] for i in items]
     return RatingTable(items, raters, values, [clusters[i] for i in items], dimension, groups)
+
+
+def _label_key(rec: Rating | Preference, rater_field: str) -> tuple[str, str, str]:
+    who = rec.rater if rater_field == "rater" else (rec.rater_group or rec.rater)
+    if isinstance(rec, Preference):
+        return rec.item_id, who, rec.question
+    return rec.item_id, who, rec.dimension
+
+
+def _label_value(rec: Rating | Preference) -> Value:
+    """A label's value as compared: a rating as a number (``"3"`` is 3), a choice as the option
+    it names (A of (x, y) is B of (y, x)); ``None``: no label."""
+    if isinstance(rec, Preference):
+        if rec.winner is None or rec.winner == "tie":
+            return rec.winner
+        return rec.option_a if rec.winner == "A" else rec.option_b
+    return _num(rec.value)
+
+
+def _show(v: Value) -> str:
+    return f"{v:g}" if isinstance(v, float) else repr(v)
+
+
+def one_label_per_rater(
+    records: Iterable[L],
+    *,
+    source: object | None = None,
+    lines: Sequence[int] | None = None,
+    rater_field: str = "rater",
+) -> list[L]:
+    """The one rule for duplicate human labels, in every command that reads them: a rater's
+    label of an item counts once.
+
+    The key is (item, rater, dimension) of a ``Rating`` and (item, rater, question) of a
+    ``Preference``. An exact repeat (the same value: ``"3"`` and ``3`` are the same rating, a
+    choice of A on (x, y) the same as B on (y, x)) is dropped, keeping the first; two different
+    values are refused: the statistics would otherwise average or double-count a typo. A
+    missing value (``null``) is no label and conflicts with nothing. ``source`` and ``lines``
+    (the records' line numbers in it) name where the conflicting labels are.
+
+    >>> from attune_judge.data import Rating
+    >>> rs = [Rating(item_id="i1", rater="ann", value=v) for v in (3, "3", None)]
+    >>> len(one_label_per_rater(rs))
+    2
+    >>> one_label_per_rater([*rs, Rating(item_id="i1", rater="ann", value=4)], source="h.jsonl")
+    Traceback (most recent call last):
+    ...
+    attune_judge.errors.UserError: h.jsonl: rater 'ann' labelled item 'i1' (dimension ...) twice ...
+    """
+    seen: set[tuple[tuple[str, str, str], Value]] = set()
+    first: dict[tuple[str, str, str], tuple[Value, int]] = {}
+    out: list[L] = []
+    conflicts: list[tuple[int, int, tuple[str, str, str], Value, Value]] = []
+    for k, rec in enumerate(records):
+        at = lines[k] if lines is not None else k + 1
+        key, val = _label_key(rec, rater_field), _label_value(rec)
+        if val is None:
+            out.append(rec)
+            continue
+        if (key, val) in seen:
+            continue
+        seen.add((key, val))
+        prev = first.setdefault(key, (val, at))
+        if prev[0] != val:
+            conflicts.append((prev[1], at, key, prev[0], val))
+        out.append(rec)
+    if conflicts:
+        where = "line" if lines is not None else "record"
+        first_at, at, (item, who, dim), a, b = conflicts[0]
+        at_line = f":{at}" if lines is not None else ""
+        prefix = "" if source is None else f"{source}{at_line}: "
+        kind = "question" if isinstance(out[0], Preference) else "dimension"
+        raise UserError(
+            f"{prefix}rater {who!r} labelled item {item!r} ({kind} {dim!r}) twice with different "
+            f"values: {_show(a)} ({where} {first_at}) and {_show(b)} ({where} {at}); keep one "
+            f"(a rater's label of an item counts once; {len(conflicts)} such conflict(s))",
+            [
+                f"item {c[2][0]!r}, rater {c[2][1]!r}, {kind} {c[2][2]!r}: {_show(c[3])} "
+                f"({where} {c[0]}) and {_show(c[4])} ({where} {c[1]})"
+                for c in conflicts[1:6]
+            ],
+        )
+    return out
 
 
 def join_report(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from attune_judge.calibration._results import ResultModel
+from attune_judge.calibration.agreement._table import one_label_per_rater
 from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ def ppi_columns(
     human_scale: tuple[float, float] | None = None,
     weights: Mapping[str, float] | None = None,
 ) -> PPIColumns:
-    """Join ok judgments with human ratings by item id (humans averaged per item).
+    """Join ok judgments with human ratings by item id (raters averaged per item; a rater's
+    label of an item counts once, two different ones are refused: :func:`one_label_per_rater`).
 
     Parameters
     ----------
@@ -74,7 +76,7 @@ def ppi_columns(
     if dimension not in dims:
         raise UserError(f"no human label on dimension {dimension!r}; dimensions: {dims[:8]}")
     values: dict[str, list[float]] = {}
-    for r in ratings:
+    for r in one_label_per_rater([r for r in ratings if r.dimension == dimension]):
         if r.dimension != dimension or r.value is None or isinstance(r.value, str):
             continue
         v = float(r.value)

@@ -19,7 +19,7 @@ from pydantic import Field
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._pairwise import pair_agreement
-from attune_judge.calibration.agreement._table import join_report
+from attune_judge.calibration.agreement._table import join_report, one_label_per_rater
 from attune_judge.calibration.resampling._bootstrap import few_clusters_warning
 from attune_judge.calibration.resampling._means import paired_cluster_bootstrap
 from attune_judge.calibration.resampling._ratio import ClusterSums
@@ -139,8 +139,11 @@ def preference_agreement(
     """Agreement of judge verdicts with human choices, matched on ``item_id``.
 
     When the judge record lists the two options in the other order, its verdict is swapped
-    before comparing. Several human records for one item are each compared with the judge.
+    before comparing. Several human records for one item are each compared with the judge (a
+    rater's choice counts once; two different choices of one rater are refused:
+    :func:`~attune_judge.calibration.one_label_per_rater`).
     """
+    human = one_label_per_rater(human)
     jmap: dict[str, Preference] = {}
     for p in judge:
         jmap.setdefault(p.item_id, p)
