@@ -16,18 +16,8 @@ from pathlib import Path
 import pytest
 
 from attune_judge import calibration as cal
-from attune_judge.cli import main
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, Preference, Rating, write_jsonl
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as ex:
-        code = int(ex.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests._cli import run_cli
 
 
 def _items(n: int = 24) -> list[str]:
@@ -182,7 +172,7 @@ def test_conflicting_duplicate_labels_are_refused_the_same_way(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = COMMANDS[command](tmp_path, True)
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     assert code == 2, (out, err)
     assert "Traceback" not in out + err
     # one message, naming the file and the line of the second label (the last line), and
@@ -203,7 +193,7 @@ def test_an_exact_repeat_of_a_label_is_accepted(
     # the same label twice (for preferences: the same choice with the options swapped) is one
     # label, not a conflict (align would go on to load a model: its reading is the same code)
     argv = COMMANDS[command](tmp_path, False)
-    code, out, err = _run(argv, capsys)
+    code, out, err = run_cli(argv, capsys)
     assert code == 0, err
     assert "twice with different values" not in out + err
 
