@@ -158,6 +158,42 @@ def test_calibration_is_a_bottom_layer() -> None:
     assert graph["attune_judge.calibration"] <= allowed
 
 
+STATISTICS = ("agreement", "ppi", "preference", "probability", "ranking", "resampling")
+"""calibration's statistics families (its other sub-package, ``render``, draws them)."""
+
+
+def renderers_imported_by_statistics(graph: Mapping[str, set[str]]) -> dict[str, list[str]]:
+    """Statistics module → the renderers it imports (``calibration.render``, ``report``)."""
+    stats = tuple(f"{ROOT}.calibration.{f}" for f in STATISTICS)
+    render = (f"{ROOT}.calibration.render", f"{ROOT}.report")
+    return {
+        m: sorted(t for t in targets if t.startswith(render))
+        for m, targets in graph.items()
+        if m.startswith(stats) and any(t.startswith(render) for t in targets)
+    }
+
+
+def test_statistics_never_import_a_renderer() -> None:
+    graph = import_graph()
+    families = {m.split(".")[2] for m in graph if m.startswith(f"{ROOT}.calibration.")}
+    assert families == {*STATISTICS, "render", "_results", "_sensitivity_results"}
+    assert renderers_imported_by_statistics(graph) == {}
+
+
+def test_the_renderer_check_finds_one() -> None:
+    cal = f"{ROOT}.calibration"
+    graph = {
+        f"{cal}.ppi._ppi_plus": {f"{cal}.render._markdown", f"{cal}.resampling._bootstrap"},
+        f"{cal}.ranking._leaderboard": {f"{cal}.resampling._bootstrap"},
+        f"{cal}.render._markdown": {f"{cal}.ranking._leaderboard"},
+        f"{cal}.agreement._report": {f"{ROOT}.report._calibration"},
+    }
+    assert renderers_imported_by_statistics(graph) == {
+        f"{cal}.ppi._ppi_plus": [f"{cal}.render._markdown"],
+        f"{cal}.agreement._report": [f"{ROOT}.report._calibration"],
+    }
+
+
 def test_validate_sits_below_demo_and_cli() -> None:
     # validating a judge is a library the demo and the commands use, never the other way round
     graph = package_graph(import_graph())

@@ -57,7 +57,6 @@ from attune_judge.calibration.agreement._baseline_agreement import (
 )
 from attune_judge.calibration.agreement._behaviour_agreement import (
     behaviour_agreement,
-    behaviour_markdown,
     behaviour_metrics,
     is_behaviour_dimension,
     judgments_to_behaviour_ratings,
@@ -101,7 +100,6 @@ from attune_judge.calibration.ppi._corrected import (
     CorrectedRate,
     CorrectionWarning,
     corrected_pass_rates,
-    corrected_pass_rates_markdown,
     rogan_gladen,
 )
 from attune_judge.calibration.ppi._ppi_plus import (
@@ -109,7 +107,6 @@ from attune_judge.calibration.ppi._ppi_plus import (
     PPILeaderboard,
     ppi_columns,
     ppi_leaderboard,
-    ppi_leaderboard_markdown,
     ppi_plus_mean,
 )
 from attune_judge.calibration.preference._bias import (
@@ -124,10 +121,7 @@ from attune_judge.calibration.preference._preference import (
     judge_preferences_from_scores,
     preference_agreement,
 )
-from attune_judge.calibration.preference._preference_baselines import (
-    compare_preferences,
-    preference_comparison_markdown,
-)
+from attune_judge.calibration.preference._preference_baselines import compare_preferences
 from attune_judge.calibration.probability._probability import (
     ProbabilityScores,
     binary_brier_score,
@@ -173,6 +167,12 @@ from attune_judge.calibration.ranking._style import (
     StyleControlledResult,
     style_bradley_terry,
     style_features,
+)
+from attune_judge.calibration.render._families import (
+    behaviour_markdown,
+    corrected_pass_rates_markdown,
+    ppi_leaderboard_markdown,
+    preference_comparison_markdown,
 )
 from attune_judge.calibration.render._markdown import (
     binary_markdown,

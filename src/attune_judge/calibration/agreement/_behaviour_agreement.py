@@ -24,7 +24,6 @@ from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric
 from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement
 from attune_judge.calibration.agreement._pairwise import pair_agreement
 from attune_judge.calibration.agreement._table import join_report, one_label_per_rater
-from attune_judge.calibration.render._markdown import binary_markdown, fmt_metric
 from attune_judge.data import Judgment, Rating, behaviour_item_order
 from attune_judge.errors import UserError
 
@@ -32,7 +31,6 @@ __all__ = [
     "BehaviourAgreement",
     "BehaviourGroup",
     "behaviour_agreement",
-    "behaviour_markdown",
     "behaviour_metrics",
     "is_behaviour_dimension",
     "judgments_to_behaviour_ratings",
@@ -259,43 +257,6 @@ def behaviour_agreement(
         n_human_na=n_na,
         join=join,
     )
-
-
-def behaviour_markdown(a: BehaviourAgreement) -> str:
-    """Per-category and per-item tables."""
-
-    def table(groups: Sequence[BehaviourGroup], head: str) -> list[str]:
-        lines = [
-            f"| {head} | agreement [95% CI] | Cohen's κ | judge yes | participants yes | n |",
-            "|---|---|---|---|---|---|",
-        ]
-        lines += [
-            f"| {g.name} | {fmt_metric(g.agreement)} | {fmt_metric(g.kappa)} | "
-            f"{g.judge_yes_rate:.2f} | {g.human_yes_rate:.2f} | {g.n} |"
-            for g in groups
-        ]
-        return lines
-
-    o = a.overall
-    lines = [
-        f"# Behaviour items: judge vs participants ({a.view} view)",
-        "",
-        f"All items: agreement {fmt_metric(o.agreement)}, Cohen's κ {fmt_metric(o.kappa)} "
-        f"(n={o.n} answers, {o.n_clusters} conversations; participant na/unanswered left out: "
-        f"{a.n_human_na}).",
-        "",
-        *table(a.per_category, "category"),
-        "",
-        *table(a.per_item, "item"),
-        "",
-        f"## The judge as a pass/fail classifier (yes = pass, {a.view} view)",
-        "",
-        *binary_markdown(
-            [g.binary for g in [a.overall, *a.per_category, *a.per_item] if g.binary],
-            head="scope",
-        ),
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def behaviour_metrics(a: BehaviourAgreement) -> dict[str, Metric]:

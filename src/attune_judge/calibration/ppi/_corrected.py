@@ -41,7 +41,6 @@ from attune_judge.calibration.agreement._binary import (
 )
 from attune_judge.calibration.ppi._ppi_estimator import PPIEstimate
 from attune_judge.calibration.ppi._ppi_plus import ppi_leaderboard
-from attune_judge.calibration.render._markdown import fmt_estimate, fmt_metric
 from attune_judge.calibration.resampling._bootstrap import (
     MAX_UNDEFINED_SHARE,
     MIN_CLUSTERS,
@@ -61,7 +60,6 @@ __all__ = [
     "CorrectedRate",
     "CorrectionWarning",
     "corrected_pass_rates",
-    "corrected_pass_rates_markdown",
     "rogan_gladen",
 ]
 
@@ -505,33 +503,3 @@ def _warnings(j0: float, youden: Metric, n_lab: int, n_lab_cl: int) -> list[Corr
     if n_lab_cl < MIN_CLUSTERS and few:
         out.append(CorrectionWarning(code="few_clusters", message=few))
     return out
-
-
-def corrected_pass_rates_markdown(res: CorrectedPassRates) -> str:
-    """The per-model table (judge, corrected, PPI++, people) and the warnings."""
-    pct = f"{res.level:.0%}"
-    jb = res.judge
-    lines = [
-        f"## Corrected pass rates ({pct} intervals)",
-        "",
-        *[f"> **Warning ({w.code}):** {w.message}\n" for w in res.warnings],
-        f"Judge on {jb.n} labelled items ({jb.n_clusters} conversations): TPR "
-        f"{fmt_metric(jb.tpr)}, TNR {fmt_metric(jb.tnr)}, J = TPR + TNR − 1 "
-        f"{fmt_metric(res.youden)}.",
-        "",
-        "| model | judge pass rate | corrected (Rogan–Gladen) | PPI++ | people (labelled) "
-        "| labelled / items |",
-        "|---|---:|---|---|---:|---|",
-    ]
-    for r in res.rows:
-        ppi = "—" if r.ppi is None else fmt_estimate(r.ppi.estimate, r.ppi.lower, r.ppi.upper)
-        human = "—" if r.human_rate is None else f"{r.human_rate:.3f}"
-        corr = fmt_metric(r.corrected)
-        if r.clipped:
-            corr += f" (clipped; raw {r.raw_estimate:.3f})"
-        lines.append(
-            f"| {r.model} | {r.judge_rate:.3f} | {corr} | {ppi} | {human} | "
-            f"{r.n_labelled} / {r.n_items} |"
-        )
-    lines += ["", f"{res.method}; B = {res.B}, {res.n_clusters} conversations.", ""]
-    return "\n".join(lines)

@@ -7,7 +7,7 @@ The estimator (influence values, λ tuning, Wald intervals; the formulas and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -18,7 +18,6 @@ from pydantic import Field
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.ppi._ppi_columns import PPIColumns, ppi_columns
 from attune_judge.calibration.ppi._ppi_estimator import PPIEstimate, _check, _estimate, _ModelParts
-from attune_judge.calibration.render._markdown import fmt_estimate, fmt_num
 from attune_judge.calibration.resampling._bootstrap import (
     MIN_CLUSTERS,
     FloatArray,
@@ -35,7 +34,6 @@ __all__ = [
     "PPIModelRow",
     "ppi_columns",
     "ppi_leaderboard",
-    "ppi_leaderboard_markdown",
     "ppi_plus_mean",
 ]
 
@@ -362,58 +360,3 @@ def _difference(
             and (d_ppi.lower > 0 or d_ppi.upper < 0)
         ),
     )
-
-
-def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
-    """The leaderboard as Markdown: per-model table and pairwise differences."""
-
-    def cell(e: PPIEstimate) -> str:
-        return fmt_estimate(e.estimate, e.lower, e.upper)
-
-    pct = f"{board.level:.0%}"
-    lines = [
-        f"## Prediction-powered leaderboard ({pct} intervals)",
-        "",
-        *[f"> **Warning:** {w}\n" for w in board.warnings],
-        "| rank | model | PPI++ | judge only | human only | λ | labelled / unlabelled | ESS gain |",
-        "|---:|---|---|---|---|---:|---|---:|",
-    ]
-    blocked = {r.model: r.no_rank_claim for r in board.rows if r.no_rank_claim}
-    for r in board.rows:
-        gain = "—" if r.ess_gain is None else f"{r.ess_gain:.2f}×"
-        rank = "—" if r.no_rank_claim and board.rank_claims else str(r.rank)
-        lines.append(
-            f"| {rank} | {r.model} | {cell(r.ppi)} | {cell(r.judge_only)} | "
-            f"{cell(r.human_only)} | {fmt_num(r.lam, 2)} | {r.n_labelled} / {r.n_unlabelled} "
-            f"| {gain} |"
-        )
-    if blocked and board.rank_claims:
-        lines += [
-            "",
-            "No rank claim (comparable to every model): "
-            + "; ".join(f"{m} ({why})" for m, why in blocked.items()),
-        ]
-    if board.differences:
-        lines += [
-            "",
-            "### Pairwise differences",
-            "",
-            "| difference | PPI++ | judge only | human only | ESS gain | distinguishable |",
-            "|---|---|---|---|---:|---|",
-        ]
-        for d in board.differences:
-            gain = "—" if d.ess_gain is None else f"{d.ess_gain:.2f}×"
-            lines.append(
-                f"| {d.model_a} − {d.model_b} | {cell(d.ppi)} | {cell(d.judge_only)} | "
-                f"{cell(d.human_only)} | {gain} | {_verdict(d, blocked, board.rank_claims)} |"
-            )
-    lines += ["", f"{board.method}; {board.n_clusters} clusters. {board.note}", ""]
-    return "\n".join(lines)
-
-
-def _verdict(d: PPIDifference, blocked: Mapping[str, str | None], claims: bool) -> str:
-    """``yes`` / ``no``, or why no claim is made about the pair."""
-    if d.distinguishable:
-        return "yes"
-    out = [m for m in (d.model_a, d.model_b) if m in blocked and claims]
-    return f"no claim ({', '.join(out)}: no rank claim)" if out else "no"

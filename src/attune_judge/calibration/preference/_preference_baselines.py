@@ -22,7 +22,6 @@ from attune_judge.calibration.preference._preference import (
     PreferenceAgreement,
     preference_agreement,
 )
-from attune_judge.calibration.render._markdown import fmt_metric
 from attune_judge.data import Preference
 from attune_judge.errors import UserError
 
@@ -31,7 +30,6 @@ __all__ = [
     "PreferenceRow",
     "baseline_preferences",
     "compare_preferences",
-    "preference_comparison_markdown",
 ]
 
 BASELINES = ("length-only", "position-only")
@@ -134,20 +132,3 @@ def compare_preferences(
             continue
         rows.append(_row(kind, common, verdicts, **kw))
     return PreferenceComparison(rows=rows, notes=notes)
-
-
-def preference_comparison_markdown(c: PreferenceComparison) -> str:
-    """The rows as a Markdown table."""
-    lines = [
-        "## Judge vs no-judge baselines (same comparisons)",
-        "",
-        "| rater | agreement (A/B/tie) | Cohen's κ | accuracy excl. ties | n | n excl. ties |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in c.rows:
-        lines.append(
-            f"| {r.rater} | {fmt_metric(r.three_class)} | {fmt_metric(r.kappa)} | "
-            f"{fmt_metric(r.excluding_ties)} | {r.n_compared} | {r.n_excluding_ties} |"
-        )
-    lines += ["", *c.notes] if c.notes else []
-    return "\n".join(lines) + "\n"
