@@ -2,7 +2,9 @@
 
 * :func:`pairwise_section` — a pairwise judge's verdicts (both orders reconciled), wins per
   pair of reply kinds and its position bias, each rate with its cluster-bootstrap interval
-  (the typed ``JudgeBlock.pairwise``, written by the runner's ``pairwise_block``).
+  (the typed ``JudgeBlock.pairwise``, written by the runner's ``pairwise_block``), and the
+  Bradley–Terry ranking of each group of options compared with each other, drawn as a
+  leaderboard (strengths with intervals, rank sets, the rule for claims).
 * :func:`panels_section` — juries and several judges on the same items
   (the typed ``panels``): Krippendorff's α among the judges, each judge against the
   consensus (the jury's combined value), and self-preference by model family.
@@ -12,12 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from attune_judge.calibration import Metric
+from attune_judge.calibration import BradleyTerryResult, Metric
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num
-from attune_judge.runs import PairwiseBlock, PanelBlock, PanelNote
+from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.runs import BenchLeaderboard, BenchRow, PairwiseBlock, PanelBlock, PanelNote
 
-__all__ = ["pairwise_section", "panels_section"]
+__all__ = ["bradley_terry_board", "pairwise_section", "panels_section"]
 
 
 def _cell(metric: Metric | None) -> str:
@@ -28,10 +31,67 @@ def _cell(metric: Metric | None) -> str:
     return fmt_num(metric.estimate) + ("" if interval == "—" else f" {interval}")
 
 
-def pairwise_section(block: PairwiseBlock, *, title: str = "Pairwise verdicts") -> Section:
+def bradley_terry_board(res: BradleyTerryResult) -> BenchLeaderboard:
+    """A Bradley–Terry fit as a leaderboard: each option's strength β with its interval, point
+    rank, rank sets, P(rank 1) and its no-rank-claim reason (the one rule for claims)."""
+    sim, mar = res.rank_sets_simultaneous, res.rank_sets_marginal
+    est = [s.estimate for s in res.strengths]
+    rows = [
+        BenchRow(
+            model=label,
+            score=res.strengths[i],
+            rank=None if est[i] is None else 1 + sum(e is not None and e > est[i] for e in est),  # type: ignore[operator]
+            rank_set_simultaneous=(sim.lower[i], sim.upper[i]),
+            rank_set_marginal=(mar.lower[i], mar.upper[i]),
+            p_rank_1=res.rank_probabilities.p_rank_1[i],
+            no_rank_claim=res.no_rank_claim.get(label),
+        )
+        for i, label in enumerate(res.labels)
+    ]
+    return BenchLeaderboard(rows=rows, warnings=res.warnings, rank_claims=res.rank_claims)
+
+
+def _rankings(block: PairwiseBlock, key: str) -> list[Section]:
+    """One leaderboard of Bradley–Terry strengths per group of options compared."""
+    out = []
+    for r in block.rankings or []:
+        title = f"Bradley–Terry ranking: {', '.join(r.options)}"
+        if r.bradley_terry is None:
+            section = Section(title)
+            section.blocks.append(Note(f"No ranking: {r.note}", "warning"))
+            out.append(section)
+            continue
+        level = r.bradley_terry.strengths[0].level if r.bradley_terry.strengths else 0.95
+        out.append(
+            leaderboard_section(
+                bradley_terry_board(r.bradley_terry),
+                title=title,
+                key=f"{key}-bt-{'-'.join(r.options)}",
+                score_label="strength β (logit)",
+                level=level,
+                interval_note=(
+                    f"{r.bradley_terry.n_comparisons:g} comparisons (a tie half a win each, an "
+                    "inconsistent verdict a tie); strength β on the logit scale, mean 0 in the "
+                    "group; cluster-bootstrap intervals over conversations."
+                ),
+                xlim=None,
+            )
+        )
+    if block.ranking_note and not block.rankings:
+        section = Section("Bradley–Terry ranking")
+        section.blocks.append(Note(f"No ranking: {block.ranking_note}", "warning"))
+        out.append(section)
+    return out
+
+
+def pairwise_section(
+    block: PairwiseBlock, *, title: str = "Pairwise verdicts", key: str = "pairwise"
+) -> Section:
     """Verdicts, wins per pair and position bias of one pairwise judge (its ``pairwise``
-    block: verdict counts, wins per pair of reply kinds, position bias)."""
+    block: verdict counts, wins per pair of reply kinds, position bias), and the Bradley–Terry
+    ranking of each group of options; ``key`` prefixes the figure names (unique per report)."""
     section = Section(title)
+    section.subsections.extend(_rankings(block, key))
     v = block.verdicts
     section.blocks.append(
         Paragraph(

@@ -73,7 +73,7 @@ def _judge_section(jid: str, block: JudgeBlock, title: str) -> Section:
     section.blocks.extend(Note(w, "warning") for w in block.warnings)
     if block.pairwise is not None:
         # a pairwise judge's "score" is whether the first-listed reply won: no leaderboard
-        section.subsections.append(pairwise_section(block.pairwise))
+        section.subsections.append(pairwise_section(block.pairwise, key=jid))
         section.subsections.append(failures_section(models, key=f"{jid}-failures"))
         _add_members(section, block)
         return section

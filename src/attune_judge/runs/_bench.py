@@ -64,6 +64,9 @@ class BenchRow(_Record):
     rank_set_simultaneous: tuple[int, int] | None = None
     rank_set_marginal: tuple[int, int] | None = None
     p_rank_1: float | None = None
+    no_rank_claim: str | None = None
+    """Why the model makes no rank claim (no valid interval:
+    :func:`~attune_judge.calibration.no_claim_reason`); its rank set is not shown."""
 
 
 class BenchLeaderboard(_Record):
