@@ -36,6 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from attune_judge.lm import LMSettings
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 
@@ -74,7 +76,6 @@ def main() -> None:
     import bench_fault_server as fault
 
     from attune_judge.data import JudgeItem, read_jsonl
-    from attune_judge.lm import ModelOptions
     from attune_judge.runner import ScoreConfig
     from attune_judge.runner._score import build_score_judge
 
@@ -97,9 +98,8 @@ def main() -> None:
                         data=path,
                         out=tmp / tag.strip(),
                         lm="openai/fake",
-                        api_base=url,
-                        model_options=ModelOptions(response_format="json_object"),
                         max_concurrency=concurrency,
+                        lm_settings=LMSettings(api_base=url, response_format="json_object"),
                     )
                     judge = build_score_judge(config)
                     _run(mode, judge, items[:1], 1)  # warm-up: clients, lazy imports

@@ -87,8 +87,10 @@ def main() -> None:
     parser.add_argument("--executor", choices=["thread", "async"], default="thread")
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from dataclasses import replace
+
     from attune_judge.judges import build_judge
-    from attune_judge.lm import _local, _local_logprobs
+    from attune_judge.lm import LMSettings, _local, _local_logprobs
     from attune_judge.lm._local_logprobs import PrefixStates
     from attune_judge.runner import judge_mode_options
     from attune_judge.validate import VALIDATION_SETS, load_calibration_set
@@ -111,12 +113,8 @@ def main() -> None:
         items = _items(spec, humans, args.n)
         judge = build_judge(
             spec.rubric,
-            "local",
-            **judge_mode_options(spec.rubric, None, False),
-            use_reference=False,
-            seed=0,
-            num_retries=0,
-            cache=False,
+            LMSettings(seed=0, cache=False),
+            replace(judge_mode_options(spec.rubric, None, False), use_reference=False),
         )
         if getattr(judge, "score_mode", None) != "expected":
             figures[name] = "not a per-criterion expected-score judge: skipped"

@@ -44,6 +44,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from attune_judge.lm import LMSettings
+
 
 def _serve(conn: Any, latency_s: float, mix: dict[str, float], seed: int) -> None:
     """Child process: serve until told to stop, then send the request counts back."""
@@ -83,15 +85,12 @@ def _items(path: Path, n: int, *, tag: str = "") -> None:
 
 
 def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[float, Any]:
-    from attune_judge.lm import ModelOptions
     from attune_judge.runner import ScoreConfig, run_score
 
     config = ScoreConfig(
         data=items,
         out=out,
         lm="openai/fake",
-        api_base=url,
-        model_options=ModelOptions(response_format=args.response_format),
         max_concurrency=args.concurrency,
         executor=args.executor,
         workers=args.workers,
@@ -99,6 +98,7 @@ def _score(items: Path, out: Path, url: str, args: argparse.Namespace) -> tuple[
         max_failure_rate=1.0,
         B=200,
         quiet=True,
+        lm_settings=LMSettings(api_base=url, response_format=args.response_format),
     )
     start = time.perf_counter()
     result = run_score(config)

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from attune_judge.lm import LMSettings
+
 
 def _serve(conn: Any, args: argparse.Namespace) -> None:
     from attune_judge.testing import FaultServer
@@ -43,18 +45,20 @@ def _run(tmp: Path, url: str, args: argparse.Namespace, adaptive: bool, k: int) 
     from attune_judge.lm import resolve_lm
     from attune_judge.runner import ScoreConfig, run_score
 
-    lm = resolve_lm("openai/fake", api_base=url, response_format="json_object", cache=False)
+    lm = resolve_lm(
+        LMSettings(lm="openai/fake", api_base=url, response_format="json_object", cache=False)
+    )
     config = ScoreConfig(
         data=tmp / "items.jsonl",
         out=tmp / f"run-{k}-{adaptive}",
         lm="openai/fake",
-        api_base=url,
         max_concurrency=args.concurrency,
         adaptive=adaptive,
         max_retries=100,
         max_failure_rate=1.0,
         quiet=True,
         B=200,
+        lm_settings=LMSettings(api_base=url),
     )
     start = time.perf_counter()
     result = run_score(config, judges=[build_judge("attunebench-reference", lm)])

@@ -25,26 +25,29 @@ from typing import Any
 
 
 def _judges(set_name: str) -> dict[str, Any]:
-    from attune_judge.judges import build_judge
+    from attune_judge.judges import JudgeOptions, build_judge
+    from attune_judge.lm import LMSettings
     from attune_judge.validate import VALIDATION_SETS
 
     rubric = VALIDATION_SETS[set_name].rubric
-    common: dict[str, Any] = {"cache": False, "seed": 0}
+    local = LMSettings(lm="local", cache=False, seed=0)
     judges = {
         "sampled": build_judge(
-            rubric, "local", score_mode="sampled", use_reference=False, **common
+            rubric, local, JudgeOptions(score_mode="sampled", use_reference=False)
         ),
         "sampled-per-criterion": build_judge(
-            rubric, "local", score_mode="sampled", per_criterion=True, use_reference=False, **common
+            rubric,
+            local,
+            JudgeOptions(score_mode="sampled", per_criterion=True, use_reference=False),
         ),
         "expected": build_judge(
-            rubric, "local", score_mode="expected", use_reference=False, **common
+            rubric, local, JudgeOptions(score_mode="expected", use_reference=False)
         ),
     }
     from attune_judge.rubrics import available_rubrics
 
     if f"{rubric}-checklist" in available_rubrics():
-        judges["checklist-expected"] = build_judge(f"{rubric}-checklist", "local", **common)
+        judges["checklist-expected"] = build_judge(f"{rubric}-checklist", local)
     return judges
 
 

@@ -25,8 +25,15 @@ from typing import Any
 
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
-from attune_judge.judges import CriterionDemo, LengthJudge, build_judge, format_conversation
+from attune_judge.judges import (
+    CriterionDemo,
+    JudgeOptions,
+    LengthJudge,
+    build_judge,
+    format_conversation,
+)
 from attune_judge.judges._lexicon import LexiconJudge
+from attune_judge.lm import LMSettings
 from attune_judge.validate import VALIDATION_SETS
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -94,7 +101,9 @@ def make_judge(set_name: str, config: str, pool: list[JudgeItem], human: dict) -
     if k:
         options["demos"] = demos(pool, human, rubric, k)
     use_reference = {} if rubric.kind == "checklist" else {"use_reference": False}
-    return build_judge(rubric, "local", cache=False, seed=0, **use_reference, **options)
+    return build_judge(
+        rubric, LMSettings(cache=False, seed=0), JudgeOptions(**use_reference, **options)
+    )
 
 
 def run(args: argparse.Namespace) -> None:

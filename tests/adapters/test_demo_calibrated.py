@@ -16,7 +16,7 @@ from scipy import stats
 from attune_judge import shipped_dir
 from attune_judge.data import Judgment, Rating, read_jsonl
 from attune_judge.demo import run_demo
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.testing import ScriptedEngine, TokenReply
 
 SET = "empathic-communication-epitome"
@@ -33,7 +33,7 @@ def _lean(messages: list[dict[str, str]]) -> TokenReply:
 
 def test_demo_part_c_shows_the_shipped_head_on_its_held_out_items(tmp_path: Path) -> None:
     engine = ScriptedEngine(_lean)
-    judge = build_judge(SET, engine.lm(), score_mode="expected", use_reference=False)
+    judge = build_judge(SET, engine.lm(), JudgeOptions(score_mode="expected", use_reference=False))
     run = run_demo(
         tmp_path / "d", B=50, parts=("c",), local_items=5, local_lm="local", local_judge=judge
     )

@@ -15,7 +15,7 @@ from attune_judge.align import (
 )
 from attune_judge.data import ChatMessage, JudgeItem
 from attune_judge.errors import UserError
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.testing import ScriptedEngine
 from tests.align._engine import TRUTH, learner, write_labels
 
@@ -58,7 +58,7 @@ def test_labeled_fewshot_truly_improves_and_the_artifact_judges(tmp_path: Path) 
         assert (out / f).is_file(), f
     # the artifact is a judge: build_judge(PATH) and load_aligned_judge agree, ids differ
     judge = build_judge(str(out), engine.lm())
-    base = build_judge(RUBRIC, engine.lm(), use_reference=False)
+    base = build_judge(RUBRIC, engine.lm(), JudgeOptions(use_reference=False))
     assert judge.judge_id != base.judge_id
     assert judge.judge_id == load_aligned_judge(out, engine.lm()).judge_id
     raw = load_aligned_judge(out, engine.lm(), apply_score_map=False)

@@ -17,7 +17,7 @@ from attune_judge.align import AlignConfig, calibrate_judge, held_out_items
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, write_jsonl
 from attune_judge.errors import UserError
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.runs import SCHEMA_VERSION, AlignSummary, read_summary
 from attune_judge.testing import ScriptedEngine, TokenReply
 from tests.align._engine import CRITERIA, TRUTH, write_labels
@@ -119,7 +119,9 @@ def test_the_artifact_judges_with_calibrated_scores_and_keeps_the_raw_ones(
     res = calibrate_judge(config, lm=engine.lm(), echo=lambda s: None)
     judge: Any = build_judge(res.out, engine.lm())
     plain: Any = build_judge(
-        "empathic-communication-epitome", engine.lm(), score_mode="expected", use_reference=False
+        "empathic-communication-epitome",
+        engine.lm(),
+        JudgeOptions(score_mode="expected", use_reference=False),
     )
     items = {i.item_id: i for i in read_jsonl(Path(config.items or ""), JudgeItem)}
     flat = next(i for i in items.values() if i.candidate.startswith("flat"))

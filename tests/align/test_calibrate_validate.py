@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from attune_judge.align import AlignConfig, calibrate_judge
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.testing import ScriptedEngine, TokenReply
 from attune_judge.validate import validate_judge
 
@@ -63,7 +63,7 @@ def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
         return shipped if name == "calibration" else real(name)
 
     monkeypatch.setattr("attune_judge.validate._calibrated.shipped_dir", fake)
-    plain = build_judge(SET, lm, score_mode="expected", use_reference=False)
+    plain = build_judge(SET, lm, JudgeOptions(score_mode="expected", use_reference=False))
     result = validate_judge(
         SET, "scripted/judge", tmp_path / "v2", judge=plain, B=100, report_files=False
     )

@@ -11,7 +11,7 @@ import typer
 
 from attune_judge.cli import app, main
 from attune_judge.errors import UserError
-from attune_judge.lm import resolve_lm
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.lm._prefix import suggest_model
 from tests._openai_stub import openai_stub
 from tests.judges.sample_items import sample_items
@@ -63,13 +63,13 @@ def test_every_model_command_has_the_model_options_with_their_variables(command:
 def test_a_bare_model_name_gets_a_provider_suggestion(bare: str, full: str) -> None:
     assert suggest_model(bare) == full
     with pytest.raises(UserError, match=f"no provider prefix; did you mean '{full}'"):
-        resolve_lm(bare)
+        resolve_lm(LMSettings(lm=bare))
 
 
 def test_nothing_is_suggested_for_a_name_like_no_model() -> None:
     assert suggest_model("zzqx-frobnicate") is None
     with pytest.raises(UserError, match="no provider prefix; write provider/model"):
-        resolve_lm("zzqx-frobnicate")
+        resolve_lm(LMSettings(lm="zzqx-frobnicate"))
 
 
 def test_cli_bare_model_exits_2_with_the_suggestion_before_any_key_question(
@@ -151,8 +151,7 @@ def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
             data=tmp_path,
             out=tmp_path / "r",
             lm="openai/stub",
-            api_base=server.url,
-            model_options=options,
+            lm_settings=options.model_copy(update={"api_base": server.url}),
         )
         judge: Any = build_score_judge(config)
     kwargs = judge.lm.kwargs

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attune_judge.judges import Jury, build_judge
-from attune_judge.lm import register_model, resolve_lm
+from attune_judge.judges import JudgeOptions, Jury, build_judge
+from attune_judge.lm import LMSettings, register_model, resolve_lm
 from attune_judge.testing import ReplayEngine
 from tests.judges.sample_items import RECORDING_MODEL, sample_items
 
@@ -19,7 +19,7 @@ OUT = Path(__file__).parent / "recordings" / "local-samples.json"
 
 
 def main() -> None:
-    local = resolve_lm("local", cache=False, max_tokens=400)
+    local = resolve_lm(LMSettings(lm="local", cache=False, max_tokens=400))
     engine = ReplayEngine(OUT, mode="record_missing", source=local)
     lm = engine.lm(RECORDING_MODEL)
     register_model(lm, response_format="json_schema")
@@ -30,7 +30,9 @@ def main() -> None:
         print(build_judge("attunebench-pairwise", lm).judge(item).status, flush=True)
     for item in behaviour:
         print(build_judge("attunebench-behaviours", lm).judge(item).status, flush=True)
-    jury = Jury([build_judge("attunebench-reference", lm, reasoning=r) for r in (False, True)])
+    jury = Jury(
+        [build_judge("attunebench-reference", lm, JudgeOptions(reasoning=r)) for r in (False, True)]
+    )
     for item in reference:
         print(jury.judge(item).status, flush=True)
     engine.save()

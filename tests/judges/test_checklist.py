@@ -12,7 +12,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import JudgeItem
-from attune_judge.judges import CriterionJudge, build_judge
+from attune_judge.judges import CriterionJudge, JudgeOptions, build_judge
 from attune_judge.rubrics import load_rubric, parse_rubric
 from attune_judge.testing import ScriptedEngine, TokenReply
 from tests.conftest import REPO_ROOT
@@ -110,7 +110,7 @@ def test_sampled_checklist_answers_are_read_strictly(item: JudgeItem) -> None:
 
 def test_a_checklist_is_never_judged_with_reasoning_or_a_reference() -> None:
     with pytest.raises(ValueError, match="without reasoning"):
-        build_judge(CHECKLIST, ScriptedEngine(["yes"]).lm(), reasoning=True)
+        build_judge(CHECKLIST, ScriptedEngine(["yes"]).lm(), JudgeOptions(reasoning=True))
     with pytest.raises(ValueError, match="without a reference"):
         CriterionJudge(CHECKLIST, ScriptedEngine(["yes"]).lm(), use_reference=True)
 

@@ -31,7 +31,8 @@ _SCRIPT = """
 import json, sys
 from attune_judge import shipped_dir
 from attune_judge.data import JudgeItem, read_jsonl
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
+from attune_judge.lm import LMSettings
 
 path = shipped_dir("data") / "empathic-communication" / "items.jsonl"
 items = sorted(
@@ -41,7 +42,7 @@ items = sorted(
 if sys.argv[1] == "reverse":
     items = items[::-1]
 judge = build_judge(
-    "empathic-communication-epitome", "local", cache=False, use_reference=False
+    "empathic-communication-epitome", LMSettings(cache=False), JudgeOptions(use_reference=False)
 )
 out = {}
 for item in items:

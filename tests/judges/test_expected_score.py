@@ -14,7 +14,13 @@ import pytest
 
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
 from attune_judge.errors import UserError
-from attune_judge.judges import CriterionDemo, CriterionJudge, ReferenceJudge, build_judge
+from attune_judge.judges import (
+    CriterionDemo,
+    CriterionJudge,
+    JudgeOptions,
+    ReferenceJudge,
+    build_judge,
+)
 from attune_judge.judges._distribution import read_distribution
 from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric
@@ -263,19 +269,19 @@ def test_factory_defaults_and_refusals() -> None:
     engine = ScriptedEngine(["4"])
     lm = engine.lm()
     assert isinstance(build_judge(RUBRIC, lm), ReferenceJudge)  # hosted: one sampled call
-    assert isinstance(build_judge(RUBRIC, lm, per_criterion=True), CriterionJudge)
-    expected = build_judge(RUBRIC, lm, score_mode="expected", use_reference=False)
+    assert isinstance(build_judge(RUBRIC, lm, JudgeOptions(per_criterion=True)), CriterionJudge)
+    expected = build_judge(RUBRIC, lm, JudgeOptions(score_mode="expected", use_reference=False))
     assert isinstance(expected, CriterionJudge) and expected.score_mode == "expected"
     register_model(lm, prefill=True)  # what the embedded model's LM carries
     local = build_judge(RUBRIC, lm)
     assert isinstance(local, CriterionJudge) and local.score_mode == "expected"
-    assert isinstance(build_judge(RUBRIC, lm, reasoning=True), ReferenceJudge)
+    assert isinstance(build_judge(RUBRIC, lm, JudgeOptions(reasoning=True)), ReferenceJudge)
     with pytest.raises(ValueError, match="one criterion per call"):
-        build_judge(RUBRIC, lm, score_mode="expected", per_criterion=False)
+        build_judge(RUBRIC, lm, JudgeOptions(score_mode="expected", per_criterion=False))
     with pytest.raises(ValueError, match="not to a 'behaviour' rubric"):
-        build_judge("attunebench-behaviours", lm, score_mode="expected")
+        build_judge("attunebench-behaviours", lm, JudgeOptions(score_mode="expected"))
     with pytest.raises(ValueError, match="score_mode must be one of"):
-        build_judge(RUBRIC, lm, score_mode="greedy")
+        build_judge(RUBRIC, lm, JudgeOptions(score_mode="greedy"))
 
 
 def test_a_reply_cannot_write_its_own_score_line(item: JudgeItem) -> None:

@@ -12,6 +12,7 @@ from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
 from attune_judge.judges import (
     BehaviourJudge,
+    JudgeOptions,
     LengthJudge,
     LexicalJudge,
     PairwiseJudge,
@@ -31,7 +32,7 @@ def test_kind_selects_the_program() -> None:
     assert isinstance(build_judge("length"), LengthJudge)
     assert isinstance(build_judge("lexical"), LexicalJudge)
     with pytest.raises(ValueError, match="use_reference"):
-        build_judge("attunebench-pairwise", lm, use_reference=False)
+        build_judge("attunebench-pairwise", lm, JudgeOptions(use_reference=False))
 
 
 def test_model_string_errors_surface_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:

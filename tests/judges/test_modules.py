@@ -10,7 +10,7 @@ import dspy
 import pytest
 
 from attune_judge.data import JudgeItem
-from attune_judge.judges import JUDGE_KINDS, Jury, build_judge, hash_spec
+from attune_judge.judges import JUDGE_KINDS, JudgeOptions, Jury, build_judge, hash_spec
 from attune_judge.judges._base import judge_spec
 from attune_judge.rubrics import load_rubric
 from attune_judge.testing import Messages, ScriptedEngine
@@ -80,7 +80,7 @@ def test_named_predictors_list_each_judges_programs_stably() -> None:
         first = [n for n, _ in build_judge(rubric, lm).named_predictors()]
         again = [n for n, _ in build_judge(rubric, lm).named_predictors()]
         assert first == again == names, rubric
-    chain = build_judge("attunebench-reference", lm, reasoning=True)
+    chain = build_judge("attunebench-reference", lm, JudgeOptions(reasoning=True))
     assert [n for n, _ in chain.named_predictors()] == ["program.predict"]
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from attune_judge.data import JudgeItem
+from attune_judge.judges import JudgeOptions
+from attune_judge.lm import LMSettings
 from attune_judge.testing import close_http_clients
 
 pytestmark = [
@@ -112,7 +114,8 @@ def test_reference_judge_through_an_openai_compatible_server(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with llama_server("smollm2", tmp_path) as base:
         judge = build_judge(
-            "attunebench-reference", "openai/smollm2", api_base=base, max_tokens=300, cache=False
+            "attunebench-reference",
+            LMSettings(lm="openai/smollm2", api_base=base, max_tokens=300, cache=False),
         )
         assert judge.spec["lm"]["response_format"] == "json_object"
         result = judge.judge(item)
@@ -124,12 +127,14 @@ def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
     from attune_judge.judges import build_judge
 
     sampled = build_judge(
-        "attunebench-reference", "local", max_tokens=300, cache=False, score_mode="sampled"
+        "attunebench-reference",
+        LMSettings(max_tokens=300, cache=False),
+        JudgeOptions(score_mode="sampled"),
     )
     _check_valid(sampled.judge(item), item)
     assert sampled.spec["lm"]["lm"] == "local"
     # the embedded model's default: expected scores read from its token probabilities
-    expected = build_judge("attunebench-reference", "local", cache=False)
+    expected = build_judge("attunebench-reference", LMSettings(cache=False))
     result = expected.judge(item)
     _check_valid(result, item, integers=False)
     dists = result.details["distributions"]
@@ -150,7 +155,7 @@ def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -
 
     judge = build_judge("length")  # warm imports only
     assert judge.judge(item).status == "ok"
-    behaviour = build_judge("attunebench-behaviours", "local", max_tokens=120, cache=False)
+    behaviour = build_judge("attunebench-behaviours", LMSettings(max_tokens=120, cache=False))
     asked = item.model_copy(update={"metadata": {"behaviour_items": ["B1", "B13"]}})
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(behaviour.judge, [asked, asked]))
@@ -177,7 +182,9 @@ def test_embedded_default_gives_non_constant_scores_on_a_shipped_set() -> None:
         key=lambda i: i.item_id,
     )[:6]
     judge = build_judge(
-        "empathic-communication-empatheticdialogues", "local", use_reference=False, cache=False
+        "empathic-communication-empatheticdialogues",
+        LMSettings(cache=False),
+        JudgeOptions(use_reference=False),
     )
     assert isinstance(judge, CriterionJudge) and judge.score_mode == "expected"
     results = [judge.judge(i) for i in items]

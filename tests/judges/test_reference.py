@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from attune_judge.data import JudgeItem
-from attune_judge.judges import ReferenceJudge, build_judge
+from attune_judge.judges import JudgeOptions, ReferenceJudge, build_judge
 from attune_judge.rubrics import load_rubric
 from attune_judge.testing import ScriptedEngine, rate_limit_error
 
@@ -22,7 +22,7 @@ GOOD = {
 def _judge(reply: str | dict, **options: bool) -> tuple[ReferenceJudge, ScriptedEngine]:
     text = reply if isinstance(reply, str) else json.dumps(reply)
     engine = ScriptedEngine(lambda m: text)
-    judge = build_judge("attunebench-reference", engine.lm(), **options)
+    judge = build_judge("attunebench-reference", engine.lm(), JudgeOptions(**options))
     assert isinstance(judge, ReferenceJudge)
     return judge, engine
 

@@ -37,7 +37,7 @@ def test_build_judge_dispatches_through_the_registry(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setitem(JUDGE_KINDS, "pairwise", fake)
     lm = ScriptedEngine(lambda m: "{}").lm()
-    assert build_judge("attunebench-pairwise", lm, reasoning=True) is marker
+    assert build_judge("attunebench-pairwise", lm, JudgeOptions(reasoning=True)) is marker
     assert seen == [("pairwise", True)]
 
 
@@ -45,13 +45,13 @@ def test_checklist_and_option_errors_are_unchanged() -> None:
     lm = ScriptedEngine(lambda m: "{}").lm()
     assert isinstance(build_judge("attunebench-checklist", lm), CriterionJudge)
     with pytest.raises(ValueError, match="one question per call, without reasoning"):
-        build_judge("attunebench-checklist", lm, reasoning=True)
+        build_judge("attunebench-checklist", lm, JudgeOptions(reasoning=True))
     with pytest.raises(ValueError, match="apply to reference and checklist rubrics"):
-        build_judge("attunebench-behaviours", lm, per_criterion=True)
+        build_judge("attunebench-behaviours", lm, JudgeOptions(per_criterion=True))
     with pytest.raises(ValueError, match="use_reference only applies"):
-        build_judge("attunebench-behaviours", lm, use_reference=True)
+        build_judge("attunebench-behaviours", lm, JudgeOptions(use_reference=True))
     rubric = load_rubric("attunebench-reference")
-    judge = build_judge(rubric, lm, per_criterion=True, use_reference=False)
+    judge = build_judge(rubric, lm, JudgeOptions(per_criterion=True, use_reference=False))
     assert isinstance(judge, CriterionJudge) and judge.use_reference is False
 
 

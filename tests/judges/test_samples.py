@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from attune_judge.judges import Jury, build_judge
+from attune_judge.judges import JudgeOptions, Jury, build_judge
 from attune_judge.lm import register_model
 from attune_judge.testing import Messages, ReplayEngine, ScriptedEngine
 from tests.judges.sample_items import RECORDING_MODEL, sample_items
@@ -55,7 +55,9 @@ def test_every_kind_runs_on_the_samples_with_a_scripted_model() -> None:
         result = build_judge("attunebench-behaviours", lm).judge(item)
         assert result.status == "ok"
         assert set(result.scores) == {f"{b}:observed" for b in item.metadata["behaviour_items"]}
-    jury = Jury([build_judge("attunebench-reference", lm, reasoning=r) for r in (False, True)])
+    jury = Jury(
+        [build_judge("attunebench-reference", lm, JudgeOptions(reasoning=r)) for r in (False, True)]
+    )
     for item in reference:
         assert jury.judge(item).overall == 4.0
 
@@ -73,7 +75,9 @@ def test_local_model_recordings_replay_for_every_kind() -> None:
     results = [build_judge("attunebench-reference", lm).judge(i) for i in reference]
     results += [build_judge("attunebench-pairwise", lm).judge(i) for i in pairs]
     results += [build_judge("attunebench-behaviours", lm).judge(i) for i in behaviour]
-    jury = Jury([build_judge("attunebench-reference", lm, reasoning=r) for r in (False, True)])
+    jury = Jury(
+        [build_judge("attunebench-reference", lm, JudgeOptions(reasoning=r)) for r in (False, True)]
+    )
     results += [jury.judge(i) for i in reference]
     # constrained decoding: every recorded answer parses and lies on its scale
     assert [r.status for r in results] == ["ok"] * len(results), [r.error for r in results]

@@ -48,7 +48,7 @@ def _table_price(model: str) -> tuple[float, float]:
 def test_jury_sums_tokens_and_cost_per_member_model(tmp_path: Path) -> None:
     responders = {m: _Counted() for m in MODELS}
     engines = {m: ScriptedEngine(responders[m], model=m) for m in MODELS}
-    jury = Jury([build_judge("attunebench-reference", lm=engines[m].lm(m)) for m in MODELS], "mean")
+    jury = Jury([build_judge("attunebench-reference", engines[m].lm(m)) for m in MODELS], "mean")
     run = tmp_path / "run"
     config = ScoreConfig(data=SAMPLES, out=run, models=["original"], quiet=True, B=50)
     result = run_score(config, judges=[jury])

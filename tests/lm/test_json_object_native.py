@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from attune_judge.cli import main
+from attune_judge.lm import LMSettings
 from tests._openai_stub import openai_stub
 from tests.judges.sample_items import sample_items
 
@@ -80,7 +81,10 @@ def test_which_route_json_object_takes(
     from attune_judge.lm import resolve_lm
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    lm = resolve_lm(model, api_base=api_base, response_format="json_object", check_connection=False)
+    lm = resolve_lm(
+        LMSettings(lm=model, api_base=api_base, response_format="json_object"),
+        check_connection=False,
+    )
     assert (lm._engine_spec == "litellm") is litellm  # DSPy keeps engine= here
     if api_base is not None:  # a server: DSPy's lm15 engine, its own or with credentials
         from attune_judge.lm._server import ServerEngine

@@ -29,15 +29,15 @@ from attune_judge.testing import ScriptedEngine
 def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(UserError, match="OPENAI_API_KEY"):
-        resolve_lm("openai/gpt-4.1-mini")
+        resolve_lm(LMSettings(lm="openai/gpt-4.1-mini"))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(UserError, match="ANTHROPIC_API_KEY"):
-        resolve_lm("anthropic/claude-sonnet-4-5")
+        resolve_lm(LMSettings(lm="anthropic/claude-sonnet-4-5"))
 
 
 def test_key_present_gives_a_configured_lm(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    lm = resolve_lm("openai/gpt-4.1-mini", temperature=0.0, max_tokens=123, seed=7)
+    lm = resolve_lm(LMSettings(lm="openai/gpt-4.1-mini", temperature=0.0, max_tokens=123, seed=7))
     assert lm.model == "openai/gpt-4.1-mini"
     assert lm.kwargs["max_tokens"] == 123 and lm.kwargs["seed"] == 7
     assert lm_spec(lm) == {
@@ -53,7 +53,9 @@ def test_resolved_lm_has_a_typed_handle_not_extra_attributes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    lm = resolve_lm("openai/gpt-4.1-mini ", timeout=7.5, response_format="json_schema")
+    lm = resolve_lm(
+        LMSettings(lm="openai/gpt-4.1-mini ", timeout=7.5, response_format="json_schema")
+    )
     assert model_handle(lm) == ModelHandle(
         model="openai/gpt-4.1-mini", response_format="json_schema", timeout_s=7.5, prefill=False
     )
@@ -80,10 +82,10 @@ def test_unreachable_api_base_names_the_address(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     url = f"http://127.0.0.1:{_free_port()}/v1"
     with pytest.raises(UserError) as err:
-        resolve_lm("openai/served", api_base=url)
+        resolve_lm(LMSettings(lm="openai/served", api_base=url))
     assert url in str(err.value)
     with pytest.raises(UserError, match="not an http"):
-        resolve_lm("openai/served", api_base="127.0.0.1:8000")
+        resolve_lm(LMSettings(lm="openai/served", api_base="127.0.0.1:8000"))
 
 
 def test_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,7 +94,7 @@ def test_local_server_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
         server.bind(("127.0.0.1", 0))
         server.listen()
         url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
-        lm = resolve_lm("openai/smollm2", api_base=url)
+        lm = resolve_lm(LMSettings(lm="openai/smollm2", api_base=url))
     assert lm.kwargs["api_base"] == url
     assert lm.kwargs["api_key"]  # a placeholder: the server ignores it
     assert lm_spec(lm)["response_format"] == "json_object"
@@ -124,6 +126,8 @@ def test_bad_setting_names_the_variable() -> None:
     assert "ATTUNE_MAX_TOKENS" in str(err.value)
     with pytest.raises(UserError, match="response-format"):
         LMSettings.from_env({}, response_format="xml")
+    with pytest.raises(UserError, match="unknown model setting 'top_k'; the settings are lm, "):
+        LMSettings.from_env({}, top_k=3)  # a typed error at the edge, not a TypeError
 
 
 def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
@@ -152,7 +156,10 @@ def test_cache_dir_and_engine_knobs_come_from_the_environment(
 
     def build(**kwargs: object) -> None:
         # a loopback address nobody answers: nothing is sent while building a model
-        resolve_lm("openai/m", api_base="http://127.0.0.1:9/v1", check_connection=False, **kwargs)
+        resolve_lm(
+            LMSettings(lm="openai/m", api_base="http://127.0.0.1:9/v1", **kwargs),
+            check_connection=False,
+        )
 
     try:
         monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "from-env"))

@@ -14,7 +14,7 @@ import pytest
 
 from attune_judge.data import Judgment, read_jsonl
 from attune_judge.judges import build_judge
-from attune_judge.lm import resolve_lm
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import ScoreConfig, ThreadExecutor, run_score
 from attune_judge.runner._executor import ConcurrencyLimit
 from attune_judge.runs import read_summary
@@ -95,19 +95,23 @@ def test_the_window_loop_backs_off_on_rate_limits() -> None:
 
 
 def _score(tmp: Path, server: FaultServer, name: str, *extra: str, **config: Any) -> Any:
-    lm = resolve_lm("openai/fake", api_base=server.url, response_format="json_object", cache=False)
+    lm = resolve_lm(
+        LMSettings(
+            lm="openai/fake", api_base=server.url, response_format="json_object", cache=False
+        )
+    )
     result = run_score(
         ScoreConfig(
             data=tmp / "items.jsonl",
             out=tmp / name,
             lm="openai/fake",
-            api_base=server.url,
             max_concurrency=16,
             max_retries=50,
             max_failure_rate=1.0,
             quiet=True,
             B=200,
             **config,
+            lm_settings=LMSettings(api_base=server.url),
         ),
         judges=[build_judge("attunebench-reference", lm)],
     )

@@ -10,6 +10,7 @@ import pytest
 
 from attune_judge.data import Judgment, read_jsonl
 from attune_judge.errors import UserError
+from attune_judge.lm import LMSettings
 from attune_judge.runner import ScoreConfig, run_score
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.testing import FakeBatchServer, close_http_clients
@@ -25,13 +26,13 @@ def _config(data: Path, out: Path, server: FakeBatchServer, **kw: Any) -> ScoreC
         data=data,
         out=out,
         lm="openai/fake-judge",
-        api_base=server.base_url,
         batch=True,
         batch_poll_s=0.01,
         quiet=True,
         B=200,
         max_failure_rate=1.0,
         **kw,
+        lm_settings=LMSettings(api_base=server.base_url),
     )
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, read_jsonl
 from attune_judge.judges import build_judge
-from attune_judge.lm import resolve_lm
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import RetryPolicy, ScoreConfig, Task, judge_with_retries, run_score
 from attune_judge.testing import BAD_ANSWER_FAULTS, FAULTS, FaultServer
 from tests._http_clients import _closed_http_clients
@@ -45,7 +45,9 @@ def _item(n: int = 1) -> JudgeItem:
 def _judge(server: FaultServer, fmt: str = "json_object", **kwargs: Any) -> Any:
     kwargs.setdefault("cache", False)
     kwargs.setdefault("timeout", 5.0)
-    lm = resolve_lm("openai/fake", api_base=server.url, response_format=fmt, **kwargs)
+    lm = resolve_lm(
+        LMSettings(lm="openai/fake", api_base=server.url, response_format=fmt, **kwargs)
+    )
     return build_judge("attunebench-reference", lm)
 
 
@@ -158,20 +160,22 @@ def _run(tmp: Path, server: FaultServer, name: str, *, cache: bool) -> list[Judg
         data=tmp / "items.jsonl",
         out=tmp / name,
         lm="openai/fake",
-        api_base=server.url,
         max_concurrency=8,
         max_retries=2,
         retry_base_delay_s=0.0,
         max_failure_rate=1.0,
         quiet=True,
         B=200,
+        lm_settings=LMSettings(api_base=server.url),
     )
     lm = resolve_lm(
-        "openai/fake",
-        api_base=server.url,
-        response_format="json_object",
-        cache=cache,
-        timeout=5.0,
+        LMSettings(
+            lm="openai/fake",
+            api_base=server.url,
+            response_format="json_object",
+            cache=cache,
+            timeout=5.0,
+        )
     )
     result = run_score(config, judges=[build_judge("attunebench-reference", lm)])
     assert result.complete

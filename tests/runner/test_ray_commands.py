@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from attune_judge.data import read_jsonl
+from attune_judge.lm import LMSettings
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.conftest import NODE_KEY, SAMPLES
 from tests.sensitivity._scripted import answer as sensitivity_answer
@@ -48,9 +49,8 @@ def test_generate_on_ray_writes_every_candidate(ray_cluster: Any, tmp_path: Path
         res = run_generate(
             SAMPLES,
             tmp_path / "cands.jsonl",
-            lm="openai/fake",
-            api_base=server.base_url,
             executor_kind="ray",
+            lm=LMSettings(lm="openai/fake", api_base=server.base_url),
         )
         close_http_clients()
     cands = read_jsonl(tmp_path / "cands.jsonl", Candidate)

@@ -19,6 +19,7 @@ from attune_judge.cli import main
 from attune_judge.data import ChatMessage, JudgeItem, read_jsonl, write_jsonl
 from attune_judge.data import Judgment as JudgmentRecord
 from attune_judge.errors import UserError
+from attune_judge.lm import LMSettings
 from attune_judge.runner import (
     FailureBudget,
     JudgeFactory,
@@ -147,9 +148,9 @@ def test_cli_score_on_ray_keys_come_from_the_node_and_judgments_match_threads(
             data=data,
             out=tmp_path / "thr",
             lm="openai/fake-judge",
-            api_base=server.base_url,
             quiet=True,
             B=200,
+            lm_settings=LMSettings(api_base=server.base_url),
         )
         judge = build_score_judge(config)
         blobs = [

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from attune_judge.data import read_jsonl
+from attune_judge.lm import LMSettings
 from attune_judge.runner import JudgeFactory, Task
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.conftest import SAMPLES
@@ -121,9 +122,9 @@ def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: 
             tmp_path / "v",
             limit=3,
             B=100,
-            api_base=server.base_url,
             report_files=False,
             executor="ray",
+            lm_settings=LMSettings(api_base=server.base_url),
         )
         close_http_clients()
     assert res.n_items == 3 and wire[0].n_tasks == 3
@@ -141,9 +142,8 @@ def test_generate_workers_resolve_the_model_themselves(
         res = run_generate(
             SAMPLES,
             tmp_path / "cands.jsonl",
-            lm="openai/fake",
-            api_base=server.base_url,
             executor_kind="ray",
+            lm=LMSettings(lm="openai/fake", api_base=server.base_url),
         )
         close_http_clients()
     cands = read_jsonl(tmp_path / "cands.jsonl", Candidate)
@@ -162,12 +162,12 @@ def test_bench_workers_rebuild_the_evaluators(wire: list[WireExecutor], tmp_path
             data=data,
             models=["openai/alpha", "openai/beta"],
             judge_lm="openai/judge",
-            api_base=server.base_url,
             out=tmp_path / "b",
             tasks=["emotion", "preference"],
             max_failure_rate=1.0,
             B=100,
             executor="ray",
+            lm_settings=LMSettings(api_base=server.base_url),
         )
         result = run_bench(config)
         close_http_clients()

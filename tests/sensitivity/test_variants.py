@@ -10,7 +10,7 @@ import yaml
 
 from attune_judge import shipped_dir
 from attune_judge.errors import UserError
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.rubrics import Scale, load_rubric
 from attune_judge.sensitivity import load_variants, resolve_variants
 from attune_judge.sensitivity._perturb import (
@@ -132,7 +132,7 @@ def test_shipped_example_resolves_to_distinct_rubrics_and_judges() -> None:
     lm = ScriptedEngine(["{}"]).lm()
     ids = {
         v.name: build_judge(
-            v.rubric, lm, use_reference=v.use_reference, reasoning=v.reasoning
+            v.rubric, lm, JudgeOptions(use_reference=v.use_reference, reasoning=v.reasoning)
         ).judge_id
         for v in variants
     }

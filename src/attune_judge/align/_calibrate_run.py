@@ -8,7 +8,7 @@ import hashlib
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,11 +23,14 @@ from attune_judge.calibration import fmt_estimate
 from attune_judge.data import Judgment, write_jsonl
 from attune_judge.data._aligned import CalibratedHeldOut, CalibrateSettings
 from attune_judge.errors import UserError
-from attune_judge.judges import build_judge
+from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.judges._aligned import CALIBRATED_FORMAT
 from attune_judge.judges._calibrated import HEAD_FILE
 from attune_judge.lm import lm_spec
 from attune_judge.runs._align import AlignBlock
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["CalibrateResult", "calibrate_judge", "proof_markdown"]
 
@@ -49,7 +52,7 @@ class CalibrateResult(BaseModel):
 def calibrate_judge(
     config: Any,
     *,
-    lm: Any = None,
+    lm: dspy.BaseLM | None = None,
     judgments: Sequence[Judgment] | None = None,
     echo: Callable[[str], None] | None = None,
 ) -> CalibrateResult:
@@ -78,10 +81,8 @@ def calibrate_judge(
     data, rubric, items, split = _load_split(config, check)
     base: Any = build_judge(
         rubric,
-        lm if lm is not None else config.lm,
-        score_mode="expected",
-        use_reference=data.use_reference,
-        **config.lm_settings(),
+        lm if lm is not None else config.lm_settings(),
+        JudgeOptions(score_mode="expected", use_reference=data.use_reference),
     )
     given = {j.item_id: j for j in judgments or ()}
     todo = [li.item for li in items if li.item.item_id not in given]

@@ -15,7 +15,7 @@ import math
 import random
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -23,6 +23,9 @@ from attune_judge.align._data import LabelledItem
 from attune_judge.data._aligned import OptimizerName, OptimizerSettings
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "GEPA_ROUND_EXTRA",
@@ -76,7 +79,7 @@ def to_examples(judge: Any, items: Sequence[LabelledItem], rubric: Rubric) -> li
     return out
 
 
-def _cost(lm: Any, calls: int, prompt_tokens: int, completion_tokens: int) -> float | None:
+def _cost(lm: dspy.BaseLM, calls: int, prompt_tokens: int, completion_tokens: int) -> float | None:
     model = str(getattr(lm, "model", "") or "")
     if model.startswith(("local", "scripted", "replay")):
         return 0.0
@@ -121,7 +124,7 @@ def estimate_budget(
     n_dev: int,
     n_test: int,
     zero_shot_prompt_tokens: int,
-    lm: Any = None,
+    lm: dspy.BaseLM | None = None,
     completion_tokens: int = 120,
 ) -> BudgetEstimate:
     """Upper bound of the LM calls of an align run (optimizer + held-out evaluation).
@@ -203,7 +206,7 @@ def run_optimizer(
     settings: OptimizerSettings,
     metric: Callable[..., Any],
     *,
-    reflection_lm: Any = None,
+    reflection_lm: dspy.BaseLM | None = None,
 ) -> Any:
     """Optimise ``judge.program`` on ``trainset`` (candidates scored on ``devset``).
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,9 +40,12 @@ from attune_judge.align._save import save_artifact
 from attune_judge.align._split import Split, cluster_split
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges import build_judge
-from attune_judge.lm import library_output_to
+from attune_judge.judges import JudgeOptions, build_judge
+from attune_judge.lm import LMSettings, library_output_to
 from attune_judge.runner import RetryPolicy, Task, judge_with_retries
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["AlignConfig", "AlignResult", "align_judge"]
 
@@ -64,8 +67,9 @@ class AlignConfig(BaseModel):
     preferences)."""
     lm: str = "local"
     api_base: str | None = None
-    lm_options: dict[str, Any] = Field(default_factory=dict)
-    """Decoding settings of the judge model (temperature, max_tokens, response_format, timeout)."""
+    lm_options: dict[str, float | int | str] = Field(default_factory=dict)
+    """Decoding settings of the judge model (temperature, max_tokens, response_format, timeout:
+    :meth:`LMSettings.decoding_options`)."""
     use_reference: bool | None = None
     reasoning: bool = False
     raters: list[str] | None = None
@@ -90,10 +94,12 @@ class AlignConfig(BaseModel):
     reply_features: bool = False
     """``calibrate``: the reply's length and empathy-word count are features of the head too."""
 
-    def lm_settings(self) -> dict[str, Any]:
-        """The judge model's settings for ``build_judge``: seed, ``lm_options``, API base."""
-        api = {"api_base": self.api_base} if self.api_base else {}
-        return {"seed": self.seed, **self.lm_options, **api}
+    def lm_settings(self) -> LMSettings:
+        """The judge model's settings: ``lm``, seed, ``lm_options``, API base (over the
+        ``ATTUNE_*`` variables; an unknown option is a ``UserError``)."""
+        return LMSettings.from_env(
+            lm=self.lm, seed=self.seed, api_base=self.api_base, **self.lm_options
+        )
 
 
 class AlignResult(BaseModel):
@@ -198,7 +204,7 @@ def _load_split(
 def align_judge(
     config: AlignConfig,
     *,
-    lm: Any = None,
+    lm: dspy.BaseLM | None = None,
     echo: Callable[[str], None] = _echo,
 ) -> AlignResult:
     """Align a judge to people's ratings (a rubric judge) or their pairwise choices (a pairwise
@@ -239,11 +245,18 @@ def align_judge(
         f"test {len(test)} {what} (test held out from the optimizer)"
     )
     # the one-call program is what DSPy optimises: sampled scores, all criteria in one answer
-    options: dict[str, Any] = {"reasoning": config.reasoning}
-    if not pairs:
-        options.update(use_reference=data.use_reference, score_mode="sampled", per_criterion=False)
-    model = lm if lm is not None else config.lm
-    base: Any = build_judge(rubric, model, **options, **config.lm_settings())
+    options = (
+        JudgeOptions(reasoning=config.reasoning)
+        if pairs
+        else JudgeOptions(
+            reasoning=config.reasoning,
+            use_reference=data.use_reference,
+            score_mode="sampled",
+            per_criterion=False,
+        )
+    )
+    model = lm if lm is not None else config.lm_settings()
+    base: Any = build_judge(rubric, model, options)
     # a pair gives two examples (both orders) and two calls per judgment
     per = 2 if pairs else 1
     evaluation_estimate = 2 * per * len(test)
@@ -309,7 +322,7 @@ def align_judge(
     ):
         program = run_optimizer(base, trainset, devset, opt, metric)
     echo(f"optimizer done: {counter.calls} model calls")
-    tuned: Any = build_judge(rubric, model, **options, **config.lm_settings())
+    tuned: Any = build_judge(rubric, model, options)
     tuned.program = program
     echo("judging the held-out test items with the aligned judge ...")
     after = _judge_all(tuned, [li.item for li in test], config.max_concurrency, "after", echo)

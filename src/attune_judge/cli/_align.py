@@ -173,7 +173,7 @@ def align(
         rubric=rubric,
         lm=lm,
         api_base=opts.api_base,
-        lm_options=opts.model(lm).as_kwargs(),
+        lm_options=opts.model(lm).decoding_options(),
         use_reference=reference,
         reasoning=reasoning,
         optimizer=OptimizerSettings(

@@ -102,7 +102,7 @@ def validate(
         raise UserError("--judge takes one judge model: pass a single --lm with an aligned judge")
     label = " + ".join(lms)
     safe = label.replace("/", "_").replace(":", "_").replace(" + ", "+")
-    options = opts.model(lms)
+    settings = opts.model(lms, seed=seed)
     judge = None
     only: set[str] | None = None
     if judge_artifact is not None:
@@ -124,14 +124,7 @@ def validate(
                 "held-out (test-split) items only"
             )
 
-        judge = build_judge(
-            resolve_judge_artifact(judge_artifact) or "",
-            lms[0],
-            api_base=opts.api_base,
-            seed=seed,
-            num_retries=0,
-            **options.as_kwargs(),
-        )
+        judge = build_judge(resolve_judge_artifact(judge_artifact) or "", settings)
 
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
     res = validate_judge(
@@ -143,7 +136,7 @@ def validate(
         limit=limit,
         B=replicates,
         seed=seed,
-        api_base=opts.api_base,
+        lm_settings=settings,
         judge=judge,
         only_items=only,
         quiet=False,
@@ -151,7 +144,6 @@ def validate(
         **opts.execution(),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
-        model_options=options,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

@@ -55,32 +55,23 @@ def judge_command(
     parse_error or refused)."""
     import json
 
-    from attune_judge.judges import judge_item, read_judge_item
-    from attune_judge.lm import LMSettings
+    from attune_judge.judges import JudgeOptions, judge_item, read_judge_item
 
     rubric = resolve_judge_artifact(judge_artifact) or rubric
     item = read_judge_item(item_path)
     lms = list(lm or []) or ["local"]
-    settings = LMSettings.from_env(
-        lm=lms[0],
-        api_base=opts.api_base,
-        temperature=opts.temperature,
-        max_tokens=opts.max_tokens,
-        seed=seed,
-        response_format=opts.response_format.value if opts.response_format else None,
-        timeout=opts.timeout,
-        cache=False if no_cache else None,
-    )
     result = judge_item(
         item,
         rubric,
         lms,
         jury=jury.value,
-        settings=settings,
-        use_reference=not no_reference,
-        reasoning=reasoning,
-        score_mode=score_mode.value if score_mode is not None else None,
-        per_criterion=per_criterion,
+        settings=opts.model(lms, seed=seed, cache=False if no_cache else None),
+        options=JudgeOptions(
+            use_reference=False if no_reference else None,
+            reasoning=reasoning,
+            score_mode=score_mode.value if score_mode is not None else None,
+            per_criterion=True if per_criterion else None,
+        ),
     )
     if isinstance(result, list):
         print(redact(json.dumps([j.model_dump(mode="json") for j in result], indent=2)))

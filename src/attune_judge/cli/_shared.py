@@ -3,7 +3,7 @@
 ``@shared_options(MODEL, EXECUTION)`` adds every option of the groups to a typer command
 (after the command's own, with the one help text and default of :mod:`._options`) and hands
 them to it as one argument, ``opts`` (:class:`SharedOptions`), which turns them into the
-library's objects: ``opts.model(lms)`` (:class:`attune_judge.lm.ModelOptions`, the models
+library's objects: ``opts.model(lms)`` (:class:`attune_judge.lm.LMSettings`, the models
 checked first) and ``opts.execution()`` (the :class:`attune_judge.runner.ExecutionOptions`
 keywords). A command never re-declares or forwards them one by one.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from attune_judge.cli._options import (
     DEFAULT_MAX_CONCURRENCY,
@@ -31,6 +31,9 @@ from attune_judge.cli._options import (
     TimeoutOption,
     WorkersOption,
 )
+
+if TYPE_CHECKING:
+    from attune_judge.lm import LMSettings
 
 __all__ = [
     "EXECUTION",
@@ -71,23 +74,30 @@ def model_options(
     timeout: float | None = None,
     lms: str | Sequence[str] | None = None,
     api_base: str | None = None,
-) -> Any:
-    """The decoding options as an :class:`attune_judge.lm.ModelOptions` (``None``: default).
+    seed: int | None = None,
+    cache: bool | None = None,
+) -> LMSettings:
+    """The command's :class:`attune_judge.lm.LMSettings`, built once: its options over the
+    ``ATTUNE_*`` variables (:meth:`~attune_judge.lm.LMSettings.from_env`), ``lm`` the first
+    of ``lms`` (the others of a jury are its members: :meth:`LMSettings.member`).
 
     ``lms`` (the command's ``--lm`` values) are checked with ``api_base`` first, before any
     heavy import (:func:`attune_judge.lm.check_model`), so an option error is immediate.
     """
-    from attune_judge.lm import ModelOptions, check_model, member_api_base
+    from attune_judge.lm import LMSettings, check_model, member_api_base
 
     several = [lms] if isinstance(lms, str) else list(lms or [])
     for lm in several:
         check_model(lm, member_api_base(lm, api_base, jury=len(several) > 1))
-
-    return ModelOptions(
+    return LMSettings.from_env(
+        lm=several[0] if several else None,
+        api_base=api_base,
         temperature=temperature,
         max_tokens=max_tokens,
         response_format=response_format.value if response_format is not None else None,
         timeout=timeout,
+        seed=seed,
+        cache=cache,
     )
 
 
@@ -127,10 +137,14 @@ class SharedOptions:
         except KeyError:
             raise AttributeError(name) from None
 
-    def model(self, lms: str | Sequence[str] | None) -> Any:
-        """The decoding options as an :class:`attune_judge.lm.ModelOptions`, after checking
-        ``lms`` (the command's ``--lm`` values) with ``--api-base``."""
-        return model_options(lms=lms, **{k: self.values[k] for k in _MODEL_NAMES})
+    def model(
+        self, lms: str | Sequence[str] | None, *, seed: int | None = None, cache: bool | None = None
+    ) -> LMSettings:
+        """The command's :class:`attune_judge.lm.LMSettings` (:func:`model_options`), after
+        checking ``lms`` (the command's ``--lm`` values) with ``--api-base``."""
+        return model_options(
+            lms=lms, seed=seed, cache=cache, **{k: self.values[k] for k in _MODEL_NAMES}
+        )
 
     def execution(self) -> dict[str, Any]:
         """The :class:`attune_judge.runner.ExecutionOptions` keywords."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -25,8 +25,11 @@ from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
-from attune_judge.lm import resolve_lm
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import failure_reasons, load_judge_items
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["SENSITIVITY_VARIANTS_FILE", "SensitivityPart", "demo_sensitivity"]
 
@@ -38,9 +41,9 @@ MAX_TOKENS = 256
 until the cap, and at the library default (1024) one such judgment takes minutes on 2 cores."""
 
 
-def _capped_lm_factory(seed: int) -> Callable[[str | None], Any]:
-    def make(lm: str | None) -> Any:
-        return resolve_lm(lm or "local", seed=seed, max_tokens=MAX_TOKENS)
+def _capped_lm_factory(seed: int) -> Callable[[str | None], dspy.BaseLM]:
+    def make(lm: str | None) -> dspy.BaseLM:
+        return resolve_lm(LMSettings(lm=lm or "local", seed=seed, max_tokens=MAX_TOKENS))
 
     return make
 

@@ -19,13 +19,16 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
 from attune_judge.lm import CallRecorder, evict, lm_spec, retry_after_of, trim_history, untrusted
 from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._timing import add_request
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "CallOutcome",
@@ -124,7 +127,11 @@ def _failure(exc: Exception, recorder: Any) -> CallOutcome:
 
 
 def _failed_call(
-    exc: Exception, tracker: Any, recorder: Any = None, lm: Any = None, asynchronous: bool = False
+    exc: Exception,
+    tracker: Any,
+    recorder: Any = None,
+    lm: dspy.BaseLM | None = None,
+    asynchronous: bool = False,
 ) -> CallOutcome:
     outcome = _failure(exc, recorder)
     outcome.usage = _usage(tracker, 1)
@@ -136,13 +143,13 @@ def _failed_call(
     return outcome
 
 
-def _evict_all(lm: Any, recorder: Any, asynchronous: bool) -> None:
+def _evict_all(lm: dspy.BaseLM, recorder: Any, asynchronous: bool) -> None:
     for call in recorder.calls:
         evict(lm, call, asynchronous=asynchronous)
 
 
 def _succeeded(
-    prediction: Any, tracker: Any, recorder: Any, lm: Any, asynchronous: bool
+    prediction: Any, tracker: Any, recorder: Any, lm: dspy.BaseLM, asynchronous: bool
 ) -> CallOutcome:
     usage = _usage(tracker, 1)
     raw = recorder.last_text
@@ -186,7 +193,7 @@ async def aattempt(call: Callable[[], Awaitable[Any]]) -> tuple[Any, Exception |
 
 
 @contextmanager
-def _program_call(program: Any, lm: Any, adapter: Any, asynchronous: bool) -> Iterator[Any]:
+def _program_call(program: Any, lm: dspy.BaseLM, adapter: Any, asynchronous: bool) -> Iterator[Any]:
     """The context of one program call; yields ``settle(prediction, exc)``, which times it,
     trims the LM's history and makes the :class:`CallOutcome`."""
     import dspy
@@ -210,7 +217,7 @@ def _program_call(program: Any, lm: Any, adapter: Any, asynchronous: bool) -> It
         yield settle
 
 
-def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
+def call_program(program: Any, lm: dspy.BaseLM, adapter: Any, **inputs: Any) -> CallOutcome:
     """Run ``program(**inputs)`` under ``lm`` and ``adapter``; failures become outcomes.
 
     ``UserError`` (configuration) propagates; every other exception is recorded.
@@ -220,7 +227,7 @@ def call_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutc
         return outcome
 
 
-async def acall_program(program: Any, lm: Any, adapter: Any, **inputs: Any) -> CallOutcome:
+async def acall_program(program: Any, lm: dspy.BaseLM, adapter: Any, **inputs: Any) -> CallOutcome:
     """Async :func:`call_program` (``program.acall``; the LM's async engine)."""
     with _program_call(program, lm, adapter, True) as settle:
         outcome: CallOutcome = settle(*await aattempt(lambda: program.acall(**inputs)))
@@ -237,7 +244,7 @@ def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
 
 
 def judge_spec(
-    program: str, version: str, rubric: Any, lm: Any, options: dict[str, Any]
+    program: str, version: str, rubric: Any, lm: dspy.BaseLM, options: dict[str, Any]
 ) -> dict[str, Any]:
     """The spec of a DSPy judge (its identity: ``hash_spec`` of it is the ``judge_id``)."""
     return {

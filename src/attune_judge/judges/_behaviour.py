@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import (
@@ -30,6 +30,9 @@ from attune_judge.judges._base import (
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["BehaviourJudge", "behaviour_score", "behaviour_signature"]
 
@@ -92,7 +95,7 @@ class BehaviourJudge(JudgeBase):
     program_version = PROGRAM_VERSION
     rubric_kinds = ("behaviour",)
 
-    def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
+    def __init__(self, rubric: Rubric, lm: dspy.BaseLM, *, reasoning: bool = False) -> None:
         super().__init__(rubric, lm, {"reasoning": reasoning})
         self.reasoning = reasoning
         self.programs: dict[str, Any] = {}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,13 +28,16 @@ from attune_judge.judges._base import hash_spec
 from attune_judge.judges._baselines import tokens
 from attune_judge.judges._lexicon import lexicon_count
 
+if TYPE_CHECKING:
+    from attune_judge.judges._factory import JudgeOptions
+
 __all__ = [
     "HEAD_FILE",
     "CalibratedJudge",
     "CalibrationHead",
     "OrdinalHead",
     "calibrate_judgment",
-    "calibrated_parts",
+    "calibrated_head",
     "ordinal_probabilities",
     "read_head",
     "reply_features",
@@ -240,29 +243,25 @@ def read_head(root: Path, manifest: Any) -> CalibrationHead:
         raise UserError(f"{file}: field {where}: {first['msg']}") from None
 
 
-def calibrated_parts(
-    root: Path, manifest: Any, lm: Any, settings: dict[str, Any]
-) -> tuple[Any, dict[str, Any], CalibrationHead]:
-    """The model, the judge options and the head of a calibrated judge (``settings`` loses the
-    judge options the artifact fixes); :func:`attune_judge.judges.load_aligned_judge` builds it.
-    """
+def calibrated_head(
+    root: Path, manifest: Any, asked: JudgeOptions, model: str | None
+) -> CalibrationHead:
+    """The head of a calibrated judge, after refusing the judge options ``asked`` that it
+    cannot honour and warning when it runs on another ``model`` than its fitted one;
+    :func:`attune_judge.judges.load_aligned_judge` builds it."""
     import logging
 
     head = read_head(root, manifest)
-    for key in ("use_reference", "per_criterion", "demos"):
-        settings.pop(key, None)
-    mode, reasoning = settings.pop("score_mode", None), settings.pop("reasoning", False)
-    if mode == "sampled" or reasoning:
+    if asked.score_mode == "sampled" or asked.reasoning:
         raise UserError(
             f"{root}: a calibrated judge reads the model's score distributions (score mode "
             "expected, no reasoning); --score-mode sampled and --reasoning do not apply to it"
         )
-    model = manifest.lm if lm is None else lm
-    if isinstance(model, str) and model != manifest.lm:
+    if model is not None and model != manifest.lm:
         logging.getLogger(__name__).warning(
             "calibrated judge %s was fitted on %s's distributions; running it on %s",
             root,
             manifest.lm,
             model,
         )
-    return model, {**manifest.judge_options, "score_mode": "expected"}, head
+    return head

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.judges._base import _usage, aattempt, add_usage, attempt, item_judgment
@@ -44,6 +44,9 @@ from attune_judge.lm import evict, model_handle, typed_call_kwargs
 from attune_judge.lm._timing import add_request
 from attune_judge.rubrics import Criterion, Rubric
 
+if TYPE_CHECKING:
+    import dspy
+
 __all__ = ["SCORE_MODES", "CriterionJudge", "ScoreMode", "default_score_mode"]
 
 PROGRAM_VERSION = "1"
@@ -53,7 +56,7 @@ TOP_LOGPROBS = 20
 _ANSWER_TOKENS = {"sampled": 8, "expected": 4}
 
 
-def default_score_mode(lm: Any) -> ScoreMode:
+def default_score_mode(lm: dspy.BaseLM) -> ScoreMode:
     """``expected`` for the embedded model (it reports logprobs in-process), else ``sampled``."""
     return "expected" if model_handle(lm).prefill else "sampled"
 
@@ -89,7 +92,7 @@ class CriterionJudge(JudgeBase):
     def __init__(
         self,
         rubric: Rubric,
-        lm: Any,
+        lm: dspy.BaseLM,
         *,
         score_mode: ScoreMode | None = None,
         use_reference: bool = False,

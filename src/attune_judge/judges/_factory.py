@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.errors import UserError
 from attune_judge.judges._aligned import (
@@ -19,7 +19,7 @@ from attune_judge.judges._aligned import (
 )
 from attune_judge.judges._baselines import LengthJudge, LexicalJudge
 from attune_judge.judges._behaviour import BehaviourJudge
-from attune_judge.judges._calibrated import CalibratedJudge, calibrated_parts
+from attune_judge.judges._calibrated import CalibratedJudge, calibrated_head
 from attune_judge.judges._criterion import SCORE_MODES, CriterionJudge, default_score_mode
 from attune_judge.judges._criterion_prompt import multi_token_levels
 from attune_judge.judges._jury import Jury, JuryMethod
@@ -29,6 +29,9 @@ from attune_judge.judges._protocol import Judge
 from attune_judge.judges._reference import ReferenceJudge
 from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "BASELINES",
@@ -48,12 +51,16 @@ BASELINES: dict[str, Callable[[], Judge]] = {
 }
 """Judges that need no model: name → constructor."""
 
-_JUDGE_OPTIONS = ("use_reference", "reasoning", "score_mode", "per_criterion", "demos")
+Model = LMSettings | str | None
+"""A judge model as :func:`build_judge` takes it besides a ``dspy.BaseLM``: its settings, a
+model string (with the ``ATTUNE_*`` settings: :meth:`LMSettings.from_env`), or ``None``
+(``ATTUNE_LM``, default ``local``)."""
 
 
 @dataclass(frozen=True)
 class JudgeOptions:
-    """The judge options of :func:`build_judge` (model settings are separate)."""
+    """The judge options of :func:`build_judge` (model settings are the model's:
+    :class:`~attune_judge.lm.LMSettings`)."""
 
     use_reference: bool | None = None
     """Show the reference (``None``: the kind's default)."""
@@ -66,12 +73,16 @@ class JudgeOptions:
     demos: tuple[Any, ...] = ()
     """Labelled examples for per-criterion calls."""
 
+    def __post_init__(self) -> None:
+        if self.score_mode is not None and self.score_mode not in SCORE_MODES:
+            raise ValueError(f"score_mode must be one of {SCORE_MODES}, not {self.score_mode!r}")
 
-JudgeBuilder = Callable[[Rubric, Any, JudgeOptions], Judge]
+
+JudgeBuilder = Callable[[Rubric, "dspy.BaseLM", JudgeOptions], Judge]
 """Builds the judge of one rubric kind from the rubric, the model and the options."""
 
 
-def _criterion_judge(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge | None:
+def _criterion_judge(rubric: Rubric, model: dspy.BaseLM, o: JudgeOptions) -> Judge | None:
     """A :class:`CriterionJudge` where the options ask for one call per criterion (reference
     and checklist rubrics without reasoning); an error where they ask it of another judge."""
     mode = o.score_mode
@@ -99,7 +110,7 @@ def _criterion_judge(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge | Non
     return None
 
 
-def _score_mode(rubric: Rubric, model: Any, mode: str | None) -> str:
+def _score_mode(rubric: Rubric, model: dspy.BaseLM, mode: str | None) -> str:
     """The score mode: ``mode``, else the model's default. Expected scores read one token, so
     a scale with two-digit levels (1-10) is scored from the sampled answer by default and
     refused with an explicit ``expected``."""
@@ -128,7 +139,7 @@ def _no_reference_option(rubric: Rubric, o: JudgeOptions) -> None:
         raise ValueError(f"use_reference only applies to reference rubrics, not {rubric.kind!r}")
 
 
-def _reference(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+def _reference(rubric: Rubric, model: dspy.BaseLM, o: JudgeOptions) -> Judge:
     return _criterion_judge(rubric, model, o) or ReferenceJudge(
         rubric,
         model,
@@ -137,7 +148,7 @@ def _reference(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
     )
 
 
-def _checklist(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+def _checklist(rubric: Rubric, model: dspy.BaseLM, o: JudgeOptions) -> Judge:
     judge = _criterion_judge(rubric, model, o)
     if judge is not None:
         return judge
@@ -145,13 +156,13 @@ def _checklist(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
     raise ValueError("checklist rubrics are scored one question per call, without reasoning")
 
 
-def _pairwise(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+def _pairwise(rubric: Rubric, model: dspy.BaseLM, o: JudgeOptions) -> Judge:
     _criterion_judge(rubric, model, o)
     _no_reference_option(rubric, o)
     return PairwiseJudge(rubric, model, reasoning=o.reasoning)
 
 
-def _behaviour(rubric: Rubric, model: Any, o: JudgeOptions) -> Judge:
+def _behaviour(rubric: Rubric, model: dspy.BaseLM, o: JudgeOptions) -> Judge:
     _criterion_judge(rubric, model, o)
     _no_reference_option(rubric, o)
     return BehaviourJudge(rubric, model, reasoning=o.reasoning)
@@ -166,42 +177,35 @@ JUDGE_KINDS: dict[str, JudgeBuilder] = {
 """Rubric kind → the builder of its judge. A new judge kind is one entry here."""
 
 
-def resolve_judge_lm(lm: Any, **lm_settings: Any) -> Any:
-    """A ``dspy.LM`` from a model string (``ATTUNE_*`` settings, then ``lm_settings``).
-
-    A ``dspy.LM`` is returned unchanged; ``None`` means ``ATTUNE_LM`` (default ``local``).
-    """
-    import dspy
-
-    if isinstance(lm, dspy.BaseLM):
-        return lm
-    check_connection = lm_settings.pop("check_connection", True)
-    settings = LMSettings.from_env(lm=lm, **lm_settings)
-    return resolve_lm(settings, check_connection=check_connection)
+def resolve_judge_lm(model: dspy.BaseLM | Model) -> dspy.BaseLM:
+    """The ``dspy.LM`` of ``model``: a ``dspy.BaseLM`` as it is, else resolved
+    (:func:`attune_judge.lm.resolve_lm`; a string or ``None`` with the ``ATTUNE_*`` settings)."""
+    if model is None or isinstance(model, str):
+        model = LMSettings.from_env(lm=model)
+    if isinstance(model, LMSettings):
+        return resolve_lm(model)
+    return model
 
 
-def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings: Any) -> Judge:
+def build_judge(
+    kind_or_rubric: str | Path | Rubric,
+    model: dspy.BaseLM | Model = None,
+    options: JudgeOptions = JudgeOptions(),
+) -> Judge:
     """A judge for a rubric (object, built-in name or YAML path) or a baseline name.
 
     Parameters
     ----------
     kind_or_rubric
-        ``length``, ``lexical`` or ``lexicon`` (no model), a :class:`Rubric`, a built-in rubric name
-        (``attunebench-reference``), the path of a rubric YAML file, or the directory of an
-        aligned judge (``attune-judge align``; its own rubric, program and options). The
-        rubric's ``kind``
-        picks :class:`ReferenceJudge`, :class:`PairwiseJudge` or :class:`BehaviourJudge`.
-    lm
-        A model string (``local``, ``openai/...``), a ``dspy.LM``, or ``None`` (``ATTUNE_LM``).
-    **settings
-        Judge options ``use_reference`` (reference rubrics), ``reasoning`` (chain of thought,
-        one sampled call), ``score_mode`` (``sampled`` or ``expected``; default ``expected``
-        for the embedded model, else ``sampled``), ``per_criterion`` (one call per criterion;
-        implied by ``expected`` and by checklist rubrics) and ``demos`` (labelled
-        :class:`CriterionDemo` examples for per-criterion calls); every other key is a model
-        setting of :class:`attune_judge.lm.LMSettings` (``api_base``,
-        ``temperature``, ``max_tokens``, ``seed``, ``num_retries``, ``cache``,
-        ``response_format``) or ``check_connection``.
+        ``length``, ``lexical`` or ``lexicon`` (no model), a :class:`Rubric`, a built-in rubric
+        name (``attunebench-reference``), the path of a rubric YAML file, or the directory of
+        an aligned judge (``attune-judge align``; its own rubric, program and options). The
+        rubric's ``kind`` picks the judge (:data:`JUDGE_KINDS`).
+    model
+        The model: a ``dspy.BaseLM``, its :class:`~attune_judge.lm.LMSettings`, a model string
+        (``local``, ``openai/...``; with the ``ATTUNE_*`` settings) or ``None`` (``ATTUNE_LM``).
+    options
+        The judge options (:class:`JudgeOptions`).
 
     Raises
     ------
@@ -211,39 +215,32 @@ def build_judge(kind_or_rubric: str | Path | Rubric, lm: Any = None, **settings:
     if isinstance(kind_or_rubric, str) and kind_or_rubric in BASELINES:
         return BASELINES[kind_or_rubric]()
     if is_aligned_judge(kind_or_rubric):
-        return load_aligned_judge(kind_or_rubric, lm, **settings)  # type: ignore[arg-type]
+        return load_aligned_judge(kind_or_rubric, model, options)  # type: ignore[arg-type]
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
-    options = {k: settings.pop(k) for k in _JUDGE_OPTIONS if k in settings}
-    model = resolve_judge_lm(lm, **settings)
-    mode = options.get("score_mode")
-    if mode is not None and mode not in SCORE_MODES:
-        raise ValueError(f"score_mode must be one of {SCORE_MODES}, not {mode!r}")
-    opts = JudgeOptions(
-        use_reference=options.get("use_reference"),
-        reasoning=bool(options.get("reasoning", False)),
-        score_mode=mode,
-        per_criterion=options.get("per_criterion"),
-        demos=tuple(options.get("demos") or ()),
-    )
     builder = JUDGE_KINDS.get(rubric.kind)
     if builder is None:
         raise ValueError(f"no judge for rubric kind {rubric.kind!r}; kinds: {sorted(JUDGE_KINDS)}")
-    return builder(rubric, model, opts)
+    return builder(rubric, resolve_judge_lm(model), options)
 
 
 def build_jury(
     kind_or_rubric: str | Path | Rubric,
-    lms: Sequence[Any],
+    models: Sequence[dspy.BaseLM | Model],
     method: JuryMethod = "mean",
-    **settings: Any,
+    options: JudgeOptions = JudgeOptions(),
 ) -> Jury:
-    """A jury: one judge per model in ``lms`` (same rubric and settings), combined by ``method``."""
+    """A jury: one judge per model of ``models`` (same rubric and options), combined by
+    ``method``."""
     rubric = kind_or_rubric if isinstance(kind_or_rubric, Rubric) else load_rubric(kind_or_rubric)
-    return Jury([build_judge(rubric, lm, **dict(settings)) for lm in lms], method=method)
+    return Jury([build_judge(rubric, m, options) for m in models], method=method)
 
 
 def load_aligned_judge(
-    path: Path | str, lm: Any = None, *, apply_score_map: bool = True, **settings: Any
+    path: Path | str,
+    model: dspy.BaseLM | Model = None,
+    options: JudgeOptions | None = None,
+    *,
+    apply_score_map: bool = True,
 ) -> AlignedJudge | CalibratedJudge:
     """Rebuild an aligned judge from its directory (a calibrated one from ``align --method
     calibrate``: :class:`~attune_judge.judges._calibrated.CalibratedJudge`).
@@ -252,26 +249,30 @@ def load_aligned_judge(
     ----------
     path
         The artifact directory (written by ``attune-judge align``).
-    lm
-        The model (string or ``dspy.LM``); ``None`` = the model it was aligned on. Another model
-        works but is logged as a warning: the demonstrations were chosen for the recorded one.
+    model
+        The model, as :func:`build_judge` takes it; ``None`` = the model it was aligned on
+        (with the ``ATTUNE_*`` settings). Another model works but is logged as a warning: the
+        demonstrations were chosen for the recorded one.
+    options
+        Judge options asked of it: the artifact fixes them, so only the defaults and the ones
+        it fixes the same way are accepted (a ``UserError`` names the others).
     apply_score_map
         Map the judge's scores to the human scale with the saved monotone map.
-    **settings
-        Model settings as in :func:`attune_judge.judges.build_judge`; the judge options
-        (``use_reference``, ``reasoning``) come from the artifact.
     """
 
     import hashlib
-    import logging
 
-    log = logging.getLogger(__name__)
     root = Path(path)
     manifest = read_manifest(root)
+    if model is None:
+        model = manifest.lm
+    asked = options or JudgeOptions()
     if manifest.format == CALIBRATED_FORMAT:
-        model, options, head = calibrated_parts(root, manifest, lm, settings)
-        base = build_judge(aligned_rubric(root, manifest), model, **options, **settings)
-        return CalibratedJudge(base, manifest, head)
+        head = calibrated_head(root, manifest, asked, _model_name(model))
+        own = _fixed_options(manifest.judge_options, score_mode="expected")
+        return CalibratedJudge(
+            build_judge(aligned_rubric(root, manifest), model, own), manifest, head
+        )
     if manifest.format != FORMAT:
         raise UserError(f"{root}: unsupported aligned-judge format {manifest.format!r}")
     rubric = aligned_rubric(root, manifest)
@@ -281,25 +282,38 @@ def load_aligned_judge(
     digest = hashlib.sha256(program_file.read_bytes()).hexdigest()
     if digest != manifest.program_sha256:
         raise UserError(f"{program_file}: sha256 differs from the manifest's (edited?)")
-    for key in ("use_reference", "reasoning"):
-        settings.pop(key, None)
-    mode, per_criterion, demos = (
-        settings.pop(k, None) for k in ("score_mode", "per_criterion", "demos")
-    )
-    if mode == "expected" or per_criterion or demos:
+    if asked.score_mode == "expected" or asked.per_criterion or asked.demos:
         raise UserError(
             f"{root}: an aligned judge runs its optimised one-call program (score mode "
             "sampled); --score-mode expected, --per-criterion and extra demonstrations do not "
             "apply to it"
         )
-    model = manifest.lm if lm is None else lm
-    if isinstance(model, str) and model != manifest.lm:
-        log.warning(
-            "aligned judge %s was aligned on %s; running it on %s", root, manifest.lm, model
+    name = _model_name(model)
+    if name is not None and name != manifest.lm:
+        logging.getLogger(__name__).warning(
+            "aligned judge %s was aligned on %s; running it on %s", root, manifest.lm, name
         )
-    options = {**manifest.judge_options, "score_mode": "sampled", "per_criterion": False}
+    fixed = dict(manifest.judge_options)
     if rubric.kind != "reference":
-        options.pop("use_reference", None)
-    base = build_judge(rubric, model, **options, **settings)
+        fixed.pop("use_reference", None)
+    own = _fixed_options(fixed, score_mode="sampled", per_criterion=False)
+    base = build_judge(rubric, model, own)
     base.program.load(str(program_file))  # type: ignore[attr-defined]
     return AlignedJudge(base, manifest, apply_score_map=apply_score_map)
+
+
+def _fixed_options(
+    fixed: dict[str, bool], score_mode: str, per_criterion: bool | None = None
+) -> JudgeOptions:
+    """The judge options an aligned judge's artifact fixes (``use_reference``, ``reasoning``)."""
+    return JudgeOptions(
+        use_reference=fixed.get("use_reference"),
+        reasoning=fixed.get("reasoning", False),
+        score_mode=score_mode,
+        per_criterion=per_criterion,
+    )
+
+
+def _model_name(model: dspy.BaseLM | Model) -> str | None:
+    """The model string of a model given by name or settings (``None`` for a ``dspy.BaseLM``)."""
+    return model.lm if isinstance(model, LMSettings) else model

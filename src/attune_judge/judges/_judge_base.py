@@ -135,7 +135,7 @@ class JudgeBase(JudgeModule, metaclass=_JudgeMeta):
     use_reference: bool = False
     """The judge is shown the reference reply (an item without one is refused)."""
 
-    def __init__(self, rubric: Rubric, lm: Any, options: dict[str, Any]) -> None:
+    def __init__(self, rubric: Rubric, lm: dspy.BaseLM, options: dict[str, Any]) -> None:
         super().__init__()
         self.check_rubric(rubric)
         self.rubric = rubric

@@ -16,9 +16,9 @@ from pydantic import ValidationError
 
 from attune_judge.data import JudgeItem, Judgment, format_validation_error, read_utf8
 from attune_judge.errors import UserError
-from attune_judge.judges._factory import BASELINES, build_judge
+from attune_judge.judges._factory import BASELINES, JudgeOptions, build_judge
 from attune_judge.judges._jury import Jury
-from attune_judge.lm import LMSettings, member_api_base
+from attune_judge.lm import LMSettings
 
 __all__ = ["judge_item", "read_judge_item"]
 
@@ -53,10 +53,7 @@ def judge_item(
     *,
     jury: Literal["mean", "median", "majority", "none"] = "mean",
     settings: LMSettings | None = None,
-    use_reference: bool = True,
-    reasoning: bool = False,
-    score_mode: str | None = None,
-    per_criterion: bool = False,
+    options: JudgeOptions | None = None,
 ) -> Judgment | list[Judgment]:
     """Judge one item with a rubric (or a baseline: ``length``, ``lexical``, ``lexicon``).
 
@@ -66,31 +63,18 @@ def judge_item(
         Judge models; several are a jury combined by ``jury`` (``none``: one judgment each,
         returned as a list).
     settings
-        Model settings (server, decoding, cache); default :meth:`LMSettings.from_env`.
-    use_reference, reasoning, score_mode, per_criterion
+        Model settings (server, decoding, cache) every model shares; default
+        :meth:`LMSettings.from_env`.
+    options
         Judge options of :func:`build_judge` (ignored by the baselines).
     """
     if isinstance(rubric, str) and rubric in BASELINES:
         return build_judge(rubric).judge(item)
     models = list(lms) or ["local"]
-    settings = settings or LMSettings.from_env(lm=models[0])
-    options: dict[str, object] = {"reasoning": reasoning}
-    if not use_reference:
-        options["use_reference"] = False
-    if score_mode is not None:
-        options["score_mode"] = score_mode
-    if per_criterion:
-        options["per_criterion"] = True
-    lm_options = settings.model_dump(exclude={"lm", "api_base"})
+    settings = settings or LMSettings.from_env()
     several = len(models) > 1
     judges = [
-        build_judge(
-            rubric,
-            m,
-            **options,
-            **lm_options,
-            api_base=member_api_base(m, settings.api_base, jury=several),
-        )
+        build_judge(rubric, settings.member(m, jury=several), options or JudgeOptions())
         for m in models
     ]
     if len(judges) == 1:

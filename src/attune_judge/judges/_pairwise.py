@@ -14,7 +14,7 @@ both agree → that verdict; opposite winners → ``inconsistent``; one ``tie`` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment
 from attune_judge.judges._base import (
@@ -28,6 +28,9 @@ from attune_judge.judges._base import (
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["PairwiseJudge", "pairwise_item", "pairwise_signature", "reconcile"]
 
@@ -108,7 +111,7 @@ class PairwiseJudge(JudgeBase):
     rubric_kinds = ("pairwise",)
     concurrent_calls = True  # the two orders run concurrently under ``ajudge``
 
-    def __init__(self, rubric: Rubric, lm: Any, *, reasoning: bool = False) -> None:
+    def __init__(self, rubric: Rubric, lm: dspy.BaseLM, *, reasoning: bool = False) -> None:
         import dspy
 
         super().__init__(rubric, lm, {"reasoning": reasoning, "orders": "both"})

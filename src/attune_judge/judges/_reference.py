@@ -10,7 +10,7 @@ fails to parse), followed by a short ``rationale``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.judges._base import (
@@ -22,6 +22,9 @@ from attune_judge.judges._base import (
 from attune_judge.judges._judge_base import JudgeBase, Plan, ProgramCall
 from attune_judge.lm import untrusted
 from attune_judge.rubrics import Rubric
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["ReferenceJudge", "reference_signature", "render_criteria"]
 
@@ -88,7 +91,12 @@ class ReferenceJudge(JudgeBase):
     rubric_kinds = ("reference",)
 
     def __init__(
-        self, rubric: Rubric, lm: Any, *, use_reference: bool = True, reasoning: bool = False
+        self,
+        rubric: Rubric,
+        lm: dspy.BaseLM,
+        *,
+        use_reference: bool = True,
+        reasoning: bool = False,
     ) -> None:
         import dspy
 

@@ -1,8 +1,9 @@
 """Model strings → ``dspy.LM``: hosted APIs, OpenAI-compatible servers, the embedded model.
 
-``resolve_lm("local")`` runs SmolLM2-135M-Instruct in-process; ``resolve_lm("openai/<name>",
-api_base="http://host:port/v1")`` reaches vLLM, llama.cpp or any OpenAI-compatible server;
-any other DSPy model string works with its provider's key variable set.
+``resolve_lm(LMSettings(lm="local"))`` runs SmolLM2-135M-Instruct in-process;
+``resolve_lm(LMSettings(lm="openai/<name>", api_base="http://host:port/v1"))`` reaches vLLM,
+llama.cpp or any OpenAI-compatible server; any other DSPy model string works with its
+provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter
@@ -40,7 +41,6 @@ from attune_judge.lm._resolve import (
 from attune_judge.lm._server import ServerAddress
 from attune_judge.lm._settings import (
     LMSettings,
-    ModelOptions,
     member_api_base,
     parse_model_spec,
     read_env,
@@ -54,7 +54,6 @@ __all__ = [
     "EngineBase",
     "LMSettings",
     "ModelHandle",
-    "ModelOptions",
     "ServerAddress",
     "check_model",
     "configure_cache",

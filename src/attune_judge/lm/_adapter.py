@@ -192,7 +192,7 @@ def make_adapter(mode: ResponseFormat) -> dspy.Adapter:
             return "\n\n".join(parts).strip()
 
         def _prepare_response_format(
-            self, lm: Any, lm_kwargs: dict[str, Any], signature: Any
+            self, lm: dspy.BaseLM, lm_kwargs: dict[str, Any], signature: Any
         ) -> None:
             if self.response_mode == "auto":
                 super()._prepare_response_format(lm, lm_kwargs, signature)

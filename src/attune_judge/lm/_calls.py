@@ -20,9 +20,12 @@ import logging
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.lm._handle import model_handle
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "CallRecorder",
@@ -315,7 +318,7 @@ class CallRecorder:
         return sum(1 for c in self.calls if not c.cache_hit)
 
 
-def evict(lm: Any, call: RecordedCall | Any, *, asynchronous: bool) -> bool:
+def evict(lm: dspy.BaseLM, call: RecordedCall | Any, *, asynchronous: bool) -> bool:
     """Remove ``call``'s answer from DSPy's request cache; ``True`` when an entry was removed.
 
     ``call`` is a :class:`RecordedCall` (a program call) or a ``dspy.lm15.Request`` sent with
@@ -351,7 +354,7 @@ def evict(lm: Any, call: RecordedCall | Any, *, asynchronous: bool) -> bool:
         return False
 
 
-def typed_call_kwargs(lm: Any) -> dict[str, Any]:
+def typed_call_kwargs(lm: dspy.BaseLM) -> dict[str, Any]:
     """Keywords of a call of ``lm`` with a ``dspy.lm15.Request``: the server's cache salt
     (DSPy keys a typed request by the request alone, which names no server)."""
     salt = model_handle(lm).cache_salt

@@ -18,10 +18,13 @@ import threading
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from attune_judge._secrets import redact_url
 from attune_judge.lm._settings import ResponseFormat
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = [
     "ModelHandle",
@@ -78,7 +81,7 @@ def register_model(lm: _LM, handle: ModelHandle | None = None, **changes: Any) -
     return lm
 
 
-def model_handle(lm: Any) -> ModelHandle:
+def model_handle(lm: dspy.BaseLM) -> ModelHandle:
     """The handle recorded for ``lm``, else the defaults for an LM attune-judge did not build."""
     try:
         with _LOCK:
@@ -88,7 +91,7 @@ def model_handle(lm: Any) -> ModelHandle:
     return found if found is not None else _default(lm)
 
 
-def _default(lm: Any) -> ModelHandle:
+def _default(lm: dspy.BaseLM) -> ModelHandle:
     return ModelHandle(model=str(getattr(lm, "model", None) or "unknown"))
 
 
@@ -117,17 +120,17 @@ def server_of(api_base: str | None) -> tuple[str | None, int | None]:
     return shown, int(hashlib.sha256(shown.encode("utf-8")).hexdigest()[:12], 16)
 
 
-def lm_model_string(lm: Any) -> str:
+def lm_model_string(lm: dspy.BaseLM) -> str:
     """The model string a user gave for ``lm`` (``local``, ``openai/...``), else ``lm.model``."""
     return model_handle(lm).model
 
 
-def lm_response_format(lm: Any) -> ResponseFormat:
+def lm_response_format(lm: dspy.BaseLM) -> ResponseFormat:
     """The JSON policy recorded for ``lm`` by :func:`resolve_lm` (``auto`` otherwise)."""
     return model_handle(lm).response_format
 
 
-def lm_spec(lm: Any) -> dict[str, Any]:
+def lm_spec(lm: dspy.BaseLM) -> dict[str, Any]:
     """JSON-serialisable identity of ``lm`` for judge specs: model string (the served name),
     decoding, response format and, for an OpenAI-compatible server, its address."""
     kwargs = dict(getattr(lm, "kwargs", {}) or {})

@@ -37,7 +37,6 @@ __all__ = [
     "configure_cache",
     "default_response_format",
     "resolve_lm",
-    "resolve_timeout",
 ]
 
 KEY_ENV_VARS: dict[str, tuple[str, ...]] = {
@@ -79,17 +78,20 @@ _APPLIED_LOCK = threading.Lock()
 def configure_cache(directory: str | Path | None, *, enabled: bool | None = None) -> None:
     """Point DSPy's request cache (memory + disk) at ``directory``.
 
-    :func:`resolve_lm` calls it for every model it builds (``ATTUNE_CACHE_DIR`` or its
-    ``cache_dir``): the one place attune-judge configures the cache. ``None`` keeps DSPy's
-    current location; ``enabled=False`` turns both caches off; ``enabled=None`` (default)
-    reads ``ATTUNE_CACHE`` (``0`` turns them off). A call with the settings of the previous
-    one keeps DSPy's cache object while nobody replaced it (no reopening of its disk shards).
-    The cache stores answers redacted (:mod:`attune_judge.lm._cache`).
+    :func:`resolve_lm` calls it for every model it builds (with its ``cache_dir``): the one
+    place attune-judge configures the cache, which is the process's, not one model's, and so
+    the one place it reads the cache's variables: ``directory=None`` is ``ATTUNE_CACHE_DIR``
+    (unset: DSPy's current location); ``enabled=False`` turns both caches off;
+    ``enabled=None`` (default) reads ``ATTUNE_CACHE`` (``0`` turns them off). A call with the
+    settings of the previous one keeps DSPy's cache object while nobody replaced it (no
+    reopening of its disk shards). The cache stores answers redacted
+    (:mod:`attune_judge.lm._cache`).
     """
     import dspy
 
     if enabled is None:
         enabled = cache_enabled_from_env()
+    directory = directory if directory is not None else env_setting("cache_dir")
     path = None if directory is None else Path(directory).expanduser()
     key = (None if path is None else str(path), enabled)
     with _APPLIED_LOCK:
@@ -214,7 +216,7 @@ def check_model(model: str | None, api_base: str | None = None) -> str:
     name = model
     if has_model_settings(model):  # MODEL@http://host/v1: the member's own server
         name, own = parse_model_spec(model)
-        api_base = own.get("api_base", api_base)
+        api_base = str(own["api_base"]) if "api_base" in own else api_base
     if name == "local" or name.startswith("local:"):
         if api_base is not None:
             raise UserError("api_base cannot be used with the embedded model 'local'")
@@ -223,53 +225,19 @@ def check_model(model: str | None, api_base: str | None = None) -> str:
     return model
 
 
-def resolve_lm(
-    model: str | LMSettings,
-    *,
-    api_base: str | None = None,
-    temperature: float = 0.0,
-    max_tokens: int = 1024,
-    seed: int | None = None,
-    num_retries: int = 0,
-    cache: bool = True,
-    cache_dir: str | Path | None = None,
-    timeout: float | None = None,
-    response_format: ResponseFormat | None = None,
-    check_connection: bool = True,
-    **kwargs: Any,
-) -> dspy.LM:
-    """A configured ``dspy.LM`` for a model string.
+def resolve_lm(settings: LMSettings, *, check_connection: bool = True) -> dspy.LM:
+    """The configured ``dspy.LM`` of ``settings`` (read no environment variable: build the
+    settings with :meth:`LMSettings.from_env` for ``ATTUNE_*``).
 
-    Parameters
-    ----------
-    model
-        An :class:`LMSettings` (all its settings; the other arguments except
-        ``check_connection`` and ``**kwargs`` are then ignored), or a model string:
-        ``local`` (embedded SmolLM2), ``local:<file.gguf>``, or any DSPy model string
-        (``openai/gpt-4.1-mini``, ``anthropic/...``, ``ollama_chat/llama3.1``, or
-        ``openai/<served-name>`` with ``api_base`` for vLLM / llama.cpp / any
-        OpenAI-compatible server).
-    api_base
-        Base URL of the server (``http://host:port/v1``).
-    temperature, max_tokens, seed
-        Decoding settings.
-    num_retries
-        DSPy's own retries for transient failures. 0 (the default) everywhere in attune-judge:
-        the runner is the one retry layer, so that every request is counted as an attempt.
-    timeout
-        Seconds one request may take (connect + answer); default ``ATTUNE_TIMEOUT`` or 120.
-        The embedded model runs in-process and ignores it.
-    cache
-        Use DSPy's request cache.
-    cache_dir
-        Where DSPy's request cache lives (:func:`configure_cache`, which this calls for every
-        model); default ``ATTUNE_CACHE_DIR``, and when that is unset DSPy's current location.
-    response_format
-        How judges ask for JSON (see :mod:`attune_judge.lm._adapter`); ``None`` picks by model.
-    check_connection
-        Check that ``api_base`` answers before returning.
-    **kwargs
-        Passed to ``dspy.LM`` (provider-specific options).
+    ``settings.lm`` is ``local`` (embedded SmolLM2), ``local:<file.gguf>``, or any DSPy model
+    string (``openai/gpt-4.1-mini``, ``anthropic/...``, ``ollama_chat/llama3.1``, or
+    ``openai/<served-name>`` with ``api_base`` for vLLM / llama.cpp / any OpenAI-compatible
+    server), with its own settings after ``@`` overriding the others. DSPy's own retries are
+    always 0: the runner is the one retry layer, so that every request is counted as an
+    attempt. ``timeout`` (default 120 s) bounds one request; the embedded model runs
+    in-process and ignores it. :func:`configure_cache` points DSPy's request cache at
+    ``cache_dir`` (``None``: its current location). ``check_connection``: check that
+    ``api_base`` answers before returning.
 
     Returns
     -------
@@ -283,45 +251,28 @@ def resolve_lm(
         Missing API key (names the variable), unreachable ``api_base`` (names the address),
         missing local model files, a model string without a provider prefix (suggests one).
     """
-    if isinstance(model, LMSettings):
-        return resolve_lm(
-            model.lm,
-            api_base=model.api_base,
-            temperature=model.temperature,
-            max_tokens=model.max_tokens,
-            seed=model.seed,
-            num_retries=0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
-            cache=model.cache,
-            cache_dir=model.cache_dir,
-            timeout=model.timeout,
-            response_format=model.response_format,
-            check_connection=check_connection,
-            **kwargs,
-        )
     # LiteLLM would otherwise try to download its price list on first use (offline: slow).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    model = check_model(model, api_base)  # before any heavy import: an option error is fast
+    model = check_model(settings.lm, settings.api_base)  # before any heavy import: fast errors
     if has_model_settings(model):  # MODEL@http://host/v1 or MODEL@key=value: its own settings
         model, own = parse_model_spec(model)
-        api_base = own.get("api_base", api_base)
-        temperature = own.get("temperature", temperature)
-        max_tokens, seed = own.get("max_tokens", max_tokens), own.get("seed", seed)
+        settings = settings.model_copy(update=own)
+    api_base = settings.api_base
     is_local = model == "local" or model.startswith("local:")
     import dspy
 
-    configure_cache(cache_dir if cache_dir is not None else env_setting("cache_dir"))
+    configure_cache(settings.cache_dir)
 
-    mode = response_format or default_response_format(model, api_base)
+    mode = settings.response_format or default_response_format(model, api_base)
     lm_kwargs: dict[str, Any] = {
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-        "num_retries": num_retries,
-        "cache": cache,
-        **kwargs,
+        "temperature": 0.0 if settings.temperature is None else settings.temperature,
+        "max_tokens": settings.max_tokens or 1024,
+        "num_retries": 0,  # the runner is the one retry layer (ATTUNE_NUM_RETRIES is ignored)
+        "cache": settings.cache,
     }
-    request_timeout = resolve_timeout(timeout)
-    if seed is not None:
-        lm_kwargs["seed"] = seed
+    request_timeout = settings.timeout or DEFAULT_TIMEOUT_S
+    if settings.seed is not None:
+        lm_kwargs["seed"] = settings.seed
     if is_local:
         path = model.split(":", 1)[1] if ":" in model else None
         lm = local_lm(path, **lm_kwargs)
@@ -338,7 +289,7 @@ def resolve_lm(
         # OpenAI-compatible server takes one route, LiteLLM is for hosted providers only.
         address = ServerAddress.parse(api_base) if api_base is not None else None
         native = address is not None and send_json_object_natively()
-        if address is not None and address.credentialed and native and "engine" not in kwargs:
+        if address is not None and address.credentialed and native:
             lm_kwargs.pop("api_base")
             lm_kwargs["engine"], lm_kwargs["async_engine"] = server_engine(
                 model, api_base or "", api_key=api_key, timeout=request_timeout
@@ -381,28 +332,3 @@ def resolve_lm(
 
 DEFAULT_TIMEOUT_S = 120.0
 """Default bound on one model request, in seconds (``--timeout`` / ``ATTUNE_TIMEOUT``)."""
-
-
-def resolve_timeout(timeout: float | str | None = None) -> float:
-    """``timeout`` if given, else ``ATTUNE_TIMEOUT``, else :data:`DEFAULT_TIMEOUT_S`.
-
-    Raises
-    ------
-    UserError
-        Not a positive number (the message names the option or variable).
-    """
-    origin = "option --timeout"
-    if timeout is None:
-        raw = env_setting("timeout")
-        if raw is None:
-            return DEFAULT_TIMEOUT_S
-        timeout, origin = raw, "environment variable ATTUNE_TIMEOUT"
-    try:
-        value = float(timeout)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise UserError(
-            f"{origin}: the request timeout must be a positive number of seconds, got {timeout!r}"
-        )
-    return value

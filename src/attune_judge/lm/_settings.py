@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, Literal
+from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,7 +22,6 @@ from attune_judge.errors import UserError
 __all__ = [
     "ENV_VARS",
     "LMSettings",
-    "ModelOptions",
     "ResponseFormat",
     "env_int",
     "env_setting",
@@ -93,18 +93,22 @@ def env_int(var: str, default: int, env: Mapping[str, str] | None = None) -> int
 
 
 class LMSettings(BaseModel):
-    """Everything needed to build a judge model; see :func:`attune_judge.lm.resolve_lm`."""
+    """One model and every setting of its requests, built once: by the CLI from its options
+    and the ``ATTUNE_*`` variables (:meth:`from_env`, the one place they are read), or directly
+    (``LMSettings(lm="openai/x", temperature=0.2)`` reads no variable). Judges and run configs
+    hold it; :func:`attune_judge.lm.resolve_lm` turns it into the ``dspy.LM``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     lm: str = "local"
-    """Model string: ``local``, ``local:<file.gguf>`` or any DSPy/LiteLLM model string."""
+    """Model string: ``local``, ``local:<file.gguf>`` or any DSPy/LiteLLM model string; its
+    own settings may follow (``MODEL@http://host:port/v1``, ``MODEL@temperature=0.7,seed=1``)."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (``http://host:port/v1``)."""
-    temperature: float = 0.0
-    """Sampling temperature (0 = as deterministic as the provider allows)."""
-    max_tokens: int = 1024
-    """Maximum tokens per model answer."""
+    temperature: float | None = Field(default=None, ge=0)
+    """Sampling temperature (``None``: 0, as deterministic as the provider allows)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Maximum tokens per model answer (``None``: 1024)."""
     seed: int | None = None
     """Sampling seed, passed to providers that accept one."""
     num_retries: int = 0
@@ -112,23 +116,32 @@ class LMSettings(BaseModel):
     is the one retry layer (``--max-retries``), so that attempts equal requests sent."""
     cache: bool = True
     """Use DSPy's request cache (a repeated request makes no model call)."""
-    cache_dir: str | None = None
-    """DSPy disk-cache directory (``ATTUNE_CACHE_DIR``); ``None`` keeps DSPy's default."""
+    cache_dir: str | Path | None = None
+    """DSPy disk-cache directory (``ATTUNE_CACHE_DIR``); ``None`` keeps DSPy's current one."""
     response_format: ResponseFormat | None = None
     """How to request JSON; ``None`` picks by model (see :func:`default_response_format`)."""
     timeout: float | None = Field(default=None, gt=0)
     """Seconds one request may take before it fails as a timeout (``None``: 120 s)."""
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LMSettings:
+    def from_env(
+        cls, env: Mapping[str, str] | None = None, /, **overrides: str | float | bool | None
+    ) -> LMSettings:
         """Settings from ``ATTUNE_*`` variables, then ``overrides`` (``None`` values ignored).
 
         Raises
         ------
         UserError
-            A variable or flag has an invalid value (the message names the variable).
+            An unknown setting, or a variable or option with an invalid value (the message
+            names the variable or option).
         """
-        values: dict[str, Any] = {}
+        unknown = sorted(set(overrides) - set(ENV_VARS))
+        if unknown:
+            raise UserError(
+                f"unknown model setting {', '.join(map(repr, unknown))}; the settings are "
+                + ", ".join(ENV_VARS)
+            )
+        values: dict[str, object] = {}
         origin: dict[str, str] = {}
         for field, var in ENV_VARS.items():
             raw = read_env(var, env)
@@ -136,8 +149,6 @@ class LMSettings(BaseModel):
                 values[field] = raw
                 origin[field] = f"environment variable {var}"
         for field, value in overrides.items():
-            if field not in ENV_VARS:
-                raise TypeError(f"unknown LM setting {field!r}")
             if value is not None:
                 values[field] = value
                 origin[field] = f"option {field.replace('_', '-')}"
@@ -151,44 +162,35 @@ class LMSettings(BaseModel):
                 problems.append(f"{where}: {err['msg']} (got {values.get(field)!r})")
             raise UserError("invalid model settings", problems=problems) from None
 
-    def decoding(self) -> dict[str, Any]:
-        """The settings that change answers (recorded in judge specs and hashed into ids)."""
-        return {
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "seed": self.seed,
-            "response_format": self.response_format,
+    def decoding_options(self) -> dict[str, float | int | str]:
+        """The decoding and request options that were set (``temperature``, ``max_tokens``,
+        ``response_format``, ``timeout``): what a run's manifest records as ``model_options``."""
+        values = (self.temperature, self.max_tokens, self.response_format, self.timeout)
+        names = ("temperature", "max_tokens", "response_format", "timeout")
+        return {k: v for k, v in zip(names, values, strict=True) if v is not None}
+
+    def member(self, lm: str, *, jury: bool = False, seed: int | None = None) -> LMSettings:
+        """These settings for model ``lm`` of several (a jury, a bench's evaluated models):
+        the embedded model of a jury gets no ``api_base`` (:func:`member_api_base`);
+        ``seed`` (when given) replaces the seed."""
+        update: dict[str, object] = {
+            "lm": lm,
+            "api_base": member_api_base(lm, self.api_base, jury=jury),
         }
+        if seed is not None:
+            update["seed"] = seed
+        return self.model_copy(update=update)
 
 
-class ModelOptions(BaseModel):
-    """Decoding and request options every model-calling command shares (``None``: default).
-
-    The CLI's ``--temperature``, ``--max-tokens``, ``--response-format`` and ``--timeout``
-    (``ATTUNE_TEMPERATURE``, ...) land here; :meth:`as_kwargs` gives the ones set, for
-    :func:`attune_judge.lm.resolve_lm` and :func:`attune_judge.judges.build_judge`.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    temperature: float | None = Field(default=None, ge=0)
-    """Sampling temperature (``None``: 0)."""
-    max_tokens: int | None = Field(default=None, ge=1)
-    """Maximum tokens per model answer (``None``: 1024)."""
-    response_format: ResponseFormat | None = None
-    """How to request JSON (``None``: by model)."""
-    timeout: float | None = Field(default=None, gt=0)
-    """Seconds one request may take (``None``: ``ATTUNE_TIMEOUT``, else 120 s)."""
-
-    def as_kwargs(self) -> dict[str, Any]:
-        """The options that were set, as keyword arguments."""
-        return {k: v for k, v in self.model_dump().items() if v is not None}
+_SPEC_SETTINGS: dict[str, type[float | int | str]] = {
+    "temperature": float,
+    "seed": int,
+    "max_tokens": int,
+    "api_base": str,
+}
 
 
-_SPEC_SETTINGS = {"temperature": float, "seed": int, "max_tokens": int, "api_base": str}
-
-
-def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
+def parse_model_spec(spec: str) -> tuple[str, dict[str, float | int | str]]:
     """A model string with its own settings: ``MODEL@http://host:port/v1`` (its server) or
     ``MODEL@key=value,...`` (``temperature``, ``seed``, ``max_tokens``, ``api_base``), so
     that each member of a jury (or each evaluated model) can have its own. The settings
@@ -208,7 +210,7 @@ def parse_model_spec(spec: str) -> tuple[str, dict[str, Any]]:
     rest = rest.strip()
     url = rest.lower().startswith(("http://", "https://"))  # a URL may hold "," and "@"
     parts = ["api_base=" + rest] if url else rest.split(",")
-    settings: dict[str, Any] = {}
+    settings: dict[str, float | int | str] = {}
     for part in filter(None, (p.strip() for p in parts)):
         key, eq, value = part.partition("=")
         if not eq or key.strip() not in _SPEC_SETTINGS:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge.data import JsonlAppender, JudgeItem, iter_jsonl
 from attune_judge.judges import call_program
-from attune_judge.lm import lm_response_format, make_adapter, resolve_lm
+from attune_judge.lm import LMSettings, lm_response_format, make_adapter, resolve_lm
 from attune_judge.runner._candidates import Candidate
 from attune_judge.runner._executor import Executor, RetryPolicy, ThreadExecutor, retry_wait
 from attune_judge.runner._inputs import attunebench_items
@@ -30,8 +30,6 @@ from attune_judge.runner._store import cut_torn_tail, lock_path, redact, secret_
 
 if TYPE_CHECKING:
     import dspy
-
-    from attune_judge.lm import ModelOptions
 
 __all__ = [
     "DraftError",
@@ -172,34 +170,21 @@ def _draft_one(
 class DraftFn:
     """The drafting task function for worker processes and Ray actors (picklable).
 
-    Only the recipe travels — model string, server URL, seed, candidate name, retry policy;
-    each worker resolves the model once (its API key from *its* environment) and builds the
-    responder, and redacts its own secrets from error messages.
+    Only the recipe travels — the model's :class:`~attune_judge.lm.LMSettings`, candidate
+    name, retry policy; each worker resolves the model once (its API key from *its*
+    environment) and builds the responder, and redacts its own secrets from error messages.
     """
 
     def __init__(
-        self,
-        lm: str,
-        *,
-        model: str,
-        api_base: str | None = None,
-        seed: int | None = None,
-        retry: RetryPolicy | None = None,
-        options: dict[str, Any] | None = None,
+        self, settings: LMSettings, *, model: str, retry: RetryPolicy | None = None
     ) -> None:
-        self.lm = lm
+        self.settings = settings
         self.model = model
-        self.api_base = api_base
-        self.seed = seed
         self.retry = retry or RetryPolicy()
-        self.options = dict(options or {})
-        """Model options (``ModelOptions.as_kwargs()``: temperature, max tokens, ...)."""
 
     def __call__(self, item: JudgeItem) -> Candidate | str:
         """Draft one reply (a :class:`Candidate`, or an error line)."""
-        lm, module, adapter, secrets = _worker_state(
-            self.lm, self.api_base, self.seed, tuple(sorted(self.options.items()))
-        )
+        lm, module, adapter, secrets = _worker_state(self.settings)
         return _draft_one(
             item,
             lm=lm,
@@ -211,25 +196,22 @@ class DraftFn:
         )
 
 
-_WORKER_STATE: dict[tuple[Any, ...], tuple[Any, Any, Any, list[str]]] = {}
+_WORKER_STATE: dict[LMSettings, tuple[Any, Any, Any, list[str]]] = {}
 _WORKER_LOCK = threading.Lock()
 
 
-def _worker_state(
-    lm: str, api_base: str | None, seed: int | None, options: tuple[tuple[str, Any], ...] = ()
-) -> tuple[Any, Any, Any, list[str]]:
+def _worker_state(settings: LMSettings) -> tuple[Any, Any, Any, list[str]]:
     """This process's model, responder, adapter and secrets for a recipe (built once)."""
-    key = (lm, api_base, seed, options)
     with _WORKER_LOCK:
-        if key not in _WORKER_STATE:
-            model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **dict(options))
-            _WORKER_STATE[key] = (
+        if settings not in _WORKER_STATE:
+            model_lm = resolve_lm(settings)
+            _WORKER_STATE[settings] = (
                 model_lm,
                 make_responder(),
                 make_adapter(lm_response_format(model_lm)),
                 secret_values(),
             )
-        return _WORKER_STATE[key]
+        return _WORKER_STATE[settings]
 
 
 def generate_candidates(
@@ -316,10 +298,8 @@ def run_generate(
     data: Path,
     out: Path,
     *,
-    lm: str = "local",
+    lm: LMSettings | None = None,
     name: str | None = None,
-    api_base: str | None = None,
-    seed: int | None = None,
     executor: Executor | None = None,
     max_concurrency: int = 8,
     retry: RetryPolicy | None = None,
@@ -327,25 +307,20 @@ def run_generate(
     executor_kind: str = "thread",
     workers: int = 2,
     ray_address: str | None = None,
-    model_options: ModelOptions | None = None,
 ) -> GenerateResult:
     """The Python equivalent of ``attune-judge generate DATA --lm M -o OUT``.
 
-    Resolves the model string (DSPy's cache under ``ATTUNE_CACHE_DIR``), reads the AttuneBench
-    data and drafts a reply per annotated turn into ``out``; the candidates' ``model`` is
-    ``name`` (default: the model string). ``executor_kind`` ``process`` or ``ray`` drafts in
+    Resolves the model (``lm``: its settings), reads the AttuneBench data and drafts a reply
+    per annotated turn into ``out``; the candidates' ``model`` is ``name`` (default: the
+    model string). ``executor_kind`` ``process`` or ``ray`` drafts in
     ``workers`` processes or Ray actors (each resolving the model itself) unless ``executor``
     is given.
     """
     items = attunebench_items(Path(data), "original")
-    options = model_options.as_kwargs() if model_options is not None else {}
-    model_lm = resolve_lm(lm, api_base=api_base, seed=seed, **options)  # early errors
+    lm = lm or LMSettings()
+    model_lm = resolve_lm(lm)  # early errors
     kind = executor_kind if executor is None else "thread"
-    draft_fn = (
-        DraftFn(lm, model=name or lm, api_base=api_base, seed=seed, retry=retry, options=options)
-        if kind != "thread"
-        else None
-    )
+    draft_fn = DraftFn(lm, model=name or lm.lm, retry=retry) if kind != "thread" else None
     with scaled_executor(
         kind, None, workers=workers, max_concurrency=max_concurrency, ray_address=ray_address
     ) as scaled:
@@ -353,7 +328,7 @@ def run_generate(
             items,
             out,
             lm=model_lm,
-            model=name or lm,
+            model=name or lm.lm,
             executor=executor or scaled,
             max_concurrency=max_concurrency,
             retry=retry,

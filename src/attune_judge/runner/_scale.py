@@ -63,13 +63,29 @@ def scaled_executor(
         executor.close()
 
 
-def run_arguments(config: Any, *drop: str) -> dict[str, Any]:
+def run_arguments(config: Any, *drop: str, options_after: str | None = None) -> dict[str, Any]:
     """``config`` as a run's manifest records it: without the keys ``drop`` and, for thread
-    runs, without the executor fields (manifests of thread runs stay as they were)."""
+    runs, without the executor fields (manifests of thread runs stay as they were). A config's
+    ``lm_settings`` is recorded as manifests always did: its ``api_base`` in its place, its
+    decoding options as ``model_options`` there too or after the key ``options_after``."""
     args: dict[str, Any] = config.model_dump(mode="json")
     for key in drop + (EXECUTOR_FIELDS if config.executor == "thread" else ()):
         args.pop(key, None)
-    return args
+    if "lm_settings" not in args:
+        return args
+    settings = args["lm_settings"]
+    options = {k: settings[k] for k in ("temperature", "max_tokens", "response_format", "timeout")}
+    recorded: dict[str, Any] = {}
+    for key, value in args.items():
+        if key == "lm_settings":
+            recorded["api_base"] = settings["api_base"]
+            if options_after is None:
+                recorded["model_options"] = options
+        else:
+            recorded[key] = value
+        if key == options_after:
+            recorded["model_options"] = options
+    return recorded
 
 
 @contextmanager

@@ -14,8 +14,8 @@ from pydantic import ConfigDict, Field
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL, Replicates
 from attune_judge.data import JudgeItem, attunebench_to_ratings, load_attunebench, turn_context
 from attune_judge.errors import UserError
-from attune_judge.judges import Judge
-from attune_judge.lm import ModelOptions, member_api_base
+from attune_judge.judges import Judge, JudgeOptions
+from attune_judge.lm import LMSettings
 from attune_judge.rubrics import load_rubric
 from attune_judge.runner._execution import RunSettings
 from attune_judge.runner._executor import RetryPolicy
@@ -62,10 +62,9 @@ class ScoreConfig(RunSettings):
     """USD per million completion tokens (with ``price_in``)."""
     max_cost: float | None = Field(default=None, gt=0)
     """Stop (exit 3) once the run's judgments cost this many US dollars."""
-    api_base: str | None = None
-    """Base URL of an OpenAI-compatible server."""
-    model_options: ModelOptions = ModelOptions()
-    """Temperature, max tokens, response format, request timeout (unset: defaults)."""
+    lm_settings: LMSettings = LMSettings()
+    """The settings every judge model of ``lm`` shares (server, decoding, request timeout,
+    cache; its own ``lm`` is not used): each gets them by :meth:`LMSettings.member`."""
     score_mode: Literal["sampled", "expected"] | None = None
     """``sampled`` or ``expected`` (token probabilities); ``None``: by model."""
     per_criterion: bool = False
@@ -152,12 +151,8 @@ def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
 
     return build_judge(
         config.rubric,
-        lm,
-        api_base=member_api_base(lm, config.api_base, jury=jury),
-        seed=config.seed,
-        num_retries=0,
-        **config.model_options.as_kwargs(),
-        **judge_mode_options(
+        config.lm_settings.member(lm, jury=jury, seed=config.seed),
+        judge_mode_options(
             config.rubric, config.score_mode, config.per_criterion, config.use_reference
         ),
     )
@@ -165,9 +160,9 @@ def _one_judge(config: ScoreConfig, lm: str, *, jury: bool = False) -> Judge:
 
 def judge_mode_options(
     rubric: str, score_mode: str | None, per_criterion: bool, use_reference: bool | None = None
-) -> dict[str, object]:
-    """``score_mode`` / ``per_criterion`` / ``use_reference`` options for :func:`build_judge`
-    (only those set; ``use_reference`` only where the rubric has a reference to withhold).
+) -> JudgeOptions:
+    """The :class:`~attune_judge.judges.JudgeOptions` of a run's judge (``use_reference`` only
+    where the rubric has a reference to withhold).
 
     Raises
     ------
@@ -177,21 +172,17 @@ def judge_mode_options(
     from attune_judge.judges import BASELINES
 
     if rubric in BASELINES:
-        return {}
-    options: dict[str, object] = {}
-    if score_mode is not None:
-        options["score_mode"] = score_mode
-    if per_criterion:
-        options["per_criterion"] = True
-    if use_reference is not None:
-        kind = rubric_kind(rubric)
-        if kind == "reference":
-            options["use_reference"] = use_reference
-        elif kind != "checklist":  # checklist questions are asked without it anyway
-            raise UserError(
-                f"--no-reference: rubric {rubric!r} is a {kind} rubric, which shows no reference"
-            )
-    return options
+        return JudgeOptions()
+    kind = rubric_kind(rubric) if use_reference is not None else None
+    if kind not in (None, "reference", "checklist"):  # checklist questions never show it
+        raise UserError(
+            f"--no-reference: rubric {rubric!r} is a {kind} rubric, which shows no reference"
+        )
+    return JudgeOptions(
+        use_reference=use_reference if kind == "reference" else None,
+        score_mode=score_mode,
+        per_criterion=True if per_criterion else None,
+    )
 
 
 def rubric_kind(rubric: str) -> str:

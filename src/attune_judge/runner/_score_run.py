@@ -60,23 +60,16 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
         formats.append(lm["response_format"])
 
     def judges_for(url: str) -> list[Judge]:
-        with server_identity(config.api_base):  # the collector answers as the real server
+        with server_identity(api_base):  # the collector answers as the real server
             return [_batch_judge(url, fmt) for fmt in formats]
 
     def _batch_judge(url: str, fmt: str) -> Judge:
-        return build_score_judge(
-            config.model_copy(
-                update={
-                    "api_base": url,
-                    "model_options": config.model_options.model_copy(
-                        update={"response_format": fmt}
-                    ),
-                }
-            )
-        )
+        settings = config.lm_settings.model_copy(update={"api_base": url, "response_format": fmt})
+        return build_score_judge(config.model_copy(update={"lm_settings": settings}))
 
+    api_base = config.lm_settings.api_base
     client = OpenAIBatchClient(
-        config.api_base or "https://api.openai.com/v1", os.environ.get("OPENAI_API_KEY")
+        api_base or "https://api.openai.com/v1", os.environ.get("OPENAI_API_KEY")
     )
     return BatchExecutor(
         config.out,
@@ -101,7 +94,7 @@ def _check_references(config: ScoreConfig, judges: Sequence[Judge], items: Seque
 
 def _arguments(config: ScoreConfig) -> dict[str, Any]:
     args = run_arguments(config, "quiet")
-    if not config.model_options.as_kwargs():  # manifests without options stay as they were
+    if not config.lm_settings.decoding_options():  # manifests without options stay as they were
         args.pop("model_options", None)
     if config.use_reference is None:
         args.pop("use_reference", None)
@@ -147,7 +140,9 @@ def run_score(
     _check_references(config, judge_list, items)
     tasks = plan_tasks(items, judge_list)
     pricing = Pricing(
-        price_in=config.price_in, price_out=config.price_out, api_base=config.api_base
+        price_in=config.price_in,
+        price_out=config.price_out,
+        api_base=config.lm_settings.api_base,
     )
     return _run(config, tasks, judges, judge_list, executor, inputs, fingerprint, pricing)
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict
 
 from attune_judge._bootstrap import Replicates
 from attune_judge.calibration import SensitivityAnalysis
-from attune_judge.lm import ModelOptions
+from attune_judge.lm import LMSettings
 from attune_judge.runner import EXIT_FAILURE_BUDGET
 from attune_judge.runner._execution import RunSettings
 
@@ -31,17 +31,15 @@ class SensitivityConfig(RunSettings):
     rubric: str | None = None
     """Base rubric (name or YAML path); overrides the file's ``base.rubric``."""
     lm: str | None = None
-    """Base judge model; overrides the file's ``base.judge.lm`` (default ``ATTUNE_LM``)."""
+    """Base judge model; overrides the file's ``base.judge.lm`` (default ``lm_settings.lm``)."""
     jury_lms: list[str] | None = None
     """Several models (``--lm A --lm B``): the base judge, and every variant that keeps the
     base model, is a jury of these (``lm`` is the first); each member's judgment is kept."""
     jury: Literal["mean", "median", "majority"] = "mean"
     """How the jury combines its members per item."""
-    api_base: str | None = None
-    """Base URL of an OpenAI-compatible server (for the base model(s) only)."""
-    model_options: ModelOptions = ModelOptions()
-    """Temperature, max tokens, response format, timeout of every judge model (a variant's
-    own decoding settings override them)."""
+    lm_settings: LMSettings = LMSettings()
+    """Decoding, timeout and cache of every judge model, and the server of the base model(s);
+    its ``lm`` is the base model when neither ``lm`` nor the file names one."""
     candidates: Path | None = None
     """Candidates JSONL; without it the AttuneBench pseudo-models are judged."""
     models: list[str] | None = None

@@ -5,19 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.errors import UserError
-from attune_judge.judges import Judge, Jury, JuryMethod, build_judge
-from attune_judge.lm import LMSettings, resolve_lm
+from attune_judge.judges import Judge, JudgeOptions, Jury, JuryMethod, build_judge
+from attune_judge.lm import resolve_lm
 from attune_judge.rubrics import Rubric, load_rubric
 from attune_judge.sensitivity._config import SensitivityConfig
 from attune_judge.sensitivity._resolve import Variant, resolve_variants
 from attune_judge.sensitivity._variants import VariantsFile, load_variants
 
+if TYPE_CHECKING:
+    import dspy
+
 __all__ = ["LMFactory", "sensitivity_judges"]
 
-LMFactory = Callable[[str | None], Any]
+LMFactory = Callable[[str | None], "dspy.BaseLM"]
 """Model string (``None`` = the default) → ``dspy.LM``."""
 
 
@@ -55,7 +58,7 @@ def _variants(config: SensitivityConfig) -> tuple[VariantsFile, list[Variant]]:
     variants = resolve_variants(
         spec,
         rubric,
-        lm=config.lm or spec.base.judge.lm or LMSettings.from_env().lm,
+        lm=config.lm or spec.base.judge.lm or config.lm_settings.lm,
         source=str(config.variants),
         only=config.only,
     )
@@ -86,18 +89,14 @@ def _jury_options(config: SensitivityConfig) -> dict[str, Any]:
 def _default_lm_factory(config: SensitivityConfig) -> LMFactory:
     """Models built as ``attune-judge score`` builds them, so the base judge has the same
     judge_id and request-cache keys as a ``score`` run of the same rubric and model."""
-    env = LMSettings.from_env()  # ATTUNE_LM names the default model; ATTUNE_CACHE=0: no cache
+    settings = config.lm_settings
 
-    def make(lm: str | None) -> Any:
-        model = lm or env.lm
-        base = _jury_lms(config) or [config.lm or env.lm]
-        api_base = config.api_base if model in base else None
+    def make(lm: str | None) -> dspy.BaseLM:
+        model = lm or settings.lm
+        base = _jury_lms(config) or [config.lm or settings.lm]
+        api_base = settings.api_base if model in base else None
         return resolve_lm(
-            model,
-            api_base=api_base,
-            seed=config.seed,
-            cache=env.cache,
-            **config.model_options.as_kwargs(),
+            settings.model_copy(update={"lm": model, "api_base": api_base, "seed": config.seed})
         )
 
     return make
@@ -112,26 +111,25 @@ def _build_judges(
 ) -> dict[str, Judge]:
     """One judge per variant; with ``jury_lms``, a variant on the base model (the first of
     them) is a jury of the same rubric and settings on every one of those models."""
-    lms: dict[str | None, Any] = {}
+    lms: dict[str | None, dspy.BaseLM] = {}
     judges: dict[str, Judge] = {}
     for v in variants:
         members = list(jury_lms) if jury_lms and v.lm == jury_lms[0] else [v.lm]
         for m in members:
             if m not in lms:
                 lms[m] = lm_factory(m)
-        options: dict[str, Any] = {"reasoning": v.reasoning}
-        if v.rubric.kind == "reference":
-            options["use_reference"] = v.use_reference
-        elif not v.use_reference:
+        reference = v.use_reference if v.rubric.kind == "reference" else None
+        options = JudgeOptions(use_reference=reference, reasoning=v.reasoning)
+        if v.rubric.kind != "reference" and not v.use_reference:
             raise UserError(
                 f"variant {v.name!r}: withholding the reference needs a reference rubric, "
                 f"not {v.rubric.kind!r}"
             )
         if len(members) > 1:
             judges[v.name] = Jury(
-                [build_judge(v.rubric, lms[m], **options) for m in members],
+                [build_judge(v.rubric, lms[m], options) for m in members],
                 method=jury,
             )
         else:
-            judges[v.name] = build_judge(v.rubric, lms[v.lm], **options)
+            judges[v.name] = build_judge(v.rubric, lms[v.lm], options)
     return judges

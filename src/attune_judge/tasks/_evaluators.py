@@ -13,7 +13,7 @@ LM failure ``lm_error`` (``retryable`` when transient, so the runner retries it)
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attune_judge.data import JudgeItem, Judgment, TokenUsage
 from attune_judge.data.instrument import BEHAVIOUR_ITEMS_BY_ID, FOUR_BRANCHES, PANAS_ITEMS
@@ -44,6 +44,9 @@ from attune_judge.tasks._programs import (
     panas_field,
     preference_program,
 )
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["PRIMARY_METRIC", "TaskEvaluator"]
 
@@ -91,7 +94,7 @@ class TaskEvaluator:
         self,
         task: TaskName,
         model: str,
-        lm: Any,
+        lm: dspy.BaseLM,
         *,
         seed: int = 0,
         draft_judge: Judge | None = None,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
@@ -27,7 +27,6 @@ from attune_judge.data import Judgment, load_attunebench, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import (
     LMSettings,
-    ModelOptions,
     parse_model_spec,
     resolve_lm,
 )
@@ -49,6 +48,9 @@ from attune_judge.tasks._analysis import analyse_records
 from attune_judge.tasks._evaluators import TaskEvaluator
 from attune_judge.tasks._items import TASKS, TaskName, task_units
 from attune_judge.tasks._records import record_from_judgment
+
+if TYPE_CHECKING:
+    import dspy
 
 __all__ = ["BenchConfig", "BenchResult", "bench_evaluators", "parse_model_spec", "run_bench"]
 
@@ -73,17 +75,16 @@ class BenchConfig(ExecutionFields):
     """Tasks to run."""
     seed: int = 0
     """Seed of the A/B presentation order and of the bootstrap."""
-    api_base: str | None = None
-    """Server of the judge model (and of models without their own ``api_base``)."""
+    lm_settings: LMSettings = LMSettings()
+    """Server, decoding, timeout and cache of every model (judge and evaluated; its own
+    ``lm`` and ``seed`` are not used); a model's own ``@temperature=..`` settings override
+    them, and its ``api_base`` applies to ``openai/`` models without their own."""
     max_conversations: int | None = None
     """Use only the first N conversations (by file order)."""
     B: Replicates = DEFAULT_B
     """Bootstrap replicates of the analysis (the same name and default as every command's)."""
     max_failure_rate: float = 0.25
     """Stop when more than this share of units fails (after 20)."""
-    model_options: ModelOptions = ModelOptions()
-    """Decoding and timeout of every model (judge and evaluated); a model's own
-    ``@temperature=..`` settings override them."""
     quiet: bool = True
     """No progress bar."""
     retry_failed: bool = False
@@ -116,15 +117,17 @@ class BenchResult(BaseModel):
         return 3 if self.stopped else 0
 
 
-def _resolve(spec: str, api_base: str | None, options: ModelOptions | None = None) -> Any:
-    name, settings = parse_model_spec(spec)
-    settings.setdefault("api_base", api_base if name.startswith("openai/") else None)
-    cache = LMSettings.from_env().cache  # ATTUNE_CACHE=0 bypasses the request cache
-    return resolve_lm(name, cache=cache, **{**(options.as_kwargs() if options else {}), **settings})
+def _resolve(spec: str, settings: LMSettings) -> dspy.BaseLM:
+    """The model ``spec`` (``MODEL@key=value,...``) with ``settings``; no seed: the models
+    sample as they do."""
+    api_base = settings.api_base if spec.startswith("openai/") else None
+    return resolve_lm(settings.model_copy(update={"lm": spec, "api_base": api_base, "seed": None}))
 
 
 def _evaluators(
-    config: BenchConfig, lms: Mapping[str, Any] | None, judge_lm: Any
+    config: BenchConfig,
+    lms: Mapping[str, dspy.BaseLM] | None,
+    judge_lm: dspy.BaseLM | Sequence[dspy.BaseLM] | None,
 ) -> dict[tuple[str, str], Any]:
     from attune_judge.judges import build_judge
 
@@ -138,26 +141,22 @@ def _evaluators(
             if isinstance(judge_lm, list | tuple)
             else [judge_lm]
             if judge_lm is not None
-            else [_resolve(n, config.api_base, config.model_options) for n in names]
+            else [_resolve(n, config.lm_settings) for n in names]
         )
-        draft_judge = build_judge("attunebench-reference", lm=jlms[0])
-        behaviour_judge = build_judge("attunebench-behaviours", lm=jlms[0])
+        draft_judge = build_judge("attunebench-reference", jlms[0])
+        behaviour_judge = build_judge("attunebench-behaviours", jlms[0])
         if len(jlms) > 1:
             from attune_judge.judges import Jury
 
             draft_judge = Jury(
-                [build_judge("attunebench-reference", lm=lm) for lm in jlms], config.jury
+                [build_judge("attunebench-reference", lm) for lm in jlms], config.jury
             )
             behaviour_judge = Jury(
-                [build_judge("attunebench-behaviours", lm=lm) for lm in jlms], "majority"
+                [build_judge("attunebench-behaviours", lm) for lm in jlms], "majority"
             )
     out: dict[tuple[str, str], Any] = {}
     for model in config.models:
-        lm = (
-            lms[model]
-            if lms is not None and model in lms
-            else _resolve(model, config.api_base, config.model_options)
-        )
+        lm = lms[model] if lms is not None and model in lms else _resolve(model, config.lm_settings)
         for task in config.tasks:
             out[(task, model)] = TaskEvaluator(
                 task,
@@ -179,8 +178,8 @@ def bench_evaluators(config: BenchConfig) -> list[Any]:
 def run_bench(
     config: BenchConfig,
     *,
-    lms: Mapping[str, Any] | None = None,
-    judge_lm: Any = None,
+    lms: Mapping[str, dspy.BaseLM] | None = None,
+    judge_lm: dspy.BaseLM | Sequence[dspy.BaseLM] | None = None,
     executor: Any = None,
 ) -> BenchResult:
     """Run (or resume) the bench into ``config.out``.
@@ -237,7 +236,7 @@ def run_bench(
             config.out,
             plan,
             command="bench",
-            arguments=run_arguments(config, "quiet"),
+            arguments=run_arguments(config, "quiet", options_after="max_failure_rate"),
             inputs=inputs,
             data_fingerprint=fingerprint,
             seed=config.seed,

@@ -17,7 +17,7 @@ from attune_judge._resources import shipped_dir
 from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, read_judgments, write_jsonl
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions
+from attune_judge.lm import LMSettings
 from attune_judge.report import calibration_figure_data
 from attune_judge.runner import degenerate_judgments, failure_reasons
 from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
@@ -59,7 +59,7 @@ def validate_judge(
     limit: int | None = None,
     B: int = DEFAULT_B,
     seed: int = 0,
-    api_base: str | None = None,
+    lm_settings: LMSettings | None = None,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     judge: Any = None,
     quiet: bool = True,
@@ -67,7 +67,6 @@ def validate_judge(
     executor: str = "thread",
     workers: int = DEFAULT_WORKERS,
     ray_address: str | None = None,
-    model_options: ModelOptions | None = None,
     only_items: set[str] | None = None,
     score_mode: str | None = None,
     per_criterion: bool = False,
@@ -91,9 +90,11 @@ def validate_judge(
         Judge only the first ``limit`` items (by item id).
     B, seed
         Bootstrap replicates and seed.
-    api_base, max_concurrency, adaptive
-        Model server URL; judgments in flight (adapted to rate limits unless ``adaptive`` is
-        ``False``).
+    lm_settings
+        The judge model's server, decoding, timeout and cache (its ``lm`` is ``lm``'s; the
+        members of a jury get them too); default :class:`~attune_judge.lm.LMSettings`'s.
+    max_concurrency, adaptive
+        Judgments in flight (adapted to rate limits unless ``adaptive`` is ``False``).
     judge
         A ready ``Judge`` to use instead of building one from the rubric and ``lm`` (tests).
     quiet
@@ -101,8 +102,6 @@ def validate_judge(
     report_files
         Write ``report.md`` / ``report.html`` with figures (``summary.json`` and
         ``validation.md`` are always written).
-    model_options
-        Temperature, max tokens, response format and request timeout of the judge model.
     jury_lms, jury
         Several judge models combined by ``jury`` (``mean``, ``median``, ``majority``);
         ``lm`` is then the judge's label.
@@ -136,7 +135,7 @@ def validate_judge(
         rubric or spec.rubric,
         lm,
         judge,
-        api_base=api_base,
+        settings=(lm_settings or LMSettings()).model_copy(update={"lm": lm}),
         seed=seed,
         B=B,
         max_concurrency=max_concurrency,
@@ -144,7 +143,6 @@ def validate_judge(
         executor=executor,
         workers=workers,
         ray_address=ray_address,
-        model_options=model_options,
         score_mode=score_mode,
         per_criterion=per_criterion,
         jury_lms=jury_lms,

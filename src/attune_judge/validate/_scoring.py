@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from attune_judge.errors import UserError
-from attune_judge.lm import ModelOptions, member_api_base
+from attune_judge.lm import LMSettings
 from attune_judge.runner import judge_mode_options
+
+if TYPE_CHECKING:
+    from attune_judge.judges import Judge
 
 __all__ = ["run_validation_judge", "validation_judge"]
 
@@ -19,57 +23,36 @@ log = logging.getLogger("attune_judge.validate")
 
 def validation_judge(
     rubric: str,
-    lm: str,
-    api_base: str | None,
+    settings: LMSettings,
     seed: int,
     score_mode: str | None = None,
     per_criterion: bool = False,
-    model_options: ModelOptions | None = None,
     jury_lms: Sequence[str] | None = None,
     jury: str = "mean",
-) -> Any:
+) -> Judge:
     """The judge ``validate`` runs (module level: Ray actors and worker processes build it):
-    one model, or a :class:`~attune_judge.judges.Jury` of ``jury_lms`` combined by ``jury``."""
-    from attune_judge.judges import build_judge
+    the model of ``settings``, or a :class:`~attune_judge.judges.Jury` of ``jury_lms``
+    combined by ``jury``."""
+    from attune_judge.judges import Jury, build_judge
 
-    if jury_lms:
-        from attune_judge.judges import Jury
-
-        if jury not in ("mean", "median", "majority"):
-            raise UserError(f"validate combines several models with a jury, not {jury!r}")
-
-        members = [
-            validation_judge(
-                rubric,
-                m,
-                member_api_base(m, api_base, jury=True),
-                seed,
-                score_mode,
-                per_criterion,
-                model_options,
-            )
-            for m in jury_lms
-        ]
-        return Jury(members, method=jury)  # type: ignore[arg-type]
-    return build_judge(
-        rubric,
-        lm,
-        **judge_mode_options(rubric, score_mode, per_criterion),
-        use_reference=False,
-        api_base=api_base,
-        seed=seed,
-        num_retries=0,
-        **(model_options.as_kwargs() if model_options is not None else {}),
-    )
+    options = replace(judge_mode_options(rubric, score_mode, per_criterion), use_reference=False)
+    if not jury_lms:
+        return build_judge(rubric, settings.model_copy(update={"seed": seed}), options)
+    if jury not in ("mean", "median", "majority"):
+        raise UserError(f"validate combines several models with a jury, not {jury!r}")
+    members = [
+        build_judge(rubric, settings.member(m, jury=True, seed=seed), options) for m in jury_lms
+    ]
+    return Jury(members, method=jury)  # type: ignore[arg-type]
 
 
 def run_validation_judge(
     out: Path,
     rubric: str,
     lm: str,
-    judge: Any,
+    judge: Judge | None,
     *,
-    api_base: str | None,
+    settings: LMSettings,
     seed: int,
     B: int,
     max_concurrency: int,
@@ -77,14 +60,13 @@ def run_validation_judge(
     executor: str,
     workers: int,
     ray_address: str | None,
-    model_options: ModelOptions | None,
     score_mode: str | None,
     per_criterion: bool,
     jury_lms: Sequence[str] | None,
     jury: str,
     retry_failed: bool = False,
     adaptive: bool = True,
-) -> Any:
+) -> Judge:
     """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
     from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
 
@@ -92,12 +74,10 @@ def run_validation_judge(
         validation_judge,
         (
             rubric,
-            lm,
-            api_base,
+            settings,
             seed,
             score_mode,
             per_criterion,
-            model_options,
             tuple(jury_lms) if jury_lms else None,
             jury,
         ),
@@ -111,7 +91,7 @@ def run_validation_judge(
         out=out / "run",
         rubric=rubric,
         lm=lm,
-        api_base=api_base,
+        lm_settings=LMSettings(api_base=settings.api_base),  # the manifest records the server
         max_concurrency=max_concurrency,
         max_failure_rate=1.0,
         seed=seed,
