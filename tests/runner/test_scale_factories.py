@@ -20,7 +20,7 @@ import pytest
 
 from attune_judge.data import read_jsonl
 from attune_judge.lm import LMSettings
-from attune_judge.runner import JudgeFactory, Task
+from attune_judge.runner import ExecutionOptions, JudgeFactory, Task
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.conftest import SAMPLES
 from tests.sensitivity._scripted import answer as sensitivity_answer
@@ -123,7 +123,7 @@ def test_validate_workers_rebuild_the_judge(wire: list[WireExecutor], tmp_path: 
             limit=3,
             B=100,
             report_files=False,
-            executor="ray",
+            execution=ExecutionOptions(executor="ray"),
             lm_settings=LMSettings(api_base=server.base_url),
         )
         close_http_clients()

@@ -91,6 +91,7 @@ def validate(
 ) -> None:
     """Run a judge model (or a jury: --lm A --lm B) on a shipped set and report its agreement
     with the people."""
+    from attune_judge.runner import ExecutionOptions
     from attune_judge.validate import validate_judge
 
     lms = list(lm or [])
@@ -141,7 +142,7 @@ def validate(
         only_items=only,
         quiet=False,
         retry_failed=retry_failed,
-        **opts.execution(),
+        execution=ExecutionOptions(**opts.execution()),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
     )

@@ -19,8 +19,7 @@ from attune_judge.data import JudgeItem, Judgment, read_jsonl, read_judgments, w
 from attune_judge.errors import UserError
 from attune_judge.lm import LMSettings
 from attune_judge.report import calibration_figure_data
-from attune_judge.runner import degenerate_judgments, failure_reasons
-from attune_judge.runner._execution import DEFAULT_MAX_CONCURRENCY, DEFAULT_WORKERS
+from attune_judge.runner import ExecutionOptions, degenerate_judgments, failure_reasons
 from attune_judge.runs import (
     CalibrationBlock,
     JudgeRow,
@@ -60,13 +59,10 @@ def validate_judge(
     B: int = DEFAULT_B,
     seed: int = 0,
     lm_settings: LMSettings | None = None,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    execution: ExecutionOptions | None = None,
     judge: Any = None,
     quiet: bool = True,
     report_files: bool = True,
-    executor: str = "thread",
-    workers: int = DEFAULT_WORKERS,
-    ray_address: str | None = None,
     only_items: set[str] | None = None,
     score_mode: str | None = None,
     per_criterion: bool = False,
@@ -74,7 +70,6 @@ def validate_judge(
     jury_lms: Sequence[str] | None = None,
     jury: str = "mean",
     retry_failed: bool = False,
-    adaptive: bool = True,
 ) -> ValidationResult:
     """Judge a shipped set's items and compare the judge with the set's people.
 
@@ -93,8 +88,10 @@ def validate_judge(
     lm_settings
         The judge model's server, decoding, timeout and cache (its ``lm`` is ``lm``'s; the
         members of a jury get them too); default :class:`~attune_judge.lm.LMSettings`'s.
-    max_concurrency, adaptive
-        Judgments in flight (adapted to rate limits unless ``adaptive`` is ``False``).
+    execution
+        Where the judgments run and how many are in flight (:class:`ExecutionOptions`:
+        ``thread`` by default; ``process`` or ``ray`` workers each build the judge; adapted to
+        rate limits unless ``adaptive`` is ``False``).
     judge
         A ready ``Judge`` to use instead of building one from the rubric and ``lm`` (tests).
     quiet
@@ -113,9 +110,6 @@ def validate_judge(
         Another rubric to judge with (e.g. a checklist); its dimensions must be the set's.
     retry_failed
         Judge again only the failed judgments of the existing run (``--retry-failed``).
-    executor, workers, ray_address
-        Where the judgments run: ``thread`` (default), ``process`` or ``ray`` (``workers``
-        processes or actors, each building the judge; see :func:`scaled_executor`).
     """
     start = time.monotonic()
     if set_name not in VALIDATION_SETS:
@@ -136,18 +130,14 @@ def validate_judge(
         lm,
         judge,
         settings=(lm_settings or LMSettings()).model_copy(update={"lm": lm}),
+        execution=execution or ExecutionOptions(),
         seed=seed,
         B=B,
-        max_concurrency=max_concurrency,
         quiet=quiet,
-        executor=executor,
-        workers=workers,
-        ray_address=ray_address,
         score_mode=score_mode,
         per_criterion=per_criterion,
         jury_lms=jury_lms,
         retry_failed=retry_failed,
-        adaptive=adaptive,
         jury=jury,
     )
     judgments = read_judgments(out / "run" / "judgments.jsonl")  # a retried item counts once

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from attune_judge.errors import UserError
 from attune_judge.lm import LMSettings
-from attune_judge.runner import judge_mode_options
+from attune_judge.runner import ExecutionOptions, judge_mode_options
 
 if TYPE_CHECKING:
     from attune_judge.judges import Judge
@@ -53,19 +53,15 @@ def run_validation_judge(
     judge: Judge | None,
     *,
     settings: LMSettings,
+    execution: ExecutionOptions,
     seed: int,
     B: int,
-    max_concurrency: int,
     quiet: bool,
-    executor: str,
-    workers: int,
-    ray_address: str | None,
     score_mode: str | None,
     per_criterion: bool,
     jury_lms: Sequence[str] | None,
     jury: str,
     retry_failed: bool = False,
-    adaptive: bool = True,
 ) -> Judge:
     """Judge ``out/items.jsonl`` into the scoring run ``out/run`` (resumed); the judge used."""
     from attune_judge.runner import JudgeFactory, ScoreConfig, run_score, scaled_executor
@@ -84,28 +80,30 @@ def run_validation_judge(
     )
     if judge is None:
         judge = factory.build()[0]
-    elif executor != "thread":
-        raise ValueError(f"executor={executor!r} builds the judge in each worker: pass no judge")
+    elif execution.executor != "thread":
+        raise ValueError(
+            f"executor={execution.executor!r} builds the judge in each worker: pass no judge"
+        )
     config = ScoreConfig(
         data=out / "items.jsonl",
         out=out / "run",
         rubric=rubric,
         lm=lm,
         lm_settings=LMSettings(api_base=settings.api_base),  # the manifest records the server
-        max_concurrency=max_concurrency,
+        max_concurrency=execution.max_concurrency,
         max_failure_rate=1.0,
         seed=seed,
         quiet=quiet,
         B=B,
         retry_failed=retry_failed,
-        adaptive=adaptive,
+        adaptive=execution.adaptive,
     )
     with scaled_executor(
-        executor,
+        execution.executor,
         factory,
-        workers=workers,
-        max_concurrency=max_concurrency,
-        ray_address=ray_address,
+        workers=execution.workers,
+        max_concurrency=execution.max_concurrency,
+        ray_address=execution.ray_address,
     ) as scaled:
         result = run_score(config, judges=[judge], executor=scaled)
     if result.stopped:
