@@ -185,6 +185,7 @@ def _ray_speedup(tmp: Path, args: argparse.Namespace, latency: float) -> dict[st
 
 
 def _batch_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
+    from attune_judge.lm import LMSettings
     from attune_judge.runner import ScoreConfig, run_score
     from attune_judge.testing import FakeBatchServer
 
@@ -198,7 +199,7 @@ def _batch_part(tmp: Path, args: argparse.Namespace) -> dict[str, object]:
         common = {
             "data": tmp / "batch-items.jsonl",
             "lm": "openai/fake-judge",
-            "api_base": server.base_url,
+            "lm_settings": LMSettings(api_base=server.base_url),
             "max_concurrency": args.concurrency,
             "quiet": True,
             "B": 200,

@@ -43,8 +43,8 @@ def test_the_library_has_the_same_defaults() -> None:
         assert fields["max_concurrency"].default == 8, config
         assert fields["workers"].default == 2, config
         assert fields["executor"].default == "thread", config
-    params = inspect.signature(validate_judge).parameters
-    assert (params["max_concurrency"].default, params["workers"].default) == (8, 2)
+    assert inspect.signature(validate_judge).parameters["execution"].default is None
+    assert (ExecutionOptions().max_concurrency, ExecutionOptions().workers) == (8, 2)
 
 
 def test_execution_options_spread_into_a_config(tmp_path) -> None:

@@ -42,11 +42,14 @@ def _item(n: int = 1) -> JudgeItem:
     )
 
 
-def _judge(server: FaultServer, fmt: str = "json_object", **kwargs: Any) -> Any:
+def _judge(
+    server: FaultServer, fmt: str = "json_object", engine: str | None = None, **kwargs: Any
+) -> Any:
     kwargs.setdefault("cache", False)
     kwargs.setdefault("timeout", 5.0)
     lm = resolve_lm(
-        LMSettings(lm="openai/fake", api_base=server.url, response_format=fmt, **kwargs)
+        LMSettings(lm="openai/fake", api_base=server.url, response_format=fmt, **kwargs),
+        engine=engine,
     )
     return build_judge("attunebench-reference", lm)
 

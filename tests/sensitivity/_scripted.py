@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 from attune_judge.data import ChatMessage, JudgeItem, Judgment, read_jsonl, write_jsonl
+from attune_judge.lm import LMSettings
 
 CRITERIA = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
 BASE = {"a": 6, "b": 4, "c": 2}
@@ -90,7 +91,7 @@ def variants_run(tmp_path: Path, name: str, api_base: str) -> dict[str, object]:
         "data": data,
         "variants": variants,
         "lm": "openai/fake",
-        "api_base": api_base,
+        "lm_settings": LMSettings(api_base=api_base),
         "quiet": True,
         "fsync": False,
     }

@@ -225,7 +225,9 @@ def check_model(model: str | None, api_base: str | None = None) -> str:
     return model
 
 
-def resolve_lm(settings: LMSettings, *, check_connection: bool = True) -> dspy.LM:
+def resolve_lm(
+    settings: LMSettings, *, check_connection: bool = True, engine: str | None = None
+) -> dspy.LM:
     """The configured ``dspy.LM`` of ``settings`` (read no environment variable: build the
     settings with :meth:`LMSettings.from_env` for ``ATTUNE_*``).
 
@@ -237,7 +239,8 @@ def resolve_lm(settings: LMSettings, *, check_connection: bool = True) -> dspy.L
     attempt. ``timeout`` (default 120 s) bounds one request; the embedded model runs
     in-process and ignores it. :func:`configure_cache` points DSPy's request cache at
     ``cache_dir`` (``None``: its current location). ``check_connection``: check that
-    ``api_base`` answers before returning.
+    ``api_base`` answers before returning. ``engine``: DSPy's engine for a model that is not
+    the embedded one (``litellm``: through LiteLLM; ``None``: attune-judge's choice).
 
     Returns
     -------
@@ -289,7 +292,9 @@ def resolve_lm(settings: LMSettings, *, check_connection: bool = True) -> dspy.L
         # OpenAI-compatible server takes one route, LiteLLM is for hosted providers only.
         address = ServerAddress.parse(api_base) if api_base is not None else None
         native = address is not None and send_json_object_natively()
-        if address is not None and address.credentialed and native:
+        if engine is not None:
+            lm_kwargs["engine"] = engine
+        elif address is not None and address.credentialed and native:
             lm_kwargs.pop("api_base")
             lm_kwargs["engine"], lm_kwargs["async_engine"] = server_engine(
                 model, api_base or "", api_key=api_key, timeout=request_timeout
