@@ -17,6 +17,7 @@ from attune_judge import shipped_dir
 from attune_judge.data import JudgeItem, Judgment, read_jsonl
 from attune_judge.judges._aligned import aligned_rubric, read_manifest
 from attune_judge.judges._calibrated import calibrate_judgment, read_head
+from attune_judge.lm import LMSettings
 from attune_judge.validate import VALIDATION_SETS, load_calibration_set
 from attune_judge.validate._calibrated import calibrated_comparison, shipped_head
 from attune_judge.validate._scoring import validation_judge
@@ -40,7 +41,7 @@ def test_a_shipped_head_fits_the_current_judge_and_gives_the_calibrated_row(name
     assert shipped_head(name, "openai/gpt-4.1-mini") is None  # fitted on the embedded model
     spec = VALIDATION_SETS[name]
     judgments = read_jsonl(root / "judgments.jsonl", Judgment)
-    current = validation_judge(spec.rubric, "local", None, 0).judge_id
+    current = validation_judge(spec.rubric, LMSettings(), 0).judge_id
     assert {j.judge_id for j in judgments} == {current}, (
         f"stale head: refit with PYTHONPATH=src python benchmarks/fit_calibrated_heads.py "
         f"--sets {name}"

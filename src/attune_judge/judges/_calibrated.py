@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,9 +27,6 @@ from attune_judge.errors import UserError
 from attune_judge.judges._base import hash_spec
 from attune_judge.judges._baselines import tokens
 from attune_judge.judges._lexicon import lexicon_count
-
-if TYPE_CHECKING:
-    from attune_judge.judges._factory import JudgeOptions
 
 __all__ = [
     "HEAD_FILE",
@@ -244,15 +241,15 @@ def read_head(root: Path, manifest: Any) -> CalibrationHead:
 
 
 def calibrated_head(
-    root: Path, manifest: Any, asked: JudgeOptions, model: str | None
+    root: Path, manifest: Any, asked: tuple[str | None, bool], model: str | None
 ) -> CalibrationHead:
-    """The head of a calibrated judge, after refusing the judge options ``asked`` that it
-    cannot honour and warning when it runs on another ``model`` than its fitted one;
+    """The head of a calibrated judge, after refusing the score mode and reasoning ``asked``
+    that it cannot honour and warning when it runs on another ``model`` than its fitted one;
     :func:`attune_judge.judges.load_aligned_judge` builds it."""
     import logging
 
     head = read_head(root, manifest)
-    if asked.score_mode == "sampled" or asked.reasoning:
+    if asked[0] == "sampled" or asked[1]:
         raise UserError(
             f"{root}: a calibrated judge reads the model's score distributions (score mode "
             "expected, no reasoning); --score-mode sampled and --reasoning do not apply to it"

@@ -268,7 +268,8 @@ def load_aligned_judge(
         model = manifest.lm
     asked = options or JudgeOptions()
     if manifest.format == CALIBRATED_FORMAT:
-        head = calibrated_head(root, manifest, asked, _model_name(model))
+        asking = (asked.score_mode, asked.reasoning)
+        head = calibrated_head(root, manifest, asking, _model_name(model))
         own = _fixed_options(manifest.judge_options, score_mode="expected")
         return CalibratedJudge(
             build_judge(aligned_rubric(root, manifest), model, own), manifest, head
