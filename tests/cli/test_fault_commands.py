@@ -8,6 +8,8 @@ request with HTTP 500 (retryable). With ``--max-retries R`` every unit must cost
 from __future__ import annotations
 
 import json
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -159,6 +161,42 @@ def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     summary = json.loads((out / "summary.json").read_text("utf-8"))
     assert summary["run"]["complete"] is True
+
+
+def test_ctrl_c_exits_the_console_script_at_once_without_threads_left(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # with the process executor the parent has no thread left once its workers are
+    # terminated; the console script used to fall back to a normal exit then, whose teardown
+    # of DSPy, LiteLLM and the rest took 1-2 s on a loaded machine
+    import multiprocessing.util
+    import os
+
+    from attune_judge.cli import _main
+    from attune_judge.errors import Interrupted
+
+    def interrupted(**_: object) -> None:
+        raise Interrupted()
+
+    exits: list[int] = []
+
+    def exit_now(code: int) -> None:
+        exits.append(code)
+        raise SystemExit(code)  # stands in for os._exit, which would end pytest
+
+    finalized: list[int] = []
+    monkeypatch.setattr(_main, "_app_for", lambda args: (interrupted, args, "attune-judge"))
+    monkeypatch.setattr(os, "_exit", exit_now)
+    monkeypatch.setattr(sys, "argv", ["attune-judge", "score"])
+    monkeypatch.setattr(threading, "active_count", lambda: 1)  # the workers are gone
+    # the queues' named semaphores are unlinked first (else the resource tracker reports them
+    # as leaked); recorded here, not run: pytest's own process has other users of them
+    monkeypatch.setattr(multiprocessing.util, "_run_finalizers", finalized.append)
+    with pytest.raises(SystemExit):
+        _main.main()
+    assert exits == [130]
+    assert finalized == [0]
+    assert "interrupted: stopped" in capsys.readouterr().err
 
 
 def _first_fails(n: int, text: str, repeat: int) -> str:

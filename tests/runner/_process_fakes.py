@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import time
+from pathlib import Path
 
 from attune_judge.data import JudgeItem
 from tests.runner._fakes import FakeJudge
@@ -71,6 +74,21 @@ def _rate_limit_or_fail(item: JudgeItem, attempt: int) -> str:
 def backoff_judge() -> FakeJudge:
     """Turn 1: rate-limited for ever (the runner backs off); other turns: a hard LM error."""
     return FakeJudge(outcome=_rate_limit_or_fail)
+
+
+def finish_slowly(folder: str, x: int) -> int:
+    """Task ``0`` returns at once; any other sleeps 3 s, then leaves the file ``folder/x``
+    (proof that it ran to its end)."""
+    if x:
+        time.sleep(3)
+        Path(folder, str(x)).write_text("finished")
+    return x
+
+
+def deaf_to_sigterm() -> list[FakeJudge]:
+    """A worker that ignores SIGTERM (as a library's own handler may): only SIGKILL stops it."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    return []
 
 
 ORPHAN_SCRIPT = """

@@ -10,7 +10,9 @@ import sys
 import threading
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,3 +224,151 @@ def test_score_cli_with_the_process_executor_matches_threads(tmp_path: Path) -> 
     before = (tmp_path / "p" / "judgments.jsonl").read_bytes()
     score(tmp_path / "p", "--executor", "process")  # resume: a no-op
     assert (tmp_path / "p" / "judgments.jsonl").read_bytes() == before
+
+
+def test_closing_during_an_open_map_terminates_instead_of_finishing_in_flight_tasks(
+    tmp_path: Path,
+) -> None:
+    # Ctrl-C while the runner writes a judgment: the interrupt is raised in the consumer, the
+    # map's generator stays open (the traceback holds it) and the runner's `with` block closes
+    # the executor. Nobody will read the in-flight results, so the workers are terminated,
+    # not asked to finish them (which took up to the tasks' whole duration, per worker).
+    ex = ProcessExecutor(workers=2, max_concurrency=4)
+    results = ex.map_unordered(partial(pf.finish_slowly, str(tmp_path)), range(100))
+    assert next(results) == 0  # tasks 1, 2, 3 are in flight (3 s each)
+    procs = list(ex._procs)
+    ex.close()
+    assert [p.exitcode for p in procs] == [-signal.SIGTERM] * 2  # terminated, not a clean 0
+    assert list(tmp_path.iterdir()) == []  # no in-flight task ran to its end
+    # the abandoned generator, closed late, leaves the next map's workers alone
+    assert sorted(ex.map_unordered(pf.double, range(3))) == [0, 2, 4]
+    fresh = list(ex._procs)
+    results.close()
+    assert ex._procs == fresh and all(p.is_alive() for p in fresh)
+    ex.close()
+    assert [p.exitcode for p in fresh] == [0, 0]  # after a finished map: a clean stop
+
+
+class _Recorded:
+    """A worker process whose terminate and kill calls go to a shared log."""
+
+    def __init__(self, proc: Any, wid: int, log: list[tuple[str, Any]]) -> None:
+        self._proc, self._wid, self._log = proc, wid, log
+
+    def terminate(self) -> None:
+        self._log.append(("terminate", self._wid))
+        self._proc.terminate()
+
+    def kill(self) -> None:
+        self._log.append(("kill", self._wid))
+        self._proc.kill()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._proc, name)
+
+
+def test_stopping_signals_every_worker_at_once_against_one_shared_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # three workers that ignore SIGTERM: before, each was joined for up to 5 s in turn (15 s)
+    # before any was killed; now all get SIGTERM in one pass, one wait covers all three until
+    # one shared deadline, then all get SIGKILL, then one more shared wait
+    from attune_judge.runner import _process
+
+    grace = 0.3
+    monkeypatch.setattr(_process, "_TERM_GRACE_S", grace)
+    log: list[tuple[str, Any]] = []
+    real_wait = _process.mp_connection.wait
+
+    def wait(objects: list[Any], timeout: float | None = None) -> list[Any]:
+        log.append(("wait", (len(objects), timeout)))
+        return real_wait(objects, timeout)
+
+    ex = ProcessExecutor(JudgeFactory(pf.deaf_to_sigterm), workers=3)
+    ex.start()
+    monkeypatch.setattr(_process.mp_connection, "wait", wait)  # the queues use it too
+    procs = list(ex._procs)
+    ex._procs = [_Recorded(p, wid, log) for wid, p in enumerate(procs)]
+    ex._terminate()
+    kinds = [kind for kind, _ in log]
+    first_kill = kinds.index("kill")
+    assert log[:3] == [("terminate", 0), ("terminate", 1), ("terminate", 2)]
+    assert sorted(log[first_kill : first_kill + 3]) == [("kill", 0), ("kill", 1), ("kill", 2)]
+    before_kill = [arg for kind, arg in log[3:first_kill]]
+    after_kill = [arg for kind, arg in log[first_kill + 3 :]]
+    assert all(kind == "wait" for kind, _ in log[3:first_kill] + log[first_kill + 3 :])
+    # each phase: waits on every worker still alive at once, with what is left of one deadline
+    for waits in (before_kill, after_kill):
+        assert waits and waits[0][0] == 3
+        timeouts = [t for _, t in waits]
+        assert all(0 < t <= grace for t in timeouts)
+        assert timeouts == sorted(timeouts, reverse=True)
+    assert [p.exitcode for p in procs] == [-signal.SIGKILL] * 3
+    assert ex._procs == []
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(400)  # two cold starts of the command and its workers on a loaded machine
+def test_ctrl_c_with_the_process_executor_keeps_exactly_the_completed_judgments(
+    tmp_path: Path,
+) -> None:
+    # the first 5 requests are answered, every later one hangs (60 s): at Ctrl-C 5 judgments
+    # are recorded and others are in flight in the workers; exactly the 5 stay, none of the
+    # in-flight ones is recorded, no worker survives, and a resume does each of the rest once
+    from attune_judge.testing import FaultServer
+
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT / "src")}
+    base = [sys.executable, "-m", "attune_judge", "score", str(SAMPLES), "--lm", "openai/fake"]
+    base += ["--response-format", "json_object", "--executor", "process", "--workers", "2"]
+    base += ["--max-concurrency", "8", "-o", str(out), "-q"]
+    with FaultServer(choose=lambda n, text, repeat: "ok" if n <= 5 else "hang", hang_s=60) as hung:
+        argv = [*base, "--api-base", hung.url, "--timeout", "100"]
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 300
+        log = out / "judgments.jsonl"
+        while not (log.exists() and log.read_bytes().count(b"\n") >= 5 and hung.requests >= 9):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert len(workers) == 2
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted" in err.decode() and "Traceback" not in err.decode()
+    assert "leaked" not in err.decode()  # the queues' semaphores were unlinked
+    assert [p for p in workers if _alive(p)] == []
+    kept = read_jsonl(log, JudgmentRecord)
+    assert len(kept) == 5 and all(j.status == "ok" for j in kept)
+    assert len({j.item_id for j in kept}) == 5
+    port = int(hung.url.rsplit(":", 1)[1].split("/")[0])  # the same address: the same judge
+    with FaultServer(choose=lambda n, text, repeat: "ok", port=port) as healthy:
+        done = subprocess.run(argv, env=env, capture_output=True)
+        asked = healthy.requests
+    assert done.returncode == 0, done.stderr.decode()
+    lines = read_jsonl(log, JudgmentRecord)
+    assert lines[:5] == kept  # the completed ones untouched
+    ids = [j.item_id for j in lines]
+    assert len(ids) == len(set(ids)) == 57  # 19 turns x 3 models, each exactly once
+    assert asked == 57 - 5
+
+
+def _children(pid: int) -> list[int]:
+    """The worker processes (spawned by multiprocessing, not its resource tracker) whose
+    parent is ``pid``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(") ", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and b"spawn_main" in _cmdline(stat.parent):
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _cmdline(proc_dir: Path) -> bytes:
+    try:
+        return (proc_dir / "cmdline").read_bytes()
+    except OSError:
+        return b""

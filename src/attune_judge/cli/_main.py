@@ -166,6 +166,18 @@ def _raise_interrupted(signum: int, frame: Any) -> None:
     raise Interrupted()
 
 
+def _exit_now(code: int) -> None:
+    """Exit without the interpreter's shutdown, after what of it matters here: flushing the
+    output and multiprocessing's exit finalizers (they unlink the named semaphores of the
+    process executor's queues, which the resource tracker would otherwise report as leaked)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        mp_util._run_finalizers(0)  # what a normal exit runs first (Python's own atexit hook)
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; a ``UserError`` becomes a short message on stderr and exit code 2.
 
@@ -198,11 +210,11 @@ def main(argv: list[str] | None = None) -> None:
             "abandoned; run the same command again to resume",
             file=sys.stderr,
         )
-        if argv is None and threading.active_count() > 1:
-            # the console script: do not wait for abandoned requests (up to --timeout each)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(130)
+        if argv is None:
+            # the console script exits at once: no wait for abandoned requests (up to --timeout
+            # each), nor for the interpreter's teardown of DSPy, LiteLLM and the rest (seconds
+            # on a loaded machine; the run directory is closed and synced by now)
+            _exit_now(130)
         raise SystemExit(130) from None
     finally:
         logging.disable(logging.NOTSET)  # -q of this command (setup_logging) ends with it

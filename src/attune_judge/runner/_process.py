@@ -21,6 +21,11 @@ makes a run CPU-bound. :class:`ProcessExecutor` spreads the tasks over ``workers
   event.
 - A worker that dies (killed, segfault, out of memory) raises :class:`WorkerError` in the
   parent instead of hanging; its in-flight tasks are not recorded and a resume redoes them.
+- Stopping is bounded whatever the number of workers (Ctrl-C included): every worker is sent
+  SIGTERM in one pass and all are waited for against one shared deadline, then the ones left
+  are killed. Closing while a map is still open (its consumer raised: Ctrl-C while a judgment
+  was being written) terminates the workers instead of waiting for their in-flight tasks,
+  whose results nobody would read.
 
 The in-process ``local`` model is loaded once per worker (memory and load time times
 ``workers``); with one llama.cpp model per process there is no GIL to share, so it is the
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import multiprocessing.connection as mp_connection
 import os
 import pickle
 import queue
@@ -50,6 +56,10 @@ __all__ = ["JudgeFactory", "ProcessExecutor", "WorkerError"]
 
 _POLL_S = 0.1
 _PARENT_CHECK_S = 0.5
+_STOP_S = 30.0
+"""Longest wait, shared by all workers, for them to exit after a finished map."""
+_TERM_GRACE_S = 0.4
+"""Longest wait, shared by all workers, after SIGTERM (and again after SIGKILL)."""
 
 
 class WorkerError(RuntimeError):
@@ -218,6 +228,7 @@ class ProcessExecutor(WorkerPool):
         self._inboxes: list[Any] = []
         self._outbox: Any = None
         self._cancel: Any = None
+        self._open_windows = 0  # maps begun and not yet closed
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -260,29 +271,39 @@ class ProcessExecutor(WorkerPool):
             raise
 
     def close(self) -> None:
-        """Stop the workers (waits for them to finish their current tasks)."""
+        """Stop the workers: after a finished map they exit at once; while a map is still open
+        (its consumer stopped on an error or Ctrl-C, and nobody will read what is in flight)
+        they are terminated, not waited for. Bounded overall: every worker is told at once and
+        waited for against one shared deadline (``_STOP_S``, then :meth:`_terminate`)."""
         if not self._procs:
+            return
+        if self._open_windows:
+            self._terminate()
             return
         for inbox in self._inboxes:
             inbox.put(_pack(("stop",)))
-        for proc in self._procs:
-            proc.join(timeout=30)
+        _wait_exit(self._procs, _Deadline(_STOP_S))
         self._terminate()
 
     def _terminate(self) -> None:
-        for proc in self._procs:
+        """SIGTERM to every worker in one pass, one shared deadline (``_TERM_GRACE_S``) for all
+        of them to exit, SIGKILL to those left, another shared deadline: at most
+        ``2 * _TERM_GRACE_S`` whatever the number of workers (their in-flight tasks are lost:
+        not recorded, a resume redoes them)."""
+        procs = self._procs
+        for proc in procs:
             if proc.is_alive():
                 proc.terminate()
-        for proc in self._procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(timeout=5)
+        left = _wait_exit(procs, _Deadline(_TERM_GRACE_S))
+        for proc in left:
+            proc.kill()
+        _wait_exit(left, _Deadline(_TERM_GRACE_S))
         for q in [*self._inboxes, self._outbox]:
             if q is not None:
                 q.close()
                 q.cancel_join_thread()
         self._procs, self._inboxes, self._outbox, self._judge_ids = [], [], None, set()
+        self._open_windows = 0
 
     def _receive(self, deadline: _Deadline | None = None) -> tuple[Any, ...]:
         """The next message from the workers; raises :class:`WorkerError` if one died."""
@@ -317,6 +338,7 @@ class ProcessExecutor(WorkerPool):
         self._cancel.clear()
         for inbox in self._inboxes:
             inbox.put(fn_msg)
+        self._open_windows += 1
         return _ProcessWindow(self, stop)
 
 
@@ -330,6 +352,7 @@ class _ProcessWindow(Window):
         self.load = [0] * ex.workers
         self.owner: dict[int, int] = {}  # task number -> worker
         self.seq = 0
+        self.procs = ex._procs  # the workers of this map (a later map may have new ones)
 
     def in_flight(self) -> int:
         return len(self.owner)
@@ -359,8 +382,12 @@ class _ProcessWindow(Window):
         self.ex._cancel.set()
 
     def close(self, clean: bool) -> None:
+        if self.ex._procs is not self.procs:
+            return  # its workers are gone already (closed, or terminated by another map)
         if not clean:  # an error or an abandoned iterator: drop the workers and what they hold
             self.ex._terminate()
+        else:
+            self.ex._open_windows -= 1
 
 
 class _Deadline:
@@ -369,6 +396,25 @@ class _Deadline:
 
     def passed(self) -> bool:
         return time.monotonic() > self._end
+
+    def remaining(self) -> float:
+        return max(0.0, self._end - time.monotonic())
+
+
+def _wait_exit(procs: Sequence[Any], deadline: _Deadline) -> list[Any]:
+    """Wait for all of ``procs`` at once (their sentinels) until they have exited or
+    ``deadline`` passes; reap the exited ones; the ones still alive."""
+    alive = [p for p in procs if p.exitcode is None]
+    while alive:
+        remaining = deadline.remaining()
+        if remaining <= 0:
+            break
+        mp_connection.wait([p.sentinel for p in alive], timeout=remaining)
+        alive = [p for p in alive if p.exitcode is None]
+    for proc in procs:
+        if proc.exitcode is not None:
+            proc.join(0)  # reaped: no zombie left
+    return alive
 
 
 _FACTORY = ("the judge factory", "a module-level function with picklable arguments")
