@@ -10,6 +10,7 @@ import pytest
 from attune_judge.errors import UserError
 from attune_judge.runs import (
     SCHEMA_VERSION,
+    PpiBlock,
     PpiSummary,
     SensitivitySummary,
     read_summary,
@@ -31,9 +32,8 @@ def test_write_stamps_the_version_and_redacts_and_read_gives_the_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SOME_API_KEY", "sk-secret-value-123")
-    written = write_summary(
-        tmp_path, {"kind": "ppi", "ppi": _ppi(note="key sk-secret-value-123 at http://u:pw@h/x")}
-    )
+    block = PpiBlock.model_validate(_ppi(note="key sk-secret-value-123 at http://u:pw@h/x"))
+    written = write_summary(tmp_path, PpiSummary(ppi=block))
     text = (tmp_path / "summary.json").read_text("utf-8")
     assert "sk-secret-value-123" not in text and ":pw@" not in text
     data = json.loads(text)
@@ -50,9 +50,10 @@ def test_write_stamps_the_version_and_redacts_and_read_gives_the_model(
     assert read_summary(tmp_path / "empty") is None
 
 
-def test_a_writer_layout_error_writes_nothing(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="ppi"):
-        write_summary(tmp_path, {"kind": "ppi"})
+def test_write_summary_takes_only_a_model(tmp_path: Path) -> None:
+    # a dict (even a valid layout) is a writer's bug: refused before any file is written
+    with pytest.raises(TypeError, match="RunSummary model"):
+        write_summary(tmp_path, {"kind": "ppi", "ppi": _ppi()})  # type: ignore[arg-type]
     assert not (tmp_path / "summary.json").exists()
 
 

@@ -14,7 +14,6 @@ judgments) took about 1.5 minutes on a busy shared 2-core machine, answers cappe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from attune_judge.data import JudgeItem, read_judgments, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import failure_reasons, load_judge_items
+from attune_judge.runs import read_summary, summary_json
 
 if TYPE_CHECKING:
     import dspy
@@ -200,7 +200,7 @@ def demo_sensitivity(
             "or seed); give the demo a new -o directory or delete that folder",
             [str(exc), *exc.problems],
         ) from None
-    summary = json.loads((out / "d-sensitivity" / "summary.json").read_text(encoding="utf-8"))
+    record = read_summary(out / "d-sensitivity")
     judgments = read_judgments(out / "d-sensitivity" / "judgments.jsonl")
     part = SensitivityPart(
         run_dir=str(out / "d-sensitivity"),
@@ -212,7 +212,7 @@ def demo_sensitivity(
         stopped=res.stopped,
         n_ok=sum(j.status == "ok" for j in judgments),
         failure_reasons=failure_reasons(judgments),
-        block=summary.get("sensitivity") or {},
+        block=(summary_json(record).get("sensitivity") or {}) if record else {},
     )
     part.summary = _summary_lines(part)
     return part

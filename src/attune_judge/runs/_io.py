@@ -14,7 +14,7 @@ sensitivity settings' ``bootstrap_replicates`` is ``B``). A summary of a newer v
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,17 +96,14 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
     return {"schema_version": summary.schema_version, "kind": summary.kind, **data}
 
 
-def write_summary(run_dir: Path | str, summary: RunSummary | Mapping[str, Any]) -> RunSummary:
-    """Write ``<run_dir>/summary.json``: the typed summary of its kind, stamped with
-    :data:`SCHEMA_VERSION`, redacted, atomically. Returns the typed summary written.
-
-    A mapping is first read into its kind's model (a writer's layout error is a
-    ``pydantic.ValidationError``, a bug to fix, never a silent file).
-    """
-    model = summary if isinstance(summary, RunSummary) else parse_summary(dict(summary))
-    model.schema_version = SCHEMA_VERSION
-    write_json(Path(run_dir) / SUMMARY_FILE, summary_json(model))
-    return model
+def write_summary(run_dir: Path | str, summary: RunSummary) -> RunSummary:
+    """Write ``<run_dir>/summary.json``: the typed summary of its kind (a model, never a
+    dict), stamped with :data:`SCHEMA_VERSION`, redacted, atomically. Returns it."""
+    if not isinstance(summary, RunSummary):
+        raise TypeError(f"write_summary takes a runs.RunSummary model, not {type(summary)}")
+    summary.schema_version = SCHEMA_VERSION
+    write_json(Path(run_dir) / SUMMARY_FILE, summary_json(summary))
+    return summary
 
 
 def write_manifest(run_dir: Path | str, manifest: RunManifest | CommandManifest) -> None:

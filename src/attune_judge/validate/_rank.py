@@ -24,6 +24,7 @@ from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
 from attune_judge.runner import pairwise_ranking, run_leaderboard, run_pairwise_ranking
 from attune_judge.runner._leaderboard import judgments_of
+from attune_judge.runs import PpiBlock, PpiSummary
 from attune_judge.validate._corrected import check_method, corrected_rank
 from attune_judge.validate._files import (
     check_human_labels,
@@ -488,5 +489,5 @@ def _write_report(
     if (out / "judgments.jsonl").exists():
         raise UserError(f"{out}: holds a scoring run; choose a new directory for --report")
     arguments = {"source": str(source), "human": str(human)}
-    summary = {"kind": "ppi", "ppi": data, "label_weighting": weighting or None}
+    summary = PpiSummary(ppi=PpiBlock.model_validate(data), label_weighting=weighting or None)
     return write_run_dir(out, arguments, summary=summary, command="rank")

@@ -57,7 +57,7 @@ def write_run_dir(
     out: Path,
     arguments: dict[str, Any],
     *,
-    summary: RunSummary | dict[str, Any] | None = None,
+    summary: RunSummary | None = None,
     command: str = CALIBRATE_MANIFEST,
     **calibration: Any,
 ) -> tuple[Path, Path]:
@@ -76,8 +76,5 @@ def write_run_dir(
             judge=calibration["judge"],
             label_weighting=calibration.get("label_weighting"),
         )
-
-    if not isinstance(summary, RunSummary):
-        summary = json.loads(json.dumps(summary, default=str))
     write_summary(out, summary)
     return write_report(out)
