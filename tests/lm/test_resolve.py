@@ -146,6 +146,48 @@ def test_configure_cache_makes_a_repeat_call_free(tmp_path: Path) -> None:
         configure_cache(None, enabled=True)
 
 
+def test_the_disk_shards_open_in_a_thread_and_the_first_use_waits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """configure_cache returns while the shards are still opening (issue 47: the opening is
+    mostly waiting on the disk); the first look-up waits for them and finds the real cache,
+    which redacts what it stores; an opening that failed raises where the cache is used."""
+    import threading
+
+    import dspy.clients
+    from dspy.clients.cache import Cache
+
+    from attune_judge.lm._cache import OpeningCache
+
+    release = threading.Event()
+    opened: list[Cache] = []
+
+    def slow_cache(*args: object, **kwargs: object) -> Cache:
+        assert release.wait(30)
+        opened.append(Cache(*args, **kwargs))  # type: ignore[arg-type]
+        return opened[-1]
+
+    saved = dspy.cache
+    monkeypatch.setattr(dspy.clients, "Cache", slow_cache)
+    try:
+        configure_cache(tmp_path / "slow")  # returns although the opening cannot finish yet
+        assert isinstance(dspy.cache, OpeningCache) and not opened
+        release.set()
+        assert Path(dspy.cache.disk_cache.directory) == tmp_path / "slow"  # waited, then real
+        assert dspy.cache.ready() is opened[0] and opened[0]._attune_redacting
+
+        def broken(*args: object, **kwargs: object) -> Cache:
+            raise OSError("disk full")
+
+        monkeypatch.setattr(dspy.clients, "Cache", broken)
+        configure_cache(tmp_path / "broken")
+        with pytest.raises(OSError, match="disk full"):
+            dspy.cache.get({"model": "m"})
+    finally:
+        dspy.cache = saved
+        configure_cache(None, enabled=True)
+
+
 def test_cache_dir_and_engine_knobs_come_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

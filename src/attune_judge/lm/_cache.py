@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from attune_judge._secrets import redact, secret_values
 
-__all__ = ["redact_request_cache", "redacted_copy"]
+__all__ = ["OpeningCache", "redact_request_cache", "redacted_copy"]
 
 
 def redacted_copy(value: Any, secrets: Sequence[str] | None = None) -> Any:
@@ -88,12 +89,15 @@ def _scrub(value: Any, secrets: list[str], seen: set[int]) -> Any:
     return value
 
 
-def redact_request_cache() -> None:
-    """Make DSPy's current request cache (``dspy.cache``) store redacted copies of what it is
-    given (memory and disk; module docstring). Idempotent."""
-    import dspy
+def redact_request_cache(cache: Any = None) -> None:
+    """Make DSPy's request cache ``cache`` (default: the current one, ``dspy.cache``) store
+    redacted copies of what it is given (memory and disk; module docstring). Idempotent."""
+    if cache is None:
+        import dspy
 
-    cache = getattr(dspy, "cache", None)
+        cache = getattr(dspy, "cache", None)
+    if isinstance(cache, OpeningCache):
+        return  # configure_cache's opening redacts the cache it makes
     if cache is None or getattr(cache, "_attune_redacting", False):
         return
     put = type(cache).put
@@ -113,3 +117,49 @@ def redact_request_cache() -> None:
 
     cache.put = redacting_put
     cache._attune_redacting = True
+
+
+class OpeningCache:
+    """DSPy's request cache while its disk shards are opened in a thread of their own.
+
+    Opening the 16 SQLite shards of a disk cache is mostly waiting on the disk (each shard
+    writes its settings and syncs): 0.3-1.3 s of wall time for 0.03-0.1 s of CPU on a shared
+    machine, more for a new directory. :func:`attune_judge.lm.configure_cache` starts ``make``
+    (which builds the ``dspy`` cache object) in a thread and installs this stand-in as
+    ``dspy.cache``: the command goes on building its judges, planning and opening its run
+    directory, and the first use of the cache (a model call's look-up) waits for the opening
+    to end. Every attribute read or set is the real cache's; an opening that failed raises
+    its error there. The thread is not a daemon: a command that ends before using the cache
+    still lets the shards finish opening (never a half-written shard).
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        state: dict[str, Any] = {"cache": None, "error": None, "done": threading.Event()}
+        object.__setattr__(self, "_state", state)
+
+        def opening() -> None:
+            try:
+                state["cache"] = make()
+            except BaseException as exc:  # raised where the cache is first used
+                state["error"] = exc
+            finally:
+                state["done"].set()
+
+        threading.Thread(target=opening, name="attune-request-cache").start()
+
+    def ready(self) -> Any:
+        """The real cache, once open (waits for the opening; raises its error)."""
+        state = object.__getattribute__(self, "_state")
+        state["done"].wait()
+        if state["error"] is not None:
+            raise state["error"]
+        return state["cache"]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ready(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.ready(), name, value)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.ready()

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
-from attune_judge.lm._cache import redact_request_cache
+from attune_judge.lm._cache import OpeningCache, redact_request_cache
 from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import register_model, server_of
 from attune_judge.lm._local import local_lm
@@ -101,14 +101,32 @@ def configure_cache(directory: str | Path | None, *, enabled: bool | None = None
             dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
         elif path is not None:
             path.mkdir(parents=True, exist_ok=True)
-            dspy.configure_cache(
-                enable_disk_cache=True, enable_memory_cache=True, disk_cache_dir=str(path)
-            )
+            _open_in_background(path)
         elif _APPLIED[0] is not None and not _APPLIED[0][1]:  # off before: on, DSPy's place
-            dspy.configure_cache(enable_disk_cache=True, enable_memory_cache=True)
+            _open_in_background(None)
         if enabled:
             redact_request_cache()  # no credential is ever stored (see lm/_cache.py)
         _APPLIED[:] = [key, dspy.cache]
+
+
+def _open_in_background(path: Path | None) -> None:
+    """``dspy.cache`` becomes an :class:`~attune_judge.lm._cache.OpeningCache` over DSPy's
+    memory + disk cache at ``path`` (``None``: DSPy's default directory), built as
+    ``dspy.configure_cache`` builds it, its shards opened in a thread (redacting from the
+    start)."""
+    import dspy
+    from dspy.clients import DISK_CACHE_DIR, DISK_CACHE_LIMIT, Cache
+
+    directory = str(path) if path is not None else DISK_CACHE_DIR
+
+    def make() -> Any:
+        cache = Cache(True, True, directory, DISK_CACHE_LIMIT)
+        redact_request_cache(cache)
+        return cache
+
+    opening = OpeningCache(make)
+    with dspy._cache_lock:  # the lock dspy.configure_cache holds to install its cache
+        dspy.cache = opening
 
 
 def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
