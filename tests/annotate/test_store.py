@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from attune_judge.annotate import LabelStore, load_items
-from attune_judge.annotate._store import LEASE_S
 from attune_judge.errors import UserError
 from attune_judge.rubrics import load_rubric
 from tests.annotate._fixtures import make_items, make_rubric
@@ -54,8 +53,8 @@ def test_an_open_item_is_reserved_until_its_lease_ends(tmp_path: Path) -> None:
     b = store.next_item("bob", now=1000.0)
     assert a != b  # alice's open item is not handed to bob while she has it on screen
     assert store.next_item("alice", now=1001.0) == a  # and comes back to her
-    # once the leases are old, alice's item (the first in order) is free for others
-    assert store.next_item("carol", now=1000.0 + LEASE_S + 1) == a
+    # once the leases are old (a day later), alice's item (the first in order) is free for others
+    assert store.next_item("carol", now=1000.0 + 86_400) == a
 
 
 def test_undo_reopens_the_last_answer_only(tmp_path: Path) -> None:

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from attune_judge import calibration as cal
-from attune_judge.calibration.render._markdown import fmt_estimate, fmt_metric
-from attune_judge.calibration.resampling._intervals import interval_endpoints
-from attune_judge.cli._main import main
-from attune_judge.data import Judgment, Rating, write_jsonl
-from attune_judge.report._blocks import Note, Table
-from attune_judge.report._leaderboard import leaderboard_section
+from attune_judge.calibration import fmt_estimate, fmt_metric, interval_endpoints
+from attune_judge.cli import main
+from attune_judge.data import ChatMessage, JudgeItem, Judgment, Rating, write_jsonl
+from attune_judge.report import Note, Table, leaderboard_section
+from attune_judge.runner import PairwiseRanking
+from attune_judge.validate import pairwise_ranking_markdown
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -127,9 +127,7 @@ def test_bradley_terry_makes_no_claim_for_a_model_compared_in_one_conversation()
     assert res.strengths[j].n_clusters == 1
     assert res.rank_sets_simultaneous.lower[j] == 1 and res.rank_sets_simultaneous.upper[j] == 3
     assert res.rank_probabilities.p_rank_1[j] is None
-    from attune_judge.validate._rank import _ranking_table
-
-    table = "\n".join(_ranking_table(res))
+    table = pairwise_ranking_markdown([PairwiseRanking(res.labels, res)])
     line = next(x for x in table.splitlines() if "| m3 |" in x)
     assert line.startswith("| — | m3 |") and "| — | — |" in line
     assert "No rank claim" in table
@@ -348,27 +346,50 @@ def test_rank_human_lists_a_model_without_human_labels(
     assert "m4: no human label" in md
 
 
-def test_a_calibrated_judges_brier_and_ece_score_its_calibrated_distributions() -> None:
-    from attune_judge.validate._baselines import _probabilities
-
-    # raw distributions sure of level 1, the calibrated head sure of level 3 = the people's
-    raw = {"empathy": {"probabilities": {"1": 1.0, "2": 0.0, "3": 0.0}}}
-    calibrated = {"empathy": {"1": 0.0, "2": 0.0, "3": 1.0}}
-    ok = {
-        f"i{k}": Judgment(
-            item_id=f"i{k}",
-            judge_id="J",
-            candidate_model="m",
-            overall=3.0,
-            details={"distributions": raw, "calibrated": calibrated},
+def test_a_calibrated_judges_brier_and_ece_score_its_calibrated_distributions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # raw distributions sure of a wrong level, the calibrated head sure of the people's level
+    levels = [1, 2, 3, 1, 2, 3]
+    items, judgments, ratings = [], [], []
+    for k, level in enumerate(levels):
+        item_id, wrong = f"c{k}:1:m", 1 + level % 3
+        items.append(
+            JudgeItem(
+                item_id=item_id,
+                conversation_id=f"c{k}",
+                context=[ChatMessage(role="user", content="I lost my job today.")],
+                candidate="That sounds hard. " * (k + 1),
+                candidate_model="m",
+            )
         )
-        for k in range(4)
-    }
-    human = {i: {"empathy": 3.0} for i in ok}
-    res = _probabilities(ok, list(ok), "empathy", human)
-    assert res is not None
+        sure = {str(v): float(v == wrong) for v in (1, 2, 3)}
+        judgments.append(
+            Judgment(
+                item_id=item_id,
+                judge_id="J",
+                conversation_id=f"c{k}",
+                candidate_model="m",
+                scores={"empathy": float(level)},
+                overall=float(level),
+                details={
+                    "distributions": {"empathy": {"probabilities": sure}},
+                    "calibrated": {"empathy": {str(v): float(v == level) for v in (1, 2, 3)}},
+                },
+            )
+        )
+        ratings.append(Rating(item_id=item_id, rater="p1", dimension="empathy", value=level))
+    write_jsonl(tmp_path / "items.jsonl", items)
+    write_jsonl(tmp_path / "judgments.jsonl", judgments)
+    write_jsonl(tmp_path / "human.jsonl", ratings)
+    argv = ["calibrate", "--human", str(tmp_path / "human.jsonl")]
+    argv += ["--judge", str(tmp_path / "judgments.jsonl"), "--items", str(tmp_path / "items.jsonl")]
+    code, out, err = _run([*argv, "--json", "-B", "100"], capsys)
+    assert code == 0, err
+    scores = json.loads(out)["baselines"]["dimensions"]["empathy"]["probability_scores"]
     # Brier of a sure, right forecast is 0 (a sure, wrong one over three levels is 2)
-    assert res.brier == pytest.approx(0.0, abs=1e-12)
+    assert scores["n"] == 6
+    assert scores["brier"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_rank_human_says_when_the_training_overlap_check_was_skipped(

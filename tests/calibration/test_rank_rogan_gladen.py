@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attune_judge.cli._main import main
+from attune_judge.cli import main
 from attune_judge.data import Judgment, Rating, write_jsonl
 
 

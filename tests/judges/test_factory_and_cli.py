@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 
@@ -108,7 +109,6 @@ def test_cli_bad_item_file_names_file_and_field(
 
 def test_every_judge_follows_the_protocols() -> None:
     from attune_judge.judges import Judge, Jury
-    from attune_judge.judges._protocol import AsyncJudge
 
     lm = ScriptedEngine(lambda m: "{}").lm()
     judges = [
@@ -117,5 +117,6 @@ def test_every_judge_follows_the_protocols() -> None:
     ]
     judges += [build_judge("length"), build_judge("lexical"), Jury(judges[:1])]
     for judge in judges:
-        assert isinstance(judge, Judge) and isinstance(judge, AsyncJudge)
+        # every judge can also be awaited (the async runner's protocol)
+        assert isinstance(judge, Judge) and inspect.iscoroutinefunction(judge.ajudge)
         json.dumps(judge.spec)  # JSON-serialisable

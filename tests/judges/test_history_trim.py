@@ -7,7 +7,6 @@ import json
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
-from attune_judge.lm._calls import HISTORY_KEEP
 from attune_judge.testing import ScriptedEngine
 
 
@@ -22,6 +21,11 @@ def _answer(messages: list[dict[str, str]]) -> str:
             "rationale": "scripted",
         }
     )
+
+
+# DSPy keeps up to 10,000 history entries per LM; attune-judge keeps the latest 50 (the
+# lm.trim_history docstring's HISTORY_KEEP), trimming when a list reaches twice that
+HISTORY_KEEP = 50
 
 
 def test_histories_are_trimmed_and_every_judgment_is_whole(item: JudgeItem) -> None:

@@ -21,9 +21,12 @@ from attune_judge.report import (
     status_plot,
     tau_heatmap,
 )
-from attune_judge.report._style import OKABE_ITO
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# two colours of the Okabe & Ito (2008) palette the figures use
+VERMILLION = "#D55E00"
+SKY_BLUE = "#56B4E9"
+BLUISH_GREEN = "#009E73"
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -49,9 +52,9 @@ def test_forest_plot_size_follows_the_number_of_rows() -> None:
 
 def test_forest_plot_draws_estimates_in_vermillion_and_nothing_for_undefined_ones() -> None:
     drawn = forest_plot(["a", "b"], [0.7, 0.5], [0.6, 0.4], [0.8, 0.6])
-    assert has_colour(drawn, OKABE_ITO["vermillion"])
+    assert has_colour(drawn, VERMILLION)
     undefined = forest_plot(["a", "b"], [None, float("nan")], [None, None], [None, None])
-    assert not has_colour(undefined, OKABE_ITO["vermillion"])
+    assert not has_colour(undefined, VERMILLION)
 
 
 def test_rank_set_plot_draws_bars_in_sky_blue() -> None:
@@ -59,17 +62,17 @@ def test_rank_set_plot_draws_bars_in_sky_blue() -> None:
     w, h = png_size(png)
     # (1.4 + 0.38 × 4) in = 2.92 in → 292 px (±1 for rounding)
     assert w == 700 and abs(h - 292) <= 1
-    assert has_colour(png, OKABE_ITO["sky_blue"])
+    assert has_colour(png, SKY_BLUE)
     no_sets = rank_set_plot(["a", "b"], [None, None], [None, None])
-    assert not has_colour(no_sets, OKABE_ITO["sky_blue"])
+    assert not has_colour(no_sets, SKY_BLUE)
 
 
 def test_agreement_heatmap_outlines_the_judge_in_vermillion() -> None:
     matrix = [[None, 0.6, 0.4], [0.6, None, 0.3], [0.4, 0.3, None]]
     plain = agreement_heatmap(["h1", "h2", "judge"], matrix)
     marked = agreement_heatmap(["h1", "h2", "judge"], matrix, highlight=["judge"], ceiling=0.6)
-    assert not has_colour(plain, OKABE_ITO["vermillion"])
-    assert has_colour(marked, OKABE_ITO["vermillion"])
+    assert not has_colour(plain, VERMILLION)
+    assert has_colour(marked, VERMILLION)
 
 
 def test_confusion_tau_calibration_and_status_plots_render() -> None:
@@ -85,8 +88,8 @@ def test_confusion_tau_calibration_and_status_plots_render() -> None:
 
 def test_status_plot_uses_the_status_colours() -> None:
     png = status_plot(["a"], {"ok": [5], "lm_error": [2]})
-    assert has_colour(png, OKABE_ITO["bluish_green"])
-    assert has_colour(png, OKABE_ITO["vermillion"])
+    assert has_colour(png, BLUISH_GREEN)
+    assert has_colour(png, VERMILLION)
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,15 @@ import pytest
 
 import attune_judge
 from attune_judge.cli import main
-from attune_judge.runner._export import EXPORT_COLUMNS
 from tests.conftest import SAMPLES
+
+# the long table's columns, in order: what a user's pandas or spreadsheet code relies on
+EXPORT_COLUMNS = (
+    *("judge_id", "jury_id", "judge_model", "item_id", "conversation_id", "turn"),
+    *("candidate_model", "criterion", "value", "overall", "normalized", "verdict"),
+    *("status", "error", "prompt_tokens", "completion_tokens", "calls", "cost_usd"),
+    *("latency_s", "timestamp"),
+)
 
 
 def _cli(argv: list[str]) -> int:
