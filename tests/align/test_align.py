@@ -119,14 +119,10 @@ def test_gepa_stays_within_a_tight_max_calls(tmp_path: Path) -> None:
     """GEPA checks its metric-call cap only between rounds: the cap it is given leaves room for
     the round begun below it and for the reflections, so every call (optimizer and held-out
     evaluation, counted by the model itself) stays within --max-calls (issue 29: 216 > 200)."""
-    from attune_judge.align._optimize import gepa_metric_cap
-
     engine = ScriptedEngine(learner)
     max_calls = 110
     res = align_judge(_config(tmp_path, "gepa", max_calls=max_calls), lm=engine.lm(), echo=print)
-    n_dev = len(res.split.items["dev"])
-    cap = gepa_metric_cap(max_calls - 2 * len(res.split.items["test"]), n_dev=n_dev)
-    assert cap > 0 and res.budget.total_calls <= max_calls
+    assert res.optimizer_calls > 0 and res.budget.total_calls <= max_calls  # GEPA did run
     assert res.optimizer_calls <= res.budget.optimizer_calls
     assert res.optimizer_calls + res.evaluation_calls <= max_calls
     assert engine.calls <= max_calls

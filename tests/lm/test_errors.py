@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
-from attune_judge.judges._base import is_retryable
+from attune_judge.data import ChatMessage, JudgeItem
+from attune_judge.judges import build_judge
 from attune_judge.lm import is_transient_error
+from attune_judge.testing import ScriptedEngine, rate_limit_error
 
 
 def _litellm(name: str, message: str) -> Callable[[], BaseException]:
@@ -72,4 +74,18 @@ def test_permanent_errors(make: Callable[[], BaseException]) -> None:
 
 
 def test_the_judges_use_the_same_classifier() -> None:
-    assert is_retryable is is_transient_error
+    # a judge records an LM failure as retryable exactly when the classifier calls it transient
+    item = JudgeItem(
+        item_id="c1:1:m",
+        conversation_id="c1",
+        context=[ChatMessage(role="user", content="I failed my driving test again.")],
+        candidate="Just try again.",
+        candidate_model="m",
+        reference="That sounds discouraging.",
+    )
+    for error in (rate_limit_error(), ValueError("schema")):
+        engine = ScriptedEngine(lambda m: "{}", fail=lambda m, e=error: e)  # type: ignore[misc]
+        judgment = build_judge("attunebench-reference", engine.lm()).judge(item)
+        assert judgment.status == "lm_error"
+        assert judgment.details["retryable"] is is_transient_error(error)
+    assert is_transient_error(rate_limit_error()) and not is_transient_error(ValueError("schema"))

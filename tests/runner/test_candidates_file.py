@@ -10,7 +10,7 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.runner._candidates import read_candidates
+from attune_judge.runner import load_judge_items
 from tests.conftest import SAMPLES
 
 GOOD = {"conversation_id": "synthetic-5", "turn": 1, "model": "m1", "response": "hello"}
@@ -59,7 +59,7 @@ def _write(path: Path) -> Path:
 def test_every_problem_of_the_file_is_named_at_once(tmp_path: Path) -> None:
     path = _write(tmp_path / "cands.jsonl")
     with pytest.raises(UserError) as caught:
-        read_candidates(path)
+        load_judge_items(SAMPLES, candidates=path)
     err = caught.value
     assert err.message.startswith(f"{path}: {len(BAD)} problem(s)")
     assert len(err.problems) == len(BAD)
@@ -87,8 +87,9 @@ def test_a_good_file_still_reads(tmp_path: Path) -> None:
     path = tmp_path / "cands.jsonl"
     rows = [_line(), _line(model="m2", response="tab\tand\r\nnewlines are text"), b""]
     path.write_bytes(b"\xef\xbb\xbf" + b"\n".join(rows))  # a BOM is fine
-    cands = read_candidates(path)
-    assert [c.model for c in cands] == ["m1", "m2"]
+    items = load_judge_items(SAMPLES, candidates=path)
+    assert [i.candidate_model for i in items] == ["m1", "m2"]
+    assert items[1].candidate == "tab\tand\r\nnewlines are text"
 
 
 def test_pairwise_items_keep_the_asked_models_and_name_a_missing_one(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from attune_judge.data import attunebench_to_judge_items, load_attunebench
 from attune_judge.lm import lm_response_format, make_adapter
 from attune_judge.runner import RetryPolicy, ScoreConfig, generate_candidates, run_score
-from attune_judge.runner._candidates import read_candidates
 from attune_judge.testing import ScriptedEngine, rate_limit_error
 from tests.conftest import SAMPLES
 
@@ -32,11 +31,11 @@ def test_generate_drafts_one_reply_per_turn_from_its_context_and_resumes(tmp_pat
         items, out, lm=lm, model="scripted", adapter=make_adapter(lm_response_format(lm))
     )
     assert (res.n_written, res.n_skipped, res.errors) == (len(items), 0, [])
-    cands = read_candidates(out)
-    assert {(c.conversation_id, c.turn) for c in cands} == {
+    cands = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert {(c["conversation_id"], c["turn"]) for c in cands} == {
         (it.conversation_id, it.turn) for it in items
     }
-    assert all(c.model == "scripted" and c.response.startswith("draft for") for c in cands)
+    assert all(c["model"] == "scripted" and c["response"].startswith("draft for") for c in cands)
     # each request carried that turn's participant message (the conversation so far)
     for it in items:
         last = it.context[-1].content
