@@ -35,6 +35,7 @@ MODULES = _modules_with_examples()
 def test_examples_are_found() -> None:
     # the collector itself: a handful of modules carry examples (a wrong root would find none)
     assert len(MODULES) >= 10
+    # private unit: the doctests of every module, private ones included
     assert "attune_judge.report._format" in MODULES
 
 

@@ -127,6 +127,7 @@ def test_the_checker_reads_lazy_and_relative_imports(tmp_path: Path) -> None:
     pkg = tmp_path / ROOT / "sub"
     pkg.mkdir(parents=True)
     (tmp_path / ROOT / "__init__.py").write_text("")
+    # private unit: the import-graph reader, on fake private modules it writes
     (pkg / "__init__.py").write_text("from attune_judge.sub._a import f\n")
     (pkg / "_a.py").write_text("def f():\n    from . import _b\n")
     (pkg / "_b.py").write_text("from attune_judge.sub import _a\n")

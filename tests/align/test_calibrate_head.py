@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime
 
+# private unit: the ordinal calibration head's fit and loss
 from attune_judge.align._calibrate_proof import weighted_kappa_qw, weighted_rmse
 from attune_judge.align._head import OrdinalData, fit_ordinal, ordinal_nll
 

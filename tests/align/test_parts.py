@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from attune_judge.align import cluster_split
+
+# private unit: the isotonic score map, item agreement and human-ceiling kernels
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._isotonic import crossfit_score_map, fit_score_map
 from attune_judge.align._metric import item_agreement

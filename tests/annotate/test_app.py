@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from attune_judge.annotate import LabelStore, prepare
+
+# private unit: the labelling web app (its routes, token header, body limit, CSP)
 from attune_judge.annotate._app import CSP, MAX_BODY, TOKEN_HEADER, make_app
 from attune_judge.annotate._items import swapped
 from attune_judge.rubrics import load_rubric

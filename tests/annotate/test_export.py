@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from attune_judge.annotate import LabelStore, export_labels, import_labelstudio, prepare
+
+# private unit: the annotators' agreement, answer checks and exported rubric
 from attune_judge.annotate._agreement import annotator_alpha
 from attune_judge.annotate._items import swapped
 from attune_judge.data import Preference, Rating, read_jsonl

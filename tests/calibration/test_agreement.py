@@ -21,6 +21,8 @@ from attune_judge.calibration import (
     pair_agreement,
     pairwise_matrix,
 )
+
+# private unit: the mid-rank and contingency-table kernels under the agreement statistics
 from attune_judge.calibration.agreement._pairwise import _midranks, _table_stats
 from attune_judge.calibration.agreement._reliability import coincidence_data
 from attune_judge.errors import UserError

@@ -14,6 +14,8 @@ from attune_judge.calibration import (
     pair_agreement,
     ratings_to_table,
 )
+
+# private unit: the item-id join report of two label sets
 from attune_judge.calibration.agreement._table import join_report
 from attune_judge.data import Rating
 from attune_judge.errors import UserError

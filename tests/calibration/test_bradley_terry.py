@@ -12,7 +12,7 @@ from scipy import optimize
 
 from attune_judge.calibration import bradley_terry, fit_bradley_terry_batch, win_tables
 
-# private unit under test: Bradley-Terry identifiability and the sandwich covariance
+# private unit: Bradley-Terry identifiability and the sandwich covariance
 from attune_judge.calibration.ranking._bradley_terry import bt_identifiable
 from attune_judge.calibration.ranking._bt_fit import bt_sandwich_covariance
 from attune_judge.errors import UserError

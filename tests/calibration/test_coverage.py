@@ -44,7 +44,7 @@ from attune_judge.calibration import (
     rank_confidence_sets,
 )
 
-# private unit under test: the studentized rank-set draws
+# private unit: the studentized rank-set draws
 from attune_judge.calibration.ranking._ranksets import StudentizedDraws
 
 

@@ -12,6 +12,8 @@ from attune_judge.calibration import (
     preference_agreement,
     preference_markdown,
 )
+
+# private unit: the two-order reconciliation of preference verdicts
 from attune_judge.calibration.preference._bias import pair_both_orders
 from attune_judge.calibration.preference._preference import scores_to_verdict
 from attune_judge.data import Preference

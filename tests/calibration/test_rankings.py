@@ -17,6 +17,8 @@ from attune_judge.calibration import (
     rank_confidence_sets,
     ranks_of,
 )
+
+# private unit: the rank-set kernels (critical values, rank probabilities)
 from attune_judge.calibration.ranking._ranksets import (
     arena_rank_upper_bound,
     rank_probabilities,

@@ -20,7 +20,7 @@ from attune_judge.calibration import (
     style_features,
 )
 
-# private unit under test: the soft-label logistic fit and its sandwich covariance
+# private unit: the soft-label logistic fit and its sandwich covariance
 from attune_judge.calibration.ranking._glm import fit_soft_logistic, sandwich
 from attune_judge.cli import main
 from attune_judge.errors import UserError

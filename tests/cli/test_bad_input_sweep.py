@@ -18,7 +18,7 @@ import pytest
 
 from attune_judge.cli import main
 
-# private unit under test: the one-line path error message
+# private unit: the one-line path error message
 from attune_judge.cli._main import path_error_message
 from attune_judge.data import (
     Judgment,

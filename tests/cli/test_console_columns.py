@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-# private unit under test: the console column aligner
+# private unit: the console column aligner
 from attune_judge.cli._score import aligned
 
 

@@ -144,15 +144,13 @@ def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
         while server.requests < 3:  # requests are in flight (and will hang for 60 s)
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
-        started = time.monotonic()
         proc.send_signal(signal.SIGINT)
+        # the requests hang for 60 s: a process that waited for them fails this 30 s wait
         _, err = proc.communicate(timeout=30)
-        elapsed = time.monotonic() - started
     assert proc.returncode == 130
     assert "interrupted" in err.decode() and "Traceback" not in err.decode()
-    # neither waits for the hung requests nor computes the summary (1,000 bootstrap draws)
-    assert elapsed < 1.0, elapsed
-    assert not (out / "summary.json").exists()  # written by the next run
+    # no summary computed (test_run_messages counts the calls in-process): the next run writes it
+    assert not (out / "summary.json").exists()
     assert not list(out.glob("*.tmp"))
     # the same server address (the address is part of the judge: another one is another run)
     port = int(argv[argv.index("--api-base") + 1].rsplit(":", 1)[1].split("/")[0])

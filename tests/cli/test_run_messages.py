@@ -75,7 +75,6 @@ def test_ctrl_c_does_not_compute_the_summary(
     from attune_judge.runner import _run
 
     calls: list[int] = []
-    at: list[float] = []
     real = _run.summarize
 
     def slow_summary(*args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -85,7 +84,6 @@ def test_ctrl_c_does_not_compute_the_summary(
 
     def interrupted(*args: Any, **kwargs: Any) -> None:
         calls.append(0)
-        at.append(time.monotonic())
         raise KeyboardInterrupt
 
     monkeypatch.setattr(_run, "summarize", slow_summary)
@@ -93,7 +91,8 @@ def test_ctrl_c_does_not_compute_the_summary(
     with FaultServer(choose=lambda n, text, repeat: "ok", retry_after_s=0) as server:
         monkeypatch.setattr(_run, "_execute", interrupted)
         code, _ = _score(server.url, out, "-q")
-        assert code == 130 and time.monotonic() - at[0] < 1.0
+        # interrupted before the summary: summarize (3 s here, a large run's bootstrap) never runs
+        assert code == 130
         assert calls == [0] and not (out / "summary.json").exists()
         monkeypatch.undo()
         code, _ = _score(server.url, out, "-q")

@@ -7,7 +7,7 @@ import pytest
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
 
-# private unit under test: the lexical baselines' tokenizer, LCS, ROUGE-L and token F1
+# private unit: the lexical baselines' tokenizer, LCS, ROUGE-L and token F1
 from attune_judge.judges._baselines import lcs_length, rouge_l_f1, token_f1, tokens
 
 

@@ -21,6 +21,8 @@ from attune_judge.judges import (
     ReferenceJudge,
     build_judge,
 )
+
+# private unit: the reader of a score distribution from log-probabilities
 from attune_judge.judges._distribution import read_distribution
 from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric

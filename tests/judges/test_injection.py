@@ -8,6 +8,8 @@ import re
 from attune_judge.data import ChatMessage, JudgeItem
 from attune_judge.judges import build_judge, format_conversation, pairwise_item
 from attune_judge.lm import untrusted
+
+# private unit: the neutralising of untrusted text in prompts
 from attune_judge.lm._untrusted import neutralize, neutralize_markers
 from attune_judge.testing import ScriptedEngine
 

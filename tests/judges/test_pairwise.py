@@ -11,6 +11,8 @@ import pytest
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import PairwiseJudge, build_judge
+
+# private unit: the reconciliation of a pair judged in both orders
 from attune_judge.judges._pairwise import reconcile
 from attune_judge.testing import Messages, ScriptedEngine
 from tests.judges.conftest import BRUSH_OFF, WARM

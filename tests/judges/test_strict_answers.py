@@ -10,7 +10,7 @@ import pytest
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
 
-# private unit under test: the strict answer parser
+# private unit: the strict answer parser
 from attune_judge.lm._strict import check_value, strict_parse
 from attune_judge.testing import ScriptedEngine, truncated
 

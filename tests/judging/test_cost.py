@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from attune_judge.cli import main
+
+# private unit: the price table and per-judgment cost
 from attune_judge.runner._cost import Pricing, token_prices
 from tests._openai_stub import openai_stub
 from tests.cli.test_model_options import _reference_answer

@@ -96,6 +96,7 @@ def test_model_metadata_is_looked_up_once_per_model_with_the_same_answer() -> No
     gives each caller its own copy."""
     from dspy.clients import costs, model_metadata
 
+    # private unit: the memoised model-metadata lookup
     from attune_judge.lm._calls import memoize_model_metadata
 
     memoize_model_metadata()

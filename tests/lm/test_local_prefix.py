@@ -33,6 +33,8 @@ LEND = "empathic-communication-lend_an_ear"
 def _items(name: str, n: int) -> list[JudgeItem]:
     """The first ``n`` items of a shipped validation set."""
     from attune_judge.validate import VALIDATION_SETS, load_calibration_set
+
+    # private unit: the embedded model's prefix-state cache and log-probabilities
     from attune_judge.validate._judge import _items as set_items
 
     spec = VALIDATION_SETS[name]

@@ -20,6 +20,8 @@ from attune_judge.lm import (
     register_model,
     resolve_lm,
 )
+
+# private unit: the response-format and adapter choice per model
 from attune_judge.lm._adapter import output_schema, response_format_for
 from attune_judge.lm._local import llama_response_format
 from attune_judge.lm._settings import env_int

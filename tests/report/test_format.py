@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-# private unit under test: the number formatters
+# private unit: the number formatters
 from attune_judge.report._format import (
     fmt_cost,
     fmt_int,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from attune_judge.calibration import Metric, leaderboard
 from attune_judge.report import Note, Table, leaderboard_section
+
+# private unit: the leaderboard's entries (rank sets, P(rank 1)) before rendering
 from attune_judge.report._leaderboard import leaderboard_entries
 from attune_judge.runs import BenchLeaderboard, BenchRow
 

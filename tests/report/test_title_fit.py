@@ -3,6 +3,7 @@ clipped on the right because the room was estimated before long tick labels move
 
 from __future__ import annotations
 
+# private unit: the figure title fitting and PNG rendering
 from attune_judge.report._style import new_figure, set_title, to_png
 
 

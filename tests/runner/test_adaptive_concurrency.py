@@ -16,6 +16,8 @@ from attune_judge.data import Judgment, read_jsonl
 from attune_judge.judges import build_judge
 from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import ScoreConfig, ThreadExecutor, run_score
+
+# private unit: the adaptive concurrency limit
 from attune_judge.runner._executor import ConcurrencyLimit
 from attune_judge.runs import read_summary
 from attune_judge.testing import FaultServer

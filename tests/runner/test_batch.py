@@ -12,6 +12,8 @@ from attune_judge.data import Judgment, read_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import LMSettings
 from attune_judge.runner import ScoreConfig, run_score
+
+# private unit: the OpenAI batch client against the fake batch server
 from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.runner.test_ray_executor import answer, judge_items

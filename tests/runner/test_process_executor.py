@@ -29,6 +29,8 @@ from attune_judge.runner import (
     run_score,
     run_tasks,
 )
+
+# private unit: the process executor's worker errors and task function
 from attune_judge.runner._executor import JudgeTaskFn
 from attune_judge.runner._process import WorkerError
 from tests.conftest import REPO_ROOT, SAMPLES

@@ -31,6 +31,8 @@ from attune_judge.runner import (
     run_score,
     run_tasks,
 )
+
+# private unit: the Ray executor's task references and worker errors
 from attune_judge.runner._executor import JudgeTaskFn
 from attune_judge.runner._process import WorkerError, _TaskRef
 from attune_judge.runner._score import build_score_judge

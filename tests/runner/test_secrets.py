@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+# private unit: the secret redaction of URLs and messages
 from attune_judge._secrets import redact, redact_url, register_url, secret_values, url_secrets
 from attune_judge.cli import main
 from attune_judge.testing import FaultServer, answer_for_schema

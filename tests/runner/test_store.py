@@ -7,6 +7,8 @@ import pytest
 
 from attune_judge.errors import UserError
 from attune_judge.runner import RunDir
+
+# private unit: the judgments store's torn-tail cut and redaction
 from attune_judge.runner._progress import make_progress
 from attune_judge.runner._store import cut_torn_tail, redact, secret_values
 

@@ -207,6 +207,8 @@ def test_an_increasing_affine_variant_never_flips(
 def test_verdict_comes_from_the_interval_not_the_point() -> None:
     """A fully reversed ranking (τ = −1) whose interval is [−1, 1] is not "stable"."""
     from attune_judge.calibration import Metric, VariantRanking
+
+    # private unit: the stability verdict rule (interval, not point)
     from attune_judge.sensitivity._analysis import _verdict
 
     def ranking(est: float, lo: float, hi: float) -> VariantRanking:

@@ -9,7 +9,7 @@ import pytest
 
 from attune_judge.sensitivity import variance_decomposition
 
-# private unit under test: the variance-table kernels (numpy against statsmodels)
+# private unit: the variance-table kernels (numpy against statsmodels)
 from attune_judge.sensitivity._variance import is_proportional
 
 

@@ -13,6 +13,8 @@ from attune_judge.errors import UserError
 from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.rubrics import Scale, load_rubric
 from attune_judge.sensitivity import load_variants, resolve_variants
+
+# private unit: each rubric perturbation and the variants-file parser
 from attune_judge.sensitivity._perturb import (
     change_scale,
     drop_anchors,

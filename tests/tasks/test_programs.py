@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from attune_judge.data.instrument import PANAS_ITEMS, Q3_MODEL_FIT_OPTIONS
+
+# private unit: each bench task's DSPy program and output schema
 from attune_judge.lm._adapter import output_schema
 from attune_judge.tasks._programs import (
     behaviour_program,

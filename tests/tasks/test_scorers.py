@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-# private unit under test: each bench task's scorer
+# private unit: each bench task's scorer
 from attune_judge.tasks._behaviour import Confusion, confusion_of, score_behaviour
 from attune_judge.tasks._conversation import score_conversation
 from attune_judge.tasks._drafting import behaviour_alignment, normalise_draft_scores, score_draft
