@@ -14,6 +14,7 @@ from pathlib import Path
 
 from attune_judge.lm import LMSettings
 from attune_judge.runner import ScoreConfig, run_arguments
+
 # private unit: score's manifest builder (_arguments), pinned field by field
 from attune_judge.runner._score_run import _arguments
 from attune_judge.sensitivity import SensitivityConfig
