@@ -450,7 +450,10 @@ def ppi_rank(
         level=level,
         clip=(0.0, 1.0) if clip else None,
         weights=cols.weights,
+        bounds=(0.0, 1.0) if human_scale is not None else None,
+        judge_bounds=(0.0, 1.0) if field == "normalized" else None,
     )
+    board.warnings += _unbounded(human_scale)
     weighting = weighting_note(weights, human_path)
     text = cal.ppi_leaderboard_markdown(board)
     text += (
@@ -479,6 +482,16 @@ def ppi_rank(
     if report_dir is not None:
         files = _write_report(report_dir, data, judgments_path, human_path, weighting)
     return PPIRank(text, data, files)
+
+
+def _unbounded(human_scale: tuple[float, float] | None) -> list[str]:
+    """The warning that the PPI intervals are not bounded (no ``--human-scale``)."""
+    if human_scale is not None:
+        return []
+    return [
+        "no --human-scale: the human labels' scale is not known, so the PPI++ and human-only "
+        "intervals are not bounded to it (give LOW,HIGH, e.g. 1,7)"
+    ]
 
 
 def _write_report(

@@ -113,6 +113,11 @@ class PPILeaderboard(ResultModel):
     models_without_labels: list[str] = Field(default_factory=list)
     """Models the judge scored but no person labelled: not on the board (nothing to correct
     their means with), listed here and in ``warnings``."""
+    bounds: tuple[float, float] | None = None
+    """The scale of the human values (PPI++ and human-only means; differences within ±its
+    width): every interval was clipped to it. ``None``: no scale given, intervals unbounded."""
+    judge_bounds: tuple[float, float] | None = None
+    """The scale of the judge's scores, which its judge-only intervals were clipped to."""
     note: str = (
         "PPI++ corrects the judge's per-model means with the human-labelled subset: unbiased for "
         "the mean human value, narrower than the human-only mean when the judge tracks people. "
@@ -175,6 +180,8 @@ def ppi_leaderboard(
     lam: float | None = None,
     small_sample: bool = True,
     weights: Sequence[float | None] | None = None,
+    bounds: tuple[float, float] | None = None,
+    judge_bounds: tuple[float, float] | None = None,
 ) -> PPILeaderboard:
     """Per-model PPI++ means and pairwise differences, beside judge-only and human-only.
 
@@ -201,6 +208,12 @@ def ppi_leaderboard(
         labelled means become Hajek means with their cluster influence values, and the judge's
         side the mean over all the model's items (see ``_ModelParts``). ``None``, or the same
         weight on every label: unweighted.
+    bounds, judge_bounds
+        The scales of the human values and of the judge's scores (e.g. ``(0, 1)``): each Wald
+        interval is clipped to its scale (a difference to ±the scale's width). The mean lies
+        on the scale, so clipping never loses coverage; with few labelled conversations the
+        t quantile makes the raw interval leave the scale (2 conversations: t₁ = 12.7). A
+        warning names the clipped intervals.
 
     Returns
     -------
@@ -251,6 +264,13 @@ def ppi_leaderboard(
         for ma, mb in combinations(order, 2)
     ]
     warnings = [w for w in [few_clusters_warning(n_lab_cl, "human-labelled conversations")] if w]
+    clipped = _clip_to_scales(rows, diffs, bounds, judge_bounds)
+    if clipped:
+        warnings.append(
+            f"intervals clipped to the scale ({'; '.join(clipped[:6])}"
+            f"{' ...' if len(clipped) > 6 else ''}): the Wald interval left it (few labelled "
+            "conversations); the clipped interval keeps its coverage"
+        )
     if claims:
         warnings += [
             f"{m}: no rank claim ({why}); no difference with it is called distinguishable"
@@ -274,7 +294,37 @@ def ppi_leaderboard(
         rank_claims=claims,
         warnings=warnings,
         models_without_labels=unlabelled,
+        bounds=bounds,
+        judge_bounds=judge_bounds,
     )
+
+
+def _clip(e: PPIEstimate, lo: float, hi: float) -> bool:
+    """Clip ``e``'s interval to ``[lo, hi]`` in place; whether it left it."""
+    if e.lower is None or e.upper is None or (lo <= e.lower and e.upper <= hi):
+        return False
+    e.lower, e.upper = min(max(e.lower, lo), hi), max(min(e.upper, hi), lo)
+    return True
+
+
+def _clip_to_scales(
+    rows: Sequence[PPIModelRow],
+    diffs: Sequence[PPIDifference],
+    bounds: tuple[float, float] | None,
+    judge_bounds: tuple[float, float] | None,
+) -> list[str]:
+    """Clip every interval to its scale (differences to ±its width); what was clipped."""
+    out: list[str] = []
+    for scale, which in ((bounds, ("ppi", "human_only")), (judge_bounds, ("judge_only",))):
+        if scale is None:
+            continue
+        lo, hi = scale
+        for r in rows:
+            out += [f"{r.model} {w}" for w in which if _clip(getattr(r, w), lo, hi)]
+        for d in diffs:
+            name = f"{d.model_a} − {d.model_b}"
+            out += [f"{name} {w}" for w in which if _clip(getattr(d, w), lo - hi, hi - lo)]
+    return out
 
 
 def _weights(weights: Sequence[float | None], y: FloatArray) -> FloatArray | None:

@@ -1,0 +1,142 @@
+"""No interval leaves the scale (issue 42 point 3): each interval-printing command run on a
+heavy-ceiling input (scores piled at the top, few conversations, people's labels on only 2 of
+them) prints and writes intervals inside the scale.
+
+Before, ``rank --human`` at 2 labelled conversations printed human-only intervals such as
+``4.200 [−5.457, 13.857]`` on a 1–7 scale (a Wald interval with t₁ = 12.7).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from attune_judge.data import ChatMessage, JudgeItem, Rating, read_judgments, write_jsonl
+from tests._cli import run_cli
+
+REFERENCE = "one two three four five six seven eight nine ten"
+
+
+def _ceiling_run(tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A lexical-judge scoring run (ROUGE-L F1 against the reference): m1 replies with the
+    whole reference in 5 of 6 turns (F1 = 1), m2 in 3 of 6 (else 8 of 10 words: 0.889),
+    12 conversations of 2 turns."""
+    rng = np.random.default_rng(3)
+    items = []
+    for c in range(12):
+        for t in range(2):
+            for m, p_top in (("m1", 5 / 6), ("m2", 0.5)):
+                k = 10 if rng.random() < p_top else 8
+                items.append(
+                    JudgeItem(
+                        item_id=f"c{c}:{t}:{m}",
+                        conversation_id=f"c{c}",
+                        turn=t,
+                        context=[ChatMessage(role="user", content="Hello.")],
+                        candidate=" ".join(REFERENCE.split()[:k]),
+                        candidate_model=m,
+                        reference=REFERENCE,
+                    )
+                )
+    write_jsonl(tmp / "items.jsonl", items)
+    run = tmp / "run"
+    argv = ["score", str(tmp / "items.jsonl"), "--rubric", "lexical", "-o", str(run), "-q"]
+    code, _, err = run_cli([*argv, "-B", "300"], capsys)
+    assert code == 0, err
+    return run
+
+
+def _labels(tmp: Path, run: Path) -> Path:
+    """People's 1-7 labels of conversations c0 and c1 only, piled at 7."""
+    ratings = [
+        Rating(
+            item_id=j.item_id,
+            rater="p",
+            value=7.0 if (j.normalized or 0) > 0.95 else 6.0,
+            cluster=j.conversation_id,
+        )
+        for j in read_judgments(run / "judgments.jsonl")
+        if j.conversation_id in ("c0", "c1")
+    ]
+    write_jsonl(tmp / "human.jsonl", ratings)
+    return tmp / "human.jsonl"
+
+
+def _intervals(obj: Any, path: str = "$") -> Iterator[tuple[str, float, float]]:
+    """Every (where, lower, upper) pair of a JSON document."""
+    if isinstance(obj, dict):
+        lo, hi = obj.get("lower"), obj.get("upper")
+        if isinstance(lo, int | float) and isinstance(hi, int | float):
+            yield path, float(lo), float(hi)
+        for k, v in obj.items():
+            yield from _intervals(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _intervals(v, f"{path}[{i}]")
+
+
+def _inside(doc: Any, bounds: tuple[float, float]) -> None:
+    found = list(_intervals(doc))
+    assert found
+    for where, lo, hi in found:
+        assert bounds[0] - 1e-12 <= lo <= hi <= bounds[1] + 1e-12, (where, lo, hi)
+
+
+def test_no_interval_leaves_the_scale_in_any_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _ceiling_run(tmp_path, capsys)
+    # score: the model blocks' intervals and the stored leaderboard (normalised 0-1)
+    summary = json.loads((run / "summary.json").read_text("utf-8"))
+    (block,) = summary["judges"].values()
+    _inside(block["models"], (0, 1))
+    _inside(block["leaderboard"]["rows"], (0, 1))
+
+    # rank RUN, recomputed with other settings
+    code, out, err = run_cli(["rank", str(run), "-B", "200", "--json"], capsys)
+    assert code == 0, err
+    _inside(json.loads(out)["rows"], (0, 1))
+
+    # rank FILE --scale: the same scores as a 1-7 scores table
+    table = tmp_path / "scores.csv"
+    with table.open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["model", "cluster", "score"])
+        for j in read_judgments(run / "judgments.jsonl"):
+            w.writerow([j.candidate_model, j.conversation_id, 1 + 6 * (j.normalized or 0)])
+    code, out, err = run_cli(["rank", str(table), "--scale", "1,7", "-B", "200", "--json"], capsys)
+    assert code == 0, err
+    _inside(json.loads(out)["rows"], (1, 7))
+
+    # rank --human at 2 labelled conversations: console JSON and the written summary.json
+    human = _labels(tmp_path, run)
+    argv = ["rank", str(run), "--human", str(human), "--human-scale", "1,7"]
+    code, out, err = run_cli([*argv, "--json", "--report", str(tmp_path / "ppi")], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["n_labelled_clusters"] == 2
+    _inside(data["rows"], (0, 1))
+    _inside(data["differences"], (-1, 1))
+    assert any(w.startswith("intervals clipped to the scale") for w in data["warnings"])
+    written = json.loads((tmp_path / "ppi" / "summary.json").read_text("utf-8"))["ppi"]
+    _inside(written["rows"], (0, 1))
+    _inside(written["differences"], (-1, 1))
+    assert written["bounds"] == [0.0, 1.0]
+    code, md, _ = run_cli(argv, capsys)
+    assert code == 0 and "intervals clipped to the scale" in md
+
+
+def test_rank_human_without_a_human_scale_says_its_intervals_are_unbounded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _ceiling_run(tmp_path, capsys)
+    human = _labels(tmp_path, run)
+    code, out, err = run_cli(["rank", str(run), "--human", str(human), "--json"], capsys)
+    assert code == 0, err
+    assert any("no --human-scale" in w for w in json.loads(out)["warnings"])
