@@ -18,7 +18,6 @@ from scipy.stats import spearmanr
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from attune_judge.data.adapters import convert_empathic_communication
-from attune_judge.data.adapters._empathic import EC_SOURCES
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "empathic-communication"
@@ -53,9 +52,14 @@ def expert_agreement_table() -> list[tuple[str, str, str, str, int, float, float
     result = convert_empathic_communication(SRC)
     values = {(r.item_id, r.rater, r.dimension): r.value for r in result.ratings}
     rows = []
-    for source in EC_SOURCES.values():
-        ids = sorted({r.item_id for r in result.ratings if r.metadata["source"] == source.name})
-        for dim in source.dimensions:
+    # the sources and their dimensions as the ratings carry them (first-seen order)
+    dimensions: dict[str, dict[str, None]] = {}
+    for r in result.ratings:
+        if r.rater in EXPERTS:
+            dimensions.setdefault(r.metadata["source"], {})[r.dimension] = None
+    for name, dims in dimensions.items():
+        ids = sorted({r.item_id for r in result.ratings if r.metadata["source"] == name})
+        for dim in dims:
             for ea, eb in itertools.combinations(EXPERTS, 2):
                 a = [values[(i, ea, dim)] for i in ids]
                 b = [values[(i, eb, dim)] for i in ids]
@@ -63,7 +67,7 @@ def expert_agreement_table() -> list[tuple[str, str, str, str, int, float, float
                 fa = [float(x) for x in a if x is not None]
                 fb = [float(x) for x in b if x is not None]
                 rho = float(spearmanr(fa, fb).statistic)
-                rows.append((source.name, dim, ea, eb, len(ids), quadratic_kappa(fa, fb), rho))
+                rows.append((name, dim, ea, eb, len(ids), quadratic_kappa(fa, fb), rho))
     return rows
 
 

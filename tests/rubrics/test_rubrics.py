@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict
 from attune_judge import shipped_dir
 from attune_judge.errors import UserError
 from attune_judge.rubrics import Rubric, available_rubrics, load_rubric, read_yaml, validate_mapping
-from attune_judge.rubrics._load import yaml_location
 from tests.conftest import DESIGN, REPO_ROOT
 
 BUILT_IN = [
@@ -249,8 +248,8 @@ def test_installed_layout_finds_built_in_rubrics_by_name(tmp_path: Path) -> None
     shutil.copytree(REPO_ROOT / "rubrics", site / mapping["rubrics"])
     code = (
         "from attune_judge.rubrics import load_rubric;"
-        "from attune_judge.rubrics._load import rubrics_dir;"
-        "print(load_rubric('attunebench-reference').id); print(rubrics_dir())"
+        "from attune_judge import shipped_dir;"
+        "print(load_rubric('attunebench-reference').id); print(shipped_dir('rubrics'))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -291,4 +290,7 @@ def test_validate_mapping_names_list_entries_by_their_key(tmp_path: Path) -> Non
         validate_mapping(Doc, [], "d.yaml", "thing")
     with pytest.raises(UserError, match="thing file not found"):
         read_yaml(tmp_path / "missing.yaml", "thing file")
-    assert yaml_location(("entries", 0, "size"), data) == "entries[0].size"  # no "id" key
+    # without a name key a list entry is named by its position
+    with pytest.raises(UserError) as err:
+        validate_mapping(Doc, {"entries": [{"name": "a", "size": "x"}]}, "d.yaml", "thing")
+    assert [p.split(":")[:2] for p in err.value.problems] == [["d.yaml", " entries[0].size"]]
