@@ -1,5 +1,5 @@
 """One bound for the bootstrap replicate count: every configuration and the command line
-refuse fewer than MIN_B (50) and accept it."""
+refuse fewer than 50 and accept it; the default is 2,000."""
 
 from __future__ import annotations
 
@@ -8,23 +8,24 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from attune_judge._bootstrap import DEFAULT_B, MIN_B
+from attune_judge import shipped_dir
 from attune_judge.cli import main
+from attune_judge.errors import UserError
 from attune_judge.runner import ScoreConfig
-from attune_judge.sensitivity import SensitivityConfig
-from attune_judge.sensitivity._variants import AnalysisSettings
+from attune_judge.sensitivity import SensitivityConfig, load_variants
 from attune_judge.tasks import BenchConfig
 
 CONFIGS = [
     lambda b: ScoreConfig(data=Path("d"), out=Path("o"), B=b),
     lambda b: BenchConfig(data=Path("d"), models=["m"], out=Path("o"), B=b),
     lambda b: SensitivityConfig(data=Path("d"), variants=Path("v"), out=Path("o"), B=b),
-    lambda b: AnalysisSettings(B=b),
 ]
 
 
-def test_the_bound_is_fifty_and_the_default_two_thousand() -> None:
-    assert (MIN_B, DEFAULT_B) == (50, 2_000)
+def test_the_default_is_two_thousand() -> None:
+    assert ScoreConfig(data=Path("d"), out=Path("o")).B == 2_000
+    assert BenchConfig(data=Path("d"), models=["m"], out=Path("o")).B == 2_000
+    # sensitivity takes the variants file's count unless -B is given (below: its default)
 
 
 @pytest.mark.parametrize("make", CONFIGS)
@@ -50,8 +51,19 @@ def test_the_command_line_refuses_fewer_than_the_bound(
     assert "Invalid value for '--bootstrap'" in err and "greater than or equal to 50" in err
 
 
-def test_a_variants_file_may_still_name_the_count_bootstrap_replicates() -> None:
-    assert AnalysisSettings.model_validate({"bootstrap_replicates": 300}).B == 300
-    assert AnalysisSettings.model_validate({"B": 300}).model_dump()["B"] == 300
-    with pytest.raises(ValidationError, match="greater than or equal to 50"):
-        AnalysisSettings.model_validate({"bootstrap_replicates": 49})
+def test_a_variants_file_may_still_name_the_count_bootstrap_replicates(tmp_path: Path) -> None:
+    shipped = shipped_dir("rubrics") / "variants" / "attunebench-reference-variants.yaml"
+    text = shipped.read_text("utf-8")
+    assert "\n  B: 2000\n" in text
+
+    def analysis_b(line: str) -> int:
+        path = tmp_path / "variants.yaml"
+        path.write_text(text.replace("\n  B: 2000\n", f"\n  {line}\n"), "utf-8")
+        return load_variants(path).analysis.B
+
+    assert analysis_b("bootstrap_replicates: 300") == 300
+    assert analysis_b("B: 300") == 300
+    assert analysis_b("B: 50") == 50
+    assert analysis_b("") == 2_000  # not given: the default
+    with pytest.raises(UserError, match="greater than or equal to 50"):
+        analysis_b("bootstrap_replicates: 49")
