@@ -213,10 +213,15 @@ def score(
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
     import logging
 
-    from attune_judge.runner import ScoreConfig, run_score
+    from attune_judge.judges import BASELINES
+    from attune_judge.lm import start_request_cache
 
     setup_logging(quiet)
     data = _score_data(data, candidates)
+    if rubric not in BASELINES and judge_artifact is None:  # shards open while we import
+        start_request_cache(opts.model(lm).cache_dir)
+    from attune_judge.runner import ScoreConfig, run_score
+
     if batch and not quiet:  # submitted / polled / finished lines on stderr
         logging.getLogger("attune_judge.batch").setLevel(logging.INFO)
     config = ScoreConfig(

@@ -37,6 +37,7 @@ from attune_judge.lm._resolve import (
     check_model,
     configure_cache,
     resolve_lm,
+    start_request_cache,
 )
 from attune_judge.lm._server import ServerAddress
 from attune_judge.lm._settings import (
@@ -76,6 +77,7 @@ __all__ = [
     "resolve_lm",
     "retry_after_of",
     "server_identity",
+    "start_request_cache",
     "trim_history",
     "typed_call_kwargs",
     "untrusted",

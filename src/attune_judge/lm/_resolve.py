@@ -109,6 +109,22 @@ def configure_cache(directory: str | Path | None, *, enabled: bool | None = None
         _APPLIED[:] = [key, dspy.cache]
 
 
+def start_request_cache(directory: str | Path | None) -> None:
+    """:func:`configure_cache` for ``directory`` now, at the start of a command that will
+    judge, so that the disk shards open while the command imports and reads its inputs (the
+    judges' own call with the same settings keeps that cache). DSPy and diskcache are
+    imported here, in the calling thread, so the opening thread imports nothing. A problem
+    (a bad ``ATTUNE_CACHE``, a directory that cannot be made) is left for the judges to
+    report where they always did."""
+    import diskcache  # noqa: F401  (imported here: the opening thread then imports nothing)
+    import dspy  # noqa: F401
+
+    try:
+        configure_cache(directory)
+    except (UserError, OSError):
+        return
+
+
 def _open_in_background(path: Path | None) -> None:
     """``dspy.cache`` becomes an :class:`~attune_judge.lm._cache.OpeningCache` over DSPy's
     memory + disk cache at ``path`` (``None``: DSPy's default directory), built as

@@ -80,6 +80,18 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
     )
 
 
+def _start_request_cache(config: ScoreConfig) -> None:
+    """Start opening the judges' request cache now, so that its disk shards open (in a thread:
+    :func:`attune_judge.lm.configure_cache`) while the items are read and the judges built;
+    the judges' own ``configure_cache`` with the same settings then keeps it. A problem with
+    the cache is left for the judges to report where they always did."""
+    from attune_judge.judges import BASELINES
+    from attune_judge.lm import start_request_cache
+
+    if config.rubric not in BASELINES:  # a baseline asks no model: no request cache
+        start_request_cache(config.lm_settings.cache_dir)
+
+
 def _check_references(config: ScoreConfig, judges: Sequence[Judge], items: Sequence[Any]) -> None:
     """Refuse up front a run whose judge needs the reference reply on data that has none."""
     if any(i.reference for i in items):
@@ -131,6 +143,8 @@ def run_score(
     UserError
         Bad data, candidates, rubric or model; a run directory holding another run.
     """
+    if judges is None:
+        _start_request_cache(config)
     items = score_items(config)
     if not items:
         raise UserError(f"{config.data}: nothing to judge (no annotated turns with candidates)")
