@@ -69,7 +69,12 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.05)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[32, 128])
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument(
+        "--tiny", action="store_true", help="24 judgments at concurrency 4, once (the suite)"
+    )
     args = ap.parse_args()
+    if args.tiny:
+        args.n, args.concurrency, args.repeat, args.latency = 24, [4], 1, 0.01
     tmp = Path(tempfile.mkdtemp(prefix="bench-async-path-"))
     os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -108,7 +108,12 @@ def main() -> None:
     ap.add_argument("--naive-B", type=int, default=200, help="replicates for the naive loop")
     ap.add_argument("--repeat", type=int, default=7, help="alternating runs, end to end BCa")
     ap.add_argument("--only-bca", action="store_true", help="only the end-to-end BCa figure")
+    ap.add_argument(
+        "--tiny", action="store_true", help="B = 200, 20 naive replicates, 1 BCa run (the suite)"
+    )
     args = ap.parse_args()
+    if args.tiny:
+        args.B, args.naive_B, args.repeat = 200, 20, 1
     print(f"load average (1 min) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     B = args.B
     df = make_data()

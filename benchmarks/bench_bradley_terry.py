@@ -169,7 +169,12 @@ def main() -> None:
     ap.add_argument("--scipy-repeat", type=int, default=5, help="runs of the SciPy loop")
     ap.add_argument("--full", action="store_true", help="time the SciPy loop on all B")
     ap.add_argument("--blas-threads", default="1", help="BLAS threads (set before import)")
+    ap.add_argument(
+        "--tiny", action="store_true", help="B = 20, 5 SciPy replicates, 1 run each (the suite)"
+    )
     args = ap.parse_args()
+    if args.tiny:
+        args.B, args.scipy_B, args.repeat, args.scipy_repeat = 20, 5, 1, 1
     load0 = os.getloadavg()[0]
     B = args.B
     a, b, w, c = make_data()

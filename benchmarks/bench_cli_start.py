@@ -47,7 +47,12 @@ def _run(cmd: list[str]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--tiny", action="store_true", help="one run of each command line (the suite)"
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.repeat = 1
     baseline = [sys.executable, "-c", "import typer, pydantic"]
     cli = str(BIN / "attune-judge")
     runs: dict[str, list[tuple[float, float]]] = {"baseline": []}

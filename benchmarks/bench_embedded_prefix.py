@@ -85,7 +85,13 @@ def main() -> None:
     parser.add_argument("--sets", default="", help="comma-separated (default: every shipped set)")
     parser.add_argument("--baseline", default=BASELINE, help="git revision of the old path")
     parser.add_argument("--executor", choices=["thread", "async"], default="thread")
+    parser.add_argument(
+        "--tiny", action="store_true", help="1 item of one set, once, 1 thread (the suite)"
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.repeat, args.concurrency = 1, 1, 1
+        args.sets = args.sets or "empathic-communication-epitome"
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from dataclasses import replace
 

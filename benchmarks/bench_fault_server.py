@@ -151,7 +151,12 @@ def main() -> None:
         "(LiteLLM), alternating with the plain one (--repeat times)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="alternations of --compare-litellm")
+    parser.add_argument(
+        "--tiny", action="store_true", help="6 judgments, no warm-up, 10 ms (the suite)"
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.warmup, args.latency, args.concurrency = 6, 0, 0.01, 4
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-fault-server-"))
     os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")

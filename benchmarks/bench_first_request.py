@@ -63,7 +63,10 @@ def _import_dspy_seconds() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--tiny", action="store_true", help="one run each (the suite)")
     args = parser.parse_args()
+    if args.tiny:
+        args.repeat = 1
     firsts: dict[str, list[float]] = {fmt: [] for fmt in FORMATS}
     dspys = []
     with tempfile.TemporaryDirectory() as tmp:

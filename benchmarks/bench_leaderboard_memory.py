@@ -79,7 +79,12 @@ def main() -> None:
     ap.add_argument("--B", type=int, default=10_000)
     ap.add_argument("--baseline-max", type=int, default=100)
     ap.add_argument("--child", nargs=3)
+    ap.add_argument(
+        "--tiny", action="store_true", help="4 models, B = 200, the baseline too (the suite)"
+    )
     a = ap.parse_args()
+    if a.tiny:
+        a.models, a.B, a.baseline_max = [4], 200, 4
     if a.child:
         _child(a.child[0], int(a.child[1]), int(a.child[2]))
         return

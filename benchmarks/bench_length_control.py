@@ -45,8 +45,15 @@ def load() -> tuple[dict[str, list[object]], dict[str, tuple[float, float]]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("-B", type=int, default=200)
+    ap.add_argument("--tiny", action="store_true", help="B = 10, 4 models (the suite)")
     args = ap.parse_args()
+    if args.tiny:
+        args.B = 10
     cols, pub = load()
+    if args.tiny:  # the baseline and the first 3 other models
+        keep = {"gpt4_1106_preview", *sorted({str(m) for m in cols["model"]})[:3]}
+        rows = [k for k, m in enumerate(cols["model"]) if m in keep]
+        cols = {key: [v[k] for k in rows] for key, v in cols.items()}
     for reg in (0.2, 0.0):
         t0 = time.perf_counter()
         res = length_controlled_winrates(

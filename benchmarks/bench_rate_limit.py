@@ -83,7 +83,13 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument(
+        "--tiny", action="store_true", help="30 items at 200/s, burst 10, once (the suite)"
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.rate, args.burst, args.retry_after, args.latency = 30, 200.0, 10.0, 0.05, 0.01
+        args.concurrency, args.repeat = 8, 1
     tmp = Path(tempfile.mkdtemp(prefix="bench-rate-"))
     os.environ.setdefault("ATTUNE_CACHE_DIR", str(tmp / "cache"))
     from bench_fault_server import _items  # the same distinct items as that benchmark

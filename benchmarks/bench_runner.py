@@ -184,7 +184,12 @@ def main() -> None:
         help="group-commit interval in s (0: fsync every record, the slow extreme)",
     )
     parser.add_argument("--profile", action="store_true", help="cProfile the first run(s)")
+    parser.add_argument(
+        "--tiny", action="store_true", help="24 judgments, thread executor, 10 ms (the suite)"
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.latency, args.concurrency, args.executor = 24, 0.01, 4, "thread"
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-runner-"))
     os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")

@@ -251,7 +251,17 @@ def main() -> None:
     parser.add_argument("--skip-thread", action="store_true")
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--skip-batch", action="store_true")
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="threads and batch on 24 items (Ray: its own tests) (the suite)",
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.batch_n, args.latency, args.concurrency = 24, 12, 0.01, 4
+        args.skip_ray = (
+            True  # a Ray cluster takes tens of seconds to start: tests/runner/test_ray_*
+        )
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-"))
     os.environ["ATTUNE_CACHE_DIR"] = str(tmp / "cache")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

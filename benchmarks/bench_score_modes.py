@@ -55,7 +55,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="items judged per mode")
     parser.add_argument("--set", default="empathic-communication-empatheticdialogues")
+    parser.add_argument("--tiny", action="store_true", help="1 item per mode (the suite)")
     args = parser.parse_args()
+    if args.tiny:
+        args.n = 1
     from attune_judge._resources import shipped_dir
     from attune_judge.data import JudgeItem, read_jsonl
     from attune_judge.validate import VALIDATION_SETS

@@ -42,7 +42,10 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=300)
     ap.add_argument("-B", type=int, default=200)
     ap.add_argument("--conversations", type=int, default=30)
+    ap.add_argument("--tiny", action="store_true", help="2 simulations, B = 20 (the suite)")
     args = ap.parse_args()
+    if args.tiny:
+        args.n, args.B = 2, 20
     rng = np.random.default_rng(7)
     taus, raw_taus, cover = [], [], []
     t0 = time.perf_counter()

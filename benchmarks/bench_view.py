@@ -90,7 +90,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--tiny", action="store_true", help="200 judgments, 1 run (the suite)")
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.repeat = 200, 1
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ATTUNE_VIEW_CACHE"] = str(Path(tmp) / "cache")
         from starlette.testclient import TestClient
@@ -126,7 +129,7 @@ def main() -> None:
             "sort by |judge − people|": "/r/0/?sort=diff&desc=1",
             "sort by latency, page 1000": "/r/0/?sort=latency&page=1000",
             "disagreements by criterion": "/r/0/disagreements",
-            "one judgment": "/r/0/j/54321",
+            "one judgment": f"/r/0/j/{min(54321, args.n - 1)}",
         }
         print(f"| request ({args.n:,} judgments) | median of {args.repeat} | × baseline |")
         print("|---|---:|---:|")

@@ -68,7 +68,10 @@ def coverage(logits: tuple[float, ...], C: int, sims: int, seed: int) -> tuple[f
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sims", type=int, default=2000)
+    ap.add_argument("--tiny", action="store_true", help="5 data sets per cell (the suite)")
     args = ap.parse_args()
+    if args.tiny:
+        args.sims = 5
     for name, logits in FAMILIES.items():
         for C in (10, 15, 60):
             t0 = time.perf_counter()

@@ -63,7 +63,13 @@ def main() -> None:
     ap.add_argument("--no-ship", action="store_true", help="Do not write calibration/heads/.")
     ap.add_argument("--recorded", action="store_true", help="Calibrate the recorded judges.")
     ap.add_argument("--table", action="store_true", help="Print the README's tables.")
+    ap.add_argument("--judges", default="gpt,claude,gemini", help="recorded judges (--recorded)")
+    ap.add_argument("--items", type=int, default=0, help="the first N items of a set (--recorded)")
+    ap.add_argument("--tiny", action="store_true", help="--recorded, 1 set, 1 judge, 40 items")
     args = ap.parse_args()
+    if args.tiny:  # no model: recorded ratings, B = 50, into a temporary folder (the suite)
+        args.recorded, args.sets, args.judges, args.items, args.B = True, SETS[0], "gpt", 40, 50
+        args.runs = Path(tempfile.mkdtemp(prefix="heads-tiny-"))
     if args.table:
         print(table(args.runs))
         return
@@ -108,13 +114,13 @@ def recorded(args: argparse.Namespace) -> None:
     proofs: dict[str, dict] = {}
     for name in [s for s in args.sets.split(",") if s.startswith("empathic-communication")]:
         data, rubric = load_align_data(name)
-        items = data.items
+        items = data.items[: args.items] if args.items else data.items
         split = cluster_split(
             [li.item.item_id for li in items], [li.cluster for li in items], seed=args.seed
         )
         spec = VALIDATION_SETS[name]
         ratings = [r for r in load_calibration_set(spec.calibration) if spec.recorded(r)]
-        for judge in ("gpt", "claude", "gemini"):
+        for judge in args.judges.split(","):
             levels: dict[str, dict[str, float]] = {}
             for r in ratings:
                 if r.rater == judge and isinstance(r.value, int | float):

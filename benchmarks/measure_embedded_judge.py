@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,10 @@ def split(set_name: str, n_train: int) -> tuple[list[JudgeItem], list[JudgeItem]
     spec = VALIDATION_SETS[set_name]
     ratings = [
         json.loads(line)
-        for line in (shipped_dir("calibration") / spec.calibration / "ratings.jsonl").open()
+        for line in (shipped_dir("calibration") / spec.calibration / "ratings.jsonl")
+        .read_text("utf-8")
+        .splitlines()
+        if line.strip()
     ]
     from attune_judge.data import Rating
 
@@ -196,7 +200,18 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="held-out items to judge")
     parser.add_argument("--out", default="runs/measure-embedded")
     parser.add_argument("--B", type=int, default=2000)
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="1 held-out item, one configuration, temporary folder (the suite)",
+    )
     args = parser.parse_args()
+    if args.tiny:  # ``run --tiny``: judge, then report, in a temporary folder
+        args.limit, args.configs, args.B = 1, next(iter(CONFIGS)), 50
+        args.out = tempfile.mkdtemp(prefix="measure-embedded-tiny-")
+        run(args)
+        report(args)
+        return
     run(args) if args.command == "run" else report(args)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,7 +32,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("runs/outside-mass"))
     parser.add_argument("--sets", nargs="*", default=sorted(VALIDATION_SETS))
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="2 items of one set, into a temporary folder (the suite)",
+    )
     args = parser.parse_args()
+    if args.tiny:
+        args.limit, args.sets = 2, sorted(VALIDATION_SETS)[:1]
+        args.out = Path(tempfile.mkdtemp(prefix="outside-mass-tiny-"))
     rows = []
     for name in args.sets:
         start = time.monotonic()
