@@ -14,7 +14,9 @@ label by ``1 / inclusion_probability`` (Horvitz–Thompson).
 
 :func:`conversations_needed` reads a pilot's labels and scales the interval width of α
 among annotators to a target: widths shrink with the square root of the number of
-conversations, so ``C_needed = C_pilot * (width_pilot / target)^2``.
+conversations, so ``C_needed = C_pilot * (width_pilot / target)^2``, and never fewer than
+``MIN_CLUSTERS`` (10): below it no interval is validated. A pilot of fewer conversations has
+unvalidated widths itself (``annotate sample --pilot`` warns).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from attune_judge._bootstrap import DEFAULT_B
+from attune_judge.calibration import MIN_CLUSTERS
 from attune_judge.data import JudgeItem, read_judgments
 from attune_judge.errors import UserError
 
@@ -138,7 +141,11 @@ def sample_items(
 def _needed(row: dict[str, Any], width: float) -> dict[str, Any]:
     have = row["low"] is not None and row["high"] is not None and row["high"] > row["low"]
     pilot_w = row["high"] - row["low"] if have else None
-    need = math.ceil(row["clusters"] * (pilot_w / width) ** 2) if pilot_w else None
+    # never fewer than MIN_CLUSTERS: below it no interval's coverage was validated, however
+    # narrow the extrapolation says it would be
+    need = (
+        max(MIN_CLUSTERS, math.ceil(row["clusters"] * (pilot_w / width) ** 2)) if pilot_w else None
+    )
     return {**row, "width": pilot_w, "conversations_needed": need}
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from attune_judge.calibration._results import Metric, ResultModel
 
 __all__ = [
@@ -207,6 +209,8 @@ class SensitivityAnalysis(ResultModel):
     """One per non-base variant."""
     rule: str
     """The verdict rule in words."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats of every interval here (too few conversations)."""
 
     def verdict(self, variant: str) -> VariantVerdict:
         """The verdict of one variant (``KeyError`` if unknown or the base)."""

@@ -131,6 +131,7 @@ def sample(
 
 def _pilot(pilot: Path, width: float, judge: Path | None) -> None:
     from attune_judge.annotate import conversations_needed
+    from attune_judge.calibration import MIN_CLUSTERS, few_clusters_warning
     from attune_judge.data import Preference, Rating
     from attune_judge.validate import read_labels, record_kind
 
@@ -143,13 +144,20 @@ def _pilot(pilot: Path, width: float, judge: Path | None) -> None:
         f"conversations for width {width:g} |"
     )
     print("|---|---|---|---|---|---|")
-    for row in conversations_needed(records, width, judge=judge):
+    rows = conversations_needed(records, width, judge=judge)
+    for row in rows:
         est = "—" if row["alpha"] is None else f"{row['alpha']:.3f}"
         w = "—" if row["width"] is None else f"{row['width']:.3f}"
         need = row["conversations_needed"] if row["conversations_needed"] is not None else "—"
         print(
             f"| {row['dimension']} | {row['statistic']} | {row['clusters']} | {est} | {w} "
             f"| {need} |"
+        )
+    few = few_clusters_warning(min((row["clusters"] for row in rows), default=0))
+    if few:  # the pilot's own widths come from unvalidated intervals
+        print(
+            f"\nwarning: {few}; the pilot's own widths are as unreliable, and no study is "
+            f"sized below {MIN_CLUSTERS} conversations"
         )
 
 

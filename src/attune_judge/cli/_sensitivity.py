@@ -47,6 +47,8 @@ def _print(result: SensitivityResult) -> None:
     if analysis is None:
         print(f"no analysis: {result.analysis_error}")
         return
+    for warning in analysis.warnings:
+        print(f"warning: {warning}")
     base = analysis.ranking(analysis.base)
     order = " > ".join(m.model for m in base.models if m.rank is not None)
     print(f"base ranking: {order}")

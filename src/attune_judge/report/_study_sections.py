@@ -53,6 +53,7 @@ def calibration_sections(run: RunData) -> list[Section]:
     weighting = getattr(rec, "label_weighting", None)
     if weighting:
         top.blocks.append(Note(weighting))
+    top.blocks.extend(Note(w, "warning") for w in cal.warnings)
     if cal.report is not None:
         top.subsections = calibration_report_sections(cal.report, figures=cal.figures)
     else:

@@ -286,6 +286,8 @@ def summarize(
             # means and no leaderboard; its verdicts rank the options (Bradley–Terry) instead
             _add_ranking(pairwise, ok_all, seed=seed, B=B, level=level)
             judge.pairwise = PairwiseBlock.model_validate(pairwise)
+            few = few_clusters_warning(len({j.conversation_id or j.item_id for j in ok_all}))
+            judge.warnings = [few] if few else []  # its position-bias intervals
         else:
             finite = [j for j in ok_all if j.normalized is None or math.isfinite(j.normalized)]
             board = judge_leaderboard(finite, seed=seed, B=B, level=level)

@@ -91,3 +91,6 @@ class CalibrationBlock(CalibrationPart):
     figures: dict[str, CalibrationPart] = Field(default_factory=dict)
     """``dimension → part`` (from ``attune_judge.report.calibration_figure_data``)."""
     view: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats of the preference or behaviour part's intervals (too few conversations); a
+    ``report`` carries its own (``flags``)."""

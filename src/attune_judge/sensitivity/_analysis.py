@@ -39,6 +39,7 @@ from attune_judge.calibration import (
     VariantRanking,
     VariantVerdict,
     bootstrap_weights,
+    few_clusters_warning,
 )
 from attune_judge.sensitivity._paired import (
     VariantBoot,
@@ -220,4 +221,5 @@ def analyze_sensitivity(
         variance=variance,
         verdicts=verdicts,
         rule=RULE,
+        warnings=[w for w in [few_clusters_warning(len(clusters))] if w],
     )

@@ -121,7 +121,8 @@ def run_sensitivity(
             scores, variants, judge_ids, design, spec.analysis.variance_method
         )
         found["analysis"], found["error"] = _analyse(scores, criteria, variance, spec.analysis, B)
-        notes = [n for n in (found["error"], variance_error) if n]
+        warned = found["analysis"].warnings if found["analysis"] is not None else []
+        notes = [n for n in (found["error"], variance_error, *warned) if n]
         block = sensitivity_block(
             spec, variants, judge_ids, found["analysis"], design=design, notes=notes
         )

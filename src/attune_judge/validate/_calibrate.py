@@ -256,6 +256,7 @@ def _calibrate_ratings(
                         view=res.view,
                         binary=_behaviour_binary(res),
                         confusion=_behaviour_confusion(res),
+                        warnings=res.warnings,
                     ),
                     label_weighting=note,
                 )

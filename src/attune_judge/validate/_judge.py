@@ -14,7 +14,12 @@ from typing import Any
 
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
-from attune_judge.calibration import calibrate, calibration_markdown, judgments_to_ratings
+from attune_judge.calibration import (
+    calibrate,
+    calibration_markdown,
+    few_clusters_warning,
+    judgments_to_ratings,
+)
 from attune_judge.data import JudgeItem, Judgment, read_jsonl, read_judgments, write_jsonl
 from attune_judge.errors import UserError
 from attune_judge.lm import LMSettings
@@ -289,10 +294,13 @@ def _compare(
             report=report, figures=calibration_figure_data(list(humans), list(new))
         ),
     }
-    md = ["", judge_rows_markdown(rows), *base_md]
+    # the report has it among the calibration's flags
+    few = few_clusters_warning(len({i.conversation_id or i.item_id for i in items}))
+    md = ["", *([f"**Warning:** {few}", ""] if few else []), judge_rows_markdown(rows), *base_md]
     length_lines = rating_length_effects(items, humans, new, B=B, seed=seed)
     md += [f"\n{line}" for line in length_lines]
-    return rows, _summary(set_name, name, rows), md, blocks, [*base_lines, *length_lines]
+    lines = [*_summary(set_name, name, rows), *([f"warning: {few}"] if few else [])]
+    return rows, lines, md, blocks, [*base_lines, *length_lines]
 
 
 def rating_length_effects(

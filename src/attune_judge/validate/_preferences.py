@@ -170,7 +170,7 @@ def preference_block(
                 metrics[f"{who}: Cohen's κ"] = row.kappa
     for q, m in sorted(res.per_question.items()):
         metrics[f"agreement: {q}"] = m
-    part = CalibrationBlock(metrics=metrics, join=res.join)
+    part = CalibrationBlock(metrics=metrics, join=res.join, warnings=res.warnings)
     jwin = {p.item_id: p.winner for p in judge if p.winner is not None}
     pairs = [(p.winner, jwin[p.item_id]) for p in human if p.winner and p.item_id in jwin]
     if pairs:

@@ -19,11 +19,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from pydantic import Field
+
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement
 from attune_judge.calibration.agreement._pairwise import pair_agreement
 from attune_judge.calibration.agreement._table import join_report, one_label_per_rater
+from attune_judge.calibration.resampling._bootstrap import few_clusters_warning
 from attune_judge.data import Judgment, Rating, behaviour_item_order
 from attune_judge.errors import UserError
 
@@ -119,6 +122,8 @@ class BehaviourAgreement(ResultModel):
     """Participant answers ``na`` or unanswered on judged items (left out)."""
     join: JoinReport
     """How (item, dimension) keys matched."""
+    warnings: list[str] = Field(default_factory=list)
+    """Caveats of every interval here (too few conversations)."""
 
 
 def _group(
@@ -243,6 +248,7 @@ def behaviour_agreement(
     by_cat: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
     for item, rows in rows_by_item.items():
         by_cat[cats.get(item, "uncategorised")].extend(rows)
+    few = few_clusters_warning(len({row[2] for row in all_rows}))
     return BehaviourAgreement(
         view=view,
         overall=_group("all", all_rows, label="all items", **kw),  # type: ignore[arg-type]
@@ -256,6 +262,7 @@ def behaviour_agreement(
         ],
         n_human_na=n_na,
         join=join,
+        warnings=[few] if few else [],
     )
 
 

@@ -49,6 +49,7 @@ def behaviour_markdown(a: BehaviourAgreement) -> str:
     lines = [
         f"# Behaviour items: judge vs participants ({a.view} view)",
         "",
+        *[f"> **Warning:** {w}\n" for w in a.warnings],
         f"All items: agreement {fmt_metric(o.agreement)}, Cohen's κ {fmt_metric(o.kappa)} "
         f"(n={o.n} answers, {o.n_clusters} conversations; participant na/unanswered left out: "
         f"{a.n_human_na}).",
