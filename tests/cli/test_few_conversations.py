@@ -97,9 +97,14 @@ def _agreement_page(
 ) -> str:
     """``annotate`` with a judge run, two annotators labelling every item through the server's
     JSON API; the agreement page's data as the page receives it."""
+    import socket
+
     import uvicorn
     from starlette.testclient import TestClient
 
+    with socket.socket() as probe:  # a free port: the command checks it can listen there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     items, db = tmp / "to-label.jsonl", tmp / "labels.sqlite"
     _cli(
         ["annotate", "sample", str(data), "--rubric", "attunebench-reference", "-o", str(items)],
@@ -110,7 +115,7 @@ def _agreement_page(
     def fake_run(app: Any, **kw: Any) -> None:  # no socket: drive the app in-process
         with sqlite3.connect(db) as con:
             tokens = dict(con.execute("SELECT name, token FROM annotators"))
-        client = TestClient(app, base_url="http://127.0.0.1:8765")
+        client = TestClient(app, base_url=f"http://127.0.0.1:{port}")
         for who, token in tokens.items():
             head = {"X-Annotate-Token": token}
             while (view := client.get("/api/next", headers=head).json()["item"]) is not None:
@@ -124,13 +129,10 @@ def _agreement_page(
         ).text
 
     monkeypatch.setattr(uvicorn, "run", fake_run)
-    monkeypatch.setattr("attune_judge.annotate._serve._check_address", lambda host, port: None)
     argv = ["annotate", str(items), "--task", "ratings", "--rubric", "attunebench-reference"]
-    _cli(
-        [*argv, "--db", str(db), "--annotator", "ana", "--annotator", "ben", "--judge", str(judge)],
-        capsys,
-    )
-    return json.loads(served["page"])["notes"] and served["page"]
+    argv += ["--db", str(db), "--annotator", "ana", "--annotator", "ben", "--port", str(port)]
+    _cli([*argv, "--judge", str(judge)], capsys)
+    return str(served["page"])
 
 
 def test_every_command_warns_below_ten_conversations(
