@@ -44,6 +44,8 @@ CHECK = textwrap.dedent(
     n = 0
     for top in ("src", "tests", "benchmarks"):
         for path in sorted(pathlib.Path(top).rglob("*.py")):
+            if path.name == "test_private_imports.py":
+                continue  # its strings are made-up sources that the private-import rule reads
             text = path.read_text("utf-8")
             for m in FROM.finditer(text):  # also inside strings
                 if m.group(1).startswith("attune_judge.sub"):

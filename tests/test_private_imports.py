@@ -69,7 +69,6 @@ TO_CONVERT = {
     "lm/test_json_object_native.py",
     "report/test_build.py",
     "report/test_demo_sections.py",
-    "report/test_markdown.py",
     "runner/test_batch_creation.py",
     "runner/test_candidates_file.py",
     "runner/test_cli.py",

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
 
+# private unit: the request cache's background opening (lm._resolve) probed in a child
+
 PROBE = """
 import json, sys
 import attune_judge.lm._resolve as resolve
