@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -128,16 +129,36 @@ def test_missing_folder_is_a_user_error(tmp_path: Path) -> None:
         convert_empathic_communication(tmp_path)
 
 
-def test_parse_transcript_rules() -> None:
-    from attune_judge.data.adapters._result import parse_transcript
+def _lend_an_ear_with(tmp_path: Path, transcript: str) -> tuple[Path, str]:
+    """A copy of the dataset whose first Lend an Ear conversation is ``transcript``."""
+    src = tmp_path / "ec"
+    shutil.copytree(SRC, src)
+    path = src / "original_data" / "sample_lend_an_ear_conversations.csv"
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    rows[1][rows[0].index("full_conversation")] = transcript
+    with path.open("w", encoding="utf-8", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    return src, rows[1][rows[0].index("conversation_id")]
 
+
+def test_transcript_rules(tmp_path: Path) -> None:
     text = "Seeker: a \n Seeker: b \n Supporter: c\n\nmore c\nSeeker: d"
-    msgs = parse_transcript(text)
-    # consecutive seeker lines merge; a line without a prefix continues the previous message
-    assert [(m.role, m.content) for m in msgs] == [
-        ("user", "a\nb"),
-        ("assistant", "c\nmore c"),
-        ("user", "d"),
-    ]
-    with pytest.raises(ValueError, match="before the first speaker"):
-        parse_transcript("hello\nSeeker: a")
+    src, conv = _lend_an_ear_with(tmp_path, text)
+    item = next(
+        i for i in convert_empathic_communication(src).items if i.item_id == f"lend_an_ear:{conv}"
+    )
+    # consecutive seeker lines merge; a line without a prefix continues the previous message;
+    # the seeker's closing line is kept after the candidate
+    assert [(m.role, m.content) for m in item.context] == [("user", "a\nb")]
+    assert item.candidate == "c\nmore c"
+    assert item.metadata["after_candidate"] == [{"role": "user", "content": "d"}]
+
+
+def test_text_before_the_first_speaker_is_a_user_error(tmp_path: Path) -> None:
+    src, conv = _lend_an_ear_with(tmp_path, "hello\nSeeker: a")
+    with pytest.raises(UserError) as err:
+        convert_empathic_communication(src)
+    message = str(err.value)
+    assert "sample_lend_an_ear_conversations.csv" in message and conv in message
+    assert "full_conversation" in message and "before the first speaker" in message

@@ -188,6 +188,13 @@ def _self_ratings(
     return out
 
 
+def _transcript(path: Path, conv: str, text: str) -> list[ChatMessage]:
+    try:
+        return parse_transcript(text)
+    except ValueError as exc:
+        raise UserError(f"{path}: conversation {conv}: full_conversation: {exc}") from None
+
+
 def _items(src: Path, report: AdapterReport) -> dict[str, JudgeItem]:
     """Conversation texts that are public, as conversation-level items."""
     items: dict[str, JudgeItem] = {}
@@ -207,7 +214,8 @@ def _items(src: Path, report: AdapterReport) -> dict[str, JudgeItem]:
             "situation": row[c["prompt"]].replace("_comma_", ","),
         }
         iid = _item_id("empatheticdialogues", conv)
-        items[iid] = messages_to_item(iid, iid, parse_transcript(text), "human-supporter", meta)
+        msgs = _transcript(od / "sample_empatheticdialogues.csv", conv, text)
+        items[iid] = messages_to_item(iid, iid, msgs, "human-supporter", meta)
     report.notes.append("empatheticdialogues: '_comma_' replaced by ',' in texts")
 
     header, rows = _read_csv(od / "sample_epitome.csv")
@@ -228,7 +236,8 @@ def _items(src: Path, report: AdapterReport) -> dict[str, JudgeItem]:
     c = {n: header.index(n) for n in ("conversation_id", "full_conversation")}
     for row in rows:
         iid = _item_id("lend_an_ear", row[c["conversation_id"]])
-        msgs = parse_transcript(row[c["full_conversation"]])
+        where = od / "sample_lend_an_ear_conversations.csv"
+        msgs = _transcript(where, row[c["conversation_id"]], row[c["full_conversation"]])
         items[iid] = messages_to_item(
             iid, iid, msgs, "human-supporter", {"source": "lend_an_ear", "seeker": "simulated"}
         )
