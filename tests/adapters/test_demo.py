@@ -7,6 +7,7 @@ test_expert_agreement, never from the code under test.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,10 @@ import pytest
 from scipy import stats
 
 from attune_judge import shipped_dir
-from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl
+from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, write_jsonl
 from attune_judge.demo import run_demo
-from attune_judge.demo._duo import duo_analysis
 from attune_judge.errors import UserError
-from attune_judge.judges._baselines import tokens
+from attune_judge.runs import DemoSummary, DuoResult, read_summary
 from attune_judge.validate import load_calibration_set, recorded_judges_vs_experts, validate_judge
 from tests.adapters.test_expert_agreement import quadratic_kappa
 
@@ -53,7 +53,13 @@ def test_perfect_judge_reaches_one() -> None:
     assert row.kappa_ceiling_judge == pytest.approx(1.0)
 
 
-def test_duo_group_means_by_hand() -> None:
+def _duo_of(run_dir: Path) -> DuoResult:
+    summary = read_summary(run_dir)
+    assert isinstance(summary, DemoSummary) and summary.duo is not None
+    return summary.duo
+
+
+def test_duo_group_means_by_hand(tmp_path: Path) -> None:
     # model A: 1, 2, 3 (mean 2); model B: 3, 4, 5 (mean 4); A - B = -2
     ratings = [
         Rating(
@@ -67,7 +73,10 @@ def test_duo_group_means_by_hand() -> None:
         )
         for k, (m, v) in enumerate([("A", 1), ("A", 2), ("A", 3), ("B", 3), ("B", 4), ("B", 5)])
     ]
-    res = duo_analysis(ratings, B=200)
+    # demo part b on a DUO calibration set of these six ratings (no observers)
+    write_jsonl(tmp_path / "sets" / "duo" / "ratings.jsonl", ratings)
+    run_demo(tmp_path / "demo", B=200, parts=("b",), calibration_root=tmp_path / "sets")
+    res = _duo_of(tmp_path / "demo")
     assert res.observer_agreement is None
     model = next(c for c in res.comparisons if c.factor == "model" and c.cluster_by == "dialogue")
     assert model.means["A"].estimate == pytest.approx(2.0)
@@ -87,7 +96,7 @@ def test_demo_part_b_on_shipped_duo(tmp_path: Path) -> None:
     assert run.report_html == str(tmp_path / "demo" / "report.html")
     assert (tmp_path / "demo" / "summary.json").exists()
     assert any("Spearman" in line for line in run.summary)
-    duo = duo_analysis(load_calibration_set("duo"), B=100)
+    duo = _duo_of(tmp_path / "demo")
     # 34 English participants (DUO README), 157 English dialogues
     by_part = next(c for c in duo.comparisons if c.cluster_by == "participant")
     by_dial = next(c for c in duo.comparisons if c.cluster_by == "dialogue")
@@ -171,7 +180,8 @@ def test_validate_with_a_fake_judge(tmp_path: Path) -> None:
     summary = json.loads((v / "summary.json").read_text())
     base = summary["baselines"]["dimensions"]["level_explorations"]["agreement"]
     by_id = {i.item_id: i for i in read_jsonl(v / "items.jsonl", JudgeItem)}
-    words = [len(tokens(by_id[i].candidate)) for i in items]
+    # the length baseline counts lower-cased word tokens (\w+), written out here
+    words = [len(re.findall(r"\w+", by_id[i].candidate.lower())) for i in items]
     assert base["spearman"]["length"]["estimate"] == pytest.approx(
         stats.spearmanr(words, med).statistic
     )

@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from attune_judge.data.adapters import AdapterResult, convert_ieval
-from attune_judge.data.adapters._ieval import parse_ieval_chat_log
+from attune_judge.errors import UserError
 from tests.conftest import DATASETS
 
 SRC = DATASETS / "ieval"
@@ -76,12 +77,28 @@ def test_ratings_values(result: AdapterResult, raw: list[dict]) -> None:
     assert result.report.value_ranges["Rating"]["max"] == 3.0
 
 
-def test_chat_log_quirks() -> None:
-    # a line without "- " continues the previous message; _x000D_ escapes are removed
+def _one_log(tmp_path: Path, log: str) -> Path:
+    """An ieval_data.json of one task whose positive scenario has one bot, Pink, with ``log``."""
+    scores = dict.fromkeys(["P", "^P", "A", "^A", "EU", "ER", "L", "R", "S"], 3) | {"Rating": 1}
+    task = {"part": 0, "positive": {"emotion": "joyful", "Pink": {"chat_log": log, **scores}}}
+    path = tmp_path / "ieval_data.json"
+    path.write_text(json.dumps([task]), encoding="utf-8")
+    return path
+
+
+def test_chat_log_quirks(tmp_path: Path) -> None:
+    # a line without "- " continues the previous message; _x000D_ escapes are removed;
+    # speakers alternate, participant first; the last bot message is the candidate
     log = "- hi there\n- hello ! how are you ?\n- bad day.\nUGH_x000D_\n- oh no"
-    msgs = parse_ieval_chat_log(log)
-    assert [m.role for m in msgs] == ["user", "assistant", "user", "assistant"]
-    assert msgs[2].content == "bad day.\nUGH"
+    (item,) = convert_ieval(_one_log(tmp_path, log)).items
+    assert [(m.role, m.content) for m in item.context] == [
+        ("user", "hi there"),
+        ("assistant", "hello ! how are you ?"),
+        ("user", "bad day.\nUGH"),
+    ]
+    assert item.candidate == "oh no"
+    with pytest.raises(UserError, match=r"\$\[0\]\.positive\.Pink\.chat_log: .*without '- '"):
+        convert_ieval(_one_log(tmp_path, "hi there\n- hello"))
 
 
 def test_items_alternate(result: AdapterResult, raw: list[dict]) -> None:

@@ -140,20 +140,23 @@ def test_several_scorers_are_a_panel_with_their_mean_as_a_jury(
     logs: Logs, labels: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["calibrate", "--judge", logs.one, "--human", labels, "-B", "100", "--json"]
+    code, out, err = _cli(capsys, *args)
+    assert code == 0, err
+    judges = {r["judge"] for r in json.loads(out)["dimensions"][0]["judges"]}
+    # all three scorers: stars is on 1-5, so no jury of unlike scales
+    assert judges == {"inspect:match", "inspect:stars", "inspect:warmth"}
     code, out, err = _cli(capsys, *args, "--scorer", "match", "--scorer", "warmth")
     assert code == 0, err
     judges = {r["judge"]: r for r in json.loads(out)["dimensions"][0]["judges"]}
     assert sorted(judges) == ["inspect:jury", "inspect:match", "inspect:warmth"]
-    from attune_judge.validate._inspect import scorer_judgments
-
-    jury = {j.item_id: j for j in scorer_judgments(logs.one) if j.judge_id == "inspect:jury"}
-    assert jury == {}  # all three scorers: stars is on 1-5, so no jury of unlike scales
-    jury = {
-        j.item_id: j.overall
-        for j in scorer_judgments(logs.one, ["match", "warmth"])
-        if j.judge_id == "inspect:jury"
-    }
-    assert jury == pytest.approx({s: (MATCH["mockllm/model"][s] + WARMTH[s]) / 2 for s in TEXTS})
+    # the jury scores each sample by the mean of the two scorers: its agreement with the
+    # humans' majority (the median of three 0/1 labels), written out
+    jury = np.array([(MATCH["mockllm/model"][s] + WARMTH[s]) / 2 for s in TEXTS])
+    h = np.array([MAJORITY[s] for s in TEXTS])
+    metrics = judges["inspect:jury"]["vs_humans"]["metrics"]
+    assert metrics["mae"]["estimate"] == pytest.approx(np.mean(np.abs(jury - h)))
+    assert metrics["pearson"]["estimate"] == pytest.approx(np.corrcoef(jury, h)[0, 1])
+    assert judges["inspect:jury"]["vs_humans"]["n"] == len(TEXTS)
 
 
 def test_score_candidates_judges_what_inspect_generated(
