@@ -22,6 +22,7 @@ from attune_judge.report._bench_extra import bench_run_sections
 from attune_judge.report._blocks import Figure, KeyValues, Note, Report, Section
 from attune_judge.report._controlled_sections import controlled_sections
 from attune_judge.report._demo_sections import duo_sections, recorded_judges_sections
+from attune_judge.report._figcache import figure_cache
 from attune_judge.report._format import fmt_num
 from attune_judge.report._html import render_html
 from attune_judge.report._markdown import render_markdown
@@ -212,15 +213,16 @@ def write_report(
         ``(report.md, report.html)``.
     """
     path = Path(run_dir)
-    if sections is None:
-        report = build_report(path)
-    elif isinstance(sections, Report):
-        report = sections
-    else:
-        report = Report(title or "attune-judge report", list(sections))
-        manifest = read_manifest(path) if path.is_dir() else None
-        if manifest and not any(s.title == "What ran" for s in report.sections):
-            report.sections.append(manifest_section(manifest))
+    with figure_cache(path) as cache:  # figures whose inputs did not change are reused
+        if sections is None:
+            report = build_report(path)
+        elif isinstance(sections, Report):
+            report = sections
+        else:
+            report = Report(title or "attune-judge report", list(sections))
+            manifest = read_manifest(path) if path.is_dir() else None
+            if manifest and not any(s.title == "What ran" for s in report.sections):
+                report.sections.append(manifest_section(manifest))
     _unique_figures(report)
     path.mkdir(parents=True, exist_ok=True)
     figures = report.figures()
@@ -229,7 +231,8 @@ def write_report(
     if figures:
         (path / "figures").mkdir(exist_ok=True)
     for fig in figures:
-        (path / "figures" / f"{fig.name}.png").write_bytes(fig.png)
+        _write_if_changed(path / "figures" / f"{fig.name}.png", fig.png)
+    cache.save({f"{f.name}.png": f.png for f in figures})
     _atomic_write(md_path, render_markdown(report))
     _atomic_write(
         html_path,
@@ -237,7 +240,14 @@ def write_report(
             report, footer="Made by attune-judge. Figures are embedded; this file needs no network."
         ),
     )
-    log.info("wrote %s and %s (%d figures)", md_path, html_path, len(figures))
+    log.info(
+        "wrote %s and %s (%d figures: %d drawn, %d unchanged)",
+        md_path,
+        html_path,
+        len(figures),
+        cache.drawn,
+        cache.reused,
+    )
     return md_path, html_path
 
 
@@ -255,7 +265,25 @@ def _remove_stale_figures(path: Path, md_path: Path, keep: set[str]) -> None:
         (path / "figures" / name).unlink(missing_ok=True)
 
 
+def _holds(path: Path, data: bytes) -> bool:
+    """``path`` already holds exactly ``data``."""
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_if_changed(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` unless it already holds exactly those bytes (a report
+    rewritten with nothing changed leaves its files, and their times, as they were)."""
+    if not _holds(path, data):
+        path.write_bytes(data)
+
+
 def _atomic_write(path: Path, text: str) -> None:
+    text = redact(text)
+    if _holds(path, text.encode("utf-8")):
+        return  # unchanged: not rewritten
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redact(text), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)

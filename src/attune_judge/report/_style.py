@@ -13,6 +13,8 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+from attune_judge.report._figcache import cached_figure
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -85,15 +87,21 @@ def styled(fn: Callable[P, R]) -> Callable[P, R]:
     """Run a figure function inside the report's matplotlib style (``rc_context``).
 
     The global ``rcParams`` and the user's backend are left untouched: figures are made with
-    ``matplotlib.figure.Figure`` (no pyplot, no figure manager) and rendered by Agg.
+    ``matplotlib.figure.Figure`` (no pyplot, no figure manager) and rendered by Agg. Inside
+    :func:`write_report` a figure whose inputs did not change since the run directory's last
+    report is not drawn again (:mod:`attune_judge.report._figcache`).
     """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        import matplotlib
+        def draw() -> R:
+            import matplotlib
 
-        with matplotlib.rc_context(_rc()):
-            return fn(*args, **kwargs)
+            with matplotlib.rc_context(_rc()):
+                return fn(*args, **kwargs)
+
+        result: R = cached_figure(fn, args, kwargs, draw)  # reused when nothing changed
+        return result
 
     return wrapper
 
