@@ -235,31 +235,13 @@ def test_two_annotators_label_by_keyboard_through_a_server_kill(tmp_path: Path) 
     assert dims["warmth"]["join"]["matched"] == 6
 
 
-def _serve_in_thread(app: Any, port: int) -> Any:
-    import threading
-
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    return server, thread
-
-
 @pytest.mark.browser
 def test_pairs_and_behaviours_are_answered_by_keyboard(tmp_path: Path) -> None:
     _require_browser()
     from playwright.sync_api import sync_playwright
 
-    from attune_judge.annotate import prepare
-    from attune_judge.annotate._app import make_app
-    from attune_judge.annotate._items import swapped
+    from attune_judge.annotate import LabelStore
     from attune_judge.data import ChatMessage, JudgeItem, write_jsonl
-    from attune_judge.rubrics import load_rubric
     from tests.annotate._fixtures import make_pairs
 
     behaviour_items = tmp_path / "b.jsonl"
@@ -283,27 +265,24 @@ def test_pairs_and_behaviours_are_answered_by_keyboard(tmp_path: Path) -> None:
         "behaviours": (behaviour_items, "attunebench-behaviours", ["y", "n"]),
     }
     seen: dict[str, list[tuple[str, str, Any, bool]]] = {}
+    flip = None
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         for task, (items, rubric, keys) in setups.items():
-            store, tokens = prepare(
-                tmp_path / f"{task}.sqlite",
-                items,
-                task=task,
-                rubric=rubric,
-                k=1,
-                annotators=["alice"],
-            )
-            port = _free_port()
-            server, thread = _serve_in_thread(make_app(store, task, load_rubric(rubric)), port)  # type: ignore[arg-type]
+            db, port = tmp_path / f"{task}.sqlite", _free_port()
+            cmd = [sys.executable, "-m", "attune_judge", "annotate", str(items), "--task", task]
+            cmd += ["--rubric", rubric, "--db", str(db), "--annotator", "alice", "--k", "1"]
+            server, links = _start([*cmd, "--port", str(port)], port, tmp_path / f"{task}.log")
             try:
                 page = browser.new_page(viewport={"width": 1000, "height": 800})
-                page.goto(f"http://127.0.0.1:{port}/?token={tokens['alice']}")
+                page.goto(links["alice"])
                 page.wait_for_selector("#progress:has-text('0 labelled')")
                 if task == "pairwise":
+                    # the pair is shown in a per-annotator random order: which one came first
+                    # is read off the page, and the stored winner must follow it
                     first = page.locator(".reply").first.inner_text()
-                    flip = swapped(store.meta()["seed"], "alice", "c0:1:pair:m1:m2")
-                    assert ("B text 0" if flip else "A text 0") in first
+                    assert ("A text 0" in first) != ("B text 0" in first), first
+                    flip = "B text 0" in first
                     shown = page.locator("#task").inner_html()  # (the link holds a token)
                     assert "m1" not in shown and "m2" not in shown
                     for n, key in enumerate(keys, 1):
@@ -321,18 +300,23 @@ def test_pairs_and_behaviours_are_answered_by_keyboard(tmp_path: Path) -> None:
                         page.keyboard.press("Enter")
                         page.wait_for_selector(f"#progress:has-text('{n} labelled')")
                 page.wait_for_selector("#status:has-text('Nothing left')")
+            finally:
+                server.kill()
+                server.wait(timeout=10)
+            store = LabelStore(db)
+            try:
                 seen[task] = [
                     (r["annotator"], r["item_id"], r["answers"], r["swapped"])
                     for r in store.labels()
                 ]
             finally:
-                server.should_exit = True
-                thread.join(timeout=10)
                 store.close()
         browser.close()
-    pairs = {item: (answers, flip) for _, item, answers, flip in seen["pairwise"]}
+    pairs = {item: (answers, swapped) for _, item, answers, swapped in seen["pairwise"]}
     second, flip0 = pairs["c0:1:pair:m1:m2"]
-    assert second == {"choice": "second", "winner": "A" if flip0 else "B"}
+    assert flip0 is flip  # the store records the order the page showed
+    # "2": the reply shown second, which is A when the pair was shown swapped
+    assert second == {"choice": "second", "winner": "A" if flip else "B"}
     assert pairs["c1:1:pair:m1:m2"][0] == {"choice": "tie", "winner": "tie"}
     assert [a for _, _, a, _ in seen["behaviours"]] == [{"B1": "yes", "B2": "no"}] * 2
     keep = os.environ.get("ATTUNE_ANNOTATE_SCREENSHOTS")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,12 @@ def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return int(stop.value.code or 0), out.out, out.err
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _readme_lines() -> list[str]:
     text = (REPO_ROOT / "README.md").read_text("utf-8")
     lines = re.findall(
@@ -38,14 +45,14 @@ def _score(item_id: str, who: str) -> int:
     return 1 + (sum(map(ord, item_id)) + (who == "ben")) % 7
 
 
-def _drive(app: Any, db: Path) -> dict[str, Any]:
+def _drive(app: Any, db: Path, port: int) -> dict[str, Any]:
     """Label every item through the JSON API as each annotator (what a script would do)."""
     from starlette.testclient import TestClient
 
     with sqlite3.connect(db) as con:
         tokens = dict(con.execute("SELECT name, token FROM annotators"))
         keys = dict(con.execute("SELECT key, item_id FROM items"))
-    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    client = TestClient(app, base_url=f"http://127.0.0.1:{port}")  # the Host it answers
     for who, token in tokens.items():
         head = {"X-Annotate-Token": token}
         while (view := client.get("/api/next", headers=head).json()["item"]) is not None:
@@ -80,14 +87,16 @@ def test_the_readme_annotate_lines_run_end_to_end(
     served: dict[str, Any] = {}
 
     def fake_run(app: Any, **kw: Any) -> None:
-        served.update(kw, agreement=_drive(app, tmp_path / "labels.sqlite"))
+        served.update(kw, agreement=_drive(app, tmp_path / "labels.sqlite", kw["port"]))
 
-    monkeypatch.setattr(uvicorn, "run", fake_run)  # no socket: the port may be taken here
-    monkeypatch.setattr("attune_judge.annotate._serve._check_address", lambda host, port: None)
-    code, out, err = _cli(serve.split()[1:], capsys)
+    monkeypatch.setattr(uvicorn, "run", fake_run)  # the app driven in-process, no server
+    # the README's line on a free port (the default 8765 may be taken on this machine: the
+    # command checks that it can listen there before serving)
+    port = _free_port()
+    code, out, err = _cli([*serve.split()[1:], "--port", str(port)], capsys)
     assert code == 0, err
-    assert served["host"] == "127.0.0.1" and served["port"] == 8765
-    assert re.search(r"ana: http://127\.0\.0\.1:8765/\?token=\S{20,}", out)
+    assert served["host"] == "127.0.0.1" and served["port"] == port
+    assert re.search(rf"ana: http://127\.0\.0\.1:{port}/\?token=\S{{20,}}", out)
     judge_text = json.dumps(served["agreement"]["judge"])  # the report's tables, as JSON
     assert "judge-x" in judge_text and "overall_score" in judge_text
     code, out, err = _cli(export.split()[1:], capsys)

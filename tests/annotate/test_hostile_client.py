@@ -15,19 +15,17 @@ import json
 import socket
 import sqlite3
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from attune_judge.annotate import prepare
-from attune_judge.annotate._app import TOKEN_HEADER, make_app
-from attune_judge.rubrics import load_rubric
 from tests.annotate._fixtures import make_items, make_rubric
 from tests.annotate.test_browser import _free_port, _start
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
-testclient = pytest.importorskip("starlette.testclient")
+TOKEN_HEADER = "X-Annotate-Token"  # the JSON API's token header (README, "annotate")
 
 
 def _request(
@@ -42,15 +40,21 @@ def _request(
         conn.close()
 
 
-def test_stalled_connections_do_not_stop_an_annotator(tmp_path: Path) -> None:
+def _serve(tmp_path: Path) -> tuple[Any, int, str]:
+    """``attune-judge annotate`` serving in its own process: (process, port, alice's token)."""
     items, rubric = make_items(tmp_path), make_rubric(tmp_path)
     db, log, port = tmp_path / "labels.sqlite", tmp_path / "server.log", _free_port()
     cmd = [sys.executable, "-m", "attune_judge", "annotate", str(items), "--task", "ratings"]
     cmd += ["--rubric", str(rubric), "--db", str(db), "--annotator", "alice", "--k", "2"]
     server, links = _start([*cmd, "--port", str(port)], port, log)
+    return server, port, links["alice"].split("token=", 1)[1]
+
+
+def test_stalled_connections_do_not_stop_an_annotator(tmp_path: Path) -> None:
+    server, port, token = _serve(tmp_path)
+    db = tmp_path / "labels.sqlite"
     stalled: list[socket.socket] = []
     try:
-        token = links["alice"].split("token=", 1)[1]
         for k in range(200):  # 200 connections that never finish a request
             s = socket.create_connection(("127.0.0.1", port), timeout=30)
             if k % 2:
@@ -82,6 +86,16 @@ def test_stalled_connections_do_not_stop_an_annotator(tmp_path: Path) -> None:
         assert con.execute("SELECT COUNT(*) FROM labels").fetchone() == (1,)
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, str]]:
+    process, port, token = _serve(tmp_path_factory.mktemp("hostile"))
+    try:
+        yield port, token
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
@@ -92,25 +106,14 @@ def test_stalled_connections_do_not_stop_an_annotator(tmp_path: Path) -> None:
         ('{"key": 1e999999}', "field key"),
     ],
 )
-def test_a_malformed_body_is_400_never_500(tmp_path: Path, body: str | bytes, message: str) -> None:
-    store, tokens = prepare(
-        tmp_path / "l.sqlite",
-        make_items(tmp_path),
-        task="ratings",
-        rubric=str(make_rubric(tmp_path)),
-        k=2,
-        annotators=["alice"],
-    )
-    app = make_app(store, "ratings", load_rubric(str(make_rubric(tmp_path))))
-    client = testclient.TestClient(app, base_url="http://127.0.0.1:8765")
+def test_a_malformed_body_is_400_never_500(
+    server: tuple[int, str], body: str | bytes, message: str
+) -> None:
+    port, token = server
     data = body.encode() if isinstance(body, str) else body
     if len(data) > 64 * 1024:  # over the body limit: refused before parsing (413)
         data = data[: 32 * 1024] + data[-32 * 1024 :]
-    response = client.post(
-        "/api/label",
-        content=data,
-        headers={TOKEN_HEADER: tokens["alice"], "Content-Type": "application/json"},
-    )
-    assert response.status_code == 400, response.text
-    assert message in response.json()["error"]
-    store.close()
+    headers = {TOKEN_HEADER: token, "Content-Type": "application/json"}
+    status, answer = _request(port, "POST", "/api/label", data, **headers)
+    assert status == 400, answer
+    assert message in answer["error"]

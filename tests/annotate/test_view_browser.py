@@ -126,34 +126,24 @@ def test_the_agreement_page_shows_calibrates_tables_not_markdown(tmp_path: Path)
     """annotate's /agreement with a judge run: the report as HTML tables, the few-conversation
     warning, nothing wider than 1280 px."""
     _require_browser()
-    import threading
-
-    import uvicorn
     from playwright.sync_api import sync_playwright
 
-    from attune_judge.annotate._agreement import agreement
-    from attune_judge.annotate._app import make_app
-    from attune_judge.annotate._export import store_rubric
     from tests.annotate._fixtures import make_judgments
+    from tests.annotate.test_browser import _start
     from tests.annotate.test_export import JUDGE, _labelled
 
-    store, _ = _labelled(tmp_path)
-    task, rubric = store_rubric(store)
+    store, db = _labelled(tmp_path)
+    store.close()
     judge = make_judgments(tmp_path, JUDGE)
-    app = make_app(store, task, rubric, lambda: agreement(store, task, rubric, judge, B=200))
     port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    token = store.annotators()["alice"]
+    cmd = [sys.executable, "-m", "attune_judge", "annotate", "--db", str(db), "--judge"]
+    cmd += [str(judge), "-B", "200", "--port", str(port)]
+    server, links = _start(cmd, port, tmp_path / "server.log")
     try:
-        deadline = time.monotonic() + 30
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.1)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"http://127.0.0.1:{port}/agreement?token={token}")
+            page.goto(links["alice"].replace("/?", "/agreement?"))
             page.wait_for_selector("#judge table")
             text = page.inner_text("main")
             assert "|---|" not in text and "| " not in text  # no Markdown table left
@@ -167,6 +157,5 @@ def test_the_agreement_page_shows_calibrates_tables_not_markdown(tmp_path: Path)
             Path(target).mkdir(parents=True, exist_ok=True)
             shutil.copy(tmp_path / "agreement.png", Path(target) / "annotate-agreement.png")
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        store.close()
+        server.terminate()
+        server.wait(timeout=10)
