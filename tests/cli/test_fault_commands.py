@@ -162,7 +162,7 @@ def test_ctrl_c_stops_at_once_and_says_so(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_exits_the_console_script_at_once_without_threads_left(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # with the process executor the parent has no thread left once its workers are
     # terminated; the console script used to fall back to a normal exit then, whose teardown
@@ -170,10 +170,10 @@ def test_ctrl_c_exits_the_console_script_at_once_without_threads_left(
     import multiprocessing.util
     import os
 
-    from attune_judge.cli import _main
+    import attune_judge.runner
     from attune_judge.errors import Interrupted
 
-    def interrupted(**_: object) -> None:
+    def interrupted(*_: object, **__: object) -> None:
         raise Interrupted()
 
     exits: list[int] = []
@@ -183,15 +183,17 @@ def test_ctrl_c_exits_the_console_script_at_once_without_threads_left(
         raise SystemExit(code)  # stands in for os._exit, which would end pytest
 
     finalized: list[int] = []
-    monkeypatch.setattr(_main, "_app_for", lambda args: (interrupted, args, "attune-judge"))
+    # Ctrl-C while `generate` runs (its library call interrupted, as the SIGINT handler does)
+    monkeypatch.setattr(attune_judge.runner, "run_generate", interrupted)
     monkeypatch.setattr(os, "_exit", exit_now)
-    monkeypatch.setattr(sys, "argv", ["attune-judge", "score"])
+    argv = ["attune-judge", "generate", str(tmp_path / "data.jsonl"), "-o", str(tmp_path / "c")]
+    monkeypatch.setattr(sys, "argv", argv)
     monkeypatch.setattr(threading, "active_count", lambda: 1)  # the workers are gone
     # the queues' named semaphores are unlinked first (else the resource tracker reports them
     # as leaked); recorded here, not run: pytest's own process has other users of them
     monkeypatch.setattr(multiprocessing.util, "_run_finalizers", finalized.append)
     with pytest.raises(SystemExit):
-        _main.main()
+        main()
     assert exits == [130]
     assert finalized == [0]
     assert "interrupted: stopped" in capsys.readouterr().err
