@@ -7,16 +7,23 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import statistics
 import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scipy.stats import spearmanr
 
-from attune_judge.align import AlignConfig, calibrate_judge
+from attune_judge import shipped_dir
+from attune_judge.align import AlignConfig, calibrate_judge, load_aligned_judge
+from attune_judge.data import JudgeItem, Rating, read_jsonl, read_judgments, write_jsonl
 from attune_judge.judges import JudgeOptions, build_judge
+from attune_judge.runner import ScoreConfig, run_score
+from attune_judge.runs import CalibrateSummary, FittedCheck, ValidateSummary, read_summary
 from attune_judge.testing import ScriptedEngine, TokenReply
-from attune_judge.validate import validate_judge
+from attune_judge.validate import VALIDATION_SETS, load_calibration_set, validate_judge
+from tests.align._engine import CRITERIA
 
 SET = "empathic-communication-epitome"
 
@@ -79,3 +86,134 @@ def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
     cal_p = data["calibrated"]["dimensions"][crit]["probability_scores"]
     raw_p = data["uncalibrated"]["dimensions"][crit]["probability_scores"]
     assert cal_p["n"] == raw_p["n"] and cal_p["brier"] != raw_p["brier"]
+
+
+def _first_items(root: Path, n: int) -> tuple[Path, Path]:
+    """The set's first ``n`` items by id (what ``validate --limit n`` judges) and their experts'
+    ratings, as an align labels file: real EPITOME replies and expert levels."""
+    spec = VALIDATION_SETS[SET]
+    data = shipped_dir("data") / spec.calibration / "items.jsonl"
+    items = sorted((i for i in read_jsonl(data, JudgeItem) if spec.items(i)), key=_item_id)[:n]
+    ids = {i.item_id for i in items}
+    ratings = [r for r in load_calibration_set(spec.calibration) if spec.humans(r)]
+    write_jsonl(root / "items.jsonl", items)
+    write_jsonl(root / "labels.jsonl", [r for r in ratings if r.item_id in ids])
+    return root / "items.jsonl", root / "labels.jsonl"
+
+
+def _item_id(item: JudgeItem) -> str:
+    return item.item_id
+
+
+def _spearman_by_hand(run: Path, labels: Path, dim: str, keep: set[str]) -> float:
+    """Spearman ρ of the judge's score with the experts' per-item median on ``keep``, from the
+    files (scipy, not the toolkit's calibration layer)."""
+    judged = {j.item_id: j.scores[dim] for j in read_judgments(run / "judgments.jsonl")}
+    levels: dict[str, list[float]] = {}
+    for r in read_jsonl(labels, Rating):
+        if r.dimension == dim and r.item_id in keep:
+            levels.setdefault(r.item_id, []).append(float(r.value))  # type: ignore[arg-type]
+    ids = sorted(keep)
+    rho = spearmanr([judged[i] for i in ids], [statistics.median(levels[i]) for i in ids])[0]
+    return float(rho)
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    from attune_judge.cli import main
+
+    try:
+        main(argv)
+    except SystemExit as ex:
+        assert not ex.code, capsys.readouterr()
+    return capsys.readouterr().out
+
+
+def _assert_held_out(
+    check: FittedCheck, run: Path, labels: Path, split: dict[str, set[str]]
+) -> None:
+    """12 of 20 fitted; every dimension's held-out ρ is scipy's on the 8 held-out items (with an
+    interval, or the reason there is none), the overall one scipy's on all 20."""
+    assert (check.status, check.n_items, check.n_fitted) == ("overlap", 20, 12)
+    rows = {r.dimension: r for r in check.held_out if r.metric == "spearman"}
+    assert sorted(rows) == sorted(CRITERIA)
+    every = split["train"] | split["dev"] | split["test"]
+    for dim, row in rows.items():
+        assert row.held_out is not None and row.held_out.n == 8
+        by_hand = _spearman_by_hand(run, labels, dim, split["test"])
+        assert row.held_out.estimate == pytest.approx(by_hand, abs=1e-12)
+        assert row.held_out.lower is not None or row.held_out.n_undefined_replicates
+        overall = _spearman_by_hand(run, labels, dim, every)
+        assert row.overall.estimate == pytest.approx(overall, abs=1e-12)
+
+
+def test_a_judge_fitted_on_12_of_20_items_warns_and_shows_the_held_out_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 42 point 5: a calibrated judge fitted on 12 (train + dev) of 20 real EPITOME items,
+    # checked against the experts' labels of all 20 by calibrate and validate; before, neither
+    # said so (calibrate's check knew only aligned judges) nor gave the held-out figure
+    items, labels = _first_items(tmp_path, 20)
+    lm = ScriptedEngine(by_length).lm()
+    config = AlignConfig(
+        labels=str(labels),
+        items=items,
+        rubric=SET,
+        out=tmp_path / "cal",
+        lm="scripted/judge",
+        method="calibrate",
+        B=100,
+    )
+    res = calibrate_judge(config, lm=lm, echo=lambda s: None)
+    split = {part: set(ids) for part, ids in res.split.items.items()}
+    held = split["test"]
+    assert (len(split["train"] | split["dev"]), len(held)) == (12, 8)
+    warning = (
+        "12 of the 20 human-labelled items scored are in the train/dev split of the calibrated "
+        f"judge {res.out} (it was fitted on them)"
+    )
+
+    # calibrate --judge RUN: console, summary.json, report
+    run = tmp_path / "run"
+    judge = load_aligned_judge(res.out, lm)
+    run_score(
+        ScoreConfig(data=items, out=run, rubric=str(res.out), lm="scripted/judge", quiet=True),
+        judges=[judge],
+    )
+    cal_dir = tmp_path / "calibrate"
+    argv = ["calibrate", "--human", str(labels), "--judge", str(run), "-B", "200"]
+    out = _cli([*argv, "-o", str(cal_dir)], capsys)
+    assert warning in out and "| 8 held-out items |" in out
+    summary = read_summary(cal_dir)
+    assert isinstance(summary, CalibrateSummary) and summary.fitted_check is not None
+    _assert_held_out(summary.fitted_check, run, labels, split)
+    report = (cal_dir / "report.md").read_text("utf-8")
+    assert warning in report and "### Held-out items only" in report
+
+    # validate --judge DIR on the set's first 20 items (the same ones)
+    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", lambda m, **s: lm)
+    v_dir = tmp_path / "validate"
+    argv = ["validate", "--set", SET, "--judge", res.out, "--lm", "scripted/judge"]
+    out = _cli([*argv, "--limit", "20", "-o", str(v_dir), "-B", "200"], capsys)
+    assert warning in out and "| 8 held-out items |" in out
+    v_summary = read_summary(v_dir)
+    assert isinstance(v_summary, ValidateSummary) and v_summary.fitted_check is not None
+    _assert_held_out(v_summary.fitted_check, v_dir / "run", labels, split)
+    report = (v_dir / "report.md").read_text("utf-8")
+    assert warning in report and "Held-out items only" in report
+
+    # the judgments copied out of their run directory: the check says it was skipped
+    copied = tmp_path / "copied.jsonl"
+    copied.write_bytes((run / "judgments.jsonl").read_bytes())
+    out = _cli(["calibrate", "--human", str(labels), "--judge", str(copied), "-B", "50"], capsys)
+    assert "no manifest.json beside copied.jsonl" in out and "was skipped" in out
+    assert "train/dev split of the" not in out
+    # only two held-out items left: no held-out number, the reason instead
+    few = tmp_path / "few.jsonl"
+    keep = set(sorted(held)[:2]) | split["train"] | split["dev"]
+    write_jsonl(few, [r for r in read_jsonl(labels, Rating) if r.item_id in keep])
+    out = _cli(
+        ["calibrate", "--human", str(few), "--judge", str(run), "-B", "50", "--json"], capsys
+    )
+    check = json.loads(out)["fitted_check"]
+    assert check["n_fitted"] == 12 and check["held_out"] == []
+    assert check["held_out_note"].startswith("too few held-out items for a held-out figure: 2 in")

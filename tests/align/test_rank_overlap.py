@@ -55,7 +55,8 @@ def test_rank_human_warns_when_labels_overlap_the_train_dev_split(
     fitted = set(res.split.items["train"]) | set(res.split.items["dev"])
     assert "train/dev split of the aligned judge" in err
     (warning,) = [w for w in json.loads(out)["warnings"] if "train/dev" in w]
-    assert warning.startswith(f"{len(fitted)} of the human-labelled items scored")
+    labelled = {r.item_id for r in read_jsonl(ratings, Rating)}
+    assert warning.startswith(f"{len(fitted)} of the {len(labelled)} human-labelled items scored")
     assert "the PPI correction is not valid" in warning
     assert "train/dev split" in (tmp_path / "rep" / "report.md").read_text("utf-8")
 
@@ -73,7 +74,7 @@ def test_rank_human_warns_when_labels_overlap_the_train_dev_split(
     out, err = capsys.readouterr()
     assert code == 0, err
     (leak,) = [w for w in json.loads(out)["warnings"] if "train/dev" in w]
-    assert leak.startswith(f"{len(fitted)} of the human-labelled items scored")
+    assert leak.startswith(f"{len(fitted)} of the {len(labelled)} human-labelled items scored")
     assert "not held out" in leak
     code = _cli(["calibrate", "--human", str(test_only), "--judge", str(run), "-B", "100"])
     out, err = capsys.readouterr()

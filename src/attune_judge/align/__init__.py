@@ -13,6 +13,7 @@ a held-out proof; its artifact loads the same way, as a calibrated judge.
 """
 
 from attune_judge.align._artifact import (
+    fitted_items,
     held_out_items,
     is_aligned_judge,
     load_aligned_judge,
@@ -32,6 +33,7 @@ __all__ = [
     "calibrate_judge",
     "calibration_proof",
     "cluster_split",
+    "fitted_items",
     "held_out_items",
     "is_aligned_judge",
     "load_align_data",

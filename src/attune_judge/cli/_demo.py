@@ -106,6 +106,7 @@ def validate(
     settings = opts.model(lms, seed=seed)
     judge = None
     only: set[str] | None = None
+    artifact: str | None = None  # the run records it as its rubric: the fitted-items check
     if judge_artifact is not None:
         from attune_judge.align import held_out_items, read_manifest
         from attune_judge.judges._aligned import CALIBRATED_FORMAT
@@ -125,7 +126,8 @@ def validate(
                 "held-out (test-split) items only"
             )
 
-        judge = build_judge(resolve_judge_artifact(judge_artifact) or "", settings)
+        artifact = resolve_judge_artifact(judge_artifact)
+        judge = build_judge(artifact or "", settings)
 
     run_dir = out or Path("runs") / f"validate-{set_name}-{safe}"
     res = validate_judge(
@@ -145,6 +147,7 @@ def validate(
         execution=ExecutionOptions(**opts.execution()),
         score_mode=score_mode.value if score_mode is not None else None,
         per_criterion=per_criterion,
+        rubric=artifact,
     )
     print(f"{res.n_items} items judged, {res.n_ok} ok, failed: {res.n_failed or 0}")
     for line in res.summary:

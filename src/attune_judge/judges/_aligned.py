@@ -35,6 +35,7 @@ __all__ = [
     "ScoreMap",
     "aligned_rubric",
     "artifact_hash",
+    "fitted_items",
     "held_out_items",
     "is_aligned_judge",
     "read_manifest",
@@ -76,8 +77,25 @@ def held_out_items(path: Path | str, source: str) -> set[str] | None:
     manifest = read_manifest(path)
     if manifest.source != source:
         return None
-    split = json.loads((Path(path) / "split.json").read_text(encoding="utf-8"))
-    return {str(i) for i in split["items"]["test"]}
+    return _split_items(path, "test")
+
+
+def fitted_items(path: Path | str) -> set[str]:
+    """The item ids an aligned or calibrated judge was fitted on: its train and dev split
+    (``split.json``; the optimizer's demonstrations and metric calls, or the head's fit and its
+    penalty's choice). Checking the judge against people's labels of these items flatters it."""
+    return _split_items(path, "train", "dev")
+
+
+def _split_items(path: Path | str, *parts: str) -> set[str]:
+    """The item ids of ``parts`` of the artifact's ``split.json`` (``UserError`` naming the file
+    when it is missing or unreadable)."""
+    file = Path(path) / "split.json"
+    try:
+        items = json.loads(file.read_text(encoding="utf-8"))["items"]
+        return {str(i) for part in parts for i in items[part]}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{file}: not a readable split of the judge's items ({exc})") from None
 
 
 def read_manifest(path: Path | str) -> AlignedJudgeManifest:

@@ -29,6 +29,7 @@ Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and
 matplotlib is imported only when a figure is drawn, and never through pyplot.
 """
 
+from attune_judge.report._agreement import fitted_check_section
 from attune_judge.report._blocks import Figure, KeyValues, Note, Paragraph, Report, Section, Table
 from attune_judge.report._build import SECTION_BUILDERS, write_report
 from attune_judge.report._calibration import calibration_figure_data, calibration_report_sections
@@ -65,6 +66,7 @@ __all__ = [
     "calibration_plot",
     "calibration_report_sections",
     "confusion_matrix_plot",
+    "fitted_check_section",
     "forest_plot",
     "leaderboard_section",
     "load_run",

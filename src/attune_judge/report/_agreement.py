@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from attune_judge.calibration import Metric
+from attune_judge.calibration import Metric, fmt_metric
 from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
 from attune_judge.report._fig_matrices import (
     agreement_heatmap,
@@ -17,11 +17,13 @@ from attune_judge.report._fig_matrices import (
     confusion_matrix_plot,
 )
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num, to_float
+from attune_judge.runs import FittedCheck
 
 __all__ = [
     "agreement_section",
     "calibration_curve_section",
     "confusion_section",
+    "fitted_check_section",
     "metrics_table",
 ]
 
@@ -184,4 +186,35 @@ def calibration_curve_section(
             "judge's score says little about what people thought.",
         )
     )
+    return section
+
+
+def fitted_check_section(check: FittedCheck) -> Section | None:
+    """The held-out-only section of a judge (an aligned or calibrated one) fitted on some of
+    the labels it is compared with (``calibrate``, ``validate``): its headline statistics on
+    the held-out items beside all items, or why there are none; ``None`` when the check was
+    skipped. The caller shows ``check.message`` (the warning) at the top of its section."""
+    if check.status == "skipped":
+        return None
+    section = Section("Held-out items only")
+    n_all = check.n_items or 0
+    n_held = n_all - (check.n_fitted or 0)
+    if not check.held_out:
+        section.blocks.append(Note(f"No held-out figure: {check.held_out_note}.", "warning"))
+        return section
+    section.blocks.append(
+        Table(
+            ["dimension", "judge", "statistic", f"all {n_all} items", f"{n_held} held-out items"],
+            [
+                [r.dimension, r.judge, r.metric, fmt_metric(r.overall), fmt_metric(r.held_out)]
+                for r in check.held_out
+            ],
+            "lllrr",
+            caption=f"The judge on the {n_held} items ({check.n_held_out_conversations} "
+            "conversations) it was not fitted on, beside every item compared; intervals are "
+            "cluster-bootstrap intervals recomputed on those items.",
+        )
+    )
+    if check.held_out_note:
+        section.blocks.append(Note(f"Held out only: {check.held_out_note}.", "warning"))
     return section

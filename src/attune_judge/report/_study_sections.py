@@ -15,6 +15,7 @@ Each reads its typed block of the run's summary; a part that is absent is not sh
 
 from __future__ import annotations
 
+from attune_judge.report._agreement import fitted_check_section
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._calibration import calibration_report_sections
 from attune_judge.report._calibration_part import calibration_part
@@ -29,6 +30,7 @@ from attune_judge.runs import (
     BenchLeaderboard,
     BenchRow,
     CalibrationBlock,
+    FittedCheck,
     RunSummary,
     SensitivityBlock,
 )
@@ -58,6 +60,11 @@ def calibration_sections(run: RunData) -> list[Section]:
         top.subsections = calibration_report_sections(cal.report, figures=cal.figures)
     else:
         top.subsections = calibration_part("", cal, "calibration-overall")
+    check = getattr(rec, "fitted_check", None)
+    if isinstance(check, FittedCheck):
+        top.blocks.append(Note(check.message + ".", "warning"))
+        held = fitted_check_section(check)
+        top.subsections[:0] = [held] if held is not None else []
     return [top]
 
 

@@ -16,6 +16,8 @@ from attune_judge.runs._agreement import (
     CalibrationPart,
     Confusion,
     Disagreement,
+    FittedCheck,
+    HeldOutRow,
 )
 from attune_judge.runs._bench import (
     BenchBlock,
@@ -113,8 +115,10 @@ __all__ = [
     "Disagreement",
     "Discriminability",
     "DuoResult",
+    "FittedCheck",
     "Flip",
     "GroupComparison",
+    "HeldOutRow",
     "JudgeBlock",
     "JudgeRow",
     "JudgedSummary",

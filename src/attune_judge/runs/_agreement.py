@@ -5,6 +5,8 @@ agreement with people, built on the calibration layer's own results (``Calibrati
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from attune_judge.calibration import BinaryAgreement, CalibrationReport, JoinReport, Metric
@@ -17,6 +19,8 @@ __all__ = [
     "CalibrationPart",
     "Confusion",
     "Disagreement",
+    "FittedCheck",
+    "HeldOutRow",
 ]
 
 
@@ -94,3 +98,43 @@ class CalibrationBlock(CalibrationPart):
     warnings: list[str] = Field(default_factory=list)
     """Caveats of the preference or behaviour part's intervals (too few conversations); a
     ``report`` carries its own (``flags``)."""
+
+
+class HeldOutRow(_Record):
+    """One statistic of a judge against the people on one dimension: on every item compared
+    and on the items the judge was not fitted on."""
+
+    dimension: str
+    judge: str
+    metric: str
+    """``spearman`` and ``cohen_kappa_quadratic`` (categorical values: ``cohen_kappa`` and
+    ``raw_agreement``)."""
+    overall: Metric
+    """On every item compared (the figure of the main table)."""
+    held_out: Metric | None = None
+    """On the held-out items only, with its interval (``None``: not computable there)."""
+
+
+class FittedCheck(_Record):
+    """The check that the judge compared with people (an aligned or calibrated judge, from
+    ``attune-judge align``) was not fitted on their labels: its train/dev split against the
+    items compared (``calibrate``, ``validate``; ``rank --human`` warns the same way)."""
+
+    status: Literal["overlap", "skipped"]
+    """``overlap``: some items compared are in the judge's train/dev split (its agreement on
+    them is not held out); ``skipped``: the check could not be made (``message`` says why)."""
+    message: str
+    """The warning or the statement that the check was skipped, as printed."""
+    artifact: str | None = None
+    """The judge's directory (``aligned-judge.json``, ``split.json``)."""
+    n_items: int | None = None
+    """Items compared (labelled by people and judged)."""
+    n_fitted: int | None = None
+    """Of them, items in the judge's train/dev split."""
+    n_held_out_conversations: int | None = None
+    """Conversations (clusters) of the other items."""
+    held_out: list[HeldOutRow] = Field(default_factory=list)
+    """The headline statistics on all items and on the held-out ones only, side by side."""
+    held_out_note: str | None = None
+    """Why there are no held-out figures (too few held-out items), or their caveat (too few
+    conversations for reliable intervals)."""

@@ -25,7 +25,7 @@ from attune_judge.calibration import (
     PositionBias,
     StyleControlledResult,
 )
-from attune_judge.runs._agreement import CalibrationBlock
+from attune_judge.runs._agreement import CalibrationBlock, FittedCheck
 from attune_judge.runs._align import AlignBlock
 from attune_judge.runs._bench import BenchBlock
 from attune_judge.runs._study import PpiBlock, SensitivityBlock, _Record
@@ -313,6 +313,10 @@ class CalibrateSummary(RunSummary):
     probabilities (``annotate sample --by model|score``), were weighted by 1 / probability (or,
     for preference and behaviour agreement, that they were not); ``None``: equal or no
     probabilities."""
+    fitted_check: FittedCheck | None = None
+    """The judge is an aligned or calibrated judge fitted on some of the labelled items (its
+    agreement on them is not held out: the held-out-only figures beside the overall ones), or
+    the check could not be made (a judgments file outside its run directory)."""
 
 
 class ValidateSummary(RunSummary):
@@ -331,6 +335,9 @@ class ValidateSummary(RunSummary):
     calibrated: CalibratedBlock | None = None
     """The shipped calibration head's rows beside the uncalibrated judge (the embedded
     judge on a set a head was fitted on; :mod:`attune_judge.align`'s calibrate method)."""
+    fitted_check: FittedCheck | None = None
+    """The judge (``--judge DIR``) was fitted on some of the items judged: the warning and its
+    held-out-only figures beside the overall ones."""
 
 
 class DemoSummary(RunSummary):

@@ -19,18 +19,19 @@ from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import JudgeItem, Judgment, Rating, read_jsonl, read_judgments
 from attune_judge.data.adapters import is_inspect_log
 from attune_judge.errors import UserError
+from attune_judge.report import calibration_figure_data
 from attune_judge.runs import CalibrateSummary, CalibrationBlock, Confusion, record_json
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
-    fitted_on_labels,
     inclusion_weights,
     jsonl_path,
     read_labels,
     record_kind,
     weighting_note,
 )
+from attune_judge.validate._fitted import fitted_check, fitted_check_lines, judge_fit
 from attune_judge.validate._inspect import check_labels_name_samples, scorer_judgments
 from attune_judge.validate._preferences import calibrate_preferences
 from attune_judge.validate._rundir import check_out_dir, write_run_dir
@@ -238,6 +239,7 @@ def _calibrate_ratings(
     """Ratings against the judge's ratings, judgments (read from ``jpath``, or given) or
     behaviour judgments."""
     B, seed, ci = arguments["B"], arguments["seed"], arguments["ci"]
+    inspect = judgments is not None  # an Inspect log's scorers: no aligned judge to check
     jkind = "judgment" if judgments is not None else record_kind(jpath)
     if jkind == "judgment":
         judgments = judgments if judgments is not None else read_judgments(jpath)
@@ -267,18 +269,17 @@ def _calibrate_ratings(
         jud = read_jsonl(jpath, Rating)
     else:
         raise UserError(f"{jpath}: expected Rating or Judgment records, found {jkind}")
-    rep = cal.calibrate(
-        hum,
-        jud,
-        level=level,  # type: ignore[arg-type]
-        dimensions=list(dimensions) if dimensions else None,
-        scale=list(scale) if scale else None,
-        B=B,
-        conf_level=ci,
-        seed=seed,
-        epsilon=epsilon,
-        weights=weights,
-    )
+    settings: dict[str, Any] = {
+        "level": level,
+        "dimensions": list(dimensions) if dimensions else None,
+        "scale": list(scale) if scale else None,
+        "B": B,
+        "conf_level": ci,
+        "seed": seed,
+        "epsilon": epsilon,
+        "weights": weights,
+    }
+    rep = cal.calibrate(hum, jud, **settings)
     text, data = cal.calibration_markdown(rep), rep.model_dump()
     if items is not None:
         if judgments is None:
@@ -292,23 +293,24 @@ def _calibrate_ratings(
     note = weighting_note(weights, Path(arguments["human"])) or None
     if note and items is not None:
         note += " The baselines comparison is NOT weighted."
-    leaked = (
-        fitted_on_labels(
-            jpath,
-            judgments,
-            {r.item_id for r in hum},
-            "its agreement with people on them is not held out and overstates it",
-            say_skipped=False,
-        )
-        if judgments and jpath is not None
-        else None
-    )
-    if leaked:
-        text += f"\n**Warning:** {leaked}\n"
-        data["warnings"] = [*(data.get("warnings") or []), leaked]
+    check = None
+    if judgments and not inspect:
+
+        def recompute(keep: set[str]) -> cal.CalibrationReport:
+            kept = [r for r in hum if r.item_id in keep], [r for r in jud if r.item_id in keep]
+            return cal.calibrate(*kept, **settings)
+
+        judged_ids = {r.item_id for r in jud}
+        compared = {r.item_id: r.cluster or r.item_id for r in hum if r.item_id in judged_ids}
+        check = fitted_check(judge_fit(jpath, judgments), compared, rep, recompute)
+    if check is not None:
+        text += "\n" + "\n".join(fitted_check_lines(check)) + "\n"
+        data["fitted_check"] = check.model_dump(mode="json")
+        if check.status == "overlap":
+            data["warnings"] = [*(data.get("warnings") or []), check.message]
     outcome = CalibrationOutcome(text, data, arguments=arguments)
     if out is not None:
-        outcome.report_files = write_run_dir(
-            out, arguments, report=rep, human=hum, judge=jud, label_weighting=note
-        )
+        block = CalibrationBlock(report=rep, figures=calibration_figure_data(hum, jud))
+        summary = CalibrateSummary(calibration=block, label_weighting=note, fitted_check=check)
+        outcome.report_files = write_run_dir(out, arguments, summary=summary)
     return _with_note(outcome, note)

@@ -8,25 +8,19 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import Literal, TypeVar
 
-from attune_judge import runs
 from attune_judge.calibration import check_level as check
 from attune_judge.calibration import one_label_per_rater
 from attune_judge.data import Preference, Rating, read_jsonl, reading_utf8
 from attune_judge.errors import UserError
-from attune_judge.judges._aligned import is_aligned_judge, read_manifest
-
-if TYPE_CHECKING:
-    from attune_judge.data import Judgment
 
 __all__ = [
     "RecordKind",
     "check_human_labels",
     "check_level",
-    "fitted_on_labels",
     "inclusion_weights",
     "jsonl_path",
     "read_labels",
@@ -243,53 +237,4 @@ def weighting_note(weights: Mapping[str, float] | None, path: Path) -> str:
         f"Labels of {path.name} weighted by 1/inclusion probability ({min(probs):.3g} to "
         f"{max(probs):.3g}, Hajek-normalised): the estimates describe all items the sample "
         "was drawn from, not the labelled sample."
-    )
-
-
-def fitted_on_labels(
-    source: Path,
-    js: Sequence[Judgment],
-    labelled: set[str],
-    consequence: str = "the PPI correction is not valid",
-    say_skipped: bool = True,
-) -> str | None:
-    """A warning when the judge is an aligned judge fitted (train/dev split) on some of the
-    human-labelled items it scored: PPI's correction assumes it was not; also when the check
-    cannot be made (no ``manifest.json`` beside the judgments: copied out of their run
-    directory), saying it was skipped; ``None`` otherwise."""
-    if not (source.parent / "manifest.json").is_file():
-        if not say_skipped:
-            return None
-        return (
-            f"no manifest.json beside {source.name} (judgments outside their run directory): "
-            "the check that the judge was not fitted on these human labels (an aligned judge's "
-            "train/dev split) was skipped"
-        )
-    try:
-        manifest = runs.read_manifest(source.parent)
-    except UserError:
-        return None
-    if not isinstance(manifest, runs.RunManifest):
-        return None
-    aligned = (manifest.judges.get(js[0].judge_id) or {}).get("aligned")
-    if not isinstance(aligned, dict):
-        return None
-    where = str(manifest.arguments.get("rubric") or "")
-    if not is_aligned_judge(where) or read_manifest(where).artifact_hash != aligned.get(
-        "artifact_hash"
-    ):
-        return (
-            f"the judge is an aligned judge (artifact {aligned.get('artifact_hash')}) whose "
-            "directory was not found: check that the human labels are outside its train/dev "
-            "split, else the correction is not valid"
-        )
-    split = json.loads((Path(where) / "split.json").read_text("utf-8"))["items"]
-    fitted = {str(i) for part in ("train", "dev") for i in split[part]}
-    overlap = fitted & labelled & {j.item_id for j in js}
-    if not overlap:
-        return None
-    return (
-        f"{len(overlap)} of the human-labelled items scored are in the train/dev split of the "
-        f"aligned judge {where} (it was fitted on them): {consequence}; use "
-        "labels outside its train/dev split (e.g. only its test split)"
     )

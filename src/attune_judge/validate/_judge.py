@@ -15,6 +15,7 @@ from typing import Any
 from attune_judge._bootstrap import DEFAULT_B
 from attune_judge._resources import shipped_dir
 from attune_judge.calibration import (
+    CalibrationReport,
     calibrate,
     calibration_markdown,
     few_clusters_warning,
@@ -35,6 +36,7 @@ from attune_judge.runs import (
 )
 from attune_judge.validate._baselines import baseline_comparison
 from attune_judge.validate._calibrated import calibrated_comparison
+from attune_judge.validate._fitted import fitted_check, fitted_check_lines, judge_fit
 from attune_judge.validate._recorded import judge_rows, judge_rows_markdown
 from attune_judge.validate._report import write_validation_report
 from attune_judge.validate._scoring import run_validation_judge
@@ -205,6 +207,7 @@ def validate_judge(
                 md.append(f"\nNote: {note}.")
                 notes.append(note)
             result.summary += base_lines
+            _fitted_check(out, judgments, humans, new, blocks, name, (result.summary, md), B, seed)
             # the shipped calibration head applies to the plain model judge it was fitted on
             from attune_judge.judges import CriterionJudge
 
@@ -301,6 +304,37 @@ def _compare(
     md += [f"\n{line}" for line in length_lines]
     lines = [*_summary(set_name, name, rows), *([f"warning: {few}"] if few else [])]
     return rows, lines, md, blocks, [*base_lines, *length_lines]
+
+
+def _fitted_check(
+    out: Path,
+    judgments: Sequence[Judgment],
+    humans: Sequence[Any],
+    new: Sequence[Any],
+    blocks: dict[str, Any],
+    name: str,
+    text: tuple[list[str], list[str]],
+    B: int,
+    seed: int,
+) -> None:
+    """When the judge (an aligned or calibrated one, ``--judge DIR``) was fitted on some of the
+    items judged: the warning and its figures on the other items, added to the console lines
+    and Markdown of ``text`` and to ``blocks`` (``fitted_check``)."""
+    judged = {r.item_id for r in new}
+    compared = {r.item_id: r.cluster or r.item_id for r in humans if r.item_id in judged}
+
+    def recompute(keep: set[str]) -> CalibrationReport:
+        kept = [r for r in humans if r.item_id in keep], [r for r in new if r.item_id in keep]
+        return calibrate(*kept, level="ordinal", B=B, seed=seed)
+
+    fit = judge_fit(out / "run" / "judgments.jsonl", judgments)
+    overall = blocks["calibration"].report
+    check = fitted_check(fit, compared, overall, recompute, judges=[name])
+    if check is not None:
+        lines, md = text
+        lines += fitted_check_lines(check)
+        md += ["", *fitted_check_lines(check)]
+        blocks["fitted_check"] = check
 
 
 def rating_length_effects(

@@ -29,13 +29,13 @@ from attune_judge.validate._corrected import check_method, corrected_rank
 from attune_judge.validate._files import (
     check_human_labels,
     check_level,
-    fitted_on_labels,
     inclusion_weights,
     jsonl_path,
     read_labels,
     record_kind,
     weighting_note,
 )
+from attune_judge.validate._fitted import fitted_on_labels
 from attune_judge.validate._inspect import (
     check_labels_name_samples,
     inspect_judge_id,

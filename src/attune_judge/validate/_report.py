@@ -21,6 +21,7 @@ from attune_judge.report import (
     Section,
     Table,
     calibration_report_sections,
+    fitted_check_section,
     load_run,
     manifest_section,
     recorded_judges_section,
@@ -115,6 +116,11 @@ def validation_sections(summary: ValidateSummary, *, title: str | None = None) -
         if not info.not_compared:  # else the note above says why
             top.blocks.append(Note("No usable judgment: nothing to compare.", "warning"))
         return [top]
+    check = summary.fitted_check
+    if check is not None:
+        top.blocks.append(Note(check.message + ".", "warning"))
+        held = fitted_check_section(check)
+        top.subsections += [held] if held is not None else []
     top.subsections.append(
         recorded_judges_section(rows, title="The judge beside the recorded judges and people")
     )
