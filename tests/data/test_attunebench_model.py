@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
 from attune_judge.data import Conversation, attunebench_problems, load_attunebench
-from attune_judge.data._attunebench_survey import ConversationWide, Panas
 from tests.data._factory import conversation
 
 
@@ -288,8 +288,13 @@ _ITEMS = {
 }
 
 
+def _panas(value: dict[str, Any]) -> Any:
+    """The PANAS-SF block of a conversation (its ``prePanas``), as the loader reads it."""
+    return Conversation.model_validate({**conversation(), "prePanas": value}).pre_panas
+
+
 def test_panas_items_under_responses_any_case_totals_derived() -> None:
-    panas = Panas.model_validate({"responses": {k.lower(): v for k, v in _ITEMS.items()}})
+    panas = _panas({"responses": {k.lower(): v for k, v in _ITEMS.items()}})
     assert panas.items["Excited"] == 7
     assert (panas.total_positive_affect, panas.total_negative_affect) == (34, 20)
     assert list(panas.items) == [
@@ -317,9 +322,9 @@ def test_panas_items_under_responses_any_case_totals_derived() -> None:
 
 
 def test_panas_given_totals_are_kept_and_partial_items_give_no_total() -> None:
-    panas = Panas.model_validate({**_ITEMS, "totalPositiveAffect": 40, "totalNegativeAffect": 20})
+    panas = _panas({**_ITEMS, "totalPositiveAffect": 40, "totalNegativeAffect": 20})
     assert panas.total_positive_affect == 40  # as given, even if items say 34
-    partial = Panas.model_validate({"Proud": 3, "UPSET": 5})
+    partial = _panas({"Proud": 3, "UPSET": 5})
     assert partial.items == {"Proud": 3, "Upset": 5}
     assert partial.total_positive_affect is None and partial.total_negative_affect is None
 
@@ -341,19 +346,24 @@ def test_panas_problems_are_precise() -> None:
 
 
 def test_panas_keeps_non_numeric_extra_keys() -> None:
-    panas = Panas.model_validate({**_ITEMS, "completedAt": "2026-01-01"})
-    assert panas.extra == {"completedAt": "2026-01-01"}
-    assert Panas.model_validate(panas.model_dump(by_alias=True)) == panas
+    conv = Conversation.model_validate(
+        {**conversation(), "prePanas": {**_ITEMS, "completedAt": "2026-01-01"}}
+    )
+    assert conv.pre_panas is not None and conv.pre_panas.extra == {"completedAt": "2026-01-01"}
+    written = conv.to_official_json()
+    assert written["prePanas"]["completedAt"] == "2026-01-01"
+    assert Conversation.model_validate(written).pre_panas == conv.pre_panas  # read back the same
 
 
 def test_conversation_wide_legacy_keys() -> None:
-    wide = ConversationWide.model_validate(
-        {"Q1": "Other", "Q2": "Implied or indirect", "Q3": "Mostly well-matched"}
-    )
+    legacy = {"Q1": "Other", "Q2": "Implied or indirect", "Q3": "Mostly well-matched"}
+    conv = Conversation.model_validate({**conversation(), "conversationWideQuestions": legacy})
+    wide = conv.conversation_wide
+    assert wide is not None
     assert wide.q1_looking_for == ["Other"]
     assert wide.q2_emotion_clarity == "Implied or indirect"
     assert wide.q3_model_fit == "Mostly well-matched"
-    assert wide.model_dump(by_alias=True)["q1_lookingFor"] == ["Other"]
+    assert conv.to_official_json()["conversationWideQuestions"]["q1_lookingFor"] == ["Other"]
 
 
 def test_four_branch_scores_out_of_range() -> None:

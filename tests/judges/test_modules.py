@@ -11,7 +11,7 @@ import pytest
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import JUDGE_KINDS, JudgeOptions, Jury, build_judge, hash_spec
-from attune_judge.judges._base import judge_spec
+from attune_judge.lm import lm_spec
 from attune_judge.rubrics import load_rubric
 from attune_judge.testing import Messages, ScriptedEngine
 
@@ -86,13 +86,15 @@ def test_named_predictors_list_each_judges_programs_stably() -> None:
 
 def test_ids_as_built_are_the_spec_hash_of_before(item: JudgeItem) -> None:
     judge, _ = _reference()
-    spec = judge_spec(
-        "reference",
-        "1",
-        load_rubric("attunebench-reference"),
-        judge.lm,
-        {"use_reference": True, "reasoning": False},
-    )
+    # the spec's layout, written out: program and version, the rubric's and the model's
+    # specs, the options
+    spec = {
+        "program": "reference",
+        "program_version": "1",
+        "rubric": load_rubric("attunebench-reference").spec(),
+        "lm": lm_spec(judge.lm),
+        "options": {"use_reference": True, "reasoning": False},
+    }
     assert judge.spec == spec and judge.judge_id == hash_spec(spec)
     assert "program_state" not in judge.spec
 

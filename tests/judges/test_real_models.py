@@ -147,21 +147,34 @@ def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
         )
 
 
-def test_embedded_model_is_loaded_once_and_safe_under_threads(item: JudgeItem) -> None:
+def test_embedded_model_is_loaded_once_and_safe_under_threads(
+    item: JudgeItem, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
+    import llama_cpp
+
     from attune_judge.judges import build_judge
-    from attune_judge.lm import _local
 
     judge = build_judge("length")  # warm imports only
     assert judge.judge(item).status == "ok"
+    # a context size no other test uses: the model is not loaded yet in this process
+    monkeypatch.setenv("ATTUNE_LOCAL_N_CTX", "4096")
+    loads: list[int] = []
+
+    class Counted(llama_cpp.Llama):  # type: ignore[misc]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            loads.append(int(kwargs["n_ctx"]))  # type: ignore[call-overload]
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(llama_cpp, "Llama", Counted)
     behaviour = build_judge("attunebench-behaviours", LMSettings(max_tokens=120, cache=False))
     asked = item.model_copy(update={"metadata": {"behaviour_items": ["B1", "B13"]}})
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(behaviour.judge, [asked, asked]))
     assert [r.status for r in results] == ["ok", "ok"]
     assert all(set(r.scores) == {"B1:observed", "B13:observed"} for r in results)
-    assert len(_local._MODELS) == 1
+    assert loads == [4096]  # two threads at once, one model loaded
 
 
 def test_embedded_default_gives_non_constant_scores_on_a_shipped_set() -> None:

@@ -34,8 +34,6 @@ def test_json_object_body_is_litellms_without_litellm(
 ) -> None:
     import dspy.clients.engines.litellm_engine as engines
 
-    import attune_judge.lm._resolve as resolve
-
     (item,), _, _ = sample_items(1)
     path = tmp_path / "item.json"
     path.write_text(item.model_dump_json(), "utf-8")
@@ -53,9 +51,12 @@ def test_json_object_body_is_litellms_without_litellm(
         assert _cli(argv) == 0, capsys.readouterr().err
         native = server.requests[-1]
         assert through_litellm == []
-        # the former route, in the same process: LiteLLM and the OpenAI SDK
-        monkeypatch.setattr(resolve, "send_json_object_natively", lambda: False)
-        assert _cli(argv) == 0, capsys.readouterr().err
+        # the former route, in the same process: LiteLLM and the OpenAI SDK, which a hosted
+        # provider still takes (no --api-base); LiteLLM's own variable points it at the stub
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("OPENAI_API_BASE", server.url)
+        hosted = [a for a in argv if a not in ("--api-base", server.url)]
+        assert _cli(hosted) == 0, capsys.readouterr().err
         former = server.requests[-1]
         assert through_litellm == [1]
     fmt = native["response_format"]
@@ -87,8 +88,9 @@ def test_which_route_json_object_takes(
     )
     assert (lm._engine_spec == "litellm") is litellm  # DSPy keeps engine= here
     if api_base is not None:  # a server: DSPy's lm15 engine, its own or with credentials
-        from attune_judge.lm._server import ServerEngine
+        from attune_judge.lm import EngineBase
 
         spec = lm._engine_spec
-        assert spec == "auto" or isinstance(spec, ServerEngine)
-        assert isinstance(spec, ServerEngine) is ("@" in api_base or "?" in api_base)
+        assert spec == "auto" or isinstance(spec, EngineBase)
+        # credentials in the URL: attune-judge's engine on lm15, sending them as DSPy cannot
+        assert isinstance(spec, EngineBase) is ("@" in api_base or "?" in api_base)
