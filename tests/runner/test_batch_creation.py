@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from typing import Any
 import pytest
 
 from attune_judge.runner import run_score
-from attune_judge.runner._batch_api import OpenAIBatchClient
 from attune_judge.testing import FakeBatchServer, close_http_clients
 from tests.runner.test_batch import N, _config, _lines
 from tests.runner.test_ray_executor import answer, judge_items
@@ -39,27 +37,32 @@ def _paid(server: FakeBatchServer) -> Counter[str]:
     return Counter(line["custom_id"] for b in server.batches.values() for line in b["_lines"])
 
 
-@pytest.mark.parametrize(("method", "path", "when"), STEPS)
+def _hit(step: tuple[str, str, str], method: str, path: str) -> bool:
+    m, p, _ = step
+    return m == method and (path.endswith(p) or (p.endswith("/") and p in path))
+
+
+@pytest.mark.parametrize("step", STEPS, ids=lambda s: " ".join(s))
 def test_a_run_killed_at_any_step_of_creation_pays_each_request_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, method: str, path: str, when: str
+    tmp_path: Path, step: tuple[str, str, str]
 ) -> None:
     data = judge_items(tmp_path / "items.jsonl", N)
-    real_call = OpenAIBatchClient._call
+    armed = {"left": 1}
 
-    def dies(self: OpenAIBatchClient, m: str, p: str, **kw: Any) -> Any:
-        hit = m == method and (p.endswith(path) or (path.endswith("/") and path in p))
-        if hit and when == "before":
-            raise KeyboardInterrupt  # the process dies before the request leaves
-        out = real_call(self, m, p, **kw)
-        if hit:
-            raise KeyboardInterrupt  # ... or after the provider acted, before the answer
-        return out
+    def ctrl_c(method: str, path: str, stage: str) -> None:
+        # Ctrl-C (a real SIGINT to this process) at the step: before the request took effect
+        # (it is dropped) or after the provider acted, its answer lost
+        if not armed["left"] or not _hit(step, method, path):
+            return
+        if stage == ("received" if step[2] == "before" else "handled"):
+            armed["left"] = 0
+            os.kill(os.getpid(), signal.SIGINT)
+            raise ConnectionAbortedError("the client was interrupted")
 
-    with FakeBatchServer(answer, polls_to_complete=3) as server:
-        monkeypatch.setattr(OpenAIBatchClient, "_call", dies)
+    with FakeBatchServer(answer, polls_to_complete=3, on_request=ctrl_c) as server:
         with pytest.raises(KeyboardInterrupt):
             run_score(_config(data, tmp_path / "r", server))
-        monkeypatch.setattr(OpenAIBatchClient, "_call", real_call)
+        assert not armed["left"]
         result = run_score(_config(data, tmp_path / "r", server))
         close_http_clients()
     assert result.n_by_status == {"ok": N}
@@ -70,32 +73,22 @@ def test_a_run_killed_at_any_step_of_creation_pays_each_request_once(
     assert not list((tmp_path / "r" / "batch").glob("intent-*.jsonl"))  # dropped once submitted
 
 
-def test_a_creation_call_that_times_out_adopts_the_batch_it_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The provider creates the batch but answers too late: the client's timeout fires, and
-    retrying the call blindly would create (and bill) a second batch."""
+def test_a_creation_call_whose_answer_is_lost_adopts_the_batch_it_made(tmp_path: Path) -> None:
+    """The provider creates the batch but its answer never arrives (a timeout, a dropped
+    connection): retrying the call blindly would create (and bill) a second batch."""
     data = judge_items(tmp_path / "items.jsonl", N)
-    slow = {"left": 1}
+    lost = {"left": 1}
 
-    def late(method: str, path: str, stage: str) -> None:
+    def drop(method: str, path: str, stage: str) -> None:
         if (method, stage) == ("POST", "handled") and path.endswith("/batches"):
-            if slow["left"]:
-                slow["left"] -= 1
-                time.sleep(1.5)
+            if lost["left"]:
+                lost["left"] -= 1
+                raise ConnectionAbortedError("the answer is lost")
 
-    with FakeBatchServer(answer, polls_to_complete=3, on_request=late) as server:
-        config = _config(data, tmp_path / "t", server)
-        from attune_judge.runner import _score_run as _score
-
-        real = _score.OpenAIBatchClient
-
-        def quick(base_url: str, api_key: str | None = None) -> OpenAIBatchClient:
-            return real(base_url, api_key, timeout_s=0.5, backoff_s=0.01)
-
-        monkeypatch.setattr(_score, "OpenAIBatchClient", quick)
-        result = run_score(config)
+    with FakeBatchServer(answer, polls_to_complete=3, on_request=drop) as server:
+        result = run_score(_config(data, tmp_path / "t", server))
         close_http_clients()
+    assert not lost["left"]
     assert result.n_by_status == {"ok": N}
     assert len(server.batches) == 1 and set(_paid(server).values()) == {1}
 
@@ -119,9 +112,7 @@ def test_sigkilled_at_every_step_of_creation_in_turn_pays_each_request_once(
         step = child.get("step")
         if step is None or child.get("done"):
             return
-        m, p, when = step
-        hit = m == method and (path.endswith(p) or (p.endswith("/") and p in path))
-        if hit and stage == ("received" if when == "before" else "handled"):
+        if _hit(step, method, path) and stage == ("received" if step[2] == "before" else "handled"):
             child["done"] = True
             kills.append(step)
             os.kill(child["proc"].pid, signal.SIGKILL)

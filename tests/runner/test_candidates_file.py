@@ -93,18 +93,49 @@ def test_a_good_file_still_reads(tmp_path: Path) -> None:
 
 
 def test_pairwise_items_keep_the_asked_models_and_name_a_missing_one(tmp_path: Path) -> None:
-    from attune_judge.data import attunebench_to_judge_items, load_attunebench
-    from attune_judge.runner._pairs import load_pairwise_items
+    import shutil
 
-    turn = next(iter(attunebench_to_judge_items(load_attunebench(SAMPLES))))
+    from attune_judge.data import (
+        attunebench_to_judge_items,
+        load_attunebench,
+        read_judgments,
+    )
+    from attune_judge.lm import LMSettings
+    from attune_judge.runner import ScoreConfig, run_score
+    from tests._openai_stub import openai_stub
+
+    data = tmp_path / "data"  # one sample conversation: a few pairs to judge
+    data.mkdir()
+    shutil.copy(SAMPLES / "conversation_5.json", data)
+    turn = next(iter(attunebench_to_judge_items(load_attunebench(data))))
     cands = tmp_path / "candidates.jsonl"
     row = {"conversation_id": turn.conversation_id, "turn": turn.turn, "response": "hi"}
     cands.write_text("".join(json.dumps({**row, "model": m}) + "\n" for m in ("a", "b", "c")))
     prefix = f"{turn.conversation_id}:{turn.turn}:pair"
-    every = {i.item_id for i in load_pairwise_items(SAMPLES, candidates=cands)}
-    only_ab = load_pairwise_items(SAMPLES, candidates=cands, models=["a", "b"])
-    pair_ids = {i.item_id for i in only_ab if i.item_id.startswith(f"{prefix}:")}
+
+    def judged(server_url: str, models: list[str] | None, out: str) -> set[str]:
+        """The item ids a pairwise score run judges (the stub's answers do not matter)."""
+        config = ScoreConfig(
+            data=data,
+            out=tmp_path / out,
+            rubric="attunebench-pairwise",
+            candidates=cands,
+            models=models,
+            lm="openai/stub",
+            lm_settings=LMSettings(api_base=server_url),
+            max_failure_rate=1.0,
+            max_retries=0,
+            quiet=True,
+            B=50,
+        )
+        run_score(config)
+        return {j.item_id for j in read_judgments(tmp_path / out / "judgments.jsonl")}
+
+    with openai_stub(lambda body: "{}") as server:
+        every = judged(server.url, None, "every")
+        only_ab = judged(server.url, ["a", "b"], "ab")
+        with pytest.raises(UserError, match=r"candidates.jsonl: no candidates for model\(s\) 'z'"):
+            judged(server.url, ["a", "z"], "az")
+    pair_ids = {i for i in only_ab if i.startswith(f"{prefix}:")}
     assert f"{prefix}:a:c" in every
     assert pair_ids == {f"{prefix}:a:b", f"{prefix}:a:reference", f"{prefix}:b:reference"}
-    with pytest.raises(UserError, match=r"candidates.jsonl: no candidates for model\(s\) 'z'"):
-        load_pairwise_items(SAMPLES, candidates=cands, models=["a", "z"])

@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from attune_judge.cli import main
-from attune_judge.lm import library_output_to
-from attune_judge.runner._progress import make_progress
+from attune_judge.lm import LMSettings, library_output_to, resolve_lm
 from tests._openai_stub import openai_stub
 from tests.conftest import REPO_ROOT
 from tests.judging._stub_judges import requested_fields
@@ -35,22 +34,30 @@ def _cli(argv: list[str]) -> int:
     return int(stop.value.code or 0)
 
 
+def _six_items(tmp_path: Path) -> Path:
+    items = tmp_path / "items.jsonl"
+    lines = (REPO_ROOT / "data" / "duo" / "items.jsonl").read_text("utf-8").splitlines(True)
+    items.write_text("".join(lines[:6]), "utf-8")
+    return items
+
+
+def _reply(body: dict[str, Any]) -> str:
+    return json.dumps({n: "ok" if n == "rationale" else 3 for n in requested_fields(body)})
+
+
+def _score(tmp_path: Path, server_url: str, out: str, *extra: str) -> int:
+    argv = ["score", str(_six_items(tmp_path)), "--rubric", "duo-dialogue", "--no-reference"]
+    argv += ["--lm", "openai/stub", "--api-base", server_url, "--max-concurrency", "1"]
+    return _cli([*argv, "-o", str(tmp_path / out), *extra])
+
+
 def test_score_without_a_terminal_prints_plain_progress_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("ATTUNE_PROGRESS_INTERVAL", "0.25")
-    items = tmp_path / "items.jsonl"
-    lines = (REPO_ROOT / "data" / "duo" / "items.jsonl").read_text("utf-8").splitlines(True)
-    items.write_text("".join(lines[:6]), "utf-8")
-
-    def reply(body: dict[str, Any]) -> str:
-        return json.dumps({n: "ok" if n == "rationale" else 3 for n in requested_fields(body)})
-
-    with openai_stub(reply) as server:
+    with openai_stub(_reply) as server:
         server.delay_s = 0.2  # six judgments one after another: about 1.2 s
-        argv = ["score", str(items), "--rubric", "duo-dialogue", "--no-reference"]
-        argv += ["--lm", "openai/stub", "--api-base", server.url, "--max-concurrency", "1"]
-        assert _cli([*argv, "-o", str(tmp_path / "run")]) == 0
+        assert _score(tmp_path, server.url, "run") == 0
     err = capsys.readouterr().err
     found = [LINE.match(line) for line in err.splitlines()]
     progress = [m for m in found if m]
@@ -63,22 +70,31 @@ def test_score_without_a_terminal_prints_plain_progress_lines(
     assert (tmp_path / "run" / "run.log").is_file()
 
 
-def test_a_short_run_and_quiet_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    with make_progress(3, quiet=False) as bar:  # shorter than the default interval
-        for _ in range(3):
-            bar.advance()
-    with make_progress(3, quiet=True) as bar:
-        bar.advance(failed=True)
-    assert capsys.readouterr().err == ""
+def test_a_short_run_and_quiet_print_no_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with openai_stub(_reply) as server:
+        # shorter than the default interval: no line at all, not even the last one
+        assert _score(tmp_path, server.url, "short") == 0
+        short = capsys.readouterr().err
+        # -q: none, however long the run against the interval
+        monkeypatch.setenv("ATTUNE_PROGRESS_INTERVAL", "0.25")
+        monkeypatch.setenv("ATTUNE_CACHE", "0")  # the same six requests: asked again
+        server.delay_s = 0.2
+        assert _score(tmp_path, server.url, "quiet", "-q") == 0
+        assert len(server.requests) == 12
+        quiet = capsys.readouterr().err
+    assert not any(line.startswith("judging:") for line in short.splitlines()), short
+    assert not any(line.startswith("judging:") for line in quiet.splitlines()), quiet
 
 
 def test_library_output_goes_to_the_log_not_the_console(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ATTUNE_TEST_SECRET_KEY", "sk-very-secret-value")
-    from attune_judge._secrets import register_url
-
-    register_url("http://u:hunter22hunter@127.0.0.1:9/v1")
+    # a model at an address with a password: resolving it registers the address's secrets
+    settings = LMSettings(lm="openai/x", api_base="http://u:hunter22hunter@127.0.0.1:9/v1")
+    resolve_lm(settings, check_connection=False)
     log = tmp_path / "run.log"
     dspy_log = logging.getLogger("dspy.teleprompt.gepa")
     handlers = logging.getLogger("dspy").handlers[:]

@@ -19,7 +19,6 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -144,35 +143,38 @@ def test_cli_refuses_a_locked_directory_then_takes_over_a_dead_holders_lock(
 # -- a full disk / read-only file system while writing --------------------------------------
 
 
-class _FailingOs(SimpleNamespace):
-    """``os`` for the JSONL writer: the ``fail_at``-th append writes half a line, then fails."""
+class _FailingDisk:
+    """``os.write`` on a disk that fills up: the ``fail_at``-th append to a judgments log
+    writes half a line, then fails (other files are written as usual)."""
 
     def __init__(self, fail_at: int, code: int) -> None:
-        super().__init__()
         self.writes = 0
         self.fail_at = fail_at
         self.code = code
+        self.real = os.write
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(os, name)
-
-    def write(self, fd: int, data: Any) -> int:
-        self.writes += 1
-        if self.writes >= self.fail_at:
-            os.write(fd, bytes(data)[: len(data) // 2])  # a torn half line hits the disk
-            raise OSError(self.code, os.strerror(self.code))
-        return os.write(fd, data)
+    def __call__(self, fd: int, data: Any) -> int:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.endswith("judgments.jsonl"):
+            self.writes += 1
+            if self.writes >= self.fail_at:
+                self.real(fd, bytes(data)[: len(data) // 2])  # a torn half line hits the disk
+                raise OSError(self.code, os.strerror(self.code))
+        return self.real(fd, data)
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])
 def test_a_failing_disk_leaves_no_torn_line_and_the_run_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
-    import attune_judge.data._jsonl as jsonl
-
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("needs /proc/self/fd to tell which file a write goes to")
     items = write_items(tmp_path / "items.jsonl", n_conv=4, n_turns=3)  # 24 items
     engine = ScriptedEngine(scripted_answer)
-    monkeypatch.setattr(jsonl, "os", _FailingOs(fail_at=6, code=code))
+    monkeypatch.setattr(os, "write", _FailingDisk(fail_at=6, code=code))
     with pytest.raises(UserError) as err:
         _score(tmp_path, engine)
     message = str(err.value)
