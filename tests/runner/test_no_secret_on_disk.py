@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from attune_judge.cli import main
-from attune_judge.lm._cache import redacted_copy
 from attune_judge.testing import FaultServer, answer_for_schema
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES
@@ -116,19 +115,3 @@ def test_no_credential_reaches_any_file_the_cache_included(
     assert not any(c in printed.out + printed.err for c in CANARIES)
     said = (tmp_path / "run0" / "judgments.jsonl").read_text("utf-8")
     assert "key ***, service ***" in said  # the answers are kept, only the secrets replaced
-
-
-def test_redacted_copy_walks_objects_and_leaves_the_original_alone() -> None:
-    from pydantic import BaseModel, PrivateAttr
-
-    class Response(BaseModel):
-        text: str
-        _hidden: dict[str, Any] = PrivateAttr(default_factory=dict)
-
-    original = Response(text=f"echo {PASSWORD}")
-    original._hidden["api_base"] = f"http://u:{PASSWORD}@h/v1?key={QUERY_KEY}"
-    copy = redacted_copy({"r": original, "t": (f"tok {PASSWORD}",)}, [PASSWORD])
-    assert copy["r"].text == "echo ***" and copy["t"] == ("tok ***",)
-    assert copy["r"]._hidden["api_base"] == "http://u:***@h/v1?key=***"
-    assert original.text == f"echo {PASSWORD}"  # the caller's answer is unchanged
-    assert PASSWORD in original._hidden["api_base"]

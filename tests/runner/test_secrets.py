@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-# private unit: the secret redaction of URLs and messages
+# private unit: the secret redaction of URLs and messages (and of the request cache's copies)
 from attune_judge._secrets import redact, redact_url, register_url, secret_values, url_secrets
 from attune_judge.cli import main
+from attune_judge.lm._cache import redacted_copy
 from attune_judge.testing import FaultServer, answer_for_schema
 from tests._http_clients import _closed_http_clients
 from tests.conftest import SAMPLES
@@ -230,3 +231,19 @@ def test_the_process_secrets_follow_every_change_of_the_environment_and_registry
     found = secret_values()
     found.clear()  # the caller's list is its own
     assert "registered-later-0001" in secret_values()
+
+
+def test_redacted_copy_walks_objects_and_leaves_the_original_alone() -> None:
+    from pydantic import BaseModel, PrivateAttr
+
+    class Response(BaseModel):
+        text: str
+        _hidden: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    original = Response(text=f"echo {PASSWORD}")
+    original._hidden["api_base"] = f"http://u:{PASSWORD}@h/v1?key={QUERY_KEY}"
+    copy = redacted_copy({"r": original, "t": (f"tok {PASSWORD}",)}, [PASSWORD])
+    assert copy["r"].text == "echo ***" and copy["t"] == ("tok ***",)
+    assert copy["r"]._hidden["api_base"] == "http://u:***@h/v1?key=***"
+    assert original.text == f"echo {PASSWORD}"  # the caller's answer is unchanged
+    assert PASSWORD in original._hidden["api_base"]

@@ -20,9 +20,17 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import write_jsonl
+from attune_judge.lm import LMSettings, model_handle, register_model, resolve_lm
+from attune_judge.rubrics import load_rubric
 from attune_judge.runner import load_judge_items
-from attune_judge.sensitivity import SensitivityConfig
-from attune_judge.sensitivity._judges import sensitivity_judges
+from attune_judge.runs import read_manifest
+from attune_judge.sensitivity import (
+    SensitivityConfig,
+    load_variants,
+    resolve_variants,
+    run_sensitivity,
+)
+from attune_judge.testing import ScriptedEngine, TokenReply
 from tests.conftest import REPO_ROOT, SAMPLES
 
 VARIANTS = sorted((REPO_ROOT / "rubrics" / "variants").glob("*.yaml"))
@@ -52,14 +60,36 @@ def _one_item(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("variants", VARIANTS, ids=[p.stem for p in VARIANTS])
 def test_every_variant_builds_a_judge_on_the_embedded_model(tmp_path: Path, variants: Path) -> None:
+    """The study's judges as built for the embedded model: a scripted engine carrying the
+    embedded model's handle (in-process log-probabilities, resolved but never loaded) answers
+    every request with a one-token score; the judges are read from the run's manifest."""
+    embedded = model_handle(resolve_lm(LMSettings(lm="local")))
+    assert embedded.prefill
+    engine = ScriptedEngine(lambda messages: TokenReply("3", ({"3": -0.7, "4": -0.7},)))
     config = SensitivityConfig(
-        data=_two_items(tmp_path), variants=variants, out=tmp_path / "r", lm="local"
+        data=_two_items(tmp_path),
+        variants=variants,
+        out=tmp_path / "r",
+        lm="local",
+        max_failure_rate=1.0,
+        max_retries=0,
+        B=50,
+        quiet=True,
     )
-    judges = sensitivity_judges(config)
-    modes = {j.spec.get("options", {}).get("score_mode") for j in judges}
-    assert judges and "expected" in modes  # the one-digit scales keep the default
-    wide = [j for j in judges if j.rubric.scale_of(j.rubric.criteria[0].id).max > 9]
-    assert wide and all(j.spec["program"] != "criterion" for j in wide)  # sampled, one call
+    result = run_sensitivity(config, lm_factory=lambda lm: register_model(engine.lm(), embedded))
+    manifest = read_manifest(tmp_path / "r")
+    assert manifest is not None
+    spec_of = {name: manifest.judges[judge_id] for name, judge_id in result.judge_ids.items()}
+    modes = {spec.get("options", {}).get("score_mode") for spec in spec_of.values()}
+    assert spec_of and "expected" in modes  # the one-digit scales keep the default
+    study = load_variants(variants)
+    assert study.base.rubric is not None
+    wide = [
+        v.name
+        for v in resolve_variants(study, load_rubric(study.base.rubric), lm="local")
+        if v.rubric.scale_of(v.rubric.criteria[0].id).max > 9
+    ]
+    assert wide and all(spec_of[n]["program"] != "criterion" for n in wide)  # sampled, one call
 
 
 def test_explicit_expected_on_a_1_10_scale_is_one_line(

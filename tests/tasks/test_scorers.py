@@ -5,6 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from attune_judge.data.instrument import PANAS_ITEMS
 
 # private unit: each bench task's scorer
 from attune_judge.tasks._behaviour import Confusion, confusion_of, score_behaviour
@@ -43,6 +47,44 @@ def test_emotion_out_of_vocabulary_tag_is_a_false_positive_and_va_uses_optimal_m
     assert m["n_out_of_vocabulary"] == 1
     assert m["n_predicted"] == 3
     assert m["exact_match"] == 0
+
+
+_tags = st.lists(
+    st.builds(
+        EmotionTag,
+        st.sampled_from([*PANAS_ITEMS, "sad", "calm"]),
+        st.one_of(st.none(), st.integers(1, 7)),
+    ),
+    max_size=5,
+)
+_true_tags = st.lists(
+    st.builds(EmotionTag, st.sampled_from(PANAS_ITEMS), st.integers(1, 7)), max_size=4
+)
+
+
+@settings(deadline=None)  # the first call imports scipy.optimize lazily (~0.7 s)
+@given(_tags, _true_tags)
+# random draws rarely give equal non-empty sets: pin the "same" branch (case and intensity
+# differ; duplicates collapse) and a near miss (one extra predicted emotion)
+@example([EmotionTag("upset", None), EmotionTag("Upset", 2)], [EmotionTag("Upset", 6)])
+@example([EmotionTag("Upset", 6), EmotionTag("Afraid", 1)], [EmotionTag("Upset", 6)])
+def test_emotion_metrics_are_bounded_and_perfect_only_for_equal_sets(pred, true):
+    m = score_emotion(pred, true)
+    for key in ("precision", "recall", "f1", "va_similarity"):
+        assert 0.0 <= m[key] <= 1.0 + 1e-12
+    names = {t.emotion.lower() for t in pred}
+    same = names == {t.emotion.lower() for t in true}
+    assert (m["f1"] == 1.0) == same
+    if same:
+        assert m["va_similarity"] == 1.0
+
+
+@given(st.sets(st.sampled_from("abcdef")), st.sets(st.sampled_from("abcdef")))
+def test_set_f1_is_symmetric_and_precision_recall_swap(p, t):
+    p1, r1, f1 = set_prf(p, t)
+    p2, r2, f2 = set_prf(t, p)
+    assert (p1, r1) == (r2, p2)
+    assert f1 == f2
 
 
 def test_emotion_neutral_cases_are_explicit():
