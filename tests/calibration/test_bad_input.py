@@ -14,9 +14,6 @@ from attune_judge.calibration import (
     pair_agreement,
     ratings_to_table,
 )
-
-# private unit: the item-id join report of two label sets
-from attune_judge.calibration.agreement._table import join_report
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 
@@ -49,11 +46,13 @@ def test_all_identical_values_report_undefined_alpha_and_kappa() -> None:
 
 
 def test_mismatched_item_ids_report_counts_and_examples() -> None:
-    rep = join_report(["x1", "x2", "x3"], ["x2", "y9"], require_match=False)
-    assert (rep.matched, rep.left_only, rep.right_only) == (1, 2, 1)
-    assert rep.left_only_examples == ["x1", "x3"] and rep.right_only_examples == ["y9"]
+    human = [_r(i, h, v) for i in ("x1", "x2", "x3", "x4", "x5") for h, v in (("h1", 1), ("h2", 2))]
+    judge = [_r(i, "j", 1) for i in ("x2", "x3", "x4", "y9")]
+    rep = calibrate(human, judge, B=20).dimensions[0].join
+    assert (rep.matched, rep.left_only, rep.right_only) == (3, 2, 1)
+    assert rep.left_only_examples == ["x1", "x5"] and rep.right_only_examples == ["y9"]
     with pytest.raises(UserError) as err:
-        join_report(["conv1:1"], ["conv1-1"])
+        calibrate([_r("conv1:1", "h1", 1), _r("conv1:1", "h2", 2)], [_r("conv1-1", "j", 1)], B=20)
     assert "no item id matches" in str(err.value)
     assert "conv1-1" in str(err.value) and "conv1:1" in str(err.value)
 

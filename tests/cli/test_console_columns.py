@@ -3,21 +3,59 @@
 
 from __future__ import annotations
 
-# private unit: the console column aligner
-from attune_judge.cli._score import aligned
+import re
+from pathlib import Path
+
+import pytest
+
+from attune_judge.cli import main
+from attune_judge.data import write_jsonl
+from attune_judge.runner import load_judge_items
+from tests.conftest import SAMPLES
+
+LONG = "provider/an-unusually-long-candidate-model-name"
 
 
-def test_long_model_names_keep_the_columns_aligned() -> None:
-    rows = [
-        ("gpt-4o", "0.612 [0.55, 0.67]", "n_ok=10/10"),
-        ("provider/an-unusually-long-candidate-model-name", "0.501 [0.44, 0.56]", "n_ok=9/10"),
-        ("m", "—", "n_ok=0/10 {'parse_error': 10}"),
+def _model_lines(tmp_path: Path, models: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    """``score --rubric length`` (no model needed) on two turns per candidate model: the
+    printed line of each model."""
+    turns = load_judge_items(SAMPLES / "conversation_5.json", models=["original"])[:2]
+    items = [
+        t.model_copy(update={"item_id": f"{t.item_id}:{m}", "candidate_model": m})
+        for m in models
+        for t in turns
     ]
-    lines = aligned(rows)
-    starts = {line.index(cell) for line, (_, cell, _) in zip(lines, rows, strict=True)}
-    assert len(starts) == 1  # every estimate starts in the same column
-    (start,) = starts
-    assert start > len("  provider/an-unusually-long-candidate-model-name")
-    assert all(line.startswith("  " + name) for line, (name, _, _) in zip(lines, rows, strict=True))
-    short = aligned([("a", "0.5", "n")])
-    assert short[0].index("0.5") == 2 + 20 + 1  # short names keep the 20-wide column
+    write_jsonl(tmp_path / "items.jsonl", items)
+    argv = ["score", str(tmp_path / "items.jsonl"), "--rubric", "length"]
+    with pytest.raises(SystemExit) as stop:
+        main([*argv, "-o", str(tmp_path / "run"), "-q", "-B", "50"])
+    out = capsys.readouterr().out
+    assert (stop.value.code or 0) == 0, out
+    lines = {m: [x for x in out.splitlines() if x.startswith(f"  {m} ")] for m in models}
+    assert all(len(found) == 1 for found in lines.values()), out
+    return {m: found[0] for m, found in lines.items()}
+
+
+def _column(line: str) -> int:
+    """Where the estimate (the first number after the name) starts."""
+    match = re.search(r"\s{1,}(\d|—)", line[2:])
+    assert match, line
+    return 2 + match.end() - 1
+
+
+def test_long_model_names_keep_the_columns_aligned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _model_lines(tmp_path, ["gpt-4o", LONG, "m"], capsys)
+    starts = {_column(line) for line in lines.values()}
+    assert len(starts) == 1, lines  # every estimate starts in the same column
+    assert starts.pop() > len(f"  {LONG}")
+    counts = {line.index("n_ok=") for line in lines.values()}
+    assert len(counts) == 1, lines  # and so do the counts
+
+
+def test_short_names_keep_the_20_wide_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = _model_lines(tmp_path, ["a", "b"], capsys)
+    assert {_column(line) for line in lines.values()} == {2 + 20 + 1}

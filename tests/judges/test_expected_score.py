@@ -21,9 +21,6 @@ from attune_judge.judges import (
     ReferenceJudge,
     build_judge,
 )
-
-# private unit: the reader of a score distribution from log-probabilities
-from attune_judge.judges._distribution import read_distribution
 from attune_judge.lm import register_model
 from attune_judge.rubrics import parse_rubric
 from attune_judge.runner import (
@@ -156,17 +153,19 @@ def test_no_mass_on_the_scale_is_a_parse_error(item: JudgeItem) -> None:
     assert "no probability on the scale" in str(result.error)
 
 
-def test_distribution_reader_matches_a_hand_computation() -> None:
+def test_distribution_reader_matches_a_hand_computation(item: JudgeItem) -> None:
     # P(1) = 0.2, P(2) = 0.2, P(3) = 0.1 of which renormalised: 0.4, 0.4, 0.2
     # expected 1(0.4) + 2(0.4) + 3(0.2) = 1.8; tie between 1 and 2 -> lowest level, 1
     # entropy = -(2 · 0.4 log2 0.4 + 0.2 log2 0.2) = 1.0575424 + 0.4643856 = 1.5219281
-    d = read_distribution(
-        {"1": LN(0.2), "2": LN(0.2), "3": LN(0.1), "x": LN(0.5)}, {1: ["1"], 2: ["2"], 3: ["3"]}
-    )
-    assert d.expected == pytest.approx(1.8)
-    assert d.mode == 1
-    assert d.entropy_bits == pytest.approx(1.5219281, abs=1e-7)
-    assert d.out_of_scale == pytest.approx(0.5)
+    tokens = {"1": LN(0.2), "2": LN(0.2), "3": LN(0.1), "x": LN(0.5)}
+    engine = ScriptedEngine(lambda m: TokenReply("1", (tokens,)))
+    result = CriterionJudge(RUBRIC, engine.lm(), score_mode="expected").judge(item)
+    assert result.status == "ok", result.error
+    d = result.details["distributions"]["warmth"]
+    assert result.scores["warmth"] == pytest.approx(1.8)
+    assert d["mode"] == 1
+    assert d["entropy_bits"] == pytest.approx(1.5219281, abs=1e-7)
+    assert d["out_of_scale"] == pytest.approx(0.5)
 
 
 def test_sampled_per_criterion_parses_strictly(item: JudgeItem) -> None:

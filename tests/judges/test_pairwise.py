@@ -11,9 +11,6 @@ import pytest
 
 from attune_judge.data import JudgeItem
 from attune_judge.judges import PairwiseJudge, build_judge
-
-# private unit: the reconciliation of a pair judged in both orders
-from attune_judge.judges._pairwise import reconcile
 from attune_judge.testing import Messages, ScriptedEngine
 from tests.judges.conftest import BRUSH_OFF, WARM
 
@@ -45,8 +42,14 @@ def _judge(decide: Callable[[Messages], str]) -> tuple[PairwiseJudge, ScriptedEn
         ("tie", "B", "tie"),
     ],
 )
-def test_reconcile_table(first: str, second_back: str, expected: str) -> None:
-    assert reconcile(first, second_back) == expected
+def test_reconcile_table(pair: JudgeItem, first: str, second_back: str, expected: str) -> None:
+    """``first``: the verdict in the A, B order; ``second_back``: the verdict in the B, A
+    order mapped back to the pair's A and B (the model answered the swapped letter)."""
+    swapped = {"A": "B", "B": "A", "tie": "tie"}[second_back]
+    judge, _ = _judge(lambda m: first if _reply_a(m) == BRUSH_OFF else swapped)
+    result = judge.judge(pair)
+    assert result.status == "ok" and result.verdict == expected
+    assert (result.details["order_ab"], result.details["order_ba"]) == (first, swapped)
 
 
 def test_content_based_preference_is_consistent(pair: JudgeItem) -> None:
