@@ -7,25 +7,29 @@ import pytest
 from attune_judge.data import JudgeItem
 from attune_judge.judges import build_judge
 
-# private unit: the lexical baselines' tokenizer, LCS, ROUGE-L and token F1
-from attune_judge.judges._baselines import lcs_length, rouge_l_f1, token_f1, tokens
 
+def test_tokens_and_overlap_by_hand(item: JudgeItem) -> None:
+    judge = build_judge("lexical")
 
-def test_tokens_and_overlap_by_hand() -> None:
-    cand = tokens("The cat sat on the mat")  # the cat sat on the mat
-    ref = tokens("the cat lay on a mat")  # the cat lay on a mat
+    def scores(candidate: str, reference: str) -> dict[str, float]:
+        update = {"candidate": candidate, "reference": reference}
+        result = judge.judge(item.model_copy(update=update))
+        assert result.status == "ok" and result.overall == result.scores["rouge_l"]
+        return result.scores
+
+    # lower-cased words: the cat sat on the mat / the cat lay on a mat
     # common bag: the, cat, on, mat = 4; P = 4/6, R = 4/6, F1 = 2/3
-    assert token_f1(cand, ref) == pytest.approx(2 / 3)
     # LCS: the cat on mat = 4 -> ROUGE-L F1 = 2/3
-    assert lcs_length(cand, ref) == 4
-    assert rouge_l_f1(cand, ref) == pytest.approx(2 / 3)
+    got = scores("The cat sat on the mat", "the cat lay on a mat")
+    assert got["token_f1"] == pytest.approx(2 / 3) and got["rouge_l"] == pytest.approx(2 / 3)
     # order matters for LCS but not for the bag: reversed candidate
     # rev = mat the on sat cat the; the longest common subsequences with the reference are
-    # "the on" and "the cat" (mat comes first in rev, last in ref) -> 2
-    rev = list(reversed(cand))
-    assert token_f1(rev, ref) == pytest.approx(2 / 3)
-    assert lcs_length(rev, ref) == 2
-    assert token_f1([], []) == 1.0 and token_f1(["a"], []) == 0.0
+    # "the on" and "the cat" (mat comes first in rev, last in ref) -> 2: P = R = 2/6
+    got = scores("mat the on sat cat the", "the cat lay on a mat")
+    assert got["token_f1"] == pytest.approx(2 / 3) and got["rouge_l"] == pytest.approx(1 / 3)
+    # a reference without a word: nothing in common
+    assert scores("a", "!!!") == {"token_f1": 0.0, "rouge_l": 0.0}
+    assert scores("?", "!!!") == {"token_f1": 1.0, "rouge_l": 1.0}  # no words on either side
 
 
 def test_length_judge(item: JudgeItem) -> None:

@@ -96,11 +96,15 @@ def test_model_metadata_is_looked_up_once_per_model_with_the_same_answer() -> No
     gives each caller its own copy."""
     from dspy.clients import costs, model_metadata
 
-    # private unit: the memoised model-metadata lookup
-    from attune_judge.lm._calls import memoize_model_metadata
+    from attune_judge.lm import LMSettings, resolve_lm
 
-    memoize_model_metadata()
-    memoize_model_metadata()  # idempotent: one wrapper
+    def resolve() -> None:
+        """Resolving a served model installs the memo (DSPy prices that model's answers)."""
+        settings = LMSettings(lm="openai/served", api_base="http://127.0.0.1:9/v1")
+        resolve_lm(settings, check_connection=False)
+
+    resolve()
+    resolve()  # idempotent: one wrapper
     memo = model_metadata.model_info
     assert getattr(memo, "attune_memo", False) and costs.model_info is memo
     original = memo.__wrapped__  # type: ignore[attr-defined]
@@ -119,7 +123,7 @@ def test_model_metadata_is_looked_up_once_per_model_with_the_same_answer() -> No
 
     model_metadata.model_info = counting
     try:
-        memoize_model_metadata()
+        resolve()
         fresh = model_metadata.model_info
         for _ in range(3):
             fresh("openai", "another-served-name")
