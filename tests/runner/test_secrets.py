@@ -247,3 +247,14 @@ def test_redacted_copy_walks_objects_and_leaves_the_original_alone() -> None:
     assert copy["r"]._hidden["api_base"] == "http://u:***@h/v1?key=***"
     assert original.text == f"echo {PASSWORD}"  # the caller's answer is unchanged
     assert PASSWORD in original._hidden["api_base"]
+
+
+def test_secret_values_are_credential_like_variables_of_eight_or_more_characters() -> None:
+    env = {
+        "OPENAI_API_KEY": "sk-abcdefgh",
+        "HF_TOKEN": "hf_12345678",
+        "MY_KEY": "1",  # too short to redact safely
+        "HOME": "/root/somewhere",  # not a credential name
+    }
+    assert sorted(secret_values(env)) == ["hf_12345678", "sk-abcdefgh"]
+    assert redact("key=sk-abcdefgh; tok=hf_12345678", secret_values(env)) == "key=***; tok=***"
