@@ -73,6 +73,10 @@ def wire(monkeypatch: pytest.MonkeyPatch) -> list[WireExecutor]:
         yield made[-1]
 
     import attune_judge.runner as runner
+
+    # private unit: the worker recipe each command hands scaled_executor (the pickled judge
+    # factory, task function and tasks), checked without starting workers: the commands
+    # import scaled_executor into their own modules, so it is replaced there
     import attune_judge.runner._generate as generate
     import attune_judge.runner._scale as scale
 
