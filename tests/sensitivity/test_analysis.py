@@ -204,20 +204,33 @@ def test_an_increasing_affine_variant_never_flips(
     assert verdict.tau == pytest.approx(1.0) and verdict.tau_upper == pytest.approx(1.0)
 
 
+def _two_models(base_gap: float, variant_gap: float, n_clusters: int, noise: float) -> ScoreTable:
+    """m1 − m2 = ``base_gap`` in the base and ``variant_gap`` in the variant, exactly (the
+    noise of each variant and model has mean 0 over the conversations)."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for variant, gap in (("base", base_gap), ("v", variant_gap)):
+        e = rng.normal(0, noise, (n_clusters, 2))
+        e -= e.mean(axis=0)
+        for c in range(n_clusters):
+            rows.append((variant, "m1", f"c{c}", 0, 0.5 + gap / 2 + e[c, 0]))
+            rows.append((variant, "m2", f"c{c}", 0, 0.5 - gap / 2 + e[c, 1]))
+    return ScoreTable.from_columns(*zip(*rows, strict=True))
+
+
 def test_verdict_comes_from_the_interval_not_the_point() -> None:
     """A fully reversed ranking (τ = −1) whose interval is [−1, 1] is not "stable"."""
-    from attune_judge.calibration import Metric, VariantRanking
 
-    # private unit: the stability verdict rule (interval, not point)
-    from attune_judge.sensitivity._analysis import _verdict
+    def verdict(base_gap: float, variant_gap: float, n_clusters: int = 40, noise: float = 0.05):
+        table = _two_models(base_gap, variant_gap, n_clusters, noise)
+        return analyze_sensitivity(table, B=200, seed=0, rank_sets=False).verdict("v")
 
-    def ranking(est: float, lo: float, hi: float) -> VariantRanking:
-        tau = Metric(name="kendall_tau_b_vs_base", estimate=est, lower=lo, upper=hi, B=100)
-        return VariantRanking(variant="v", models=[], tau=tau, n_scores=0, n_missing=0)
-
-    reversed_wide = _verdict(ranking(-1.0, -1.0, 1.0), [], 0.8, n_clusters=40)
+    # two models 0.01 apart, reversed, under noise 0.2: τ = −1, its interval [−1, 1]
+    reversed_wide = verdict(0.01, -0.01, noise=0.2)
+    assert reversed_wide.tau == -1.0 and reversed_wide.tau_upper == 1.0
     assert reversed_wide.verdict == "inconclusive" and not reversed_wide.stable
     assert "reaches below the threshold" in reversed_wide.reasons[0]
-    assert _verdict(ranking(-1.0, -1.0, -0.2), [], 0.8, n_clusters=40).verdict == "unstable"
-    assert _verdict(ranking(1.0, 0.9, 1.0), [], 0.8, n_clusters=40).verdict == "stable"
-    assert _verdict(ranking(1.0, 0.9, 1.0), [], 0.8, n_clusters=4).verdict == "inconclusive"
+    reversed_clear = verdict(0.3, -0.3)  # τ = −1 in every replicate
+    assert reversed_clear.tau_upper == -1.0 and reversed_clear.verdict == "unstable"
+    assert verdict(0.3, 0.3).verdict == "stable"
+    assert verdict(0.3, 0.3, n_clusters=4).verdict == "inconclusive"  # too few conversations
