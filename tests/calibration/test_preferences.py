@@ -12,10 +12,6 @@ from attune_judge.calibration import (
     preference_agreement,
     preference_markdown,
 )
-
-# private unit: the two-order reconciliation of preference verdicts
-from attune_judge.calibration.preference._bias import pair_both_orders
-from attune_judge.calibration.preference._preference import scores_to_verdict
 from attune_judge.data import Preference
 
 
@@ -41,10 +37,16 @@ def _p(
 
 
 def test_scores_to_verdict_with_margin() -> None:
-    assert scores_to_verdict(0.8, 0.5) == "A"
-    assert scores_to_verdict(0.5, 0.8) == "B"
-    assert scores_to_verdict(0.55, 0.5, margin=0.1) == "tie"
-    assert scores_to_verdict(0.5, 0.5) == "tie"
+    def verdict(a: float, b: float, margin: float = 0.0) -> str | None:
+        # the judge's scores of the two replies the participant compared (c1, turn 1)
+        scores = {"c1:1:original": a, "c1:1:human_edited": b}
+        (made,) = judge_preferences_from_scores([_p("i1", "A")], scores, margin=margin)
+        return made.winner
+
+    assert verdict(0.8, 0.5) == "A"
+    assert verdict(0.5, 0.8) == "B"
+    assert verdict(0.55, 0.5, margin=0.1) == "tie"
+    assert verdict(0.5, 0.5) == "tie"
 
 
 def test_tie_policies_by_hand() -> None:
@@ -118,30 +120,6 @@ def test_position_bias_by_hand() -> None:
     # decisive verdicts: A, A, B, A → first position wins 3 of 4
     assert res.first_position_win_rate.estimate == pytest.approx(0.75)
     assert res.tie_rate.estimate == pytest.approx(2 / 6)
-
-
-def test_pair_both_orders_finds_swapped_records() -> None:
-    p1 = Preference(
-        item_id="x:ab",
-        option_a="m1",
-        option_b="m2",
-        text_a="hi",
-        text_b="hello",
-        winner="A",
-        rater="j",
-        cluster="c",
-    )
-    p2 = Preference(
-        item_id="x:ba",
-        option_a="m2",
-        option_b="m1",
-        text_a="hello",
-        text_b="hi",
-        winner="A",
-        rater="j",
-        cluster="c",
-    )
-    assert pair_both_orders([p1, p2]) == (["A"], ["A"], ["c"])
 
 
 def test_length_effect_recovers_a_known_slope() -> None:

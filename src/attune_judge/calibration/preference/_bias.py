@@ -12,7 +12,6 @@ from attune_judge.calibration._results import IntervalMethod, Metric, ResultMode
 from attune_judge.calibration.resampling._bootstrap import FloatArray
 from attune_judge.calibration.resampling._means import paired_cluster_bootstrap
 from attune_judge.calibration.resampling._ratio import ClusterSums
-from attune_judge.data import Preference
 from attune_judge.errors import UserError
 
 __all__ = [
@@ -22,7 +21,6 @@ __all__ = [
     "compare_length_effects",
     "compare_rating_length_effects",
     "length_effect",
-    "pair_both_orders",
     "position_bias",
 ]
 
@@ -90,30 +88,6 @@ def position_bias(
         tie_rate=mean("tie_rate", [float(v == "tie") for v in all_v], all_c),
         n_pairs=len(flips),
     )
-
-
-def pair_both_orders(prefs: Sequence[Preference]) -> tuple[list[str], list[str], list[str]]:
-    """Find comparisons a judge made in both orders among ``Preference`` records.
-
-    Two records are the same comparison in swapped order when they share rater, cluster and
-    question and ``(option_a, text_a)`` of one is ``(option_b, text_b)`` of the other. Returns
-    ``(verdict_ab, verdict_ba, clusters)`` for ``position_bias``.
-    """
-    seen: dict[tuple[object, ...], Preference] = {}
-    ab, ba, cl = [], [], []
-    for p in prefs:
-        if p.winner is None:
-            continue
-        key = (p.rater, p.cluster, p.question, (p.option_a, p.text_a), (p.option_b, p.text_b))
-        rev = (p.rater, p.cluster, p.question, (p.option_b, p.text_b), (p.option_a, p.text_a))
-        if rev in seen:
-            q = seen.pop(rev)
-            ab.append(str(q.winner))
-            ba.append(str(p.winner))
-            cl.append(p.cluster or p.item_id)
-        else:
-            seen[key] = p
-    return ab, ba, cl
 
 
 class LengthEffect(ResultModel):
