@@ -40,12 +40,10 @@ from attune_judge.calibration import (
     bradley_terry,
     cluster_robust_covariance,
     difference_intervals,
+    leaderboard_from_sums,
     paired_cluster_bootstrap,
     rank_confidence_sets,
 )
-
-# private unit: the studentized rank-set draws
-from attune_judge.calibration.ranking._ranksets import StudentizedDraws
 
 
 def _data(rng: np.random.Generator, C: int, M: int, centre: float = 3.0) -> ClusterSums:
@@ -114,9 +112,11 @@ def _tied_joint_coverage(C: int, n_sims: int, seed: int, M: int = 8) -> dict[str
     for s in range(n_sims):
         sums = _data(rng, C, M)
         cov = cluster_robust_covariance(sums)
-        draws = StudentizedDraws(sums, bootstrap_weights(C, 1000, seed=s))
-        rs = rank_confidence_sets(sums.estimate, cov, sums.labels, draws=draws)
-        hits["bootstrap_max_t"] += rs.lower == [1] * M and rs.upper == [M] * M
+        # the leaderboard's simultaneous rank sets: the bootstrap of the max-t statistic on
+        # 1,000 cluster draws
+        board = leaderboard_from_sums(sums, weights=bootstrap_weights(C, 1000, seed=s), seed=s)
+        sets = {row.model: row.rank_set_simultaneous for row in board.rows}
+        hits["bootstrap_max_t"] += all(sets[m] == (1, M) for m in sums.labels)
         old = rank_confidence_sets(sums.estimate, cov, sums.labels, n_draws=4000, seed=s)
         hits["normal"] += old.lower == [1] * M and old.upper == [M] * M
     return {k: v / n_sims for k, v in hits.items()}
