@@ -136,9 +136,10 @@ def agreement(
             except UserError as exc:
                 out["judge_error"] = f"Not computable yet: {exc}"
             else:
-                extra = ("baselines", "label_weighting")
-                if outcome.data.get("label_weighting"):
-                    notes.append(str(outcome.data["label_weighting"]))
+                extra = ("baselines", "label_weighting", "fitted_check")
+                for note in (outcome.data.get("label_weighting"), outcome.data.get("fitted_check")):
+                    if note:  # calibrate's statements beside its report (the leakage check's too)
+                        notes.append(str(note["message"] if isinstance(note, dict) else note))
                 try:
                     report = cal.CalibrationReport.model_validate(
                         {k: v for k, v in outcome.data.items() if k not in extra}
