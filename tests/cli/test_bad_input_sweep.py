@@ -17,9 +17,6 @@ from pathlib import Path
 import pytest
 
 from attune_judge.cli import main
-
-# private unit: the one-line path error message
-from attune_judge.cli._main import path_error_message
 from attune_judge.data import (
     Judgment,
     attunebench_to_judge_items,
@@ -87,17 +84,41 @@ def test_demo_output_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFi
     assert f"{afile}: exists and is not a folder" in err
 
 
-def test_path_error_message_names_the_target_of_a_rename() -> None:
-    # os.replace("out.tmp", "out") onto a folder: the user's path is the target, "out"
-    exc = IsADirectoryError(21, "Is a directory", "out.tmp", None, "out")
-    assert path_error_message(exc) == "out: is a folder; expected a file"
-    assert path_error_message(PermissionError(13, "Permission denied", "/x/y")) == (
-        "/x/y: permission denied"
-    )
-    assert path_error_message(FileExistsError(17, "File exists", "/")) == (
-        "/: already exists; choose another output path"
-    )
-    assert path_error_message(OSError(5, "I/O error")) is None  # not a path problem: re-raised
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        # os.replace("out.tmp", "out") onto a folder: the user's path is the target, "out"
+        (
+            IsADirectoryError(21, "Is a directory", "out.tmp", None, "out"),
+            "out: is a folder; expected a file",
+        ),
+        (PermissionError(13, "Permission denied", "/x/y"), "/x/y: permission denied"),
+        (FileExistsError(17, "File exists", "/"), "/: already exists; choose another output path"),
+    ],
+)
+def test_path_error_message_names_the_target_of_a_rename(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    error: OSError,
+    said: str,
+) -> None:
+    """The file-system error of a run (a run directory's file written where it cannot be) is
+    one line naming the path; another OS error is not a path problem and is raised."""
+    import attune_judge.runner
+
+    def raising(exc: OSError) -> object:
+        def run_score(*_: object, **__: object) -> None:
+            raise exc
+
+        return run_score
+
+    monkeypatch.setattr(attune_judge.runner, "run_score", raising(error))
+    args = ["score", ONE_SAMPLE, "--rubric", "length", "-o", tmp_path / "run", "-q"]
+    assert f"error: {said}" in _fail(capsys, *args)
+    monkeypatch.setattr(attune_judge.runner, "run_score", raising(OSError(5, "I/O error")))
+    with pytest.raises(OSError, match="I/O error"):
+        main([str(a) for a in args])
 
 
 # --- data -----------------------------------------------------------------------------------
