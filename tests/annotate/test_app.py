@@ -1,41 +1,87 @@
-"""The JSON API through Starlette's test client: blind views, answers, and the safety rules."""
+"""The JSON API through Starlette's test client: blind views, answers, and the safety rules.
+
+The app is the one ``attune_judge.annotate.serve`` serves: ``uvicorn.run`` is replaced by a
+function that hands the app to the test and waits until the test ends (``serve`` then closes
+the store, as after Ctrl-C).
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from attune_judge.annotate import LabelStore, prepare
-
-# private unit: the labelling web app (its routes, token header, body limit, CSP)
-from attune_judge.annotate._app import CSP, MAX_BODY, TOKEN_HEADER, make_app
-from attune_judge.annotate._items import swapped
-from attune_judge.rubrics import load_rubric
+from attune_judge.annotate import LabelStore, prepare, serve
 from tests.annotate._fixtures import make_items, make_pairs, make_rubric
 
 testclient = pytest.importorskip("starlette.testclient")
+TOKEN_HEADER = "X-Annotate-Token"  # the JSON API's token header (README, "annotate")
+MAX_BODY = 64 * 1024  # the largest request body the server reads
+CSP = (  # the page's policy: its own script, style and API only; no inline code, no framing
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+Client = tuple[Any, LabelStore, dict[str, str]]
 
 
-def _client(tmp_path: Path, task: str = "ratings") -> tuple[Any, LabelStore, dict[str, str]]:
-    if task == "pairwise":
-        items, rubric = make_pairs(tmp_path), "attunebench-pairwise"
-    else:
-        items, rubric = make_items(tmp_path), str(make_rubric(tmp_path))
-    store, tokens = prepare(
-        tmp_path / "l.sqlite", items, task=task, rubric=rubric, k=2, annotators=["alice", "bob"]
-    )
-    app = make_app(store, task, load_rubric(rubric))  # type: ignore[arg-type]
-    return testclient.TestClient(app, base_url="http://127.0.0.1:8765"), store, tokens
+@pytest.fixture
+def serving(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., tuple[Any, LabelStore, dict[str, str], int]]]:
+    """Start ``serve`` on new labels (two annotators, k = 2) in a thread: the test client of
+    the app it serves, the store, the tokens and the port."""
+    import uvicorn
+
+    served: list[Any] = []
+    ready, done = threading.Event(), threading.Event()
+
+    def run(app: Any, **_: Any) -> None:
+        served.append(app)
+        ready.set()
+        done.wait(60)
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    threads: list[threading.Thread] = []
+
+    def start(task: str = "ratings") -> tuple[Any, LabelStore, dict[str, str], int]:
+        if task == "pairwise":
+            items, rubric = make_pairs(tmp_path), "attunebench-pairwise"
+        else:
+            items, rubric = make_items(tmp_path), str(make_rubric(tmp_path))
+        store, tokens = prepare(
+            tmp_path / "l.sqlite", items, task=task, rubric=rubric, k=2, annotators=["alice", "bob"]
+        )
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        thread = threading.Thread(target=serve, args=(store, tokens), kwargs={"port": port})
+        thread.start()
+        threads.append(thread)
+        assert ready.wait(60)
+        client = testclient.TestClient(served[0], base_url=f"http://127.0.0.1:{port}")
+        return client, store, tokens, port
+
+    yield start
+    done.set()
+    for thread in threads:
+        thread.join(60)
+
+
+def _client(serving: Callable[..., Any], task: str = "ratings") -> Client:
+    client, store, tokens, _ = serving(task)
+    return client, store, tokens
 
 
 def _h(token: str) -> dict[str, str]:
     return {TOKEN_HEADER: token}
 
 
-def test_the_view_is_blind_and_a_label_is_stored(tmp_path: Path) -> None:
-    client, store, tokens = _client(tmp_path)
+def test_the_view_is_blind_and_a_label_is_stored(serving: Callable[..., Any]) -> None:
+    client, store, tokens = _client(serving)
     got = client.get("/api/next", headers=_h(tokens["alice"]))
     assert got.status_code == 200
     view = got.json()["item"]
@@ -75,9 +121,9 @@ def test_the_view_is_blind_and_a_label_is_stored(tmp_path: Path) -> None:
     ],
 )
 def test_a_malformed_submit_is_400_with_a_message_and_nothing_stored(
-    tmp_path: Path, body: dict[str, Any], message: str
+    serving: Callable[..., Any], body: dict[str, Any], message: str
 ) -> None:
-    client, store, tokens = _client(tmp_path)
+    client, store, tokens = _client(serving)
     item = client.get("/api/next", headers=_h(tokens["alice"])).json()["item"]["key"]
     if body.get("key") == "ITEM":
         body = {**body, "key": item}
@@ -93,8 +139,8 @@ def test_a_malformed_submit_is_400_with_a_message_and_nothing_stored(
     assert raw.status_code == 400 and "not valid JSON" in raw.json()["error"]
 
 
-def test_tokens_origin_type_and_size_are_enforced(tmp_path: Path) -> None:
-    client, store, tokens = _client(tmp_path)
+def test_tokens_origin_type_and_size_are_enforced(serving: Callable[..., Any]) -> None:
+    client, store, tokens, port = serving()
     assert client.get("/api/next").status_code == 403
     assert client.get("/api/next", headers=_h("forged")).status_code == 403
     item = client.get("/api/next", headers=_h(tokens["bob"])).json()["item"]["key"]
@@ -132,13 +178,13 @@ def test_tokens_origin_type_and_size_are_enforced(tmp_path: Path) -> None:
     assert wrong.status_code == 409
     store.undo("alice")
     ok = client.post(
-        "/api/label", json=good, headers={**_h(tokens["bob"]), "Origin": "http://127.0.0.1:8765"}
+        "/api/label", json=good, headers={**_h(tokens["bob"]), "Origin": f"http://127.0.0.1:{port}"}
     )
     assert ok.status_code == 200
 
 
-def test_only_the_own_assets_are_served_with_a_strict_policy(tmp_path: Path) -> None:
-    client, _, _ = _client(tmp_path)
+def test_only_the_own_assets_are_served_with_a_strict_policy(serving: Callable[..., Any]) -> None:
+    client, _, _ = _client(serving)
     page = client.get("/")
     assert page.status_code == 200 and page.headers["content-security-policy"] == CSP
     assert "unsafe-inline" not in CSP and page.headers["x-content-type-options"] == "nosniff"
@@ -157,9 +203,11 @@ def test_only_the_own_assets_are_served_with_a_strict_policy(tmp_path: Path) -> 
     assert "innerHTML" not in js and "insertAdjacentHTML" not in js
 
 
-def test_pair_order_is_drawn_per_annotator_and_mapped_back(tmp_path: Path) -> None:
-    client, store, tokens = _client(tmp_path, "pairwise")
-    seed = store.meta()["seed"]
+def test_pair_order_is_drawn_per_annotator_and_mapped_back(
+    serving: Callable[..., Any],
+) -> None:
+    client, store, tokens = _client(serving, "pairwise")
+    shown: dict[tuple[str, str], list[str]] = {}
     for who in ("alice", "bob"):
         for _ in range(4):
             view = client.get("/api/next", headers=_h(tokens[who])).json()["item"]
@@ -168,10 +216,7 @@ def test_pair_order_is_drawn_per_annotator_and_mapped_back(tmp_path: Path) -> No
             item_id = next(
                 i.item_id for i in store.items() if store.key_of(i.item_id) == view["key"]
             )
-            flip = swapped(seed, who, item_id)
-            c = int(item_id[1])
-            shown = [f"A text {c}", f"B text {c}"]
-            assert view["replies"] == (shown[::-1] if flip else shown)
+            shown[(who, item_id)] = view["replies"]
             assert "m1" not in str(view) and "m2" not in str(view)
             got = client.post(
                 "/api/label",
@@ -181,13 +226,19 @@ def test_pair_order_is_drawn_per_annotator_and_mapped_back(tmp_path: Path) -> No
             assert got.status_code == 200
     rows = store.labels()
     assert len(rows) == 8
+    for r in rows:  # the stored order is the one shown: B first exactly when swapped
+        c = int(r["item_id"][1])
+        in_order = [f"A text {c}", f"B text {c}"]
+        assert shown[(r["annotator"], r["item_id"])] == (
+            in_order[::-1] if r["swapped"] else in_order
+        )
     # "first" is the item's B exactly when the order was swapped for that annotator
     assert all(r["answers"]["winner"] == ("B" if r["swapped"] else "A") for r in rows)
     assert {r["swapped"] for r in rows} == {True, False}  # both orders occur
 
 
-def test_undo_and_progress(tmp_path: Path) -> None:
-    client, store, tokens = _client(tmp_path)
+def test_undo_and_progress(serving: Callable[..., Any]) -> None:
+    client, store, tokens = _client(serving)
     h = _h(tokens["alice"])
     first = client.get("/api/next", headers=h).json()["item"]["key"]
     client.post("/api/label", headers=h, json={"key": first, "skip": True})
