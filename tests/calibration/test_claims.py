@@ -120,8 +120,11 @@ def _pairs() -> tuple[list[str], list[str], list[str], list[str]]:
     return a, b, w, c
 
 
-def test_bradley_terry_makes_no_claim_for_a_model_compared_in_one_conversation() -> None:
-    res = cal.bradley_terry(*_pairs(), B=300, seed=2)
+@pytest.mark.parametrize("method", ["studentized", "percentile"])
+def test_bradley_terry_makes_no_claim_for_a_model_compared_in_one_conversation(
+    method: cal.IntervalMethod,
+) -> None:
+    res = cal.bradley_terry(*_pairs(), B=300, seed=2, method=method)
     j = res.labels.index("m3")
     assert "m3" in res.no_rank_claim
     assert res.strengths[j].n_clusters == 1
@@ -131,6 +134,84 @@ def test_bradley_terry_makes_no_claim_for_a_model_compared_in_one_conversation()
     line = next(x for x in table.splitlines() if "| m3 |" in x)
     assert line.startswith("| — | m3 |") and "| — | — |" in line
     assert "No rank claim" in table
+    # the two models compared in 12 conversations keep their intervals and their claims
+    # (before: m3, absent from a third of the resamples, took every interval with it)
+    assert set(res.no_rank_claim) == {"m3"}
+    p1 = res.rank_probabilities.p_rank_1
+    for m in ("m1", "m2"):
+        i = res.labels.index(m)
+        st = res.strengths[i]
+        assert st.lower is not None and st.upper is not None and st.lower < st.upper
+        assert st.n_undefined_replicates == 0
+        assert p1[i] is not None and res.rank_sets_simultaneous.upper[i] == 3
+    assert p1[res.labels.index("m1")] + p1[res.labels.index("m2")] == pytest.approx(1.0)  # type: ignore[operator]
+    assert res.n_used == 300
+    # every replicate: m1 and m2 centred on each other; where c0 is not drawn, m3 is
+    # undefined and m1's strength is half the log-odds of the m1-m2 wins drawn (the
+    # two-model Bradley-Terry MLE written out)
+    i1, i2 = res.labels.index("m1"), res.labels.index("m2")
+    reps = res.replicates
+    assert np.allclose(reps[:, i1] + reps[:, i2], 0, atol=1e-9)
+    a, b, w, c = _pairs()
+    clusters = sorted(set(c))
+    weights = cal.bootstrap_weights(len(clusters), 300, 2, "multinomial")
+    won = np.zeros(len(clusters))
+    lost = np.zeros(len(clusters))
+    for x, y, v, k in zip(a, b, w, c, strict=True):
+        if {x, y} == {"m1", "m2"}:
+            m1_won = (v == "A") == (x == "m1")
+            (won if m1_won else lost)[clusters.index(k)] += 1
+    without_c0 = weights[:, clusters.index("c0")] == 0
+    assert 50 < without_c0.sum() < 250
+    assert np.isnan(reps[without_c0, j]).all() and np.isfinite(reps[~without_c0, j]).all()
+    expected = 0.5 * np.log((weights @ won) / (weights @ lost))
+    assert np.allclose(reps[without_c0, i1], expected[without_c0], atol=1e-7)
+
+
+def test_a_thin_model_that_never_lost_in_a_resample_leaves_the_others_alone() -> None:
+    # m3 compared in 3 conversations (c0: won 3, lost 1; c1: won 2; c2: lost 1): a resample
+    # without c0 and c2 has no MLE (m3 unbeaten); m3's strength there is +inf and the
+    # others' is the fit without m3's comparisons. Before, such resamples (with those where
+    # m3 is absent or never won, about half) were dropped for every model.
+    a, b, w, c = _pairs()
+    a += ["m3", "m3", "m3"]
+    b += ["m1", "m2", "m1"]
+    w += ["A", "A", "B"]
+    c += ["c1", "c1", "c2"]
+    res = cal.bradley_terry(a, b, w, c, B=300, seed=4)
+    assert set(res.no_rank_claim) == {"m3"} and res.n_separated == 0 and res.n_used == 300
+    assert res.note is not None and "never lost or never won there" in res.note
+    j = res.labels.index("m3")
+    i1 = res.labels.index("m1")
+    clusters = sorted(set(c))
+    weights = cal.bootstrap_weights(len(clusters), 300, 4, "multinomial")
+    won = np.zeros(len(clusters))
+    lost = np.zeros(len(clusters))
+    for x, y, v, k in zip(a, b, w, c, strict=True):
+        if {x, y} == {"m1", "m2"}:
+            m1_won = (v == "A") == (x == "m1")
+            (won if m1_won else lost)[clusters.index(k)] += 1
+    unbeaten = (weights[:, clusters.index("c2")] == 0) & (weights[:, clusters.index("c0")] == 0)
+    assert unbeaten.sum() > 20
+    assert np.isnan(res.replicates[unbeaten, j]).all()
+    expected = 0.5 * np.log((weights @ won) / (weights @ lost))
+    assert np.allclose(res.replicates[unbeaten, i1], expected[unbeaten], atol=1e-7)
+    for m in ("m1", "m2"):
+        st = res.strengths[res.labels.index(m)]
+        assert st.lower is not None and st.upper is not None
+
+
+def test_bradley_terry_table_gives_no_rank_to_a_model_without_a_rank_claim() -> None:
+    # six conversations: no model makes a rank claim, so none is given a rank 1, 2, 3
+    a = ["x", "y", "z"] * 6
+    b = ["y", "z", "x"] * 6
+    w = ["A", "A", "A", "B", "B", "B"] * 3
+    c = [i % 6 for i in range(18)]
+    res = cal.bradley_terry(a, b, w, c, B=200)
+    assert set(res.no_rank_claim) == {"x", "y", "z"}
+    table = pairwise_ranking_markdown([PairwiseRanking(res.labels, res)])
+    rows = [x for x in table.splitlines() if x.startswith("| ") and "| n |" not in x]
+    assert len(rows) == 3 and all(x.startswith("| — |") for x in rows), rows
 
 
 def _ppi_run(tmp_path: Path) -> tuple[Path, Path]:

@@ -116,10 +116,11 @@ def _pairs_judge(body: dict[str, Any]) -> str:
 
 
 def _pairwise_items(path: Path) -> None:
-    """m1 vs m2 in 12 conversations (6 pairs each, m1 winning 4); m3 compared 4 times, in
-    conversation c0 only (beats m1 three times, loses to m2 once)."""
+    """m1 vs m2 in 12 conversations (6 pairs each, m1 winning 2 to 5 of them); m3 compared 4
+    times, in conversation c0 only (beats m1 three times, loses to m2 once)."""
+    m1_wins = (4, 3, 5, 4, 2, 4, 5, 3, 4, 4, 3, 5)
     rows: list[tuple[str, str, str, bool]] = [
-        (f"c{c}", "m1", "m2", k < 4) for c in range(12) for k in range(6)
+        (f"c{c}", "m1", "m2", k < m1_wins[c]) for c in range(12) for k in range(6)
     ]
     rows += [("c0", "m3", "m1", True)] * 3 + [("c0", "m3", "m2", False)]
     items = [
@@ -158,9 +159,23 @@ def test_the_bradley_terry_ranking_of_a_pairwise_run_makes_no_claim_for_it(
     sim = bt["rank_sets_simultaneous"]
     assert (sim["lower"][j], sim["upper"][j]) == (1, 3)
     assert bt["rank_probabilities"]["p_rank_1"][j] is None
+    # m1 and m2, compared in 12 conversations, keep their intervals and claims (before: m3,
+    # absent from a third of the resamples, withheld every interval and every claim)
+    assert set(bt["no_rank_claim"]) == {"m3"}
+    for m in ("m1", "m2"):
+        i = bt["labels"].index(m)
+        assert bt["strengths"][i]["lower"] is not None and bt["strengths"][i]["upper"] is not None
+        assert bt["rank_probabilities"]["p_rank_1"][i] is not None
+    # m1 won 46 of the 72 m1-m2 comparisons: ahead of m2, with room for m3 anywhere
+    i1, i2 = bt["labels"].index("m1"), bt["labels"].index("m2")
+    assert (sim["lower"][i1], sim["upper"][i1]) == (1, 2)
+    assert (sim["lower"][i2], sim["upper"][i2]) == (2, 3)
     code, md, _ = run_cli(["rank", str(run), "-B", "300"], capsys)
     line = next(x for x in md.splitlines() if "| m3 |" in x)
     assert line.startswith("| — | m3 |") and "| — | — |" in line
     assert "No rank claim" in md
+    # m1's point rank is 2 (m3's strength is higher; m3 just makes no claim), its set 1-2
+    assert any(x.startswith("| 2 | m1 |") and "| 1–2 |" in x for x in md.splitlines()), md
     text = _report_says_no_claim_for_m3(run, capsys)
     assert "Bradley–Terry" in text
+    assert any(x.startswith("| 2 | m1 |") and "| 1–2 |" in x for x in text.splitlines()), text

@@ -253,14 +253,16 @@ def _ranking_table(res: cal.BradleyTerryResult) -> list[str]:
         "| rank set (marginal) | P(rank 1) | n |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    if res.rank_claims:  # stable: a model without a rank claim last
-        order.sort(key=lambda i: res.labels[i] in res.no_rank_claim)
-    for rank, i in enumerate(order, 1):
+    # stable: a model without a rank claim last, and without a rank (its reason below); the
+    # others' point rank counts every higher strength (as the leaderboard and the report)
+    order.sort(key=lambda i: res.labels[i] in res.no_rank_claim)
+    for i in order:
+        rank = 1 + sum(strength(k) > strength(i) for k in range(len(res.labels)))
         m, elo = res.strengths[i], res.elo[i]
         claim = res.rank_claims and res.labels[i] not in res.no_rank_claim
         sets = f"{sim.lower[i]}–{sim.upper[i]} | {mar.lower[i]}–{mar.upper[i]}"
         lines.append(
-            f"| {rank if claim or not res.rank_claims else '—'} | {res.labels[i]} "
+            f"| {'—' if res.labels[i] in res.no_rank_claim else rank} | {res.labels[i]} "
             f"| {cal.fmt_metric(m)} | "
             f"{'—' if elo is None else f'{elo:.0f}'} | {sets if claim else '— | —'} | "
             f"{'—' if p1[i] is None else f'{p1[i]:.3f}'} | {m.n} |"
@@ -285,7 +287,8 @@ def pairwise_ranking_markdown(rankings: Sequence[PairwiseRanking]) -> str:
         "",
         "A pairwise judge's verdicts, reconciled over both orders, as comparisons of the two "
         "options of each pair (a tie is half a win each; an inconsistent verdict counts as a "
-        "tie). Strength β on the logit scale (mean 0 within a group), cluster-bootstrap "
+        "tie). Strength β on the logit scale (mean 0 within a group, over its options compared in "
+        "at least 10 conversations when two or more are), cluster-bootstrap "
         "intervals over conversations. Options never compared with each other are ranked "
         "in separate groups.",
     ]

@@ -16,6 +16,13 @@ the bootstrap quantiles of the max-t statistic over pairs (``StudentizedDraws``)
 values from ``N(0, Σ̂)`` with Σ̂ treated as known gave 85% joint coverage with 8 tied models at
 15 conversations; ``tests/calibration/test_coverage.py`` checks the studentized ones. Below
 ``MIN_CLUSTERS`` conversations no rank claim is made.
+
+A model compared in fewer than ``MIN_CLUSTERS`` conversations makes no rank claim, and must
+not take the others' with it: the strengths are centred on the models compared in at least
+that many (all, when fewer than two are), a replicate is usable when those have a fit (a thin
+model absent from it is undefined there alone), and a replicate in which a thin model never
+lost (never won) is refitted without its comparisons — its strength is ±∞ there and the
+others' likelihood is that of the remaining comparisons — instead of being dropped for all.
 """
 
 from __future__ import annotations
@@ -133,7 +140,9 @@ class BradleyTerryResult(ResultModel):
     labels: list[str]
     """Models."""
     strengths: list[Metric]
-    """Log-strength β (logit scale, centred to mean 0) per model, with interval."""
+    """Log-strength β per model (logit scale, centred to mean 0 over the models compared in
+    at least ``MIN_CLUSTERS`` conversations, or over all when fewer than two are), with
+    interval."""
     elo: list[float | None]
     """Elo-like rating ``1000 + 400/ln(10) · β`` (display only)."""
     n_comparisons: float
@@ -230,20 +239,28 @@ def bradley_terry(
     total = T.sum(0)
     if l2 == 0 and not bt_identifiable(total[None])[0]:
         raise UserError(_separation_message(total, models))
+    n_conv = ((T.sum(2) + T.sum(1)) > 0).sum(0)  # conversations each model is compared in
+    thin = n_conv < MIN_CLUSTERS
+    if thin.all() or (~thin).sum() < 2:  # no claim for anyone: centre on every model
+        thin = np.zeros(p, dtype=bool)
     fit, conv0 = fit_bradley_terry_batch(total[None], l2=l2)
     if not conv0[0]:
         raise UserError("the Bradley–Terry fit did not converge on the full data")
-    beta_hat = fit[0]
-    cov_hat = bt_sandwich_covariance(T, np.ones((1, C)), beta_hat[None], l2=l2)[0]
+    beta_hat = _centred(fit, thin)[0]
+    gauge = _centring(thin)
+    cov_hat = _recentred_cov(
+        bt_sandwich_covariance(T, np.ones((1, C)), beta_hat[None], l2=l2), gauge
+    )[0]
     se_hat = np.sqrt(np.clip(np.diag(cov_hat), 0, None))
     Wt = bootstrap_weights(C, B, seed, scheme)
     # the point estimate is the natural start for every replicate (and jackknife fit)
     rep_wins = (Wt @ flat).reshape(B, p, p)
-    separated = ~bt_identifiable(rep_wins) if l2 == 0 else np.zeros(B, dtype=bool)
-    reps, conv = fit_bradley_terry_batch(rep_wins, l2=l2, start=beta_hat)
+    reps, conv, separated, n_infinite = _fit_replicates(rep_wins, thin, l2, beta_hat)
     unconverged = ~conv & ~separated
-    reps[~conv] = np.nan
-    ok = np.all(np.isfinite(reps), axis=1)
+    # a replicate is usable when every well-compared model has a strength (a thin model
+    # absent from it, or fitted out of it, is undefined there alone)
+    ok = np.all(np.isfinite(reps[:, ~thin]), axis=1)
+    reps[~ok] = np.nan
     if ok.sum() < 2:
         raise UserError(
             f"Bradley–Terry: only {int(ok.sum())} of {B} bootstrap replicates have a fit "
@@ -252,7 +269,7 @@ def bradley_terry(
         )
     # each usable replicate's own sandwich covariance (capped in number for many models)
     used = np.flatnonzero(ok)[: max(1_000, int(4e7 // (p * p)))]
-    pair_t, se_star = _studentized_statistics(T, Wt[used], reps[used], beta_hat, l2)
+    pair_t, se_star = _studentized_statistics(T, Wt[used], reps[used], beta_hat, l2, gauge)
     tstar = np.full((B, p), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         dev = reps[used] - beta_hat[None, :]
@@ -260,7 +277,7 @@ def bradley_terry(
     jack = None
     if method == "bca" and C >= 3:
         jack_wins = ((1 - np.eye(C)) @ flat).reshape(C, p, p)
-        jack = fit_bradley_terry_batch(jack_wins, l2=l2, start=beta_hat)[0]
+        jack = _fit_replicates(jack_wins, thin, l2, beta_hat)[0]
     strengths = []
     for m, name in enumerate(models):
         est = float(beta_hat[m]) if np.isfinite(beta_hat[m]) else None
@@ -303,21 +320,7 @@ def bradley_terry(
     else:
         sim, mar = no_rank_claims(models, level, seed)
     del pair_t
-    dropped = B - int(ok.sum())
-    notes = []
-    if dropped:
-        notes.append(
-            f"{dropped} of {B} replicates dropped ({int(separated.sum())} without an MLE, "
-            f"{int(unconverged.sum())} unconverged)"
-            + (
-                "; more than 10% dropped: the intervals describe only the replicates with a "
-                "fit and are too narrow"
-                if dropped > MAX_UNDEFINED_SHARE * B
-                else ""
-            )
-        )
-    if l2 > 0:
-        notes.append(f"penalised fit (l2={l2}): strengths are shrunk towards each other")
+    notes = _notes(models, thin, n_infinite, B, ok, separated, unconverged, l2)
     out = BradleyTerryResult(
         labels=models,
         strengths=strengths,
@@ -351,12 +354,120 @@ def bradley_terry(
     return out
 
 
+def _notes(
+    models: list[str],
+    thin: NDArray[np.bool_],
+    n_infinite: int,
+    B: int,
+    ok: NDArray[np.bool_],
+    separated: NDArray[np.bool_],
+    unconverged: NDArray[np.bool_],
+    l2: float,
+) -> list[str]:
+    """The result's caveats: the centring, dropped replicates, a penalised fit."""
+    dropped = B - int(ok.sum())
+    missing = int((~ok & ~separated & ~unconverged).sum())
+    notes = []
+    if thin.any():
+        notes.append(
+            f"strengths centred on the models compared in at least {MIN_CLUSTERS} "
+            f"conversations ({', '.join(m for m, t in zip(models, thin, strict=True) if not t)}); "
+            "the others' resamples leave those strengths alone"
+            + (
+                f" ({n_infinite} replicates refitted without a model compared in fewer "
+                "conversations that never lost or never won there: its strength is infinite "
+                "and its comparisons carry no information about the others)"
+                if n_infinite
+                else ""
+            )
+        )
+    if dropped:
+        notes.append(
+            f"{dropped} of {B} replicates dropped ({int(separated.sum())} without an MLE, "
+            f"{int(unconverged.sum())} unconverged"
+            + (f", {missing} without a comparison of some model" if missing else "")
+            + ")"
+            + (
+                "; more than 10% dropped: the intervals describe only the replicates with a "
+                "fit and are too narrow"
+                if dropped > MAX_UNDEFINED_SHARE * B
+                else ""
+            )
+        )
+    if l2 > 0:
+        notes.append(f"penalised fit (l2={l2}): strengths are shrunk towards each other")
+    return notes
+
+
+def _centring(thin: NDArray[np.bool_]) -> FloatArray:
+    """The weights of the strengths' mean that is set to 0: uniform over the models that are
+    not ``thin`` (compared in at least ``MIN_CLUSTERS`` conversations). A thin model's
+    strength, shaky or absent in a resample, then moves no other model's."""
+    keep = ~np.asarray(thin, dtype=bool)
+    return np.asarray(keep / keep.sum(), dtype=np.float64)
+
+
+def _centred(beta: FloatArray, thin: NDArray[np.bool_]) -> FloatArray:
+    """Strengths (K, p) shifted so that their mean over the non-thin models is 0; a row with
+    a non-thin model undefined is undefined throughout."""
+    b = np.asarray(beta, dtype=np.float64)
+    return np.asarray(b - b[:, ~thin].mean(axis=1, keepdims=True), dtype=np.float64)
+
+
+def _recentred_cov(cov: FloatArray, gauge: FloatArray) -> FloatArray:
+    """Covariances (K, p, p) of strengths moved to the centring ``gauge``: ``L Σ Lᵀ`` with
+    ``L = I − 1 gaugeᵀ`` (any centring differs from another by a shift common to all). A
+    model left out of a row (NaN; never one the gauge weighs) stays NaN there alone."""
+    p = cov.shape[-1]
+    L = np.eye(p) - np.outer(np.ones(p), gauge)
+    out = np.einsum("ij,kjl,ml->kim", L, np.nan_to_num(cov), L)
+    gone = np.isnan(np.diagonal(cov, axis1=1, axis2=2))
+    out[gone[:, :, None] | gone[:, None, :]] = np.nan
+    return np.asarray(out, dtype=np.float64)
+
+
+def _fit_replicates(
+    wins: FloatArray, thin: NDArray[np.bool_], l2: float, start: FloatArray
+) -> tuple[FloatArray, NDArray[np.bool_], NDArray[np.bool_], int]:
+    """Fit resampled win matrices (K, p, p); strengths centred by :func:`_centred`.
+
+    A matrix without an MLE because a thin model never lost (or never won) in it is refitted
+    without that model's comparisons (repeatedly, as long as that applies): its strength is
+    then +∞ (−∞), the likelihood of the others' is that of the remaining comparisons, and the
+    thin model alone is undefined in the replicate. Returns the strengths (NaN where
+    undefined), whether each fit converged, which matrices have no MLE even so, and how many
+    were refitted.
+    """
+    W = np.array(wins, dtype=np.float64)
+    K = len(W)
+    separated = ~bt_identifiable(W) if l2 == 0 else np.zeros(K, dtype=bool)
+    n_refit = 0
+    if separated.any() and thin.any():
+        idx = np.flatnonzero(separated)
+        sub = W[idx]
+        for _ in range(int(thin.sum())):
+            won, lost = sub.sum(2), sub.sum(1)
+            drop = thin[None, :] & (won + lost > 0) & ((won == 0) | (lost == 0))
+            if not drop.any():
+                break
+            sub[drop] = 0.0
+            sub.transpose(0, 2, 1)[drop] = 0.0
+        fixed = bt_identifiable(sub) & (sub.sum((1, 2)) < W[idx].sum((1, 2)))
+        W[idx[fixed]] = sub[fixed]
+        separated[idx[fixed]] = False
+        n_refit = int(fixed.sum())
+    reps, conv = fit_bradley_terry_batch(W, l2=l2, start=start)
+    reps[~conv] = np.nan
+    return _centred(reps, thin), conv, separated, n_refit
+
+
 def _studentized_statistics(
     T: FloatArray,
     weights: FloatArray,
     reps: FloatArray,
     beta_hat: FloatArray,
     l2: float,
+    gauge: FloatArray,
     chunk_cells: int = 2_000_000,
 ) -> tuple[NDArray[np.float32], FloatArray]:
     """Per replicate: the studentized pair differences and the strengths' standard errors.
@@ -373,7 +484,9 @@ def _studentized_statistics(
     se = np.empty((n, p))
     step = max(1, chunk_cells // max(1, p * p + C * p))
     for a in range(0, n, step):
-        cov = bt_sandwich_covariance(T, weights[a : a + step], reps[a : a + step], l2=l2)
+        cov = _recentred_cov(
+            bt_sandwich_covariance(T, weights[a : a + step], reps[a : a + step], l2=l2), gauge
+        )
         d = np.clip(np.diagonal(cov, axis1=1, axis2=2), 0, None)
         r = reps[a : a + step]
         diff = (r[:, :, None] - r[:, None, :]) - (beta_hat[:, None] - beta_hat[None, :])

@@ -324,8 +324,10 @@ def bt_sandwich_covariance(
         Cluster weights (k, C): a row of ones for the full data, bootstrap weights for
         replicates (each drawn copy of a cluster counts as a cluster).
     beta
-        The fit of each row (k, p), finite (e.g. ``fit_bradley_terry_batch`` on ``weights @
-        cluster_wins``).
+        The fit of each row (k, p) (e.g. ``fit_bradley_terry_batch`` on ``weights @
+        cluster_wins``). A model whose strength is NaN in a row (absent from that resample,
+        or fitted out of it) is left out of that row: its comparisons count for nobody and
+        its rows and columns of the covariance are NaN.
 
     Returns
     -------
@@ -348,15 +350,25 @@ def bt_sandwich_covariance(
     step = max(1, chunk_cells // max(1, C * p * p))
     for a in range(0, len(W), step):
         w, bb = W[a : a + step], b[a : a + step]
-        P = 0.5 * (1 + np.tanh(0.5 * (bb[:, :, None] - bb[:, None, :])))  # σ(β_i − β_j)
-        s = won[None] - np.einsum("cij,kij->kci", N, P)  # (k, C, p)
+        fin = np.isfinite(bb)
+        P = 0.5 * (1 + np.tanh(0.5 * (np.where(fin, bb, 0)[:, :, None] - bb[:, None, :])))
+        if fin.all():
+            s = won[None] - np.einsum("cij,kij->kci", N, P)  # (k, C, p)
+            V = np.einsum("kc,cij->kij", w, N) * P * (1 - P)
+        else:  # a model without a strength in a row: its comparisons left out of that row
+            Q = (fin[:, :, None] & fin[:, None, :]).astype(np.float64)
+            P = np.nan_to_num(P) * Q
+            s = np.einsum("cij,kij->kci", T, Q) - np.einsum("cij,kij->kci", N, P)
+            V = np.einsum("kc,cij->kij", w, N) * P * (1 - P)
         sbar = np.einsum("kc,kcp->kp", w, s) / w.sum(1)[:, None]
         d = s - sbar[:, None, :]
         M = infl * np.einsum("kc,kcp,kcq->kpq", w, d, d)
-        V = np.einsum("kc,cij->kij", w, N) * P * (1 - P)
         A = -V
         A[:, np.arange(p), np.arange(p)] = V.sum(2) - V[:, np.arange(p), np.arange(p)]
         A += l2 * np.eye(p) if l2 > 0 else 1.0
+        A[:, np.arange(p), np.arange(p)] += ~fin  # gauge of the left-out models
         Y = np.linalg.solve(A, M)
-        out[a : a + step] = np.linalg.solve(A, np.transpose(Y, (0, 2, 1)))
+        cov = np.linalg.solve(A, np.transpose(Y, (0, 2, 1)))
+        cov[~fin[:, :, None] | ~fin[:, None, :]] = np.nan
+        out[a : a + step] = cov
     return out
