@@ -33,8 +33,8 @@ from attune_judge.calibration.resampling._ratio import ratio_replicate_variances
 from attune_judge.cli import main
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
-from attune_judge.runner._report import render_report_md
-from attune_judge.runs import ScoreSummary
+from attune_judge.report import write_report
+from attune_judge.runs import ScoreSummary, write_summary
 
 
 def _pass_fail_board_data() -> tuple[list[str], list[str], list[float]]:
@@ -134,7 +134,7 @@ def test_implausibly_wide_studentized_interval_falls_back_to_percentile() -> Non
     assert ends.note is not None and "implausibly wide" in ends.note
 
 
-def test_zero_width_intervals_are_marked_degenerate() -> None:
+def test_zero_width_intervals_are_marked_degenerate(tmp_path: Path) -> None:
     res = paired_cluster_bootstrap(
         ClusterSums.from_long(["m"] * 6, list("aabbcc"), [1.0] * 6), B=200, method="percentile"
     )
@@ -143,12 +143,12 @@ def test_zero_width_intervals_are_marked_degenerate() -> None:
     assert m.note is not None and "degenerate" in m.note
     assert fmt_metric(m).endswith("(degenerate: zero width)")
     summary = _one_model_summary({"mean": 1.0, "lower": 1.0, "upper": 1.0, "level": 0.95})
-    assert "1.000 [1.000, 1.000] (degenerate)" in render_report_md(summary)
+    assert "| 1.000 | [1.000, 1.000] (degenerate) |" in _report_md(tmp_path, summary)
 
 
 def _one_model_summary(score: dict[str, float]) -> ScoreSummary:
     """A score run's typed summary: one judge, one model with this normalised-score interval."""
-    counts = dict.fromkeys(("ok", "parse_error", "lm_error", "refused", "missing"), 0)
+    counts = {"ok": 6, "parse_error": 0, "lm_error": 0, "refused": 0, "missing": 0}
     interval = {**score, "method": "percentile", "B": 100, "seed": 0, "n": 6, "n_conversations": 3}
     model = {"n_planned": 6, "n_judged": 6, "n_ok": 6, "n_by_status": counts, "score": interval}
     return ScoreSummary.model_validate(
@@ -159,11 +159,18 @@ def _one_model_summary(score: dict[str, float]) -> ScoreSummary:
     )
 
 
-def test_report_labels_the_level_it_was_run_at() -> None:
+def _report_md(run_dir: Path, summary: ScoreSummary) -> str:
+    """The report.md that the one renderer writes for a run directory holding ``summary``."""
+    write_summary(run_dir, summary)
+    md, _ = write_report(run_dir)
+    return md.read_text("utf-8")
+
+
+def test_report_labels_the_level_it_was_run_at(tmp_path: Path) -> None:
     # before: `score --ci 0.9` wrote "[95% CI]" over 90% intervals
     score = {"mean": 0.5, "lower": 0.4, "upper": 0.6, "level": 0.9}
-    md = render_report_md(_one_model_summary(score))
-    assert "[90% CI]" in md and "95%" not in md
+    md = _report_md(tmp_path, _one_model_summary(score))
+    assert "| 90% interval |" in md and "90% intervals from" in md and "95%" not in md
 
 
 def test_one_conversation_gives_a_reason_not_an_interval() -> None:

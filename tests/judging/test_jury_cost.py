@@ -81,13 +81,9 @@ def test_jury_sums_tokens_and_cost_per_member_model(tmp_path: Path) -> None:
         j: dict[str, Any] = json.loads(line)
         parts = [e["cost"] for e in j["details"]["members"]]
         assert all(c > 0 for c in parts) and math.fsum(parts) == pytest.approx(j["cost"])
-    first = members[MODELS[0]]
-    assert f"- jury member {MODELS[0]}: {first['tokens']['prompt']} prompt" in (
-        run / "report.md"
-    ).read_text("utf-8")
     from attune_judge.report import write_report
 
-    write_report(run)  # the full report (what `attune-judge score` writes)
+    write_report(run)  # the one report (what `attune-judge score` writes)
     report = (run / "report.md").read_text("utf-8")
     assert "Jury members: tokens and cost" in report
     for model in MODELS:

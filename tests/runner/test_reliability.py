@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from attune_judge.data import Judgment, read_jsonl
+from attune_judge.report import write_report
 from attune_judge.runner import ScoreConfig, run_score
 from attune_judge.testing import ScriptedEngine, rate_limit_error
 from tests.conftest import REPO_ROOT
@@ -218,13 +219,15 @@ def test_no_api_key_value_in_any_file_of_the_run_directory(
     )
     result = run_score(config, judges=[judge])
     assert result.n_by_status.get("lm_error", 0) > 0  # the leaky errors were recorded ...
+    write_report(result.run_dir)  # what `attune-judge score` writes after the run
     files = [p for p in (tmp_path / "run").rglob("*") if p.is_file()]
     assert {p.name for p in files} >= {
         "manifest.json",
         "judgments.jsonl",
         "summary.json",
         "report.md",
+        "report.html",
     }
     for path in files:
-        assert secret not in path.read_text("utf-8"), path  # ... without the key
+        assert secret.encode() not in path.read_bytes(), path  # ... without the key
     assert "Incorrect API key provided: ***" in (tmp_path / "run" / "judgments.jsonl").read_text()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from attune_judge.report import write_sensitivity_report
+from attune_judge.report import write_report
 from attune_judge.report._study_sections import sensitivity_block_sections
 from attune_judge.runs import SensitivitySummary, read_summary
 from attune_judge.sensitivity import (
@@ -169,11 +169,10 @@ def test_report_has_the_sensitivity_section(tmp_path: Path) -> None:
     engine = ScriptedEngine(answer)
     out = tmp_path / "run"
     res = run_sensitivity(_config(data, variants, out), lm_factory=lambda lm: engine.lm())
-    # the library writes only the runner's plain report.md; the full report (HTML, the
-    # sensitivity sections) is the report package's, called by the CLI
-    assert not (out / "report.html").exists()
-    assert "Score shifts per criterion" not in (out / "report.md").read_text("utf-8")
-    write_sensitivity_report(out, res.analysis)
+    # the library writes only the records; the report is the report package's one renderer,
+    # drawn from summary.json (the CLI calls it once)
+    assert not (out / "report.md").exists() and not (out / "report.html").exists()
+    write_report(res.run_dir)
     report = (out / "report.md").read_text("utf-8")
     assert "Rubric sensitivity" in report
     assert "UNSTABLE" in report
@@ -306,20 +305,20 @@ def test_cli_writes_the_report_and_a_report_error_does_not_fail_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     import attune_judge.report
-    from attune_judge.cli._sensitivity import _write_sensitivity_report
+    from attune_judge.cli._options import write_run_report
 
     data, variants = _setup(tmp_path, PERTURBATIONS[:1])
     engine = ScriptedEngine(answer)
     out = tmp_path / "run"
     res = run_sensitivity(_config(data, variants, out), lm_factory=lambda lm: engine.lm())
-    _write_sensitivity_report(res.run_dir, res.analysis)
+    write_run_report(res.run_dir)
     assert "Score shifts per criterion" in (out / "report.md").read_text("utf-8")
     assert (out / "report.html").exists()
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("figure backend exploded")
 
-    monkeypatch.setattr(attune_judge.report, "write_sensitivity_report", broken)
+    monkeypatch.setattr(attune_judge.report, "write_report", broken)
     with caplog.at_level("WARNING"):
-        _write_sensitivity_report(res.run_dir, res.analysis)  # logs, does not raise
+        write_run_report(res.run_dir)  # logs, does not raise
     assert "report not written: figure backend exploded" in caplog.text

@@ -55,8 +55,8 @@ def test_bench_jury_keeps_members_and_reports_panels(tmp_path) -> None:
     (panel,) = s["panels"]
     assert len(panel["raters"]) == 2
     assert panel["n_items"] == 4  # 2 drafting turns x 2 evaluated models
-    from attune_judge.report import write_bench_report
+    from attune_judge.report import write_report
 
-    write_bench_report(tmp_path / "run")
+    write_report(tmp_path / "run")
     report = (tmp_path / "run" / "report.md").read_text("utf-8")
     assert "Agreement among judges" in report

@@ -223,12 +223,12 @@ def test_cli_report_has_the_bench_sections_and_a_report_error_does_not_fail(
     bench, monkeypatch, caplog
 ):
     import attune_judge.report
-    from attune_judge.cli._bench import _write_bench_report
+    from attune_judge.cli._options import write_run_report
 
     _, result, *_ = bench
     run_dir = result.run_dir
-    assert not (run_dir / "report.html").exists()  # run_bench itself writes no report
-    _write_bench_report(run_dir)
+    assert not (run_dir / "report.md").exists()  # run_bench itself writes no report
+    write_run_report(run_dir)
     md = (run_dir / "report.md").read_text("utf-8")
     assert "Discriminability per task" in md and "All task metrics" in md
     assert (run_dir / "report.html").exists()
@@ -236,9 +236,9 @@ def test_cli_report_has_the_bench_sections_and_a_report_error_does_not_fail(
     def broken(*args, **kwargs):
         raise RuntimeError("figure backend exploded")
 
-    monkeypatch.setattr(attune_judge.report, "write_bench_report", broken)
+    monkeypatch.setattr(attune_judge.report, "write_report", broken)
     with caplog.at_level("WARNING"):
-        _write_bench_report(run_dir)  # logs, does not raise
+        write_run_report(run_dir)  # logs, does not raise
     assert "report not written: figure backend exploded" in caplog.text
 
 

@@ -18,7 +18,7 @@ from attune_judge.cli._options import (
     SeedOption,
     exit_if_stopped,
     setup_logging,
-    write_report_safely,
+    write_run_report,
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, BootstrapOption
@@ -89,13 +89,6 @@ def _print_summary(summary: RunSummary, run_dir: Path) -> None:
         print(f"warning: degenerate drafting judge {f.judge_id}: {f.message}", file=sys.stderr)
 
 
-def _write_bench_report(run_dir: Path) -> None:
-    """``report.md`` / ``report.html`` of the finished run (a report problem is logged)."""
-    from attune_judge.report import write_bench_report
-
-    write_report_safely(write_bench_report, run_dir)
-
-
 @shared_options(MODEL, EXECUTION)
 def bench(
     data: Annotated[Path, typer.Argument(help="AttuneBench data (folder/.json/.jsonl).")],
@@ -153,7 +146,7 @@ def bench(
         **opts.execution(),
     )
     result = run_bench(config)
-    _write_bench_report(result.run_dir)
+    write_run_report(result.run_dir)
     _print_summary(result.summary, result.run_dir)
     exit_if_stopped(result)
 

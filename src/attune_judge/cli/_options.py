@@ -59,7 +59,7 @@ __all__ = [
     "exit_if_stopped",
     "setup_logging",
     "split_csv",
-    "write_report_safely",
+    "write_run_report",
 ]
 
 RunDirOption = Annotated[
@@ -327,15 +327,18 @@ class _Stoppable(Protocol):
     def exit_code(self) -> int: ...
 
 
-def write_report_safely(write: Any, *args: Any) -> Any:
-    """``write(*args)`` (a report writer), logging instead of raising on any failure.
+def write_run_report(run_dir: Path) -> tuple[Path, Path] | None:
+    """``report.md`` / ``report.html`` of a finished run: the run commands' one report call
+    (:func:`attune_judge.report.write_report`), logging instead of raising on any failure.
 
     A report problem never fails a finished (possibly paid) run: the run directory keeps its
-    data and ``attune-judge report RUN`` can draw the report later. Returns what ``write``
-    returned, ``None`` on failure.
+    records and ``attune-judge report RUN`` can draw the report later. Returns the two paths,
+    ``None`` on failure.
     """
+    from attune_judge.report import write_report
+
     try:
-        return write(*args)
+        return write_report(run_dir)
     except Exception as exc:  # a report bug must not lose a run; the data are on disk
         logging.getLogger(__name__).warning("report not written: %s", exc)
         return None

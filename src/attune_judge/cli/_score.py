@@ -33,7 +33,7 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
     warn_degenerate,
-    write_report_safely,
+    write_run_report,
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import DEFAULT_B, DEFAULT_LEVEL, BootstrapOption, CiOption
@@ -148,20 +148,6 @@ def _print_pairwise(p: dict[str, Any]) -> None:
         )
 
 
-def _write_full_report(run_dir: Path) -> None:
-    """Replace the runner's plain report.md with the full Markdown + HTML report.
-
-    A report problem never fails a finished (possibly paid) run: it is logged and the plain
-    report.md the runner wrote stays.
-    """
-    from attune_judge.report import write_report
-
-    written = write_report_safely(write_report, run_dir)
-    if written is not None:
-        md, html = written
-        print(f"report: {md}  {html}")
-
-
 @shared_options(MODEL, EXECUTION)
 def score(
     out: RunDirOption,
@@ -254,7 +240,9 @@ def score(
     result = run_score(config)
     _print_result(result)
     warn_degenerate(getattr(result.summary, "judges", None))
-    _write_full_report(result.run_dir)
+    written = write_run_report(result.run_dir)
+    if written is not None:
+        print(f"report: {written[0]}  {written[1]}")
     exit_if_stopped(result)
 
 

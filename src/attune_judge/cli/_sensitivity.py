@@ -23,14 +23,13 @@ from attune_judge.cli._options import (
     setup_logging,
     split_csv,
     warn_degenerate,
-    write_report_safely,
+    write_run_report,
 )
 from attune_judge.cli._shared import EXECUTION, MODEL, SharedOptions, shared_options
 from attune_judge.cli._stats import FileBootstrapOption
 from attune_judge.errors import UserError
 
 if TYPE_CHECKING:
-    from attune_judge.calibration import SensitivityAnalysis
     from attune_judge.runs import JudgeBlock
     from attune_judge.sensitivity import SensitivityResult
 
@@ -67,13 +66,6 @@ def _print(result: SensitivityResult) -> None:
         print(f"variance shares ({analysis.variance.method}): {shares}")
     if (result.run_dir / "report.html").exists():
         print(f"report: {result.run_dir / 'report.md'}")
-
-
-def _write_sensitivity_report(run_dir: Path, analysis: SensitivityAnalysis | None) -> None:
-    """``report.md`` / ``report.html`` of the finished run (a report problem is logged)."""
-    from attune_judge.report import write_sensitivity_report
-
-    write_report_safely(write_sensitivity_report, run_dir, analysis)
 
 
 @shared_options(MODEL, EXECUTION)
@@ -148,7 +140,7 @@ def sensitivity(
     )
     result = run_sensitivity(config)
     if report:
-        _write_sensitivity_report(result.run_dir, result.analysis)
+        write_run_report(result.run_dir)
     _print(result)
     warn_degenerate(_summary_judges(result.run_dir))
     exit_if_stopped(result)

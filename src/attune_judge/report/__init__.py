@@ -21,9 +21,9 @@ section builders (``leaderboard_section`` takes a calibration ``Leaderboard`` or
     write_report(run_dir, [leaderboard_section(board)], title="My analysis")
 
 Every kind's sections come from the registry :data:`SECTION_BUILDERS` (summary key → builder),
-so ``write_report(run_dir)`` is the one door for every run kind; ``write_bench_report`` /
-``write_sensitivity_report`` / ``write_calibration_run`` are the commands' names for it (the
-last also writes the calibration summary first).
+so ``write_report(run_dir)`` is the one renderer for every run kind (the runner writes only
+the records: call it after ``run_score`` / ``run_bench`` / ``run_sensitivity``);
+``write_calibration_run`` writes the calibration summary first, then calls it.
 
 Figure functions (``forest_plot``, ``rank_set_plot``, ...) take plain arrays and return PNG bytes;
 matplotlib is imported only when a figure is drawn, and never through pyplot.
@@ -46,11 +46,7 @@ from attune_judge.report._leaderboard import leaderboard_section
 from attune_judge.report._markdown import render_markdown
 from attune_judge.report._run_sections import manifest_section
 from attune_judge.report._rundata import load_run
-from attune_judge.report._writers import (
-    write_bench_report,
-    write_calibration_run,
-    write_sensitivity_report,
-)
+from attune_judge.report._writers import write_calibration_run
 
 __all__ = [
     "SECTION_BUILDERS",
@@ -77,8 +73,6 @@ __all__ = [
     "render_markdown",
     "status_plot",
     "tau_heatmap",
-    "write_bench_report",
     "write_calibration_run",
     "write_report",
-    "write_sensitivity_report",
 ]

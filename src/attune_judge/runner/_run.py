@@ -52,7 +52,6 @@ from attune_judge.runner._executor import (
 )
 from attune_judge.runner._plan import Task, TaskKey, pending_tasks
 from attune_judge.runner._progress import make_progress
-from attune_judge.runner._report import render_report_md
 from attune_judge.runner._result import FAILED_STATUSES, FailureBudget, RunResult
 from attune_judge.runner._store import (
     FINISHED_STATUSES,
@@ -368,7 +367,6 @@ def _run_locked(
                     write_summary(run_dir.path, summary)  # the judgments' summary is kept
                     raise
             summary = write_summary(run_dir.path, summary)
-            run_dir.write_text(run_dir.report_path, render_report_md(summary, manifest))
             if not failed:
                 run_dir.commit_manifest(manifest)
         except UserError as exc:

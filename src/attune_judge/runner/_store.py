@@ -5,8 +5,8 @@ Layout (ARCHITECTURE.md)::
     runs/<name>/
       manifest.json     what was run: arguments, versions, judge specs, hashes, seed
       judgments.jsonl   append-only log, one Judgment per line, flushed per record
-      summary.json      aggregates per judge and model (runner/_summary.py)
-      report.md         a short human summary (runner/_report.py)
+      summary.json      aggregates per judge and model (runner/_summary.py); the report
+                        (report.md/.html) is the report package's, never the runner's
 
 ``judgments.jsonl`` is a log: when an ``lm_error`` judgment is retried on resume, the new
 record is appended and the *last* record of each ``(item_id, judge_id)`` is the effective one.
@@ -208,7 +208,6 @@ class RunDir:
         self.manifest_path = self.path / "manifest.json"
         self.judgments_path = self.path / "judgments.jsonl"
         self.summary_path = self.path / "summary.json"
-        self.report_path = self.path / "report.md"
         self.lock_path = self.path / LOCK_NAME
 
     @property

@@ -12,9 +12,9 @@ the analysis and the variance decomposition run, and ``summary.json`` gets ``kin
 "sensitivity"`` and a ``sensitivity`` block next to the runner's per-judge summary. The full
 report (``report.md`` / ``report.html`` with figures and the sensitivity sections) is not
 written here, as ``sensitivity`` sits below the report package: ``attune-judge sensitivity``
-writes it afterwards with the report package's ``write_sensitivity_report``
-(``write_sensitivity_report(result.run_dir, result.analysis)``; call it yourself after
-:func:`run_sensitivity`).
+writes it afterwards with the report package's one renderer
+(``attune_judge.report.write_report(result.run_dir)``: the analysis is in the summary; call it
+yourself after :func:`run_sensitivity`).
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ def run_sensitivity(
 
     Notes
     -----
-    Writes no full report (only the runner's plain ``report.md``); ``attune-judge
-    sensitivity`` adds it with the report package's ``write_sensitivity_report(result.run_dir,
-    result.analysis)``, which Python callers call themselves when they want it.
+    Writes no report; ``attune-judge sensitivity`` adds it with
+    ``attune_judge.report.write_report(result.run_dir)``, which Python callers call
+    themselves when they want it.
     """
     spec, variants = _variants(config)
     items = load_judge_items(config.data, candidates=config.candidates, models=config.models)

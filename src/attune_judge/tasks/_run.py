@@ -10,8 +10,9 @@ After each invocation the run directory also gets ``records.jsonl`` (one :class:
 per planned unit), ``summary.json`` (``kind: "bench"``: the runner's run facts plus
 :func:`analyse_records`). The full report (``report.md`` / ``report.html`` with figures and
 the bench sections) is not written here, as ``tasks`` sits below the report package:
-``attune-judge bench`` writes it afterwards with the report package's ``write_bench_report``
-(``write_bench_report(result.run_dir)``; call it yourself after :func:`run_bench`).
+``attune-judge bench`` writes it afterwards with the report package's one renderer
+(``attune_judge.report.write_report(result.run_dir)``; call it yourself after
+:func:`run_bench`).
 """
 
 from __future__ import annotations
@@ -204,9 +205,9 @@ def run_bench(
 
     Notes
     -----
-    Writes no full report; ``attune-judge bench`` adds it with the report package's
-    ``write_bench_report(result.run_dir)``, which Python callers call themselves when they
-    want it.
+    Writes no report; ``attune-judge bench`` adds it with
+    ``attune_judge.report.write_report(result.run_dir)``, which Python callers call
+    themselves when they want it.
     """
     if len(set(config.models)) != len(config.models):
         raise UserError("each --model must be given once (add @temperature=... to vary one)")
