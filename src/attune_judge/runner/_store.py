@@ -36,7 +36,7 @@ from attune_judge._secrets import redact, secret_values
 from attune_judge._version import __version__
 from attune_judge.data import JsonlAppender, Judgment, effective_judgments, read_jsonl, write_error
 from attune_judge.errors import UserError
-from attune_judge.runs import RunManifest, read_manifest, write_json, write_text
+from attune_judge.runs import RunManifest, read_manifest, write_json
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -300,10 +300,6 @@ class RunDir:
     def write_json(self, path: Path, obj: Any) -> None:
         """Write JSON atomically, with secret values redacted (``runs.write_json``)."""
         write_json(path, obj)
-
-    def write_text(self, path: Path, text: str) -> None:
-        """Write text atomically, with secret values redacted (``runs.write_text``)."""
-        write_text(path, text)
 
 
 class JudgmentWriter:
