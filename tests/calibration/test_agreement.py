@@ -327,11 +327,11 @@ def test_alt_test_nominal_numbers_use_accuracy_in_calibrate() -> None:
         judge.append(
             Rating(item_id=item, rater="j", dimension="d", value=1 if k % 2 else 3, cluster=item)
         )
-    rep = calibrate(human, judge, level="nominal", B=100)
+    rep = calibrate(human, judge, measurement="nominal", B=100)
     alt = rep.dimensions[0].judges[0].alt_test
     assert alt is not None and alt.alignment == "accuracy"
     assert all(h.rho_judge < 1 for h in alt.humans)
-    num = calibrate(human, judge, level="interval", B=100).dimensions[0].judges[0].alt_test
+    num = calibrate(human, judge, measurement="interval", B=100).dimensions[0].judges[0].alt_test
     assert num is not None and num.alignment == "neg_rmse"
 
 

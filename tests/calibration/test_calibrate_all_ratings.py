@@ -48,7 +48,7 @@ def test_the_example_itself() -> None:
 
 
 def test_alpha_figures_use_all_human_ratings() -> None:
-    rep = calibrate(_records(["A", "B"]), _records(["C"]), level="nominal", B=200)
+    rep = calibrate(_records(["A", "B"]), _records(["C"]), measurement="nominal", B=200)
     d = rep.dimensions[0]
     assert d.human_alpha is not None and d.human_alpha.estimate == pytest.approx(6 / 11, abs=1e-9)
     j = d.judges[0]
@@ -70,7 +70,7 @@ def test_alpha_figures_use_all_human_ratings() -> None:
 
 
 def test_ceiling_uses_all_items_and_gives_the_like_for_like_figure() -> None:
-    rep = calibrate(_records(["A", "B"]), _records(["C"]), level="nominal", B=200)
+    rep = calibrate(_records(["A", "B"]), _records(["C"]), measurement="nominal", B=200)
     ceiling = rep.dimensions[0].judges[0].ceiling
     assert ceiling is not None
     row_a = next(r for r in ceiling.rows if r.human == "A")
@@ -103,7 +103,7 @@ def test_cli_prints_the_same_numbers_as_python(
         )
     assert (ex.value.code or 0) == 0
     data = json.loads(capsys.readouterr().out)
-    py = calibrate(_records(["A", "B"]), _records(["C"]), level="nominal", B=200).model_dump(
+    py = calibrate(_records(["A", "B"]), _records(["C"]), measurement="nominal", B=200).model_dump(
         mode="json"
     )
     cli_dim = data["dimensions"][0] if "dimensions" in data else data["report"]["dimensions"][0]
@@ -115,7 +115,7 @@ def test_cli_prints_the_same_numbers_as_python(
 def test_markdown_label_follows_the_level_and_fallbacks_are_visible() -> None:
     from attune_judge.calibration import Metric, fmt_metric
 
-    rep = calibrate(_records(["A", "B"]), _records(["C"]), level="nominal", B=200, conf_level=0.9)
+    rep = calibrate(_records(["A", "B"]), _records(["C"]), measurement="nominal", B=200, level=0.9)
     md = calibration_markdown(rep)
     assert "[90% CI]" in md and "95% CI" not in md
     m = Metric(name="x", estimate=0.5, lower=0.4, upper=0.6, method="percentile", B=100)
@@ -124,3 +124,15 @@ def test_markdown_label_follows_the_level_and_fallbacks_are_visible() -> None:
     assert "7% of replicates undefined" in fmt_metric(m2)
     withheld = Metric(name="x", estimate=0.5, B=100, n_undefined_replicates=34)
     assert fmt_metric(withheld) == "0.500 (no interval: 34% of replicates undefined)"
+
+
+def test_level_is_the_confidence_level_and_measurement_the_alpha_level() -> None:
+    # issue 45: `level` means the confidence level everywhere; a caller still passing the
+    # level of measurement as `level=` gets one line saying where it went, not a TypeError
+    from attune_judge.errors import UserError
+
+    with pytest.raises(UserError, match="level of measurement is `measurement=`"):
+        calibrate(_records(["A", "B"]), _records(["C"]), level="nominal")  # type: ignore[arg-type]
+    rep = calibrate(_records(["A", "B"]), _records(["C"]), measurement="interval", B=100, level=0.8)
+    assert rep.settings["level"] == 0.8 and rep.settings["alpha_level"] == "interval"
+    assert rep.dimensions[0].level == "interval"  # the summary key (measurement) is kept

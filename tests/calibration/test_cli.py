@@ -199,12 +199,12 @@ def test_user_errors_exit_two_without_traceback(files: dict[str, Path], capsys) 
             str(files["human"]),
             "--judge",
             str(files["run"]),
-            "--level",
+            "--measurement",
             "cardinal",
         ],
         capsys,
     )
-    assert code == 2 and "--level" in err
+    assert code == 2 and "--measurement must be nominal, ordinal, interval or ratio" in err
     bad = files["tmp"] / "bad.jsonl"
     bad.write_text('{"foo": 1}\n')
     code, _, err = _run(["rank", str(bad)], capsys)

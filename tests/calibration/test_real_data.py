@@ -20,7 +20,7 @@ def test_three_experts_vs_three_llm_judges_on_one_dimension() -> None:
     human = [r for r in ratings if r.rater_group == "experts" and r.dimension == dim]
     judges = [r for r in ratings if r.rater_group == "llm" and r.dimension == dim]
     assert human and judges
-    rep = calibrate(human, judges, B=200, level="ordinal")
+    rep = calibrate(human, judges, B=200, measurement="ordinal")
     d = rep.dimensions[0]
     assert d.join.matched == len({r.item_id for r in human})
     assert sorted(j.judge for j in d.judges) == ["claude", "gemini", "gpt"]

@@ -1,5 +1,5 @@
 """``calibrate`` refuses human labels that are not a rating: NaN, ±Infinity, booleans, and text
-mixed with numbers (unless ``--level nominal``), naming the file and the line; exit 2.
+mixed with numbers (unless ``--measurement nominal``), naming the file and the line; exit 2.
 
 The files are written by hand (raw JSON lines), because these values are exactly what a
 record model would coerce (``true`` → 1.0) or pass through (``NaN``).
@@ -90,11 +90,19 @@ def test_text_mixed_with_numbers_exits_2_naming_both_lines(
     code, _, err = _run(["calibrate", "--human", str(human), "--judge", str(judge_file)], capsys)
     assert code == 2
     assert f"{human}:7: field value: text and numbers mixed (line 1 is a number, line 7" in err
-    assert "--level nominal" in err
+    assert "--measurement nominal" in err
     # every level that reads numbers refuses the mix
     for level in ("interval", "ratio"):
         code, _, err = _run(
-            ["calibrate", "--human", str(human), "--judge", str(judge_file), "--level", level],
+            [
+                "calibrate",
+                "--human",
+                str(human),
+                "--judge",
+                str(judge_file),
+                "--measurement",
+                level,
+            ],
             capsys,
         )
         assert code == 2 and f"{human}:7:" in err
@@ -106,6 +114,7 @@ def test_text_mixed_with_numbers_is_fine_at_nominal_level(
     # a numeric string is a category too: the mix is only a problem where order matters
     human = _human(tmp_path, 7, '"4"')
     code, out, err = _run(
+        # --level: the option's old name, still accepted (hidden from --help)
         ["calibrate", "--human", str(human), "--judge", str(judge_file), "--level", "nominal"],
         capsys,
     )

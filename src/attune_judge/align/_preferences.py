@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.align._data import LabelledItem, majority
 from attune_judge.align._metric import MetricKind, verdict_agreement
 from attune_judge.align._proof import HeldOutProof, Row, proof_from_values
@@ -92,7 +92,7 @@ def preference_proof(
     kind: MetricKind = "exact",
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> HeldOutProof:
     """Verdicts before and after against the people's choices on the test pairs (failed
     judgments left out of the pairing and counted), beside the longer-reply-wins and

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.align._data import LabelledItem
 from attune_judge.align._metric import MetricKind, item_agreement
 from attune_judge.calibration import Metric, bootstrap_means, few_clusters_warning
@@ -103,7 +103,7 @@ def held_out_proof(
     after_mapped: Sequence[Mapping[str, float] | None] | None = None,
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> HeldOutProof:
     """Compare judges on the test items (``None`` = a failed judgment, left out of the pairing).
 
@@ -148,7 +148,7 @@ def proof_from_values(
     inconsistent: dict[str, int] | None = None,
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> HeldOutProof:
     """The proof from per-item agreements (ratings and preferences alike): every interval a
     cluster bootstrap over the test conversations, the improvement paired per item."""

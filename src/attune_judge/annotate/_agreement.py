@@ -52,16 +52,16 @@ def annotator_alpha(
     for dim in sorted({r.dimension for r in ratings}):
         table = cal.ratings_to_table([r for r in ratings if r.dimension == dim], dim)
         pairable = sum(1 for row in table.values if sum(v is not None for v in row) >= 2)
-        level = "ordinal" if table.numeric else "nominal"
+        measurement = "ordinal" if table.numeric else "nominal"
         metric = None
         if len(table.raters) >= 2 and pairable >= 2:
-            metric = cal.krippendorff_alpha(table, level, B=B, seed=seed)  # type: ignore[arg-type]
+            metric = cal.krippendorff_alpha(table, measurement, B=B, seed=seed)  # type: ignore[arg-type]
         rows.append(
             {
                 "dimension": dim,
                 "items": pairable,
                 "annotators": len(table.raters),
-                "level": level,
+                "level": measurement,
                 "alpha": metric.estimate if metric else None,
                 "low": metric.lower if metric else None,
                 "high": metric.upper if metric else None,

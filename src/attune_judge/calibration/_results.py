@@ -6,6 +6,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
+
 __all__ = ["IntervalMethod", "JoinReport", "Metric", "ResultModel"]
 
 IntervalMethod = Literal[
@@ -45,7 +47,7 @@ class Metric(ResultModel):
     """Lower end of the interval (``None`` when no interval could be computed)."""
     upper: float | None = None
     """Upper end of the interval."""
-    level: float = 0.95
+    level: float = DEFAULT_LEVEL
     """Confidence level of the interval (two-sided; 0.95 by default)."""
     method: IntervalMethod = "none"
     """Interval method actually used: ``bca``, ``percentile`` (also the fallback when BCa is

@@ -64,9 +64,10 @@ def calibrate(
             "(.eval/.json or a folder; its scorers' scores, joined by sample id).",
         ),
     ],
-    level: Annotated[
+    measurement: Annotated[
         str, typer.Option(help="Level of measurement for α: nominal, ordinal, interval, ratio.")
     ] = "ordinal",
+    old_measurement: Annotated[str | None, typer.Option("--level", hidden=True)] = None,
     by: Annotated[str, typer.Option(help="Split the report by: dimension.")] = "dimension",
     dimension: Annotated[
         list[str] | None, typer.Option(help="Only these dimensions (repeatable).")
@@ -89,7 +90,7 @@ def calibrate(
     ] = None,
     B: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Seed of the cluster bootstrap.")] = 0,
-    ci: CiOption = DEFAULT_LEVEL,
+    level: CiOption = DEFAULT_LEVEL,
     epsilon: Annotated[float, typer.Option(help="ε of the alternative annotator test.")] = 0.2,
     tie_policy: Annotated[
         str, typer.Option(help="Preferences: strict, half or exclude.")
@@ -124,12 +125,12 @@ def calibrate(
     outcome = calibrate_files(
         human,
         judge,
-        level=level,
+        measurement=old_measurement or measurement,  # --level: the old name, kept hidden
         dimensions=dimension,
         scale=scale_vals,
         B=B,
         seed=seed,
-        ci=ci,
+        level=level,
         epsilon=epsilon,
         tie_policy=tie_policy,
         margin=margin,
@@ -154,7 +155,7 @@ def _rank_controlled(
     judge_id: str | None,
     B: int,
     seed: int,
-    ci: float,
+    level: float,
     as_json: bool,
     output: Path | None,
 ) -> None:
@@ -174,14 +175,14 @@ def _rank_controlled(
     if pairs is not None:
         if source is not None:
             raise UserError("give either a run/scores SOURCE or --pairs FILE, not both")
-        styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=ci)
+        styled = rank_pairs(pairs, control=features, B=B, seed=seed, level=level)
     elif source is None:
         raise UserError("--control needs a pairwise run (SOURCE) or --pairs FILE")
     elif _pairwise_judgments(source, judge_id) is None:  # a rated run or a scores table
         if features != ("length",):
             raise UserError("--control markdown is for pairwise runs; rated runs: length")
         means = rank_length_controlled_scores(
-            source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=ci
+            source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=level
         )
         for warning in means.warnings:
             print(f"warning: {warning}", file=sys.stderr)
@@ -194,7 +195,7 @@ def _rank_controlled(
         return
     else:
         styled = rank_controlled_run(
-            source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=ci
+            source, items, control=features, judge_id=judge_id, B=B, seed=seed, level=level
         )
     for warning in styled.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -224,7 +225,7 @@ def rank(
     judge_id: Annotated[str | None, typer.Option(help="Judge to rank by (run dirs).")] = None,
     B: BootstrapOption = DEFAULT_B,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and of the rank sets.")] = 0,
-    ci: CiOption = DEFAULT_LEVEL,
+    level: CiOption = DEFAULT_LEVEL,
     scale: Annotated[
         str | None,
         typer.Option(
@@ -312,7 +313,7 @@ def rank(
             judge_id=judge_id,
             B=B,
             seed=seed,
-            ci=ci,
+            level=level,
             as_json=as_json,
             output=output,
         )
@@ -336,7 +337,7 @@ def rank(
             dimension=dimension,
             raters=split_csv(human_raters),
             human_scale=parse_scale(human_scale),
-            level=ci,
+            level=level,
             clip=clip_lambda,
             report_dir=report,
             scorer=scorer,
@@ -354,7 +355,7 @@ def rank(
     pair = (
         None
         if scorer is not None or is_inspect_log(source)
-        else rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=ci)
+        else rank_pairwise(source, judge_id=judge_id, B=B, seed=seed, level=level)
     )
     if pair is not None:  # a pairwise judge: its verdicts rank the compared replies
         data = {"rankings": [r.as_json() for r in pair]}
@@ -366,7 +367,7 @@ def rank(
         judge_id=judge_id,
         B=B,
         seed=seed,
-        level=ci,
+        level=level,
         scorer=scorer,
         scale=parse_scale(scale, "--scale"),
     )

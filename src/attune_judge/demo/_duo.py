@@ -73,7 +73,7 @@ def duo_analysis(
     observers = [r for r in recs if r.rater_group == "observers"]
     participant = [r for r in recs if r.rater_group == "participant"]
     if observers and participant:
-        out.observer_agreement = calibrate(observers, participant, level="ordinal", B=B, seed=seed)
+        out.observer_agreement = calibrate(observers, participant, B=B, seed=seed)
     dims = sorted({r.dimension for r in participant})
     for dim in dims:
         for factor in ("model", "style_prompt"):

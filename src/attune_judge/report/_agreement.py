@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import Metric, fmt_metric
 from attune_judge.report._blocks import Figure, Note, Section, Table, slugify
 from attune_judge.report._fig_matrices import (
@@ -44,7 +45,7 @@ def metrics_table(metrics: Mapping[str, Metric], *, caption: str | None = None) 
                 *([m.undefined_reason or m.note or ""] if notes else []),
             ]
         )
-    level = next((m.level for m in metrics.values() if m.level), 0.95)
+    level = next((m.level for m in metrics.values() if m.level), DEFAULT_LEVEL)
     cols = ["statistic", "estimate", f"{level * 100:g}% interval", "n", "clusters", "method"]
     return Table(cols + (["note"] if notes else []), rows, "lrrrrll", caption=caption)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import BinaryAgreement
 from attune_judge.report._agreement import (
     agreement_section,
@@ -46,7 +47,7 @@ def binary_table(groups: Sequence[BinaryAgreement]) -> Table:
                 fmt_int(g.n_clusters),
             ]
         )
-    level = groups[0].tpr.level if groups else 0.95
+    level = groups[0].tpr.level if groups else DEFAULT_LEVEL
     return Table(
         ["scope", *_BINARY_COLUMNS, "TP / FP / FN / TN", "n", "clusters"],
         rows,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import Leaderboard
 from attune_judge.report._blocks import Figure, Note, Paragraph, Section, Table, slugify
 from attune_judge.report._fig_scores import forest_plot, grouped_forest_plot, rank_set_plot
@@ -119,7 +120,7 @@ def leaderboard_section(
     title: str = "Leaderboard",
     key: str = "leaderboard",
     score_label: str = "score (0–1)",
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     interval_note: str | None = None,
     xlim: tuple[float, float] | None = (-0.03, 1.03),
 ) -> Section:
@@ -263,7 +264,7 @@ def comparison_section(
     key: str = "comparison",
     group_label: str = "variant",
     score_label: str = "score (0–1)",
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     xlim: tuple[float, float] | None = (-0.03, 1.03),
     caption: str | None = None,
 ) -> Section:

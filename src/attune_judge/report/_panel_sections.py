@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import BradleyTerryResult, Metric
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_int, fmt_interval, fmt_num
@@ -61,7 +62,7 @@ def _rankings(block: PairwiseBlock, key: str) -> list[Section]:
             section.blocks.append(Note(f"No ranking: {r.note}", "warning"))
             out.append(section)
             continue
-        level = r.bradley_terry.strengths[0].level if r.bradley_terry.strengths else 0.95
+        level = r.bradley_terry.strengths[0].level if r.bradley_terry.strengths else DEFAULT_LEVEL
         out.append(
             leaderboard_section(
                 bradley_terry_board(r.bradley_terry),

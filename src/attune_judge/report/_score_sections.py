@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import Metric
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._format import fmt_num
@@ -62,7 +63,7 @@ def _means_board(models: Mapping[str, ModelBlock]) -> BenchLeaderboard:
 def _judge_section(jid: str, block: JudgeBlock, title: str) -> Section:
     models = block.models
     first = next((m.score for m in models.values() if m.score and m.score.B), None)
-    level = first.level if first else 0.95
+    level = first.level if first else DEFAULT_LEVEL
     section = Section(title, anchor=f"judge-{jid}")
     section.blocks.append(Paragraph(f"Judge {jid}: {block.label}".rstrip(": ")))
     for finding in block.degenerate:

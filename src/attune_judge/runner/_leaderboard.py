@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.data import read_judgments
 from attune_judge.errors import UserError
 from attune_judge.runner._summary import judge_leaderboard
@@ -62,7 +62,7 @@ def run_leaderboard(
     field: Literal["normalized", "overall"] = "normalized",
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> Leaderboard:
     """The leaderboard of one judge of a scoring run directory.
 

@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import judgments_both_orders, position_bias
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
@@ -26,7 +27,7 @@ def pairwise_block(
     *,
     seed: int,
     B: int,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> dict[str, Any] | None:
     """Summary of a pairwise judge's ``ok`` judgments (``None`` if none has a verdict).
 

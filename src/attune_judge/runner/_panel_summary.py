@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import panel_agreement
 from attune_judge.data import Judgment
 from attune_judge.errors import UserError
@@ -45,7 +46,7 @@ def panel_blocks(
     *,
     seed: int,
     B: int,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> list[PanelBlock | PanelNote]:
     """Panel analyses of a run (empty when there is no jury and only one judge).
 

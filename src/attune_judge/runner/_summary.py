@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration import (
     bootstrap_means,
     few_clusters_warning,
@@ -213,7 +213,7 @@ def summarize(
     *,
     seed: int = 0,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     run_info: Mapping[str, Any] | None = None,
 ) -> ScoreSummary:
     """Aggregate the effective judgments of the planned tasks.

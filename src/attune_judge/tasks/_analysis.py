@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration import (
     ClusterSums,
     KendallW,
@@ -293,7 +293,7 @@ def analyse_records(
     tasks: Sequence[str] | None = None,
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> BenchBlock:
     """The bench analysis (module docstring): the ``bench`` block of the run's summary.
 

@@ -58,10 +58,12 @@ class CalibrationOutcome:
     """The settings, as recorded in the run directory's manifest."""
 
 
-def _check_options(level: str, tie_policy: str, ci: float) -> None:
-    check_level(ci)
-    if level not in LEVELS:
-        raise UserError(f"--level must be nominal, ordinal, interval or ratio, not {level!r}")
+def _check_options(measurement: str, tie_policy: str, level: float) -> None:
+    check_level(level)
+    if measurement not in LEVELS:
+        raise UserError(
+            f"--measurement must be nominal, ordinal, interval or ratio, not {measurement!r}"
+        )
     if tie_policy not in TIE_POLICIES:
         raise UserError(f"--tie-policy must be strict, half or exclude, not {tie_policy!r}")
 
@@ -70,12 +72,12 @@ def calibrate_files(
     human: Path,
     judge: Path,
     *,
-    level: str = "ordinal",
+    measurement: str = "ordinal",
     dimensions: Sequence[str] | None = None,
     scale: Sequence[float] | None = None,
     B: int = DEFAULT_B,
     seed: int = 0,
-    ci: float = DEFAULT_LEVEL,
+    level: float = DEFAULT_LEVEL,
     epsilon: float = 0.2,
     tie_policy: str = "strict",
     margin: float = 0.0,
@@ -89,15 +91,15 @@ def calibrate_files(
     ----------
     human
         Human Rating or Preference JSONL. Rating values must be finite numbers or text
-        (categories), not both unless ``level="nominal"``; booleans are refused.
+        (categories), not both unless ``measurement="nominal"``; booleans are refused.
     judge
         The judge's Rating / Preference / Judgment JSONL, or a run directory; or an Inspect
         AI log (or folder of logs): its scorers' scores are the judges (several: a panel,
         plus their mean as a jury when all score on 0-1; see :mod:`attune_judge.validate._inspect`).
-    level, dimensions, scale, epsilon
+    measurement, dimensions, scale, epsilon
         Level of measurement for α, only these dimensions, the declared rating scale
         (weighted κ uses its index), ε of the alternative annotator test.
-    B, seed, ci
+    B, seed, level
         Bootstrap replicates, seed and confidence level of every interval.
     tie_policy, margin
         Preferences: how ties count; with judge scores, ``|Δscore| <= margin`` is a tie.
@@ -114,7 +116,7 @@ def calibrate_files(
     UserError
         Bad option, missing file, unreadable or unusable record (file and line named).
     """
-    _check_options(level, tie_policy, ci)
+    _check_options(measurement, tie_policy, level)
     log = Path(judge) if is_inspect_log(Path(judge)) else None
     if scorers and log is None:
         raise UserError(f"--scorer picks an Inspect scorer; {judge} is not an Inspect log")
@@ -124,12 +126,12 @@ def calibrate_files(
     arguments: dict[str, Any] = {
         "human": str(hpath),
         "judge": str(jpath),
-        "level": level,
+        "level": measurement,  # manifest keys kept: "level" (measurement), "ci" (confidence)
         "dimension": list(dimensions) if dimensions else None,
         "scale": ",".join(f"{v:g}" for v in scale) if scale else None,
         "B": B,
         "seed": seed,
-        "ci": ci,
+        "ci": level,
         "epsilon": epsilon,
         "tie_policy": tie_policy,
         "margin": margin,
@@ -146,7 +148,7 @@ def calibrate_files(
     weights = inclusion_weights(hpath)
     if hkind == "preference":
         text, data, block = calibrate_preferences(
-            hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level=ci
+            hpath, jpath, tie_policy=tie_policy, margin=margin, B=B, seed=seed, level=level
         )
         note = _unweighted(weights, hpath, "preference agreement")
         outcome = CalibrationOutcome(text, data, arguments=arguments)
@@ -158,7 +160,7 @@ def calibrate_files(
         raise UserError(f"{hpath}: expected Rating or Preference records, found {hkind}")
     check_human_labels(
         hpath,
-        level,
+        measurement,
         scale=(min(scale), max(scale)) if scale else None,
         dimensions=dimensions or None,
     )
@@ -171,7 +173,7 @@ def calibrate_files(
         hum,
         jpath,
         arguments,
-        level=level,
+        measurement=measurement,
         dimensions=dimensions,
         scale=scale,
         epsilon=epsilon,
@@ -227,7 +229,7 @@ def _calibrate_ratings(
     jpath: Path,
     arguments: dict[str, Any],
     *,
-    level: str,
+    measurement: str,
     dimensions: Sequence[str] | None,
     scale: Sequence[float] | None,
     epsilon: float,
@@ -238,14 +240,14 @@ def _calibrate_ratings(
 ) -> CalibrationOutcome:
     """Ratings against the judge's ratings, judgments (read from ``jpath``, or given) or
     behaviour judgments."""
-    B, seed, ci = arguments["B"], arguments["seed"], arguments["ci"]
+    B, seed, level = arguments["B"], arguments["seed"], arguments["ci"]
     inspect = judgments is not None  # an Inspect log's scorers: no aligned judge to check
     jkind = "judgment" if judgments is not None else record_kind(jpath)
     if jkind == "judgment":
         judgments = judgments if judgments is not None else read_judgments(jpath)
         behaviour = cal.judgments_to_behaviour_ratings(judgments)
         if behaviour and any(cal.is_behaviour_dimension(r.dimension) for r in hum):
-            res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=ci)
+            res = cal.behaviour_agreement(hum, behaviour, B=B, seed=seed, level=level)
             note = _unweighted(weights, Path(arguments["human"]), "behaviour agreement")
             outcome = CalibrationOutcome(
                 cal.behaviour_markdown(res), res.model_dump(), arguments=arguments
@@ -270,11 +272,11 @@ def _calibrate_ratings(
     else:
         raise UserError(f"{jpath}: expected Rating or Judgment records, found {jkind}")
     settings: dict[str, Any] = {
-        "level": level,
+        "measurement": measurement,
         "dimensions": list(dimensions) if dimensions else None,
         "scale": list(scale) if scale else None,
         "B": B,
-        "conf_level": ci,
+        "level": level,
         "seed": seed,
         "epsilon": epsilon,
         "weights": weights,

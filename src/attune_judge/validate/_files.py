@@ -51,10 +51,10 @@ def jsonl_path(path: Path) -> Path:
     return path
 
 
-def check_level(ci: float, name: str = "--ci") -> None:
+def check_level(level: float, name: str = "--ci") -> None:
     """A confidence level strictly between 0 and 1 (:func:`attune_judge.calibration.check_level`
     naming the option)."""
-    check(ci, name)
+    check(level, name)
 
 
 def _each_object(path: Path) -> Iterator[tuple[int, object]]:
@@ -107,7 +107,7 @@ def read_labels(path: Path, model: type[L]) -> list[L]:
 
 def check_human_labels(
     path: Path,
-    level: str,
+    measurement: str,
     *,
     scale: tuple[float, float] | None = None,
     scale_option: str = "--scale",
@@ -123,7 +123,7 @@ def check_human_labels(
     A value is a finite number, a category (text) or ``null`` (missing). ``NaN`` and
     ``±Infinity`` (which JSON parsers accept), booleans (which would silently count as 1 and
     0), and a file mixing text and numbers are errors, except that text and numbers may mix at
-    ``level="nominal"``, where every value is only a category. With ``scales`` (dimension →
+    ``measurement="nominal"``, where every value is only a category. With ``scales`` (dimension →
     ``(min, max)``), a value of such a dimension must be a number within it (``align``: the
     rubric's scale of each criterion).
 
@@ -172,11 +172,11 @@ def check_human_labels(
             first_text = n if first_text is None else first_text
         elif isinstance(value, int | float):
             first_number = n if first_number is None else first_number
-        if first_text is not None and first_number is not None and level != "nominal":
+        if first_text is not None and first_number is not None and measurement != "nominal":
             raise UserError(
                 f"{path}:{max(first_text, first_number)}: field value: text and numbers mixed "
                 f"(line {first_number} is a number, line {first_text} text); use one kind, or "
-                "--level nominal to treat every value as a category"
+                "--measurement nominal to treat every value as a category"
             )
 
 

@@ -277,7 +277,7 @@ def _compare(
         A statistic that cannot be computed on these answers (e.g. fewer than two items in
         common with the people on a dimension).
     """
-    report = calibrate(list(humans), [*new, *recorded], level="ordinal", B=B, seed=seed)
+    report = calibrate(list(humans), [*new, *recorded], measurement="ordinal", B=B, seed=seed)
     rows = judge_rows(report, [*humans, *new, *recorded], set_name, B=B, seed=seed)
     rows = sorted(rows, key=lambda r: (r.dimension, r.judge != name, r.judge))
     ids = {i.item_id for i in items}
@@ -325,7 +325,7 @@ def _fitted_check(
 
     def recompute(keep: set[str]) -> CalibrationReport:
         kept = [r for r in humans if r.item_id in keep], [r for r in new if r.item_id in keep]
-        return calibrate(*kept, level="ordinal", B=B, seed=seed)
+        return calibrate(*kept, measurement="ordinal", B=B, seed=seed)
 
     fit = judge_fit(out / "run" / "judgments.jsonl", judgments)
     overall = blocks["calibration"].report

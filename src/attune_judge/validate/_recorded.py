@@ -78,7 +78,7 @@ def recorded_judges_vs_experts(
         judge = [r for r in mine if r.rater in judges]
         if not human or not judge:
             continue
-        report = calibrate(human, judge, level="ordinal", B=B, seed=seed)
+        report = calibrate(human, judge, measurement="ordinal", B=B, seed=seed)
         out.reports[source] = report
         out.rows += judge_rows(
             report, [*human, *judge], source, B=B, seed=seed, ceilings=out.kappa_ceilings

@@ -13,7 +13,7 @@ annotators, 0.1 for crowd workers.
 
 Alignment follows the level of measurement, not the storage type: categories (nominal labels,
 even when stored as numbers) use accuracy, numeric scales −RMSE (``alignment="auto"`` picks
-accuracy for non-numeric values only; ``calibrate`` passes ``accuracy`` at ``--level nominal``).
+accuracy for non-numeric values only; ``calibrate --measurement nominal`` passes ``accuracy``).
 
 Sample size: the authors ask for 50–100 instances annotated by at least two (better three)
 humans. A human with fewer than ``min_items`` (30) usable items is left out with a message — a

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration.agreement._pairwise import _midranks, _wpearson
 from attune_judge.calibration.resampling._bootstrap import FloatArray, bootstrap_statistic
@@ -75,7 +75,7 @@ def baseline_agreement(
     clusters: Sequence[str],
     B: int = DEFAULT_B,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> BaselineAgreement:
     """ρ of the judge and of each baseline with ``human``, and the paired differences.
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement
 from attune_judge.calibration.agreement._pairwise import pair_agreement
@@ -180,7 +180,7 @@ def behaviour_agreement(
     view: str = "observed",
     categories: Mapping[str, str] | None = None,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> BehaviourAgreement:

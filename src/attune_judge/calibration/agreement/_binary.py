@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.resampling._bootstrap import (
     SINGLE_CLUSTER,
@@ -153,7 +153,7 @@ def binary_agreement(
     *,
     name: str = "all",
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> BinaryAgreement:

@@ -32,7 +32,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.agreement._table import RatingTable
 from attune_judge.calibration.resampling._bootstrap import FloatArray, bootstrap_statistic
@@ -213,7 +213,7 @@ def intraclass_correlation(
     *,
     raters: Sequence[str] | None = None,
     clusters: Sequence[object] | None = None,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     B: int = DEFAULT_B,
     seed: int = 0,
     method: IntervalMethod = "bca",

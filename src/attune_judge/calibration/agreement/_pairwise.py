@@ -30,7 +30,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.resampling._bootstrap import (
     FloatArray,
@@ -241,7 +241,7 @@ def pair_agreement(
     spacing: Spacing | None = None,
     tolerance: float = 0.0,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
     weights: Sequence[float] | None = None,

@@ -24,7 +24,7 @@ import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration.agreement._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration.agreement._reliability import krippendorff_alpha
@@ -200,7 +200,7 @@ def panel_agreement(
     candidate_models: Mapping[str, str | None] | None = None,
     consensus: Mapping[str, float | str] | None = None,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> PanelAgreement:
     """Agreement within a panel of judges.
@@ -236,7 +236,7 @@ def panel_agreement(
         ]
         table = ratings_to_table(ratings, "panel")
         alpha = krippendorff_alpha(
-            table, "interval" if numeric else "nominal", conf_level=level, B=B, seed=seed
+            table, "interval" if numeric else "nominal", level=level, B=B, seed=seed
         )
     else:
         notes.append("no item was judged by two judges")

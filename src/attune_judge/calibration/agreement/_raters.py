@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.agreement._pairwise import PairAgreement, pair_agreement
 from attune_judge.calibration.agreement._reliability import (
@@ -273,11 +273,11 @@ def alpha_with_judge(
     table: RatingTable,
     humans: Sequence[str],
     judge: str,
-    level: AlphaLevel = "ordinal",
+    measurement: AlphaLevel = "ordinal",
     *,
     scale: Sequence[float | str] | None = None,
     B: int = DEFAULT_B,
-    conf_level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> AlphaWithJudge:
@@ -287,12 +287,12 @@ def alpha_with_judge(
     kw: dict[str, Any] = {
         "scale": scale,
         "B": B,
-        "conf_level": conf_level,
+        "level": level,
         "seed": seed,
         "method": method,
     }
-    a_h = krippendorff_alpha(h, level, **kw)
-    a_hj = krippendorff_alpha(hj, level, **kw)
+    a_h = krippendorff_alpha(h, measurement, **kw)
+    a_hj = krippendorff_alpha(hj, measurement, **kw)
     if a_h.estimate is None or a_hj.estimate is None:
         diff = Metric(
             name="alpha_difference",
@@ -304,7 +304,7 @@ def alpha_with_judge(
         # only clusters with pairable values (with the judge: a superset of the humans') are
         # resampled — a conversation only the judge rated adds nothing to either α, and
         # drawing it would only change how many informative conversations a replicate holds
-        dh, dhj = coincidence_data(h, level, scale), coincidence_data(hj, level, scale)
+        dh, dhj = coincidence_data(h, measurement, scale), coincidence_data(hj, measurement, scale)
         idx = np.flatnonzero(dhj.pairable_clusters | dh.pairable_clusters)
 
         def stat(w: FloatArray) -> FloatArray:
@@ -317,9 +317,9 @@ def alpha_with_judge(
             len(idx),
             name="alpha_difference",
             B=B,
-            level=conf_level,
+            level=level,
             seed=seed,
             method=method,
             n=dhj.n_values,
         )
-    return AlphaWithJudge(level=level, humans_only=a_h, with_judge=a_hj, difference=diff)
+    return AlphaWithJudge(level=measurement, humans_only=a_h, with_judge=a_hj, difference=diff)

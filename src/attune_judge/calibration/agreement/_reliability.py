@@ -13,7 +13,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration.agreement._table import RatingTable
 from attune_judge.calibration.resampling._bootstrap import FloatArray, bootstrap_statistic
@@ -39,14 +39,14 @@ class CoincidenceData:
         codes: np.ndarray,
         domain: FloatArray,
         clusters: Sequence[str],
-        level: str,
+        measurement: str,
         weights: Sequence[float] | None = None,
     ):
         """``codes``: items × raters integer codes into ``domain`` (−1 = missing); ``weights``:
         per item, a frequency weight multiplying its coincidences (an item of weight k counts as
         k copies of it: the weighted coincidence matrix)."""
         self.domain = domain
-        self.level = level
+        self.measurement = measurement
         self.index: dict[str, int] = {}
         """str(value) → position in ``domain`` (set by ``coincidence_data``)."""
         V = len(domain)
@@ -73,14 +73,14 @@ class CoincidenceData:
         np.add.at(coinc, cidx[keep], per_item)
         self.n_clusters = len(cl_names)
         self.flat = coinc.reshape(len(cl_names), V * V)
-        if level == "interval":
+        if measurement == "interval":
             self.delta: FloatArray | None = (domain[:, None] - domain[None, :]) ** 2
-        elif level == "ratio":
+        elif measurement == "ratio":
             s = domain[:, None] + domain[None, :]
             with np.errstate(invalid="ignore", divide="ignore"):
                 d = ((domain[:, None] - domain[None, :]) / s) ** 2
             self.delta = np.where(s == 0, 0.0, d)
-        elif level == "nominal":
+        elif measurement == "nominal":
             self.delta = 1.0 - np.eye(V)
         else:
             self.delta = None  # ordinal: depends on the marginals of each replicate
@@ -108,12 +108,12 @@ class CoincidenceData:
 
 
 def coincidence_data(
-    table: RatingTable, level: AlphaLevel, scale: Sequence[float | str] | None = None
+    table: RatingTable, measurement: AlphaLevel, scale: Sequence[float | str] | None = None
 ) -> CoincidenceData:
     """Encode a table's values for α at ``level`` (UserError for non-numeric interval data)."""
     vals = [v for row in table.values for v in row if v is not None]
-    if level in ("interval", "ratio") or (level == "ordinal" and scale is None):
-        table.float_matrix(level)  # raises with examples when non-numeric
+    if measurement in ("interval", "ratio") or (measurement == "ordinal" and scale is None):
+        table.float_matrix(measurement)  # raises with examples when non-numeric
     if scale is not None:
         domain_vals: list[float | str] = list(scale)
         extra = sorted({str(v) for v in vals} - {str(s) for s in domain_vals})
@@ -132,18 +132,18 @@ def coincidence_data(
         if numeric
         else np.arange(len(domain_vals), dtype=float)
     )
-    data = CoincidenceData(codes, domain, table.clusters, level, table.weights)
+    data = CoincidenceData(codes, domain, table.clusters, measurement, table.weights)
     data.index = index
     return data
 
 
 def krippendorff_alpha(
     table: RatingTable,
-    level: AlphaLevel = "ordinal",
+    measurement: AlphaLevel = "ordinal",
     *,
     scale: Sequence[float | str] | None = None,
     B: int = DEFAULT_B,
-    conf_level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> Metric:
@@ -158,12 +158,12 @@ def krippendorff_alpha(
     """
     import krippendorff
 
-    data = coincidence_data(table, level, scale)
+    data = coincidence_data(table, measurement, scale)
     note = (
         f"{data.pairable_units} pairable items, {data.unpairable_units} with a single rating "
         "(ignored)"
     )
-    name = f"krippendorff_alpha_{level}"
+    name = f"krippendorff_alpha_{measurement}"
     if data.pairable_units == 0:
         return Metric(
             name=name,
@@ -193,7 +193,7 @@ def krippendorff_alpha(
         len(idx),
         name=name,
         B=B,
-        level=conf_level,
+        level=level,
         seed=seed,
         method=method,
         n=data.n_values,
@@ -209,7 +209,7 @@ def krippendorff_alpha(
                 codes[j, i] = data.domain[data.index[str(v)]]
     official = float(
         krippendorff.alpha(
-            reliability_data=codes, value_domain=data.domain, level_of_measurement=level
+            reliability_data=codes, value_domain=data.domain, level_of_measurement=measurement
         )
     )
     return res.model_copy(update={"estimate": official})
@@ -325,7 +325,7 @@ def fleiss_kappa(
     *,
     scale: Sequence[float | str] | None = None,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> Metric:
@@ -344,7 +344,7 @@ def gwet_ac1(
     *,
     scale: Sequence[float | str] | None = None,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> Metric:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._alt_test import AltTestResult, alternative_annotator_test
 from attune_judge.calibration.agreement._binary import BinaryAgreement, binary_agreement, is_binary
@@ -31,6 +31,7 @@ from attune_judge.calibration.agreement._table import (
     ratings_to_table,
 )
 from attune_judge.calibration.resampling._bootstrap import few_clusters_warning
+from attune_judge.calibration.resampling._bounded import check_level
 from attune_judge.data import Rating
 from attune_judge.errors import UserError
 
@@ -201,7 +202,7 @@ def _judge_report(
         return JudgeReport(
             judge=judge, vs_humans=vs, alpha=None, ceiling=None, alt_test=None, binary=binary
         )
-    alpha_kw = {"B": kw["B"], "conf_level": kw["level"], "seed": kw["seed"]}
+    alpha_kw = {"B": kw["B"], "level": kw["level"], "seed": kw["seed"]}
     return JudgeReport(
         judge=judge,
         binary=binary,
@@ -230,7 +231,7 @@ def _dimension_report(
     judge: Sequence[Rating],
     hdim: str,
     jdim: str,
-    level: AlphaLevel,
+    measurement: AlphaLevel,
     scale: Sequence[float] | None,
     epsilon: float,
     kw: dict[str, Any],
@@ -255,17 +256,15 @@ def _dimension_report(
     few = few_clusters_warning(len(set(table.clusters)))
     if few:
         flags.append(few)
-    if not numeric and level != "nominal":
+    if not numeric and measurement != "nominal":
         flags.append("non-numeric values: α computed at the nominal level")
-    lvl: AlphaLevel = level if numeric else "nominal"
+    lvl: AlphaLevel = measurement if numeric else "nominal"
     how = {"nominal": "majority", "ordinal": "median"}.get(lvl, "mean")
     sc = list(scale) if scale is not None else (_declared_scale(hrecs) if numeric else None)
     if sc is not None:
         flags.append(f"declared scale {sc[0]:g}..{sc[-1]:g}: weighted κ uses its category index")
     h_alpha = (
-        krippendorff_alpha(
-            table.subset(humans), lvl, B=kw["B"], conf_level=kw["level"], seed=kw["seed"]
-        )
+        krippendorff_alpha(table.subset(humans), lvl, B=kw["B"], level=kw["level"], seed=kw["seed"])
         if len(humans) >= 2
         else None
     )
@@ -296,11 +295,11 @@ def calibrate(
     human: Sequence[Rating],
     judge: Sequence[Rating],
     *,
-    level: AlphaLevel = "ordinal",
+    measurement: AlphaLevel = "ordinal",
     dimensions: Sequence[str] | None = None,
     scale: Sequence[float] | None = None,
     B: int = DEFAULT_B,
-    conf_level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     epsilon: float = 0.2,
     weights: Mapping[str, float] | None = None,
@@ -312,7 +311,7 @@ def calibrate(
     human, judge
         Long ``Rating`` records; items are matched on ``item_id``. Clusters come from the
         human records.
-    level
+    measurement
         Level of measurement for Krippendorff's α.
     dimensions
         Only these (human) dimensions; default all shared dimensions.
@@ -321,7 +320,7 @@ def calibrate(
         integers from the human records' ``metadata`` ``scale_min``..``scale_max`` when present,
         else the observed categories. Agreement against aggregates that fall off the scale
         (the median of an even number of raters) uses the observed categories.
-    B, conf_level, seed
+    B, level, seed
         Bootstrap replicates (2,000), confidence level, seed.
     epsilon
         ε of the alternative annotator test.
@@ -332,11 +331,12 @@ def calibrate(
         metric), α and Fleiss' κ (weighted coincidences / counts), the human ceiling; the
         alternative annotator test is not weighted, which the dimension's flags say.
     """
+    check_level(level)
     if not human or not judge:
         raise UserError("both the human and the judge labels must be non-empty")
-    kw: dict[str, Any] = {"B": B, "level": conf_level, "seed": seed}
+    kw: dict[str, Any] = {"B": B, "level": level, "seed": seed}
     reports = [
-        _dimension_report(human, judge, hdim, jdim, level, scale, epsilon, kw, weights)
+        _dimension_report(human, judge, hdim, jdim, measurement, scale, epsilon, kw, weights)
         for hdim, jdim in _dimension_pairs(human, judge)
         if not dimensions or hdim in dimensions
     ]
@@ -347,8 +347,8 @@ def calibrate(
         settings={
             "B": B,
             "seed": seed,
-            "level": conf_level,
-            "alpha_level": level,
+            "level": level,
+            "alpha_level": measurement,
             "epsilon": epsilon,
         },
     )

@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.agreement._binary import (
     BinaryAgreement,
@@ -239,7 +239,7 @@ def corrected_pass_rates(
     human: Sequence[object | None],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "studentized",
     ppi: bool = True,

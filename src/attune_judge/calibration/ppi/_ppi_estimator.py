@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray
 from attune_judge.errors import UserError
@@ -53,7 +54,7 @@ class PPIEstimate(ResultModel):
     """Lower end of the Wald interval."""
     upper: float | None = None
     """Upper end of the Wald interval."""
-    level: float = 0.95
+    level: float = DEFAULT_LEVEL
     """Two-sided confidence level."""
     n: int = 0
     """Observations behind the estimate (items)."""

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.ppi._ppi_columns import PPIColumns, ppi_columns
 from attune_judge.calibration.ppi._ppi_estimator import PPIEstimate, _check, _estimate, _ModelParts
@@ -132,7 +133,7 @@ def ppi_plus_mean(
     *,
     lam: float | None = None,
     clip: tuple[float, float] | None = None,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     small_sample: bool = True,
     weights: Sequence[float | None] | None = None,
 ) -> tuple[PPIEstimate, float]:
@@ -175,7 +176,7 @@ def ppi_leaderboard(
     judge: Sequence[float] | FloatArray,
     human: Sequence[float | None],
     *,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     clip: tuple[float, float] | None = None,
     lam: float | None = None,
     small_sample: bool = True,

@@ -7,7 +7,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray
 from attune_judge.calibration.resampling._means import paired_cluster_bootstrap
@@ -47,7 +47,7 @@ def position_bias(
     clusters: Sequence[object],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> PositionBias:
@@ -126,7 +126,7 @@ def length_effect(
     clusters: Sequence[object],
     *,
     model: Literal["ols", "logit"] = "ols",
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> LengthEffect:
     """Length effect with cluster-robust errors (statsmodels ``cov_type='cluster'``).
 
@@ -209,7 +209,7 @@ def compare_length_effects(
     clusters: Sequence[object],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> LengthEffectComparison:
     """People's and the judge's length effects on the same pairs (winners ``A``/``B``/
@@ -238,7 +238,7 @@ def compare_rating_length_effects(
     clusters: Sequence[object],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> LengthEffectComparison:
     """People's and the judge's length effects on the same rated replies: each side's

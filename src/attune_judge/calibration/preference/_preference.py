@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, JoinReport, Metric, ResultModel
 from attune_judge.calibration.agreement._pairwise import pair_agreement
 from attune_judge.calibration.agreement._table import join_report, one_label_per_rater
@@ -132,7 +132,7 @@ def preference_agreement(
     *,
     tie_policy: TiePolicy = "strict",
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> PreferenceAgreement:

@@ -32,7 +32,7 @@ from typing import Literal
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.errors import UserError
@@ -260,7 +260,7 @@ def probability_calibration(
     n_bins: int = 10,
     strategy: BinStrategy = "uniform",
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> ProbabilityCalibration:

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field, PrivateAttr
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 from attune_judge.calibration.ranking._bt_fit import (
     bt_identifiable,
@@ -195,7 +195,7 @@ def bradley_terry(
     clusters: Sequence[object],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field, PrivateAttr
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 from attune_judge.calibration.ranking._ranksets import (
     RankProbabilities,
@@ -143,7 +143,7 @@ def leaderboard(
     scores: Sequence[float] | FloatArray,
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",
@@ -231,7 +231,7 @@ def leaderboard_from_sums(
     sums: ClusterSums,
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",

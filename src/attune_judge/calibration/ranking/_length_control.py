@@ -42,7 +42,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration.ranking._glm import fit_soft_logistic, sigmoid
 from attune_judge.calibration.ranking._ranksets import RankSets, rank_confidence_sets
@@ -224,7 +224,7 @@ def length_controlled_winrates(
     *,
     baseline: str = "baseline",
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     regularisation: float = 0.2,
     difficulty_ridge: float = 0.1,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration.ranking._ranksets import (
     RankSets,
@@ -86,7 +86,7 @@ def length_controlled_means(
     reference_lengths: Sequence[float | None] | None = None,
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> LengthControlledMeans:
     """Length-controlled means (module notes). ``reference_lengths``: per score, the length

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray, bootstrap_statistic
 from attune_judge.calibration.resampling._ratio import ClusterSums, ratio_replicates
@@ -64,7 +64,7 @@ def kendall_tau_rankings(
     b: ClusterSums,
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "bca",
 ) -> Metric:
@@ -154,7 +154,7 @@ def kendalls_w_rankings(
     tables: Mapping[str, ClusterSums],
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "percentile",
 ) -> KendallWInterval:

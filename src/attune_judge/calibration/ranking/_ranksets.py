@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import Field
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import ResultModel
 from attune_judge.calibration.resampling._bootstrap import FloatArray
 from attune_judge.calibration.resampling._maxt import CHUNK_CELLS, StudentizedDraws, sigma_of
@@ -250,7 +251,7 @@ def simulate_max_critical_value(
     cov: FloatArray,
     pairs: Sequence[Pair] | None = None,
     *,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     n_draws: int = 100_000,
     seed: int = 0,
     df: float | None = None,
@@ -302,7 +303,7 @@ def rank_confidence_sets(
     labels: Sequence[str] | None = None,
     *,
     kind: Literal["simultaneous", "marginal"] = "simultaneous",
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     n_draws: int = 50_000,
     seed: int = 0,
     stepdown: bool = True,
@@ -413,7 +414,7 @@ class RankProbabilities(ResultModel):
 
 
 def rank_probabilities(
-    replicates: FloatArray, labels: Sequence[str], level: float = 0.95
+    replicates: FloatArray, labels: Sequence[str], level: float = DEFAULT_LEVEL
 ) -> RankProbabilities:
     """Rank distribution from ``(B × p)`` bootstrap replicates (NaN rows dropped)."""
     reps = np.asarray(replicates, dtype=np.float64)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import Field
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric, ResultModel
 from attune_judge.calibration.ranking._bradley_terry import BradleyTerryResult, bradley_terry
 from attune_judge.calibration.ranking._glm import fit_soft_logistic, sandwich
@@ -215,7 +215,7 @@ def style_bradley_terry(
     covariates: Sequence[str] = ("length",),
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
 ) -> StyleControlledResult:
     """Fit Bradley–Terry with style covariates and bootstrap it over clusters (module notes).

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric
 from attune_judge.calibration.agreement._binary import (
     BINARY_LABELS,
@@ -133,7 +134,7 @@ def _n_alpha(m: Metric | None) -> str:
     return "" if m is None or not m.n else f" (n = {m.n} pairable values)"
 
 
-def _dimension(d: DimensionReport, level: float = 0.95) -> list[str]:
+def _dimension(d: DimensionReport, level: float = DEFAULT_LEVEL) -> list[str]:
     out = [
         f"## Dimension `{d.dimension}`"
         + (f" (judge dimension `{d.judge_dimension}`)" if d.judge_dimension != d.dimension else ""),

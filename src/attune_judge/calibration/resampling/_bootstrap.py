@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numpy.typing import NDArray
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration.resampling._intervals import (
     DEGENERATE,
@@ -204,7 +204,7 @@ def bootstrap_statistic(
     *,
     name: str,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     scheme: Scheme = "multinomial",
     method: IntervalMethod = "bca",

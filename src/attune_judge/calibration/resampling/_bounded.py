@@ -46,6 +46,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import Metric
 from attune_judge.calibration.resampling._intervals import (
     DEGENERATE,
@@ -84,6 +85,8 @@ def check_level(level: float, name: str = "level") -> None:
         hint = (
             f" (did you mean {level / 100:g}?)"
             if isinstance(level, int | float) and 1 < level < 100
+            else " (a level of measurement is `measurement=`)"
+            if level in ("nominal", "ordinal", "interval", "ratio")
             else ""
         )
         raise UserError(
@@ -161,7 +164,7 @@ def wilson_cluster_endpoints(
     *,
     n_clusters: int,
     kish: float,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     note: str | None = None,
 ) -> Endpoints:
     """Wilson score interval with the cluster design effect (see the module notes)."""
@@ -210,7 +213,7 @@ def bounded_mean_endpoints(
     *,
     n_clusters: int,
     kish: float,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     binary: bool = False,
     raw: Endpoints | None = None,
 ) -> Endpoints:

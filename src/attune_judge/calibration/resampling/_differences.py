@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric
 from attune_judge.calibration.resampling._bootstrap import (
     SINGLE_CLUSTER,
@@ -38,7 +38,7 @@ def difference_intervals(
     *,
     weights: FloatArray | None = None,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     method: IntervalMethod = "studentized",
     chunk_pairs: int = 256,

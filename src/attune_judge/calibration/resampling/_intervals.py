@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod
 
 __all__ = [
@@ -152,7 +153,7 @@ def interval_endpoints(
     estimate: float | None,
     reps: FloatArray,
     *,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     method: IntervalMethod = "bca",
     jackknife: FloatArray | None = None,
     max_undefined: float = MAX_UNDEFINED_SHARE,
@@ -217,7 +218,7 @@ def studentized_endpoints(
     se: float | None,
     tstar: FloatArray,
     *,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     max_undefined: float = MAX_UNDEFINED_SHARE,
 ) -> Endpoints:
     """Symmetric bootstrap-t interval ``θ̂ ± q·SE`` with q the ``level`` quantile of ``|t*|``.

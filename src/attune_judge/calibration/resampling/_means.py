@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import PrivateAttr
 
-from attune_judge._bootstrap import DEFAULT_B
+from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod, Metric, ResultModel, kept
 from attune_judge.calibration.resampling._bootstrap import (
     DEGENERATE,
@@ -97,7 +97,7 @@ def paired_cluster_bootstrap(
     sums: ClusterSums,
     *,
     B: int = DEFAULT_B,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
     seed: int = 0,
     scheme: str = "multinomial",
     method: IntervalMethod = "studentized",
