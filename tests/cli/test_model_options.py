@@ -165,7 +165,7 @@ def test_score_passes_the_options_to_the_judge(tmp_path: Path) -> None:
     (judgment,) = read_judgments(tmp_path / "r" / "judgments.jsonl")
     assert judgment.status == "lm_error" and "timed out" in (judgment.error or "")
     (spec,) = read_manifest(tmp_path / "r").judges.values()
-    assert spec["lm"]["response_format"] == "json_object"
+    assert spec.lm.response_format == "json_object"
 
 
 def test_expected_score_requests_send_the_limit_every_server_honours(tmp_path: Path) -> None:

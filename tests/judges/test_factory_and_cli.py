@@ -47,7 +47,7 @@ def test_jury_of_models(monkeypatch: pytest.MonkeyPatch) -> None:
     a = ScriptedEngine(lambda m: "{}").lm("scripted/a")
     b = ScriptedEngine(lambda m: "{}").lm("scripted/b")
     jury = build_jury("attunebench-reference", [a, b], method="median")
-    assert [m.spec["lm"]["lm"] for m in jury.members] == ["scripted/a", "scripted/b"]
+    assert [m.spec.model_name() for m in jury.members] == ["scripted/a", "scripted/b"]
 
 
 def _item_file(tmp_path: Path, item: JudgeItem) -> Path:

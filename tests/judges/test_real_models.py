@@ -117,7 +117,7 @@ def test_reference_judge_through_an_openai_compatible_server(
             "attunebench-reference",
             LMSettings(lm="openai/smollm2", api_base=base, max_tokens=300, cache=False),
         )
-        assert judge.spec["lm"]["response_format"] == "json_object"
+        assert judge.spec.lm.response_format == "json_object"
         result = judge.judge(item)
     close_http_clients()
     _check_valid(result, item)
@@ -132,7 +132,7 @@ def test_embedded_local_model_end_to_end(item: JudgeItem) -> None:
         JudgeOptions(score_mode="sampled"),
     )
     _check_valid(sampled.judge(item), item)
-    assert sampled.spec["lm"]["lm"] == "local"
+    assert sampled.spec.model_name() == "local"
     # the embedded model's default: expected scores read from its token probabilities
     expected = build_judge("attunebench-reference", LMSettings(cache=False))
     result = expected.judge(item)

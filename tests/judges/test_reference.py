@@ -63,7 +63,7 @@ def test_reference_can_be_withheld(item: JudgeItem) -> None:
     assert str(item.reference) not in engine.requests[0][-1]["content"]
     with_ref, _ = _judge(GOOD)
     assert judge.judge_id != with_ref.judge_id
-    assert judge.spec["options"]["use_reference"] is False
+    assert (judge.spec.options or {})["use_reference"] is False
 
 
 def test_reasoning_variant_asks_for_reasoning_first(item: JudgeItem) -> None:
@@ -143,10 +143,10 @@ def test_judge_id_follows_rubric_model_and_decoding(item: JudgeItem) -> None:
     assert a.judge_id == b.judge_id
     assert len({a.judge_id, c.judge_id, d.judge_id}) == 3
     rubric = load_rubric("attunebench-reference")
-    assert a.spec["rubric"] == {
+    assert a.spec.rubric == {
         "id": rubric.id,
         "version": rubric.version,
         "hash": rubric.content_hash,
     }
-    assert a.spec["lm"]["temperature"] == 0.0 and c.spec["lm"]["temperature"] == 0.7
+    assert a.spec.lm.temperature == 0.0 and c.spec.lm.temperature == 0.7
     assert a.judge(item).judge_id == a.judge_id

@@ -80,7 +80,7 @@ def test_every_variant_builds_a_judge_on_the_embedded_model(tmp_path: Path, vari
     manifest = read_manifest(tmp_path / "r")
     assert manifest is not None
     spec_of = {name: manifest.judges[judge_id] for name, judge_id in result.judge_ids.items()}
-    modes = {spec.get("options", {}).get("score_mode") for spec in spec_of.values()}
+    modes = {(spec.options or {}).get("score_mode") for spec in spec_of.values()}
     assert spec_of and "expected" in modes  # the one-digit scales keep the default
     study = load_variants(variants)
     assert study.base.rubric is not None
@@ -89,7 +89,7 @@ def test_every_variant_builds_a_judge_on_the_embedded_model(tmp_path: Path, vari
         for v in resolve_variants(study, load_rubric(study.base.rubric), lm="local")
         if v.rubric.scale_of(v.rubric.criteria[0].id).max > 9
     ]
-    assert wide and all(spec_of[n]["program"] != "criterion" for n in wide)  # sampled, one call
+    assert wide and all(spec_of[n].program != "criterion" for n in wide)  # sampled, one call
 
 
 def test_explicit_expected_on_a_1_10_scale_is_one_line(

@@ -20,7 +20,6 @@ from attune_judge.align._proof import HeldOutProof
 from attune_judge.align._split import Split
 from attune_judge.data import Judgment
 from attune_judge.data._aligned import HeldOutSummary
-from attune_judge.judges import hash_spec
 from attune_judge.lm import lm_spec
 from attune_judge.report import write_report
 from attune_judge.runs import AlignSummary, CommandManifest, write_manifest, write_summary
@@ -68,7 +67,7 @@ def save_artifact(
         options["use_reference"] = data.use_reference
     a_hash = artifact_hash(digest, rubric.content_hash, options, smap)
     # the aligned judgments carry the id of the aligned judge's raw scores (no score map)
-    raw_id = hash_spec({**base.spec, "aligned": {"artifact_hash": a_hash, "score_map": False}})
+    raw_id = base.spec.with_keys(aligned={"artifact_hash": a_hash, "score_map": False}).judge_id()
     aligned = [j.model_copy(update={"judge_id": raw_id}) for j in after]
     for name, judged in (("test-before.jsonl", before), ("test-after.jsonl", aligned)):
         lines = "".join(j.model_dump_json() + "\n" for j in judged)

@@ -30,6 +30,7 @@ from attune_judge.data._jsonl import (
     read_judgments,
     write_jsonl,
 )
+from attune_judge.data._judge_spec import JudgeSpec, LMSpec
 from attune_judge.data._records import (
     ChatMessage,
     JudgeItem,
@@ -48,7 +49,9 @@ __all__ = [
     "Conversation",
     "JsonlAppender",
     "JudgeItem",
+    "JudgeSpec",
     "Judgment",
+    "LMSpec",
     "Preference",
     "Rating",
     "TokenUsage",

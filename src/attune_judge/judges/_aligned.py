@@ -130,13 +130,12 @@ class AlignedJudge:
         self.score_map = manifest.score_map if apply_score_map else None
         self.rubric = base.rubric
         self.lm = base.lm
-        self.spec: dict[str, Any] = {
-            **base.spec,
-            "aligned": {
+        self.spec = base.spec.with_keys(
+            aligned={
                 "artifact_hash": manifest.artifact_hash,
                 "score_map": self.score_map is not None,
-            },
-        }
+            }
+        )
         self.judge_id = hash_spec(self.spec)
         base.spec = self.spec
         base.judge_id = self.judge_id

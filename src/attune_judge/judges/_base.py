@@ -13,15 +13,13 @@ Untrusted text enters prompts through :func:`format_conversation` and
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
+from attune_judge.data import ChatMessage, JudgeItem, JudgeSpec, Judgment, TokenUsage
 from attune_judge.errors import UserError
 from attune_judge.lm import CallRecorder, evict, lm_spec, retry_after_of, trim_history, untrusted
 from attune_judge.lm._errors import is_transient_error
@@ -47,11 +45,10 @@ __all__ = [
 _ROLE_LABEL = {"user": "Person", "assistant": "Assistant", "system": "System"}
 
 
-def hash_spec(spec: dict[str, Any]) -> str:
-    """``<program>-<first 16 hex of sha256(canonical JSON of spec)>``."""
-    canonical = json.dumps(spec, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-    return f"{spec.get('program', 'judge')}-{digest}"
+def hash_spec(spec: JudgeSpec | Mapping[str, Any]) -> str:
+    """``<program>-<first 16 hex of sha256(canonical JSON of spec)>``
+    (:meth:`JudgeSpec.judge_id`)."""
+    return (spec if isinstance(spec, JudgeSpec) else JudgeSpec.model_validate(spec)).judge_id()
 
 
 def format_conversation(context: list[ChatMessage]) -> str:
@@ -245,15 +242,17 @@ def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
 
 def judge_spec(
     program: str, version: str, rubric: Any, lm: dspy.BaseLM, options: dict[str, Any]
-) -> dict[str, Any]:
+) -> JudgeSpec:
     """The spec of a DSPy judge (its identity: ``hash_spec`` of it is the ``judge_id``)."""
-    return {
-        "program": program,
-        "program_version": version,
-        "rubric": rubric.spec(),
-        "lm": lm_spec(lm),
-        "options": options,
-    }
+    return JudgeSpec.model_validate(
+        {
+            "program": program,
+            "program_version": version,
+            "rubric": rubric.spec(),
+            "lm": lm_spec(lm),
+            "options": options,
+        }
+    )
 
 
 def item_judgment(

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from attune_judge.data import JudgeItem, Judgment, TokenUsage
+from attune_judge.data import JudgeItem, JudgeSpec, Judgment, TokenUsage
 from attune_judge.judges._base import hash_spec, item_judgment, refusal_judgment
 
 __all__ = ["LengthJudge", "LexicalJudge", "lcs_length", "rouge_l_f1", "token_f1", "tokens"]
@@ -76,7 +76,7 @@ class BaselineJudge:
     program_name: ClassVar[str]
 
     def __init__(self) -> None:
-        self.spec: dict[str, Any] = {"program": self.program_name, "program_version": "1"}
+        self.spec = JudgeSpec(program=self.program_name, program_version="1")
         self.judge_id = hash_spec(self.spec)
 
     def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None] | Judgment:

@@ -198,10 +198,7 @@ class CalibratedJudge:
         self.head = head
         self.rubric = base.rubric
         self.lm = base.lm
-        self.spec: dict[str, Any] = {
-            **base.spec,
-            "calibrated": {"artifact_hash": manifest.artifact_hash},
-        }
+        self.spec = base.spec.with_keys(calibrated={"artifact_hash": manifest.artifact_hash})
         self.judge_id = hash_spec(self.spec)
         base.spec = self.spec
         base.judge_id = self.judge_id

@@ -220,7 +220,9 @@ class JudgeBase(JudgeModule, metaclass=_JudgeMeta):
             if built.get(name) != now:
                 changed[name] = now
         self.spec = (
-            {**built_spec, "program_state": state_fingerprint(changed)} if changed else built_spec
+            built_spec.with_keys(program_state=state_fingerprint(changed))
+            if changed
+            else built_spec
         )
         self.judge_id = hash_spec(self.spec)
 

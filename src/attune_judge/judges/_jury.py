@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from attune_judge.data import JudgeItem, Judgment, TokenUsage
+from attune_judge.data import JudgeItem, JudgeSpec, Judgment, TokenUsage
 from attune_judge.judges._base import hash_spec
 from attune_judge.judges._judge_base import JudgeModule
 from attune_judge.judges._pairwise import pair_options
@@ -98,12 +98,12 @@ class Jury(JudgeModule):
             refresh = getattr(member, "refresh_identity", None)
             if refresh is not None:
                 refresh()
-        self.spec: dict[str, Any] = {
-            "program": self.program_name,
-            "program_version": "1",
-            "method": self.method,
-            "members": [m.spec for m in self.members],
-        }
+        self.spec = JudgeSpec(
+            program=self.program_name,
+            program_version="1",
+            method=self.method,
+            members=[m.spec for m in self.members],
+        )
         self.judge_id = hash_spec(self.spec)
 
     def judge(self, item: JudgeItem) -> Judgment:

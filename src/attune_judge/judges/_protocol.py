@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from attune_judge.data import JudgeItem, Judgment
+from attune_judge.data import JudgeItem, JudgeSpec, Judgment
 
 __all__ = ["AsyncJudge", "Judge"]
 
@@ -22,9 +22,9 @@ class Judge(Protocol):
 
     judge_id: str
     """Stable hash of ``spec``: a changed rubric, model or setting gives another id."""
-    spec: dict[str, Any]
-    """JSON-serialisable description: program name and version, rubric id/version/hash,
-    lm string, decoding settings."""
+    spec: JudgeSpec
+    """Its identity: program name and version, rubric id/version/hash, lm string, decoding
+    settings (:class:`~attune_judge.data.JudgeSpec`)."""
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Judge one item."""

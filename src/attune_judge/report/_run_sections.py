@@ -234,20 +234,16 @@ def manifest_section(
         return section
     rows = []
     for jid, spec in manifest.judges.items():
-        rubric = spec.get("rubric")
-        rubric_name = (
-            f"{rubric.get('id', '?')}@{rubric.get('version', '?')}"
-            if isinstance(rubric, Mapping)
-            else str(spec.get("rubric_id") or "—")
-        )
-        lm = spec.get("lm") or spec.get("model") or "—"
-        if isinstance(lm, Mapping):  # lm_spec(): model string plus decoding settings
-            decoding = {k: v for k, v in lm.items() if k != "lm" and v is not None}
-            lm = str(lm.get("lm", "?")) + (f" {_short(decoding, 60)}" if decoding else "")
-        rhash = manifest.rubric_hashes.get(jid) or (
-            rubric.get("hash") if isinstance(rubric, Mapping) else None
-        )
-        program = str(spec.get("program") or spec.get("kind") or "—")
+        lm = spec.model_name() or spec.model or "—"
+        if spec.lm is not None and not isinstance(spec.lm, str):  # model plus decoding
+            decoding = {
+                k: v for k, v in spec.lm.model_dump().items() if k != "lm" and v is not None
+            }
+            lm = f"{lm}" + (f" {_short(decoding, 60)}" if decoding else "")
+        rubric_name = spec.rubric_name() or "—"
+        rhash = manifest.rubric_hashes.get(jid) or (spec.rubric or {}).get("hash")
+        extra = spec.model_extra or {}
+        program = spec.program if "program" in spec.model_dump() else extra.get("kind") or "—"
         rows.append([jid, program, rubric_name, str(rhash or "—"), _short(lm, 100)])
     if rows:
         section.blocks.append(

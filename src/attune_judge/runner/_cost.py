@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from attune_judge.data import Judgment
+from attune_judge.data import JudgeSpec, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges import hash_spec
 from attune_judge.runner._plan import Task
 
 __all__ = [
@@ -86,13 +85,9 @@ def token_prices(
     return None
 
 
-def _model(spec: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _model(spec: JudgeSpec) -> tuple[str | None, str | None]:
     """The model string of a judge spec and its own server (``None``: none recorded)."""
-    lm = spec.get("lm")
-    if isinstance(lm, Mapping):
-        server = lm.get("api_base")
-        return (str(lm["lm"]) if lm.get("lm") else None), (str(server) if server else None)
-    return (lm if isinstance(lm, str) else None), None
+    return spec.model_name(), spec.server()
 
 
 def _priced(
@@ -106,14 +101,14 @@ def _priced(
     return prompt * prices[0] + completion * prices[1]
 
 
-def judgment_cost(judgment: Judgment, spec: Mapping[str, Any], pricing: Pricing) -> float | None:
+def judgment_cost(judgment: Judgment, spec: JudgeSpec, pricing: Pricing) -> float | None:
     """The cost of ``judgment`` by the judge of ``spec`` (``None``: a price is unknown).
 
     For a jury, every member entry of ``judgment.details["members"]`` also gets its ``cost``
     (``None`` when its model has no price) — in place."""
     members = judgment.details.get("members")
-    if spec.get("program") == "jury" and isinstance(members, list):
-        models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
+    if spec.is_jury and isinstance(members, list):
+        models = {m.judge_id(): _model(m) for m in spec.members or []}
         total: float | None = 0.0
         known, unpriced = 0.0, 0
         for member in members:
@@ -159,11 +154,9 @@ def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
     """
     unknown: set[str] = set()
     for spec in {t.judge.judge_id: t.judge.spec for t in tasks}.values():
-        for part in [spec, *(spec.get("members") or [])]:
-            lm = part.get("lm")
-            model = lm.get("lm") if isinstance(lm, Mapping) else lm
-            server = lm.get("api_base") if isinstance(lm, Mapping) else None
-            if isinstance(model, str) and token_prices(model, pricing, server) is None:
+        for part in [spec, *(spec.members or [])]:
+            model, server = _model(part)
+            if model is not None and token_prices(model, pricing, server) is None:
                 unknown.add(model)
     if unknown:
         raise UserError(

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from attune_judge.data import Judgment, read_judgments
+from attune_judge.data import JudgeSpec, Judgment, read_judgments
 from attune_judge.errors import UserError
-from attune_judge.judges import hash_spec
 from attune_judge.runs import (
     CommandManifest,
     RunManifest,
@@ -76,20 +75,11 @@ EXPORT_COLUMNS: tuple[str, ...] = (
 """The long table's columns, in order."""
 
 
-def _judge_model(spec: Mapping[str, Any] | None) -> str | None:
+def _judge_model(spec: JudgeSpec) -> str | None:
     """The model string of a judge spec (``a + b`` for a jury, ``None`` for baselines)."""
-    if not spec:
-        return None
-    lm = spec.get("lm")
-    if isinstance(lm, Mapping) and lm.get("lm"):
-        return str(lm["lm"])
-    if isinstance(lm, str):
-        return lm
-    members = spec.get("members")
-    if isinstance(members, list):
-        names = [m for m in (_judge_model(s) for s in members) if m]
-        return " + ".join(names) or None
-    return None
+    if spec.model_name() or spec.members is None:
+        return spec.model_name()
+    return " + ".join(m for m in map(_judge_model, spec.members) if m) or None
 
 
 def _turn(j: Judgment) -> int | None:
@@ -119,8 +109,8 @@ class RunData:
         judges = self.manifest.judges if isinstance(self.manifest, RunManifest) else {}
         for jid, spec in judges.items():
             out[jid] = _judge_model(spec)
-            for member in spec.get("members") or []:
-                out.setdefault(hash_spec(member), _judge_model(member))
+            for member in spec.members or []:
+                out.setdefault(member.judge_id(), _judge_model(member))
         return out
 
     def rows(self) -> Iterator[dict[str, Any]]:

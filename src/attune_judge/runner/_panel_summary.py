@@ -15,21 +15,13 @@ from typing import Any
 
 from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration import panel_agreement
-from attune_judge.data import Judgment
+from attune_judge.data import JudgeSpec, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges import hash_spec
 from attune_judge.runs import PanelBlock, PanelNote
 
 __all__ = ["panel_blocks"]
 
 log = logging.getLogger(__name__)
-
-
-def _model(spec: Mapping[str, Any]) -> str | None:
-    lm = spec.get("lm")
-    if isinstance(lm, Mapping):
-        return str(lm.get("lm")) if lm.get("lm") else None
-    return str(lm) if isinstance(lm, str) else None
 
 
 def _value(entry: Mapping[str, Any]) -> float | str | None:
@@ -40,7 +32,7 @@ def _value(entry: Mapping[str, Any]) -> float | str | None:
 
 
 def panel_blocks(
-    specs: Mapping[str, Mapping[str, Any]],
+    specs: Mapping[str, JudgeSpec],
     ok: Mapping[str, Sequence[Judgment]],
     candidate_models: Mapping[str, str | None],
     *,
@@ -53,7 +45,7 @@ def panel_blocks(
     ``specs``: judge id → spec; ``ok``: judge id → its ok judgments; ``candidate_models``:
     item id → the model that wrote the judged reply.
     """
-    plain = [jid for jid, spec in specs.items() if spec.get("program") != "jury"]
+    plain = [jid for jid, spec in specs.items() if not spec.is_jury]
     if len(plain) < 2 and len(plain) == len(specs):
         return []  # one judge, no jury: nothing to compare (and no statistics to import)
 
@@ -64,10 +56,10 @@ def panel_blocks(
             clusters[j.item_id] = j.conversation_id or j.item_id
     panels: list[tuple[str | None, dict[str, dict[str, float | str]], dict[str, Any], dict]] = []
     for jid, spec in specs.items():
-        if spec.get("program") != "jury":
+        if not spec.is_jury:
             continue
 
-        models = {hash_spec(m): _model(m) for m in spec.get("members") or []}
+        models = {m.judge_id(): m.model_name() for m in spec.members or []}
         values: dict[str, dict[str, float | str]] = {m: {} for m in models}
         consensus: dict[str, float | str] = {}
         for j in ok.get(jid, []):
@@ -88,7 +80,7 @@ def panel_blocks(
             }
             for jid in plain
         }
-        panels.append((None, values, {jid: _model(specs[jid]) for jid in plain}, {}))
+        panels.append((None, values, {jid: specs[jid].model_name() for jid in plain}, {}))
     for jury_id, values, models, consensus in panels:
         kinds = {isinstance(v, str) for vals in values.values() for v in vals.values()}
         if len(values) < 2 or len(kinds) != 1:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge._bootstrap import DEFAULT_B, DEFAULT_LEVEL
-from attune_judge.data import Judgment
+from attune_judge.data import JudgeSpec, Judgment
 from attune_judge.errors import Interrupted, UserError
 from attune_judge.lm import library_output_to
 from attune_judge.runner._cost import (
@@ -110,7 +110,7 @@ def _execute(
             for judgment in results:
                 if pricing is not None and judgment.cost is None:
                     judgment.cost = judgment_cost(
-                        judgment, specs.get(judgment.judge_id, {}), pricing
+                        judgment, specs.get(judgment.judge_id) or JudgeSpec(), pricing
                     )
                 spent += judgment.cost or 0.0
                 writer.append(judgment)
@@ -277,7 +277,7 @@ def _run_locked(
             arguments=dict(arguments),
             versions=versions(),
             judges=judges,
-            rubric_hashes={jid: _rubric_hash(spec) for jid, spec in judges.items()},
+            rubric_hashes={jid: spec.rubric_hash() for jid, spec in judges.items()},
             data_fingerprint=data_fingerprint,
             inputs=dict(inputs),
             models=sorted({t.item.candidate_model for t in tasks}),
@@ -467,16 +467,3 @@ def _previous_wall_time(run_dir: RunDir) -> float:
         return 0.0
     run = getattr(summary, "run", None)
     return float(getattr(run, "wall_time_total_s", None) or 0.0)
-
-
-def _rubric_hash(spec: Mapping[str, Any]) -> str | None:
-    """The rubric content hash inside a judge spec, wherever the judge put it."""
-    for key in ("rubric_hash", "rubric_sha256"):
-        if isinstance(spec.get(key), str):
-            return str(spec[key])
-    rubric = spec.get("rubric")
-    if isinstance(rubric, Mapping):
-        for key in ("hash", "content_hash", "sha256"):
-            if isinstance(rubric.get(key), str):
-                return str(rubric[key])
-    return None

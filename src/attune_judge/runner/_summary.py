@@ -24,9 +24,8 @@ from attune_judge.calibration import (
     judgments_to_scores,
     leaderboard,
 )
-from attune_judge.data import Judgment
+from attune_judge.data import JudgeSpec, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges import hash_spec
 from attune_judge.runner._degenerate import degenerate_judgments
 from attune_judge.runner._pairwise_rank import pairwise_ranking
 from attune_judge.runner._pairwise_summary import pairwise_block
@@ -240,7 +239,7 @@ def summarize(
     planned: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     found: dict[str, dict[str, list[Judgment]]] = defaultdict(lambda: defaultdict(list))
     labels: dict[str, str] = {}
-    specs: dict[str, Any] = {}
+    specs: dict[str, JudgeSpec] = {}
     candidate_models: dict[str, str | None] = {}
     options: dict[str, tuple[str, str]] = {}
     n_tasks = 0
@@ -254,7 +253,7 @@ def summarize(
                 str(meta.get("option_a", "A")),
                 str(meta.get("option_b", "B")),
             )
-        labels.setdefault(jid, _judge_label(task.judge.spec))
+        labels.setdefault(jid, task.judge.spec.label())
         specs.setdefault(jid, task.judge.spec)
         candidate_models[task.item.item_id] = task.item.candidate_model
         j = judgments.get(task.key)
@@ -277,7 +276,7 @@ def summarize(
             # a bench evaluator's "scores" are task metrics (0/1 correct, ...), not a judge's
             # answers: a constant metric is a result, bench checks its drafting judge itself
             degenerate=[]
-            if str(specs[jid].get("program", "")).startswith("bench-")
+            if specs[jid].program.startswith("bench-")
             else [DegenerateFinding.model_validate(f) for f in degenerate_judgments(ok_all)],
         )
         pairwise = pairwise_block(ok_all, options, seed=seed, B=B, level=level)
@@ -322,23 +321,19 @@ def summarize(
     return summary
 
 
-def _member_totals(
-    spec: Mapping[str, Any], judgments: Sequence[Judgment]
-) -> dict[str, MemberTotals]:
+def _member_totals(spec: JudgeSpec, judgments: Sequence[Judgment]) -> dict[str, MemberTotals]:
     """A jury's tokens and cost summed per member model (over all its judgments, every
     status: a failed member's calls were made too); ``{}`` for a judge that is not a jury.
 
     A member's cost is the one the runner priced into its entry of ``details["members"]``;
     ``cost_usd`` is ``None`` ("unknown") unless every one of its entries has a cost."""
-    if spec.get("program") != "jury":
+    if not spec.is_jury:
         return {}
 
     names: dict[str, str] = {}
-    for member in spec.get("members") or []:
-        lm = member.get("lm")
-        model = lm.get("lm") if isinstance(lm, Mapping) else lm
-        server = lm.get("api_base") if isinstance(lm, Mapping) else None
-        names[hash_spec(member)] = str(model or hash_spec(member)) + (
+    for member in spec.members or []:
+        server = member.server()
+        names[member.judge_id()] = str(member.model_name() or member.judge_id()) + (
             f"@{server}" if server else ""
         )
     tokens = {name: [0, 0, 0] for name in names.values()}  # prompt, completion, calls
@@ -389,28 +384,3 @@ def _totals(blocks: Iterable[ModelBlock]) -> Totals:
         n_cost_known=sum(b.n_cost_known for b in blocks),
         n_judged=sum(b.n_judged for b in blocks),
     )
-
-
-def _judge_label(spec: Mapping[str, Any]) -> str:
-    """A short human label for a judge spec (program, rubric, model)."""
-    parts = []
-    for key in ("program", "name", "kind"):
-        if isinstance(spec.get(key), str):
-            parts.append(spec[key])
-            break
-    rubric = spec.get("rubric")
-    if isinstance(rubric, Mapping) and rubric.get("id"):
-        parts.append(f"{rubric['id']}@{rubric.get('version', '?')}")
-    elif isinstance(spec.get("rubric_id"), str):
-        parts.append(spec["rubric_id"])
-    for key in ("lm", "model"):
-        value = spec.get(key)
-        if isinstance(value, Mapping):
-            value = value.get("lm") or value.get("model")
-        if isinstance(value, str):
-            parts.append(value)
-            break
-    aligned = spec.get("aligned")
-    if isinstance(aligned, Mapping) and aligned.get("artifact_hash"):
-        parts.append(f"aligned {aligned['artifact_hash']}")
-    return " · ".join(parts) or "judge"

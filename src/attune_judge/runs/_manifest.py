@@ -7,14 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CommandManifest", "JudgeSpec", "RunManifest"]
+from attune_judge.data import JudgeSpec
 
-JudgeSpec = dict[str, Any]
-"""A judge's spec, its identity, left free on purpose: judges follow an open protocol (six
-layouts ship: rubric, pairwise, behaviour, jury, aligned, calibrated; a user's own judge adds
-its own), readers re-hash a stored spec with ``judges.hash_spec`` to find the judge id, so a
-model that filled defaults or coerced values would change ids, and specs hold tuples
-(demonstration ids) that a JSON-value type would refuse."""
+__all__ = ["CommandManifest", "JudgeSpec", "RunManifest"]
 
 Arguments = dict[str, Any]
 """A command's arguments as given (paths, model string, options): as many layouts as commands

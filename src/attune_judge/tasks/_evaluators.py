@@ -15,14 +15,13 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from attune_judge.data import JudgeItem, Judgment, TokenUsage
+from attune_judge.data import JudgeItem, JudgeSpec, Judgment, TokenUsage
 from attune_judge.data.instrument import BEHAVIOUR_ITEMS_BY_ID, FOUR_BRANCHES, PANAS_ITEMS
 from attune_judge.judges import (
     Judge,
     call_program,
     failure_judgment,
     format_conversation,
-    hash_spec,
     item_judgment,
 )
 from attune_judge.judges._base import add_usage
@@ -109,7 +108,7 @@ class TaskEvaluator:
         self.draft_judge = draft_judge
         self.behaviour_judge = behaviour_judge
         self.adapter = make_adapter(lm_response_format(lm))
-        self.spec: dict[str, Any] = {
+        spec: dict[str, Any] = {
             "program": f"bench-{task}",
             "program_version": PROGRAMS_VERSION,
             "task": task,
@@ -117,11 +116,12 @@ class TaskEvaluator:
             "lm": lm_spec(lm),
         }
         if task == "preference":
-            self.spec["presentation_seed"] = seed
+            spec["presentation_seed"] = seed
         if draft_judge is not None and behaviour_judge is not None:
-            self.spec["draft_judge"] = draft_judge.spec
-            self.spec["behaviour_judge"] = behaviour_judge.spec
-        self.judge_id = hash_spec(self.spec)
+            spec["draft_judge"] = draft_judge.spec
+            spec["behaviour_judge"] = behaviour_judge.spec
+        self.spec = JudgeSpec.model_validate(spec)
+        self.judge_id = self.spec.judge_id()
 
     # -- one call -------------------------------------------------------------------------
 

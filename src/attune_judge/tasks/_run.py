@@ -334,7 +334,7 @@ def _draft_panels(run_dir: Any, plan: Sequence[Any], *, seed: int, B: int) -> li
     self-preference (a judge model of the family that wrote the draft)."""
     drafting = [t for t in plan if t.judge.task == "drafting"]
     jury = drafting[0].judge.draft_judge if drafting else None
-    if jury is None or jury.spec.get("program") != "jury":
+    if jury is None or not jury.spec.is_jury:
         return []
     effective = effective_judgments(run_dir.read_judgments())
     ok = []

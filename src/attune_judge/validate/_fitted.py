@@ -81,9 +81,9 @@ def judge_fit(source: Path, js: Sequence[Judgment]) -> JudgeFit | None:
     if not isinstance(manifest, runs.RunManifest):
         return None
     for judge_id in dict.fromkeys(j.judge_id for j in js):
-        spec = manifest.judges.get(judge_id) or {}
+        spec = manifest.judges.get(judge_id)
         for kind in ("aligned", "calibrated"):
-            entry = spec.get(kind)
+            entry = getattr(spec, kind, None)
             if isinstance(entry, dict):
                 return _artifact_fit(kind, entry.get("artifact_hash"), manifest)
     return None

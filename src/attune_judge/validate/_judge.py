@@ -5,7 +5,6 @@ next to the recorded judges and the human-to-human ceiling, with cluster-bootstr
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Sequence
@@ -235,7 +234,7 @@ def validate_judge(
         lm=lm,
         judge_name=name,
         rubric=rubric or spec.rubric,
-        judge_spec=json.loads(json.dumps(getattr(judge, "spec", None), default=str)),
+        judge_spec=getattr(judge, "spec", None),
         description=spec.description,
         n_items=result.n_items,
         n_ok=result.n_ok,
