@@ -128,7 +128,7 @@ def test_the_artifact_judges_with_calibrated_scores_and_keeps_the_raw_ones(
     warm = next(i for i in items.values() if i.candidate.startswith("warm"))
     jf, jw = judge.judge(flat), judge.judge(warm)
     assert jf.status == "ok" and judge.judge_id != plain.judge_id
-    assert manifest_hash(res.out) in json.dumps(judge.spec)
+    assert manifest_hash(res.out) in judge.spec.model_dump_json()
     # raw expected score of a flat reply: 0.95 on every criterion; calibrated: near 0
     assert jf.details["raw_scores"] == pytest.approx(dict.fromkeys(CRITERIA, 0.95))
     assert jf.details["distributions"][CRITERIA[0]]["probabilities"]["0"] == pytest.approx(0.3)

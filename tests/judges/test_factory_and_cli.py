@@ -119,4 +119,4 @@ def test_every_judge_follows_the_protocols() -> None:
     for judge in judges:
         # every judge can also be awaited (the async runner's protocol)
         assert isinstance(judge, Judge) and inspect.iscoroutinefunction(judge.ajudge)
-        json.dumps(judge.spec)  # JSON-serialisable
+        json.dumps(judge.spec.model_dump(mode="json"))  # JSON-serialisable

@@ -96,7 +96,7 @@ def test_ids_as_built_are_the_spec_hash_of_before(item: JudgeItem) -> None:
         "options": {"use_reference": True, "reasoning": False},
     }
     assert judge.spec == spec and judge.judge_id == hash_spec(spec)
-    assert "program_state" not in judge.spec
+    assert judge.spec.program_state is None
 
 
 def test_save_and_load_restore_the_prompt_with_demos(item: JudgeItem, tmp_path: Path) -> None:
@@ -121,7 +121,7 @@ def test_save_and_load_restore_the_prompt_with_demos(item: JudgeItem, tmp_path: 
     assert DEMO_MARK in json.dumps(asked_loaded) and DEMO_MARK not in json.dumps(asked_fresh)
     # another prompt, another identity: a loaded judge never shares cached runs with a fresh one
     assert fresh.judge_id == plain_id and loaded.judge_id != plain_id
-    assert "program_state" in loaded.spec
+    assert loaded.spec.program_state is not None
     original.refresh_identity()
     assert original.judge_id == loaded.judge_id
     # DSPy's reset_copy clears the demonstrations: back to the judge as built

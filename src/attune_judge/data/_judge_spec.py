@@ -85,6 +85,11 @@ class JudgeSpec(_Given):
     aligned: dict[str, Any] | None = None
     calibrated: dict[str, Any] | None = None
 
+    @classmethod
+    def of(cls, spec: JudgeSpec | Mapping[str, Any]) -> JudgeSpec:
+        """``spec`` typed (a judge of the open protocol may give a plain mapping)."""
+        return spec if isinstance(spec, JudgeSpec) else cls.model_validate(spec)
+
     def judge_id(self) -> str:
         """``<program>-<first 16 hex of sha256(canonical JSON of the spec)>``."""
         canonical = json.dumps(

@@ -48,7 +48,7 @@ _ROLE_LABEL = {"user": "Person", "assistant": "Assistant", "system": "System"}
 def hash_spec(spec: JudgeSpec | Mapping[str, Any]) -> str:
     """``<program>-<first 16 hex of sha256(canonical JSON of spec)>``
     (:meth:`JudgeSpec.judge_id`)."""
-    return (spec if isinstance(spec, JudgeSpec) else JudgeSpec.model_validate(spec)).judge_id()
+    return JudgeSpec.of(spec).judge_id()
 
 
 def format_conversation(context: list[ChatMessage]) -> str:

@@ -153,7 +153,7 @@ def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
         Naming the models without a price and the options that give one.
     """
     unknown: set[str] = set()
-    for spec in {t.judge.judge_id: t.judge.spec for t in tasks}.values():
+    for spec in {t.judge.judge_id: JudgeSpec.of(t.judge.spec) for t in tasks}.values():
         for part in [spec, *(spec.members or [])]:
             model, server = _model(part)
             if model is not None and token_prices(model, pricing, server) is None:

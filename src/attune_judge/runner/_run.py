@@ -94,7 +94,7 @@ def _execute(
     stop = threading.Event()
     stopped: str | None = None
     fn = JudgeTaskFn(retry, stop)
-    specs = {t.judge.judge_id: t.judge.spec for t in pending}
+    specs = {t.judge.judge_id: JudgeSpec.of(t.judge.spec) for t in pending}
     spent = spent_usd(effective.values())
     try:
         with (
@@ -270,7 +270,7 @@ def _run_locked(
     retry_failed: bool = False,
     adaptive: bool = True,
 ) -> RunResult:
-    judges = {t.judge.judge_id: t.judge.spec for t in tasks}
+    judges = {t.judge.judge_id: JudgeSpec.of(t.judge.spec) for t in tasks}
     manifest = run_dir.open_manifest(
         RunManifest(
             command=command,

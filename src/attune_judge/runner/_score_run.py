@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from attune_judge.data import LMSpec
+from attune_judge.data import JudgeSpec, LMSpec
 from attune_judge.errors import UserError
 from attune_judge.judges import Judge
 from attune_judge.lm import server_identity
@@ -55,7 +55,7 @@ def score_batch_executor(config: ScoreConfig, judges: Sequence[Judge]) -> BatchE
         )
     formats = []
     for judge in judges:
-        lm = judge.spec.lm
+        lm = JudgeSpec.of(judge.spec).lm
         if not isinstance(lm, LMSpec) or lm.response_format is None:
             raise UserError(f"--batch: judge {judge.judge_id!r} makes no model calls")
         formats.append(lm.response_format)

@@ -253,8 +253,8 @@ def summarize(
                 str(meta.get("option_a", "A")),
                 str(meta.get("option_b", "B")),
             )
-        labels.setdefault(jid, task.judge.spec.label())
-        specs.setdefault(jid, task.judge.spec)
+        labels.setdefault(jid, JudgeSpec.of(task.judge.spec).label())
+        specs.setdefault(jid, JudgeSpec.of(task.judge.spec))
         candidate_models[task.item.item_id] = task.item.candidate_model
         j = judgments.get(task.key)
         if j is not None:
