@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -101,12 +101,15 @@ def _priced(
     return prompt * prices[0] + completion * prices[1]
 
 
-def judgment_cost(judgment: Judgment, spec: JudgeSpec, pricing: Pricing) -> float | None:
+def judgment_cost(
+    judgment: Judgment, spec: JudgeSpec | Mapping[str, Any], pricing: Pricing
+) -> float | None:
     """The cost of ``judgment`` by the judge of ``spec`` (``None``: a price is unknown).
 
     For a jury, every member entry of ``judgment.details["members"]`` also gets its ``cost``
     (``None`` when its model has no price) — in place."""
     members = judgment.details.get("members")
+    spec = JudgeSpec.of(spec)
     if spec.is_jury and isinstance(members, list):
         models = {m.judge_id(): _model(m) for m in spec.members or []}
         total: float | None = 0.0
