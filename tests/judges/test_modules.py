@@ -9,8 +9,8 @@ from pathlib import Path
 import dspy
 import pytest
 
-from attune_judge.data import JudgeItem
-from attune_judge.judges import JUDGE_KINDS, JudgeOptions, Jury, build_judge, hash_spec
+from attune_judge.data import JudgeItem, JudgeSpec
+from attune_judge.judges import JUDGE_KINDS, JudgeOptions, Jury, build_judge
 from attune_judge.lm import lm_spec
 from attune_judge.rubrics import load_rubric
 from attune_judge.testing import Messages, ScriptedEngine
@@ -95,7 +95,9 @@ def test_ids_as_built_are_the_spec_hash_of_before(item: JudgeItem) -> None:
         "lm": lm_spec(judge.lm),
         "options": {"use_reference": True, "reasoning": False},
     }
-    assert judge.spec == spec and judge.judge_id == hash_spec(spec)
+    dumped = judge.spec.model_dump()
+    assert dumped == spec and list(dumped) == list(spec)  # the keys given, in their order
+    assert judge.judge_id == JudgeSpec.model_validate(spec).judge_id()
     assert judge.spec.program_state is None
 
 

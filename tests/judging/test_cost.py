@@ -120,8 +120,7 @@ def test_max_cost_stops_before_spending_more(
 def test_a_jury_with_no_priced_member_has_no_known_part() -> None:
     """Nothing priced is not $0: no ``cost_known`` (the summary then says no prices are
     known); one priced member keeps its part (the embedded model's is 0)."""
-    from attune_judge.data import Judgment
-    from attune_judge.judges import hash_spec
+    from attune_judge.data import JudgeSpec, Judgment
     from attune_judge.runner._cost import Pricing, judgment_cost
 
     server = {"lm": "openai/my-own-model", "api_base": "http://127.0.0.1:9/v1"}
@@ -132,7 +131,12 @@ def test_a_jury_with_no_priced_member_has_no_known_part() -> None:
         judgment = Judgment(
             item_id="i",
             judge_id="jury",
-            details={"members": [{"judge_id": hash_spec(m), "usage": usage} for m in members]},
+            details={
+                "members": [
+                    {"judge_id": JudgeSpec.model_validate(m).judge_id(), "usage": usage}
+                    for m in members
+                ]
+            },
         )
         spec = {"program": "jury", "members": members}
         pricing = Pricing(api_base="http://127.0.0.1:9/v1")

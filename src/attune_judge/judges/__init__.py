@@ -13,7 +13,6 @@ from attune_judge.judges._base import (
     call_program,
     failure_judgment,
     format_conversation,
-    hash_spec,
     item_judgment,
 )
 from attune_judge.judges._baselines import LengthJudge, LexicalJudge
@@ -94,7 +93,6 @@ __all__ = [
     "combine",
     "failure_judgment",
     "format_conversation",
-    "hash_spec",
     "item_judgment",
     "judge_item",
     "pairwise_item",

@@ -23,7 +23,6 @@ from typing import Any
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.data._aligned import CALIBRATED_FORMAT, FORMAT, AlignedJudgeManifest, ScoreMap
 from attune_judge.errors import UserError
-from attune_judge.judges._base import hash_spec
 from attune_judge.rubrics import Rubric
 
 __all__ = [
@@ -136,7 +135,7 @@ class AlignedJudge:
                 "score_map": self.score_map is not None,
             }
         )
-        self.judge_id = hash_spec(self.spec)
+        self.judge_id = self.spec.judge_id()
         base.spec = self.spec
         base.judge_id = self.judge_id
 

@@ -14,14 +14,14 @@ Untrusted text enters prompts through :func:`format_conversation` and
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attune_judge.data import ChatMessage, JudgeItem, JudgeSpec, Judgment, TokenUsage
+from attune_judge.data import ChatMessage, JudgeItem, Judgment, TokenUsage
 from attune_judge.errors import UserError
-from attune_judge.lm import CallRecorder, evict, lm_spec, retry_after_of, trim_history, untrusted
+from attune_judge.lm import CallRecorder, evict, retry_after_of, trim_history, untrusted
 from attune_judge.lm._errors import is_transient_error
 from attune_judge.lm._timing import add_request
 
@@ -35,20 +35,12 @@ __all__ = [
     "call_program",
     "failure_judgment",
     "format_conversation",
-    "hash_spec",
     "is_retryable",
     "item_judgment",
-    "judge_spec",
     "refusal_judgment",
 ]
 
 _ROLE_LABEL = {"user": "Person", "assistant": "Assistant", "system": "System"}
-
-
-def hash_spec(spec: JudgeSpec | Mapping[str, Any]) -> str:
-    """``<program>-<first 16 hex of sha256(canonical JSON of spec)>``
-    (:meth:`JudgeSpec.judge_id`)."""
-    return JudgeSpec.of(spec).judge_id()
 
 
 def format_conversation(context: list[ChatMessage]) -> str:
@@ -237,21 +229,6 @@ def add_usage(a: TokenUsage, b: TokenUsage) -> TokenUsage:
         prompt_tokens=a.prompt_tokens + b.prompt_tokens,
         completion_tokens=a.completion_tokens + b.completion_tokens,
         calls=a.calls + b.calls,
-    )
-
-
-def judge_spec(
-    program: str, version: str, rubric: Any, lm: dspy.BaseLM, options: dict[str, Any]
-) -> JudgeSpec:
-    """The spec of a DSPy judge (its identity: ``hash_spec`` of it is the ``judge_id``)."""
-    return JudgeSpec.model_validate(
-        {
-            "program": program,
-            "program_version": version,
-            "rubric": rubric.spec(),
-            "lm": lm_spec(lm),
-            "options": options,
-        }
     )
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import ClassVar
 
 from attune_judge.data import JudgeItem, JudgeSpec, Judgment, TokenUsage
-from attune_judge.judges._base import hash_spec, item_judgment, refusal_judgment
+from attune_judge.judges._base import item_judgment, refusal_judgment
 
 __all__ = ["LengthJudge", "LexicalJudge", "lcs_length", "rouge_l_f1", "token_f1", "tokens"]
 
@@ -77,7 +77,7 @@ class BaselineJudge:
 
     def __init__(self) -> None:
         self.spec = JudgeSpec(program=self.program_name, program_version="1")
-        self.judge_id = hash_spec(self.spec)
+        self.judge_id = self.spec.judge_id()
 
     def _scores(self, item: JudgeItem) -> tuple[dict[str, float], float, float | None] | Judgment:
         """``(scores, overall, normalized)`` of the item, or a refusal."""

@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from attune_judge.data import JudgeItem, Judgment
 from attune_judge.errors import UserError
-from attune_judge.judges._base import hash_spec
 from attune_judge.judges._baselines import tokens
 from attune_judge.judges._lexicon import lexicon_count
 
@@ -199,7 +198,7 @@ class CalibratedJudge:
         self.rubric = base.rubric
         self.lm = base.lm
         self.spec = base.spec.with_keys(calibrated={"artifact_hash": manifest.artifact_hash})
-        self.judge_id = hash_spec(self.spec)
+        self.judge_id = self.spec.judge_id()
         base.spec = self.spec
         base.judge_id = self.judge_id
 

@@ -37,15 +37,13 @@ from typing import Any, ClassVar
 
 import dspy
 
-from attune_judge.data import JudgeItem, Judgment
+from attune_judge.data import JudgeItem, JudgeSpec, Judgment, LMSpec
 from attune_judge.judges._base import (
     acall_program,
     call_program,
-    hash_spec,
-    judge_spec,
     refusal_judgment,
 )
-from attune_judge.lm import lm_response_format, make_adapter
+from attune_judge.lm import lm_response_format, lm_spec, make_adapter
 from attune_judge.rubrics import Rubric
 
 __all__ = ["JudgeBase", "Plan", "ProgramCall"]
@@ -141,8 +139,14 @@ class JudgeBase(JudgeModule, metaclass=_JudgeMeta):
         self.rubric = rubric
         self.lm = lm
         self.adapter = make_adapter(lm_response_format(lm))
-        self.spec = judge_spec(self.program_name, self.program_version, rubric, lm, options)
-        self.judge_id = hash_spec(self.spec)
+        self.spec = JudgeSpec(  # its identity: the judge id is its judge_id()
+            program=self.program_name,
+            program_version=self.program_version,
+            rubric=rubric.spec(),
+            lm=LMSpec.model_validate(lm_spec(lm)),
+            options=options,
+        )
+        self.judge_id = self.spec.judge_id()
 
     @classmethod
     def check_rubric(cls, rubric: Rubric) -> None:
@@ -224,7 +228,7 @@ class JudgeBase(JudgeModule, metaclass=_JudgeMeta):
             if changed
             else built_spec
         )
-        self.judge_id = hash_spec(self.spec)
+        self.judge_id = self.spec.judge_id()
 
     # --- the loop ------------------------------------------------------------------------
 

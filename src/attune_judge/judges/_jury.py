@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from attune_judge.data import JudgeItem, JudgeSpec, Judgment, TokenUsage
-from attune_judge.judges._base import hash_spec
 from attune_judge.judges._judge_base import JudgeModule
 from attune_judge.judges._pairwise import pair_options
 from attune_judge.judges._protocol import Judge
@@ -104,7 +103,7 @@ class Jury(JudgeModule):
             method=self.method,
             members=[m.spec for m in self.members],
         )
-        self.judge_id = hash_spec(self.spec)
+        self.judge_id = self.spec.judge_id()
 
     def judge(self, item: JudgeItem) -> Judgment:
         """Ask every member, then combine."""

@@ -85,11 +85,6 @@ def token_prices(
     return None
 
 
-def _model(spec: JudgeSpec) -> tuple[str | None, str | None]:
-    """The model string of a judge spec and its own server (``None``: none recorded)."""
-    return spec.model_name(), spec.server()
-
-
 def _priced(
     model: tuple[str | None, str | None], prompt: int, completion: int, pricing: Pricing
 ) -> float | None:
@@ -111,7 +106,7 @@ def judgment_cost(
     members = judgment.details.get("members")
     spec = JudgeSpec.of(spec)
     if spec.is_jury and isinstance(members, list):
-        models = {m.judge_id(): _model(m) for m in spec.members or []}
+        models = {m.judge_id(): (m.model_name(), m.server()) for m in spec.members or []}
         total: float | None = 0.0
         known, unpriced = 0.0, 0
         for member in members:
@@ -130,7 +125,9 @@ def judgment_cost(
             judgment.details["members_unpriced"] = unpriced
         return total
     usage = judgment.usage
-    return _priced(_model(spec), usage.prompt_tokens, usage.completion_tokens, pricing)
+    return _priced(
+        (spec.model_name(), spec.server()), usage.prompt_tokens, usage.completion_tokens, pricing
+    )
 
 
 def spent_usd(judgments: Iterable[Judgment]) -> float:
@@ -158,7 +155,7 @@ def check_prices(tasks: Sequence[Task], pricing: Pricing) -> None:
     unknown: set[str] = set()
     for spec in {t.judge.judge_id: JudgeSpec.of(t.judge.spec) for t in tasks}.values():
         for part in [spec, *(spec.members or [])]:
-            model, server = _model(part)
+            model, server = part.model_name(), part.server()
             if model is not None and token_prices(model, pricing, server) is None:
                 unknown.add(model)
     if unknown:
