@@ -280,6 +280,44 @@ def test_failed_judgments_are_missing_scores_not_zeros(tmp_path: Path) -> None:
     assert summary["run"]["n_by_status"]["parse_error"] == 6
 
 
+def test_a_variant_whose_every_judgment_failed_has_no_scores_and_the_others_are_analysed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the 1..5 judge answers nonsense for every item; before: "cannot reshape array of size
+    # 0" from the ranks of a variant without a single score, and no analysis at all
+    data, variants = _setup(tmp_path, [PERTURBATIONS[2], PERTURBATIONS[0]])
+
+    def dead(messages: list[dict[str, str]]) -> str:
+        if "integer 1-5" in messages[-1]["content"]:
+            return "I would rather not say."
+        return answer(messages)
+
+    engine = ScriptedEngine(dead)
+    out = tmp_path / "run"
+    config = _config(data, variants, out).model_copy(update={"max_failure_rate": 1.0})
+    res = run_sensitivity(config, lm_factory=lambda lm: engine.lm())
+    assert res.analysis is not None, res.analysis_error
+    ranking = res.analysis.ranking("scale-1-5")
+    assert ranking.n_scores == 0 and ranking.n_missing == N_ITEMS
+    assert all(m.score.estimate is None and m.rank is None for m in ranking.models)
+    verdict = {v.variant: v for v in res.analysis.verdicts}
+    assert verdict["scale-1-5"].verdict == "inconclusive"
+    assert verdict["scale-1-5"].reasons[0].startswith(f"no scores (all {N_ITEMS} judgments")
+    assert any("'scale-1-5': no scores" in w for w in res.analysis.warnings)
+    # the other variant is analysed as ever: the swap is flagged
+    assert verdict["swapper"].verdict == "unstable" and verdict["swapper"].n_flips == 1
+    summary = read_summary(out / "summary.json")
+    assert isinstance(summary, SensitivitySummary)
+    write_report(res.run_dir)
+    report = (out / "report.md").read_text("utf-8")
+    assert "'scale-1-5': no scores" in report and "UNSTABLE" in report
+    from attune_judge.cli._sensitivity import _print
+
+    _print(res)
+    printed = capsys.readouterr().out
+    assert "scale-1-5" in printed and f"no scores (all {N_ITEMS}" in printed
+
+
 def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
     from attune_judge.testing import ReplayEngine
 

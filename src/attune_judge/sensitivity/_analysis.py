@@ -77,6 +77,11 @@ def _verdict(
         f"[{p.variant_lower:.3f}, {p.variant_upper:.3f}] excludes 0)"
         for p in significant
     ]
+    if ranking.n_scores == 0:
+        reasons.append(
+            f"no scores (all {ranking.n_missing} judgments failed or missing): nothing to "
+            "compare with the base"
+        )
     tau = ranking.tau
     tau_upper = None if tau is None else tau.upper
     tau_lower = None if tau is None else tau.lower
@@ -84,7 +89,7 @@ def _verdict(
         reasons.append(
             f"Kendall tau upper bound {tau_upper:.3f} is below the threshold {tau_threshold}"
         )
-    verdict = "unstable" if reasons else "stable"
+    verdict = "unstable" if reasons and ranking.n_scores else "stable"
     if verdict == "stable":
         if tau_lower is None:
             reasons.append("Kendall tau has no interval: stability is not established")
@@ -221,5 +226,11 @@ def analyze_sensitivity(
         variance=variance,
         verdicts=verdicts,
         rule=RULE,
-        warnings=[w for w in [few_clusters_warning(len(clusters))] if w],
+        warnings=[w for w in [few_clusters_warning(len(clusters))] if w]
+        + [
+            f"variant {r.variant!r}: no scores (all {r.n_missing} judgments failed or "
+            "missing); no means, ranks or shifts"
+            for r in rankings
+            if r.n_scores == 0
+        ],
     )

@@ -180,6 +180,8 @@ def ranks_of(theta: FloatArray) -> FloatArray:
     t = np.asarray(theta, dtype=np.float64)
     if t.ndim == 0:
         return np.ones(())
+    if t.size == 0:  # no labels (or no rows): nothing to rank
+        return np.empty(t.shape)
     flat = t.reshape(-1, t.shape[-1])
     out = np.empty_like(flat)
     srt = np.sort(flat, axis=1)
