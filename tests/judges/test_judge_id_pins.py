@@ -8,15 +8,18 @@ the bench's evaluators (with the drafting judges' specs inside) and a changed pr
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import dspy
 import pytest
 
 from attune_judge.judges import Judge, JudgeOptions, Jury, build_judge
 from attune_judge.lm import LMSettings, resolve_lm
-from attune_judge.tasks._evaluators import TaskEvaluator  # private: no public door builds one
+from attune_judge.tasks import BenchConfig, run_bench
 from attune_judge.testing import ScriptedEngine
+from tests.tasks._fixtures import write_data
 
 PINNED = {
     "length": "length-71a7e9eeefabee92",
@@ -37,9 +40,26 @@ PINNED = {
 }
 
 
-def _ids(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def _bench_ids(root: Path, task: str, engine: ScriptedEngine) -> list[str]:
+    """The judge ids a bench run of one task records in its manifest: model ``openai/m``, seed
+    3, the drafting judges (reference and behaviours) on ``scripted/judge``."""
+    config = BenchConfig(
+        data=write_data(root / "data"),
+        models=["openai/m"],
+        out=root / task,
+        seed=3,
+        tasks=[task],  # type: ignore[list-item]
+        B=50,
+        max_conversations=1,
+        max_failure_rate=1.0,  # the model answers "{}": every unit fails, the ids are kept
+    )
+    run_bench(config, lms={"openai/m": engine.lm("openai/m")}, judge_lm=engine.lm())
+    return list(json.loads((root / task / "manifest.json").read_text())["judges"])
+
+
+def _ids(monkeypatch: pytest.MonkeyPatch, root: Path) -> dict[str, str]:
     monkeypatch.setenv("OPENAI_API_KEY", os.environ.get("OPENAI_API_KEY") or "sk-test")
-    engine = ScriptedEngine(["{}"])
+    engine = ScriptedEngine(lambda messages: "{}")
     lm = engine.lm("scripted/judge")
     judges: dict[str, Judge] = {n: build_judge(n) for n in ("length", "lexical", "lexicon")}
     for name, rubric in (
@@ -70,19 +90,19 @@ def _ids(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     b = build_judge("attunebench-reference", engine.lm("scripted/b"))
     judges["jury"] = Jury([a, b], method="median")
     judges["jury-of-juries"] = Jury([Jury([a, b]), build_judge("lexical")])
-    draft, behaviour = judges["reference"], judges["behaviours"]
-    model = engine.lm("openai/m")
-    judges["bench-drafting"] = TaskEvaluator(  # type: ignore[assignment]
-        "drafting", "openai/m", model, seed=3, draft_judge=draft, behaviour_judge=behaviour
-    )
-    judges["bench-preference"] = TaskEvaluator("preference", "openai/m", model, seed=3)  # type: ignore[assignment]
+    ids = {name: j.judge_id for name, j in judges.items()}
+    # the bench's evaluators: the drafting one holds the drafting judges' specs
+    (ids["bench-drafting"],) = _bench_ids(root, "drafting", engine)
+    (ids["bench-preference"],) = _bench_ids(root, "preference", engine)
     changed = build_judge("attunebench-reference", lm)
     predictor = next(iter(changed.named_predictors()))[1]  # type: ignore[attr-defined]
     predictor.demos = [dspy.Example(conversation="c", response="r").with_inputs("conversation")]
     changed.refresh_identity()  # type: ignore[attr-defined]
-    judges["program-state"] = changed
-    return {name: j.judge_id for name, j in judges.items()}
+    ids["program-state"] = changed.judge_id
+    return ids
 
 
-def test_judge_ids_of_every_spec_shape_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _ids(monkeypatch) == PINNED
+def test_judge_ids_of_every_spec_shape_are_unchanged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert _ids(monkeypatch, tmp_path) == PINNED

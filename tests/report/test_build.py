@@ -9,18 +9,27 @@ import pytest
 
 from attune_judge.cli import main
 from attune_judge.errors import UserError
-from attune_judge.report import Paragraph, Section, Table, write_report
-from attune_judge.report._build import build_report, detect_kinds
+from attune_judge.report import Paragraph, Section, write_report
 from tests.conftest import SAMPLES
 from tests.report._rundir import JUDGE_ID, make_run_dir
 
 
-def test_detect_kinds_lists_known_result_kinds_in_report_order() -> None:
-    assert detect_kinds({"sensitivity": {"x": 1}, "judges": {"j": {}}, "run": {}}) == [
-        "judges",
-        "sensitivity",
-    ]
-    assert detect_kinds({"run": {}, "judges": {}}) == []
+def _contents(run: Path) -> str:
+    """The overview's list of the result kinds the report found in the summary."""
+    md = write_report(run)[0].read_text("utf-8")
+    (line,) = [x for x in md.splitlines() if x.startswith("- **contents**: ")]
+    return line.removeprefix("- **contents**: ")
+
+
+def test_the_overview_lists_known_result_kinds_in_report_order(tmp_path: Path) -> None:
+    # the report order is the registry's (the judges' scores, then the study); "run" and
+    # "kind" are no result kinds
+    run = make_run_dir(tmp_path / "study", kinds=("judges", "sensitivity"))
+    assert _contents(run) == "judges, sensitivity"
+    empty = {"run": {"n_tasks": 0, "n_by_status": {}, "complete": True}, "judges": {}}
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "summary.json").write_text(json.dumps(empty))
+    assert _contents(tmp_path / "empty") == "none"  # an empty block is no result
 
 
 def test_a_judge_without_a_stored_leaderboard_shows_its_means_and_computes_nothing(
@@ -89,15 +98,19 @@ def test_unknown_summary_contents_are_refused_and_empty_results_said(tmp_path: P
 
 def test_a_directory_that_is_not_a_run_is_a_user_error(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="not a run directory"):
-        build_report(tmp_path)
+        write_report(tmp_path)
     with pytest.raises(UserError, match="no such run directory"):
-        build_report(tmp_path / "nope")
+        write_report(tmp_path / "nope")
     (tmp_path / "file.json").write_text("{}")
     with pytest.raises(UserError, match="is a file"):
-        build_report(tmp_path / "file.json")
+        write_report(tmp_path / "file.json")
     (tmp_path / "summary.json").write_text("{not json")
     with pytest.raises(UserError, match=r"summary\.json: cannot read it as JSON"):
-        build_report(tmp_path)
+        write_report(tmp_path)
+    assert not (tmp_path / "nope").exists() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "file.json",
+        "summary.json",
+    ]  # nothing written for a directory that is not a run
 
 
 def test_cli_report_prints_paths_and_exits_2_on_bad_input(
@@ -138,23 +151,19 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
         data_fingerprint="test",
         B=200,
     )
-    report = build_report(tmp_path / "run")
-    scores = next(s for s in report.sections if s.title == "Scores")
-    board = scores.subsections[0]
-    table = next(b for b in board.blocks if isinstance(b, Table))
-    assert table.rows[0][:3] == ["1", "human_edited", "1.000"]
+    md_path, html_path = write_report(tmp_path / "run")
+    md = md_path.read_text("utf-8")
+    scores = md.split("\n## Scores\n", 1)[1].split("\n## ", 1)[0]
+    first_row = next(line for line in scores.splitlines() if line.startswith("| 1 |"))
+    assert first_row.startswith("| 1 | human_edited | 1.000 |")
     # ROUGE-L of a reply with itself is exactly 1 on every turn: human_edited is on top; a
     # rank claim ("ranks first, pinned down") needs at least MIN_CLUSTERS conversations
     from attune_judge.calibration import MIN_CLUSTERS
 
     n_conv = len({i.conversation_id for i in items})
-    pinned = any(
-        isinstance(b, Paragraph) and b.text.startswith("human_edited ranks first")
-        for b in board.blocks
-    )
+    pinned = any(line.startswith("human_edited ranks first") for line in scores.splitlines())
     assert pinned == (n_conv >= MIN_CLUSTERS)
-    md, html = write_report(tmp_path / "run", report)
-    assert md.exists() and html.exists()
+    assert html_path.exists()
 
 
 def test_a_new_report_removes_only_its_own_stale_figures(tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from attune_judge.report import recorded_judges_section, write_report
-from attune_judge.report._build import detect_kinds
 from attune_judge.runs import JudgeRow
 
 
@@ -72,9 +71,9 @@ def test_summary_rows_average_over_dimensions_by_hand() -> None:
 
 def test_demo_summary_is_detected_and_rendered(tmp_path: Path) -> None:
     summary = {"kind": "demo", "parts": ["a"], "B": 200, "seed": 0, "recorded_judges": ROWS}
-    assert detect_kinds(summary) == ["recorded_judges"]
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")
+    assert "- **contents**: recorded_judges" in md.splitlines()
     assert "## Recorded judges vs experts" in md
     assert (tmp_path / "figures" / "recorded-judges-kappa.png").exists()
 
@@ -107,9 +106,13 @@ DUO = {
 def test_duo_comparisons_become_tables_and_a_forest_plot(tmp_path: Path) -> None:
     summary = {"kind": "demo", "parts": ["a", "b"], "B": 200, "seed": 0}
     summary |= {"recorded_judges": ROWS, "duo": DUO}
-    assert detect_kinds(summary) == ["recorded_judges", "duo"]
     (tmp_path / "summary.json").write_text(json.dumps(summary))
     md = write_report(tmp_path)[0].read_text("utf-8")
+    assert "- **contents**: recorded_judges, duo" in md.splitlines()
+    titles = [line for line in md.splitlines() if line.startswith("## ")]
+    assert titles.index("## Recorded judges vs experts") < titles.index(
+        "## DUO: observers vs participants (en)"
+    )
     assert "## DUO: observers vs participants (en)" in md
     assert (
         "| empathy | style_prompt | participant | aligned − neutral | 0.60 | [0.30, 0.90] |" in md

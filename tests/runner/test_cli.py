@@ -94,31 +94,33 @@ def test_candidate_for_a_turn_that_does_not_exist_exits_2(
     assert "turn 99" in err and "synthetic-5" in err
 
 
-def test_shared_cli_helpers_format_and_split() -> None:
+def test_interval_cells_by_hand() -> None:
     from attune_judge.calibration import fmt_estimate as interval_cell
-    from attune_judge.cli._options import split_csv
 
     # values by hand: 3 decimals, interval in brackets, an em dash for no value
     assert interval_cell(0.5124, 0.4, 0.62349) == "0.512 [0.400, 0.623]"
     assert interval_cell(0.5, None, None) == "0.500"
     assert interval_cell(None, 0.1, 0.2) == "—"
-    assert split_csv(" a, b,,c ") == ["a", "b", "c"]
-    assert split_csv(",, ") is None
-    assert split_csv(None) is None
 
 
-def test_stopped_run_exits_with_its_code(capsys: pytest.CaptureFixture[str]) -> None:
-    import typer
+@pytest.mark.parametrize(
+    ("given", "models"),
+    [
+        (" original,, human_edited ", ["human_edited", "original"]),  # spaces, empty parts
+        (",, ", ["human_edited", "llm_improved", "original"]),  # only commas: every model
+    ],
+)
+def test_a_comma_separated_option_drops_spaces_and_empty_parts(
+    tmp_path: Path, given: str, models: list[str]
+) -> None:
+    run = tmp_path / "run"
+    argv = ["score", str(SAMPLES / "conversation_5.json"), "--rubric", "lexical", "-o", str(run)]
+    assert _cli([*argv, "--quiet", "--models", given]) == 0
+    assert json.loads((run / "manifest.json").read_text())["models"] == models
+    lines = (run / "judgments.jsonl").read_text().splitlines()
+    judged = {json.loads(x)["candidate_model"] for x in lines}
+    assert sorted(judged) == models
 
-    from attune_judge.cli._options import exit_if_stopped
 
-    class Result:
-        stopped = "failure budget exceeded"
-        exit_code = 3
-
-    with pytest.raises(typer.Exit) as stop:
-        exit_if_stopped(Result())
-    assert stop.value.exit_code == 3
-    assert "error: run stopped: failure budget exceeded" in capsys.readouterr().err
-    Result.stopped = None  # type: ignore[assignment]
-    exit_if_stopped(Result())  # a finished run does not exit
+# A run stopped by its failure budget exits 3 with "error: run stopped: ..." on stderr:
+# tests/cli/test_run_messages.py (score against a server answering garbage).
