@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+import attune_judge.sensitivity
 from attune_judge.report import write_report
-from attune_judge.report._study_sections import sensitivity_block_sections
 from attune_judge.runs import SensitivitySummary, read_summary
 from attune_judge.sensitivity import (
     SensitivityConfig,
@@ -18,6 +18,7 @@ from attune_judge.sensitivity import (
     run_sensitivity,
 )
 from attune_judge.testing import ScriptedEngine
+from tests._cli import run_cli
 from tests.sensitivity._scripted import answer, write_items
 
 N_ITEMS = 36  # 6 conversations x 2 turns x 3 models
@@ -46,6 +47,24 @@ def _setup(tmp: Path, perturbations: list[dict[str, Any]] = PERTURBATIONS) -> tu
     }
     variants.write_text(yaml.safe_dump(spec), "utf-8")
     return data, variants
+
+
+def _cli(
+    argv: list[str],
+    engine: ScriptedEngine,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, str, str, list[SensitivityResult]]:
+    """``attune-judge sensitivity ARGV`` with its library call's judges on ``engine``: (exit
+    code, stdout, stderr, the results run_sensitivity returned)."""
+    results: list[SensitivityResult] = []
+
+    def scripted(config: SensitivityConfig) -> SensitivityResult:
+        results.append(run_sensitivity(config, lm_factory=lambda lm: engine.lm()))
+        return results[-1]
+
+    monkeypatch.setattr(attune_judge.sensitivity, "run_sensitivity", scripted)
+    return (*run_cli(["sensitivity", *argv], capsys), results)
 
 
 def _config(data: Path, variants: Path, out: Path) -> SensitivityConfig:
@@ -138,14 +157,8 @@ def test_summary_records_variants_judges_and_flips(
     assert flip["within_intervals"] is False and flip["significant"] is True
     assert flip["delta_base"] > 0 > flip["delta_variant"]
     assert len(summary["judges"]) == 4
-    # the analysis round-trips through summary.json (its typed block) into the report sections
     record = read_summary(config.out)
     assert isinstance(record, SensitivitySummary) and record.sensitivity.analysis is not None
-    [top] = sensitivity_block_sections(record.sensitivity)
-    titles = [section.title for section in top.subsections]
-    assert titles[0] == "Ranking stability across variants"
-    at = titles.index("Verdicts at α = 0.05")  # the analysis's details after the generic ones
-    assert titles[at + 1] == "Score shifts per model" and at >= 2
     lines = (config.out / "judgments.jsonl").read_text("utf-8").splitlines()
     assert len(lines) == 4 * N_ITEMS
 
@@ -174,10 +187,15 @@ def test_report_has_the_sensitivity_section(tmp_path: Path) -> None:
     assert not (out / "report.md").exists() and not (out / "report.html").exists()
     write_report(res.run_dir)
     report = (out / "report.md").read_text("utf-8")
-    assert "Rubric sensitivity" in report
     assert "UNSTABLE" in report
     assert "Score shifts per criterion" in report
     assert (out / "report.html").exists()
+    # the analysis round-trips through summary.json (its typed block) into the report
+    study = report.split("\n## Rubric sensitivity\n", 1)[1].split("\n## ", 1)[0]
+    titles = [line[4:] for line in study.splitlines() if line.startswith("### ")]
+    assert titles[0] == "Ranking stability across variants"
+    at = titles.index("Verdicts at α = 0.05")  # the analysis's details after the generic ones
+    assert titles[at + 1] == "Score shifts per model" and at >= 2
 
 
 def test_other_judge_model_is_a_judge_factor_in_the_variance_decomposition(
@@ -281,7 +299,7 @@ def test_failed_judgments_are_missing_scores_not_zeros(tmp_path: Path) -> None:
 
 
 def test_a_variant_whose_every_judgment_failed_has_no_scores_and_the_others_are_analysed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the 1..5 judge answers nonsense for every item; before: "cannot reshape array of size
     # 0" from the ranks of a variant without a single score, and no analysis at all
@@ -292,10 +310,12 @@ def test_a_variant_whose_every_judgment_failed_has_no_scores_and_the_others_are_
             return "I would rather not say."
         return answer(messages)
 
-    engine = ScriptedEngine(dead)
     out = tmp_path / "run"
-    config = _config(data, variants, out).model_copy(update={"max_failure_rate": 1.0})
-    res = run_sensitivity(config, lm_factory=lambda lm: engine.lm())
+    argv = [str(data), "--variants", str(variants), "-o", str(out), "--quiet"]
+    code, printed, err, [res] = _cli(
+        [*argv, "--max-failure-rate", "1.0"], ScriptedEngine(dead), monkeypatch, capsys
+    )
+    assert code == 0, err
     assert res.analysis is not None, res.analysis_error
     ranking = res.analysis.ranking("scale-1-5")
     assert ranking.n_scores == 0 and ranking.n_missing == N_ITEMS
@@ -308,14 +328,12 @@ def test_a_variant_whose_every_judgment_failed_has_no_scores_and_the_others_are_
     assert verdict["swapper"].verdict == "unstable" and verdict["swapper"].n_flips == 1
     summary = read_summary(out / "summary.json")
     assert isinstance(summary, SensitivitySummary)
-    write_report(res.run_dir)
-    report = (out / "report.md").read_text("utf-8")
+    report = (out / "report.md").read_text("utf-8")  # the command's one report call
     assert "'scale-1-5': no scores" in report and "UNSTABLE" in report
-    from attune_judge.cli._sensitivity import _print
-
-    _print(res)
-    printed = capsys.readouterr().out
     assert "scale-1-5" in printed and f"no scores (all {N_ITEMS}" in printed
+    reasons = [line.strip() for line in printed.splitlines() if line.startswith("      ")]
+    assert any(r.startswith(f"no scores (all {N_ITEMS} judgments") for r in reasons), printed
+    assert f"report: {out / 'report.md'}" in printed
 
 
 def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
@@ -340,16 +358,19 @@ def test_replayed_recordings_reproduce_the_verdicts(tmp_path: Path) -> None:
 
 
 def test_cli_writes_the_report_and_a_report_error_does_not_fail_the_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     import attune_judge.report
-    from attune_judge.cli._options import write_run_report
 
     data, variants = _setup(tmp_path, PERTURBATIONS[:1])
     engine = ScriptedEngine(answer)
     out = tmp_path / "run"
-    res = run_sensitivity(_config(data, variants, out), lm_factory=lambda lm: engine.lm())
-    write_run_report(res.run_dir)
+    argv = [str(data), "--variants", str(variants), "-o", str(out), "--quiet"]
+    code, printed, err, _ = _cli(argv, engine, monkeypatch, capsys)
+    assert code == 0, err
     assert "Score shifts per criterion" in (out / "report.md").read_text("utf-8")
     assert (out / "report.html").exists()
 
@@ -357,6 +378,10 @@ def test_cli_writes_the_report_and_a_report_error_does_not_fail_the_run(
         raise RuntimeError("figure backend exploded")
 
     monkeypatch.setattr(attune_judge.report, "write_report", broken)
+    (out / "report.html").unlink()
     with caplog.at_level("WARNING"):
-        write_run_report(res.run_dir)  # logs, does not raise
-    assert "report not written: figure backend exploded" in caplog.text
+        code, printed, err, [again] = _cli(argv[:-1], engine, monkeypatch, capsys)  # a resume
+    assert code == 0, err  # a report error does not fail the finished run (not --quiet: warned)
+    assert again.n_run == 0 and again.analysis is not None
+    assert "report not written: figure backend exploded" in caplog.text + err
+    assert "base ranking:" in printed and "report: " not in printed  # no report to name

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from attune_judge.data import read_jsonl
+import attune_judge.tasks
 from attune_judge.runs import summary_json
 from attune_judge.tasks import BenchConfig, run_bench
-from attune_judge.tasks._records import TaskRecord
+from tests._cli import run_cli
 from tests.tasks._fixtures import judge_engine, model_engine, write_data
 
 
@@ -32,7 +32,26 @@ def bench(tmp_path_factory):
     )
     lms = {name: e.lm() for name, e in engines.items()}
     result = run_bench(config, lms=lms, judge_lm=judge.lm())
+    assert not (config.out / "report.md").exists()  # run_bench itself writes no report
     return config, result, engines, judge, lms
+
+
+def _records(config):
+    """The bench's unit records (records.jsonl), one JSON object a line."""
+    return [json.loads(line) for line in (config.out / "records.jsonl").read_text().splitlines()]
+
+
+def _bench_cli(bench, monkeypatch, capsys, *extra):
+    """``attune-judge bench`` on the fixture's data and run directory (a resume: nothing is
+    judged again), its library call given the fixture's scripted models."""
+    config, _, _, judge, lms = bench
+
+    def scripted(cli_config):
+        return run_bench(cli_config, lms=lms, judge_lm=judge.lm())
+
+    monkeypatch.setattr(attune_judge.tasks, "run_bench", scripted)
+    argv = ["bench", str(config.data), "-m", "alpha", "-m", "beta", "-o", str(config.out)]
+    return run_cli([*argv, "--seed", "3", "--B", "500", "--max-concurrency", "2", *extra], capsys)
 
 
 def _score(summary, task, metric, model):
@@ -41,12 +60,12 @@ def _score(summary, task, metric, model):
 
 def test_every_unit_is_recorded_once(bench):
     config, result, *_ = bench
-    records = read_jsonl(config.out / "records.jsonl", TaskRecord)
+    records = _records(config)
     # per model: drafting 2 turns, emotion 2, behaviour 2, preference 3 comparisons,
     # conversation 2 -> 11 units; two models -> 22
     assert result.n_units == len(records) == 22
-    assert {r.status for r in records} == {"ok"}
-    keys = {(r.model, r.unit_id) for r in records}
+    assert {r["status"] for r in records} == {"ok"}
+    keys = {(r["model"], r["unit_id"]) for r in records}
     assert len(keys) == 22
 
 
@@ -93,8 +112,7 @@ def test_preference_is_unswapped_and_scored_by_hand(bench):
     tau = s["bench"]["tasks"]["preference"]["win_count_tau"]
     assert tau["alpha"]["estimate"] == pytest.approx(0.75)
     assert tau["beta"]["estimate"] == pytest.approx(-0.5)
-    records = read_jsonl(config.out / "records.jsonl", TaskRecord)
-    swaps = {r.details["swapped"] for r in records if r.task == "preference"}
+    swaps = {r["details"]["swapped"] for r in _records(config) if r["task"] == "preference"}
     assert swaps == {True, False}  # with seed 3 both orders occur among the 3 comparisons
 
 
@@ -146,49 +164,12 @@ def test_run_directory_contents(bench):
     assert (config.out / "judgments.jsonl").exists()
 
 
-def test_report_sections_show_every_task_and_discriminability(bench):
-    from attune_judge.report._bench_extra import bench_extra_sections
-
-    _, result, *_ = bench
-    sections = bench_extra_sections(result.summary.bench)
-    titles = [s.title for s in sections]
-    assert titles == [
-        "All task metrics",
-        "Discriminability per task",
-        "Concordance of the task rankings",
-    ]
-    assert [s.title for s in sections[0].subsections] == [
-        "drafting",
-        "emotion",
-        "behaviour",
-        "preference",
-        "conversation",
-    ]
-    table = sections[1].blocks[1]
-    # two models, one pair per task; emotion: alpha 0 vs beta 0.5 -> spread 0.5
-    emotion = next(r for r in table.rows if r[0] == "emotion")
-    assert emotion[1] == "0.500" and emotion[4].endswith("/1")
-
-
 def test_resume_makes_no_new_calls(bench):
     config, _, engines, judge, lms = bench
     before = {n: e.calls for n, e in engines.items()}, judge.calls
     again = run_bench(config, lms=lms, judge_lm=judge.lm())
     assert again.n_run == 0 and again.n_skipped == 22
     assert ({n: e.calls for n, e in engines.items()}, judge.calls) == before
-
-
-def test_cli_summary_lines(bench, capsys):
-    from attune_judge.cli._bench import _print_summary
-
-    config, result, *_ = bench
-    _print_summary(result.summary, config.out)
-    out = capsys.readouterr().out
-    assert "drafting (judge_score):" in out
-    # alpha 1.0, beta 0.5; from 2 conversations no rank set is claimed, a warning says why
-    assert "  1. alpha" in out and "rank set" not in out
-    assert "warning: only 2 conversations (clusters)" in out
-    assert "tau(drafting, emotion) = -1.000" in out
 
 
 def test_secondary_metrics_by_hand(bench):
@@ -219,35 +200,61 @@ def test_secondary_metrics_by_hand(bench):
     assert (d["n_pairs_separated"], d["n_model_pairs"]) == (1, 1)
 
 
-def test_cli_report_has_the_bench_sections_and_a_report_error_does_not_fail(
-    bench, monkeypatch, caplog
-):
-    import attune_judge.report
-    from attune_judge.cli._options import write_run_report
-
-    _, result, *_ = bench
+def test_cli_prints_the_summary_and_writes_the_report_with_every_task(bench, monkeypatch, capsys):
+    _, result, engines, judge, _ = bench
     run_dir = result.run_dir
-    assert not (run_dir / "report.md").exists()  # run_bench itself writes no report
-    write_run_report(run_dir)
+    (run_dir / "report.md").unlink(missing_ok=True)  # another test may have drawn one
+    calls = [e.calls for e in engines.values()], judge.calls
+    code, out, err = _bench_cli(bench, monkeypatch, capsys, "--quiet")
+    assert code == 0, err
+    assert ([e.calls for e in engines.values()], judge.calls) == calls  # a resume: no call
+    assert "drafting (judge_score):" in out
+    # alpha 1.0, beta 0.5; from 2 conversations no rank set is claimed, a warning says why
+    assert "  1. alpha" in out and "rank set" not in out
+    assert "warning: only 2 conversations (clusters)" in out
+    assert "tau(drafting, emotion) = -1.000" in out
     md = (run_dir / "report.md").read_text("utf-8")
-    assert "Discriminability per task" in md and "All task metrics" in md
     assert (run_dir / "report.html").exists()
+    titles = [line for line in md.splitlines() if line.startswith(("## ", "### "))]
+    at = titles.index("## All task metrics")
+    assert titles[at : at + 6] == [
+        "## All task metrics",
+        "### drafting",
+        "### emotion",
+        "### behaviour",
+        "### preference",
+        "### conversation",
+    ]
+    assert titles.index("## Discriminability per task") == at + 6
+    assert titles.index("## Concordance of the task rankings") > at + 6
+    discriminability = md.split("## Discriminability per task", 1)[1].split("\n## ", 1)[0]
+    # two models, one pair per task; emotion: alpha 0 vs beta 0.5 -> spread 0.5
+    emotion = next(x for x in discriminability.splitlines() if x.startswith("| emotion |"))
+    cells = [c.strip() for c in emotion.strip("|").split("|")]
+    assert cells[1] == "0.500" and cells[4].endswith("/1")
+
+
+def test_a_report_error_does_not_fail_the_bench_command(bench, monkeypatch, capsys, caplog):
+    import attune_judge.report
 
     def broken(*args, **kwargs):
         raise RuntimeError("figure backend exploded")
 
     monkeypatch.setattr(attune_judge.report, "write_report", broken)
     with caplog.at_level("WARNING"):
-        write_run_report(run_dir)  # logs, does not raise
-    assert "report not written: figure backend exploded" in caplog.text
+        code, out, err = _bench_cli(bench, monkeypatch, capsys)
+    assert code == 0, err
+    assert "report not written: figure backend exploded" in caplog.text + err
+    assert "drafting (judge_score):" in out  # the run's summary is printed all the same
 
 
-def test_report_command_rerenders_the_bench_only_sections(bench):
-    from attune_judge.cli._report import report
-
+def test_report_command_rerenders_the_bench_only_sections(bench, capsys):
     _, result, *_ = bench
     run_dir = result.run_dir
-    report(run_dir)
+    (run_dir / "report.md").unlink(missing_ok=True)
+    code, out, err = run_cli(["report", str(run_dir)], capsys)
+    assert code == 0, err
+    assert out.splitlines() == [str(run_dir / "report.md"), str(run_dir / "report.html")]
     md = (run_dir / "report.md").read_text("utf-8")
     # the sections only `attune-judge bench` adds are there again when re-rendered
     assert "Discriminability per task" in md and "All task metrics" in md
