@@ -15,8 +15,8 @@ from scipy import stats
 
 from attune_judge.calibration import (
     ClusterSums,
+    Metric,
     bootstrap_statistic,
-    bootstrap_weights,
     difference_intervals,
     expected_calibration_error,
     fmt_metric,
@@ -27,11 +27,8 @@ from attune_judge.calibration import (
     probability_calibration,
     ratings_to_table,
 )
-from attune_judge.calibration.resampling._bounded import wilson_cluster_endpoints
-from attune_judge.calibration.resampling._means import studentized_or_percentile
-from attune_judge.calibration.resampling._ratio import ratio_replicate_variances
 from attune_judge.cli import main
-from attune_judge.data import Rating
+from attune_judge.data import JudgeItem, Rating
 from attune_judge.errors import UserError
 from attune_judge.report import write_report
 from attune_judge.runs import ScoreSummary, write_summary
@@ -82,23 +79,54 @@ def test_rank_sets_separate_58_of_58_from_32_of_58() -> None:
     assert "Warning:** A: every score is at the bound 1" in leaderboard_markdown(lb)
 
 
+def _pass_fail_mean(lengths: list[int], passes: list[int]) -> Metric:
+    """The public interval of a pass rate: conversation c has lengths[c] turns, passes[c]
+    of them passed."""
+    labels: list[str] = []
+    clusters: list[str] = []
+    values: list[float] = []
+    for c, (n, k) in enumerate(zip(lengths, passes, strict=True)):
+        labels += ["m"] * n
+        clusters += [f"c{c}"] * n
+        values += [1.0] * k + [0.0] * (n - k)
+    sums = ClusterSums.from_long(labels, clusters, values)
+    return paired_cluster_bootstrap(sums, B=200, bounds=(0.0, 1.0)).means[0]
+
+
+def _wilson(x: float, n: float) -> tuple[float, float]:
+    """The Wilson score interval (95%) of a proportion x from n observations, written out."""
+    z = stats.norm.ppf(0.975)
+    centre = (x + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(x * (1 - x) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def test_wilson_interval_with_design_effect_matches_the_formula() -> None:
-    # x̂ = 0.9, v̂ = 0.0009 → n_eff = 0.09 / 0.0009 = 100; with C = 10 conversations of
-    # unequal length (Kish's effective number 8) the effective n is scaled by (z / t_7)², with
-    # equal lengths (Kish 10) by (z / t_9)²; the Wilson interval of that n, written out here
-    z, t9 = stats.norm.ppf(0.975), stats.t.ppf(0.975, 9)
-    for kish, df in ((8.0, 7), (10.0, 9)):
-        n = 100 * (z / stats.t.ppf(0.975, df)) ** 2
-        centre = (0.9 + z * z / (2 * n)) / (1 + z * z / n)
-        half = z / (1 + z * z / n) * np.sqrt(0.9 * 0.1 / n + z * z / (4 * n * n))
-        ends = wilson_cluster_endpoints(0.9, 0.0009, (0.0, 1.0), n_clusters=10, kish=kish)
-        assert ends.lower == pytest.approx(centre - half, abs=1e-12)
-        assert ends.upper == pytest.approx(centre + half, abs=1e-12)
-    # every score at the bound: n_eff = Kish's effective number of conversations (8 here),
-    # Wilson at x̂ = 1 gives [n/(n + z²), 1]
-    n8 = 8 * (z / t9) ** 2
-    top = wilson_cluster_endpoints(1.0, 0.0, (0.0, 1.0), n_clusters=10, kish=8.0)
-    assert top.lower == pytest.approx(n8 / (n8 + z * z), abs=1e-12) and top.upper == 1.0
+    # pass/fail scores in C = 10 conversations: the Wilson interval of n_eff = x̂(1 − x̂)/v̂,
+    # v̂ the cluster-robust variance C/(C − 1)·Σ(S_c − x̂ n_c)²/N², scaled by (z / t_df)² with
+    # df = Kish's effective number of conversations N²/Σn_c² − 1 (C − 1 for equal lengths)
+    z = stats.norm.ppf(0.975)
+    for lengths, passes in (
+        ([2, 3, 4, 5, 6, 2, 3, 4, 5, 6], [2, 3, 3, 5, 5, 2, 2, 4, 5, 5]),  # 36/40, Kish 8.9
+        ([4] * 10, [4, 3, 4, 4, 3, 4, 4, 4, 3, 4]),  # 37/40, Kish 10
+    ):
+        N, C = sum(lengths), len(lengths)
+        x = sum(passes) / N
+        squares = sum((k - x * n) ** 2 for k, n in zip(passes, lengths, strict=True))
+        v = C / (C - 1) * squares / N**2
+        kish = N**2 / sum(n * n for n in lengths)
+        n_eff = x * (1 - x) / v * (z / stats.t.ppf(0.975, kish - 1)) ** 2
+        m = _pass_fail_mean(lengths, passes)
+        assert m.method == "score" and m.estimate == pytest.approx(x, abs=1e-12)
+        lower, upper = _wilson(x, n_eff)
+        assert m.lower == pytest.approx(lower, abs=1e-12)
+        assert m.upper == pytest.approx(upper, abs=1e-12)
+    # every score at the bound: n_eff = Kish's effective number of conversations (8.9 here)
+    # scaled by (z / t_{C−1})²; Wilson at x̂ = 1 gives [n/(n + z²), 1]
+    lengths = [2, 3, 4, 5, 6, 2, 3, 4, 5, 6]
+    n = sum(lengths) ** 2 / sum(k * k for k in lengths) * (z / stats.t.ppf(0.975, 9)) ** 2
+    top = _pass_fail_mean(lengths, lengths)
+    assert top.lower == pytest.approx(n / (n + z * z), abs=1e-12) and top.upper == 1.0
     assert top.note is not None and top.note.startswith("every score is at the bound 1")
 
 
@@ -113,25 +141,6 @@ def test_bounded_intervals_stay_inside_the_scale() -> None:
     assert [d.method for d in diffs] == ["mover", "mover"]
     for d in diffs:
         assert -1.0 <= d.lower <= d.estimate <= d.upper <= 1.0  # type: ignore[operator]
-
-
-def test_replicate_variance_without_spread_is_zero_not_rounding_noise() -> None:
-    # every score 0.1: a replicate's expanded Σw(S − θ*n)² cancels to ~1e-18 instead of 0, and
-    # a deviation divided by its square root was a huge finite t*
-    S = np.array([[0.1 * 3], [0.1 * 7], [0.1 * 5]])
-    n = np.array([[3.0], [7.0], [5.0]])
-    sums = ClusterSums(["a", "b", "c"], ["m"], S, n)
-    W = bootstrap_weights(3, 200, seed=1)
-    assert np.all(ratio_replicate_variances(sums, W) == 0.0)
-
-
-def test_implausibly_wide_studentized_interval_falls_back_to_percentile() -> None:
-    reps = np.linspace(0.4, 0.6, 1000)
-    tstar = np.full(1000, 1e6)  # what rounding in SE* produced: huge finite t-values
-    ends = studentized_or_percentile(0.5, 0.05, tstar, reps, 0.95, span=0.2)
-    assert ends.method == "percentile"
-    assert 0.4 <= ends.lower <= ends.upper <= 0.6  # type: ignore[operator]
-    assert ends.note is not None and "implausibly wide" in ends.note
 
 
 def test_zero_width_intervals_are_marked_degenerate(tmp_path: Path) -> None:
@@ -279,30 +288,42 @@ def test_multiclass_murphy_terms_add_up_to_the_reported_brier() -> None:
     assert cal.uncertainty == pytest.approx(float(np.sum(ybar * (1 - ybar))), abs=1e-12)
 
 
-def test_a_scoring_summary_warns_when_every_score_is_at_the_bound() -> None:
-    from attune_judge.data import Judgment
-    from attune_judge.runner._summary import _score_intervals, judge_leaderboard
+def test_a_scoring_summary_warns_when_every_score_is_at_the_bound(tmp_path: Path) -> None:
+    from attune_judge.runner import plan_tasks, run_tasks
+    from attune_judge.runs import read_summary
+    from tests.runner._fakes import FakeJudge, make_items
 
-    ok = [
-        Judgment(
-            item_id=f"{m}-{c}-{t}",
-            judge_id="j",
-            status="ok",
-            candidate_model=m,
-            conversation_id=f"c{c}",
-            normalized=1.0 if m == "perfect" else float((c + t) % 3 != 0),
-        )
-        for m in ("perfect", "other")
-        for c in range(12)
-        for t in range(3)
-    ]
+    # 12 conversations x 3 turns; "perfect" scores 1 on every turn, "other" 1 unless
+    # (conversation + turn) % 3 == 0
+    items = make_items(12, 3, models=("perfect", "other"))
+
+    def score(item: JudgeItem) -> float:
+        if item.candidate_model == "perfect":
+            return 1.0
+        return float((int(str(item.conversation_id)[1:]) + item.turn) % 3 != 0)
+
+    run_tasks(
+        tmp_path / "run",
+        plan_tasks(items, [FakeJudge(score)]),
+        command="score",
+        arguments={},
+        inputs={},
+        data_fingerprint="test",
+        B=300,
+        seed=0,
+        fsync_interval_s=None,
+    )
+    summary = read_summary(tmp_path / "run")
+    assert isinstance(summary, ScoreSummary)
+    block = summary.judges["fake-judge"]
     # as the runner does: the model blocks' intervals are the one leaderboard's rows
-    board = judge_leaderboard(ok, seed=0, B=300, level=0.95)
-    assert board is not None
-    intervals, warnings = _score_intervals(board, ok, seed=0, B=300, level=0.95)
-    perfect, other = intervals["perfect"], intervals["other"]
+    assert block.leaderboard is not None
+    rows = {r.model: r.score for r in block.leaderboard.rows}
+    perfect, other = block.models["perfect"].score, block.models["other"].score
+    assert perfect is not None and other is not None
+    assert (perfect.lower, perfect.upper) == (rows["perfect"].lower, rows["perfect"].upper)
     assert perfect.upper == 1.0 and perfect.lower is not None and perfect.lower < 1.0
     assert "every score is at the bound 1" in (perfect.note or "")
-    assert [w.split(":")[0] for w in warnings] == ["perfect"]
+    assert [w.split(":")[0] for w in block.warnings] == ["perfect"]
     assert other.lower is not None and other.upper is not None
     assert 0.0 <= other.lower < other.upper <= 1.0

@@ -1,4 +1,4 @@
-"""Cost from token prices, request time apart from queue time, and ``--max-cost``."""
+"""Cost from token prices (a jury's too), request time apart from queue time, and ``--max-cost``."""
 
 from __future__ import annotations
 
@@ -142,3 +142,28 @@ def test_a_jury_with_no_priced_member_has_no_known_part() -> None:
         pricing = Pricing(api_base="http://127.0.0.1:9/v1")
         assert judgment_cost(judgment, spec, pricing) is None
         assert judgment.details.get("cost_known") == known
+
+
+def test_a_jury_cost_keeps_its_priced_part() -> None:
+    """One member priced (a table price), one not (a server's model): the jury's cost is
+    unknown, its priced part and the count of unpriced answers are kept (the CLI's side, with
+    the embedded model's 0: tests/judging/test_server_identity.py)."""
+    from attune_judge.data import JudgeSpec, Judgment
+    from attune_judge.runner._cost import judgment_cost
+
+    priced = {"program": "reference", "lm": {"lm": "openai/gpt-4o-mini"}}
+    unpriced = {"program": "reference", "lm": {"lm": "openai/x", "api_base": "http://h:1/v1"}}
+    spec = {"program": "jury", "members": [priced, unpriced]}
+    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "calls": 1}
+    members = [
+        {"judge_id": JudgeSpec.model_validate(m).judge_id(), "usage": usage}
+        for m in (priced, unpriced)
+    ]
+    judgment = Judgment(item_id="i", judge_id="jury", details={"members": members})
+    assert judgment_cost(judgment, spec, Pricing()) is None
+    import litellm
+
+    price = litellm.model_cost["gpt-4o-mini"]
+    expected = 1000 * price["input_cost_per_token"] + 100 * price["output_cost_per_token"]
+    assert judgment.details["cost_known"] == pytest.approx(expected)
+    assert judgment.details["members_unpriced"] == 1

@@ -129,27 +129,3 @@ def test_embedded_member_beside_api_base_and_a_partly_priced_jury(
     (block,) = summary["judges"].values()
     assert block["members"]["local"]["cost_usd"] == 0.0
     assert block["members"][f"openai/x@{server.url}"]["cost_usd"] is None
-
-
-def test_a_jury_cost_keeps_its_priced_part() -> None:
-    """One member priced (the embedded model, 0; a table price), one not (a server's model):
-    the jury's cost is unknown, its priced part and the count of unpriced answers are kept."""
-    from attune_judge.data import JudgeSpec, Judgment
-    from attune_judge.runner._cost import Pricing, judgment_cost
-
-    priced = {"program": "reference", "lm": {"lm": "openai/gpt-4o-mini"}}
-    unpriced = {"program": "reference", "lm": {"lm": "openai/x", "api_base": "http://h:1/v1"}}
-    spec = {"program": "jury", "members": [priced, unpriced]}
-    usage = {"prompt_tokens": 1000, "completion_tokens": 100, "calls": 1}
-    members = [
-        {"judge_id": JudgeSpec.model_validate(m).judge_id(), "usage": usage}
-        for m in (priced, unpriced)
-    ]
-    judgment = Judgment(item_id="i", judge_id="jury", details={"members": members})
-    assert judgment_cost(judgment, spec, Pricing()) is None
-    import litellm
-
-    price = litellm.model_cost["gpt-4o-mini"]
-    expected = 1000 * price["input_cost_per_token"] + 100 * price["output_cost_per_token"]
-    assert judgment.details["cost_known"] == pytest.approx(expected)
-    assert judgment.details["members_unpriced"] == 1
