@@ -1,8 +1,9 @@
 """A minimal OpenAI-compatible chat server on loopback, for tests of what reaches the wire.
 
-It records every request body, answers with ``reply(body)`` (a JSON string by default), reports
-fixed token usage, and can be told to sleep before answering (timeouts). Started and stopped by
-the test that uses it; no network beyond 127.0.0.1.
+It records every request body, answers with ``reply(body)`` (a JSON string by default, or a
+``testing.TokenReply`` whose token log-probabilities are sent when the request asks for
+``logprobs``), reports fixed token usage, and can be told to sleep before answering
+(timeouts). Started and stopped by the test that uses it; no network beyond 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from attune_judge.testing import TokenReply
+
 __all__ = ["StubServer", "openai_stub"]
 
 
@@ -24,11 +27,21 @@ class StubServer:
     """State of a running stub: its URL, the requests it saw, and how it answers."""
 
     url: str
-    reply: Callable[[dict[str, Any]], str]
+    reply: Callable[[dict[str, Any]], str | TokenReply]
     requests: list[dict[str, Any]] = field(default_factory=list)
     delay_s: float = 0.0
     usage: tuple[int, int] = (100, 20)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _logprobs(reply: TokenReply, top: int) -> dict[str, Any]:
+    """OpenAI's ``logprobs`` of a reply: per token the chosen one and its first ``top``
+    alternatives (``reply.tokens`` lists them, the chosen token first)."""
+    content = []
+    for alternatives in reply.tokens:
+        ranked = [{"token": t, "logprob": lp} for t, lp in alternatives.items()]
+        content.append({**ranked[0], "top_logprobs": ranked[:top]})
+    return {"content": content}
 
 
 def _handler(state: StubServer) -> type[BaseHTTPRequestHandler]:
@@ -54,7 +67,15 @@ def _handler(state: StubServer) -> type[BaseHTTPRequestHandler]:
                 state.requests.append(body)
             if state.delay_s:
                 time.sleep(state.delay_s)
-            text = state.reply(body)
+            reply = state.reply(body)
+            text = reply.text if isinstance(reply, TokenReply) else reply
+            choice: dict[str, Any] = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+            if isinstance(reply, TokenReply) and reply.tokens and body.get("logprobs"):
+                choice["logprobs"] = _logprobs(reply, int(body.get("top_logprobs") or 0))
             prompt, completion = state.usage
             try:
                 self._send(
@@ -64,13 +85,7 @@ def _handler(state: StubServer) -> type[BaseHTTPRequestHandler]:
                         "object": "chat.completion",
                         "created": int(time.time()),
                         "model": body.get("model", "stub"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
-                            }
-                        ],
+                        "choices": [choice],
                         "usage": {
                             "prompt_tokens": prompt,
                             "completion_tokens": completion,
@@ -85,7 +100,7 @@ def _handler(state: StubServer) -> type[BaseHTTPRequestHandler]:
 
 
 @contextlib.contextmanager
-def openai_stub(reply: Callable[[dict[str, Any]], str]) -> Iterator[StubServer]:
+def openai_stub(reply: Callable[[dict[str, Any]], str | TokenReply]) -> Iterator[StubServer]:
     """Serve on a free loopback port; yield the state (``url`` ends in ``/v1``); always stop."""
     state = StubServer("", reply)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))

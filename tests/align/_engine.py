@@ -9,11 +9,17 @@ instruction proposers of MIPROv2 and GEPA) get a generic JSON answer with every 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+
 from attune_judge.data import ChatMessage, JudgeItem, Rating, write_jsonl
+from attune_judge.testing import Messages, TokenReply
+from tests._openai_stub import StubServer, openai_stub
 
 CRITERIA = ("level_emotional_reactions", "level_interpretations", "level_explorations")
 TRUTH = {"warm": (2, 0, 0), "flat": (0, 0, 0), "curious": (0, 1, 2), "wise": (1, 2, 0)}
@@ -83,3 +89,15 @@ def write_labels(root: Path, conversations: int = 24, per_conv: int = 2) -> tupl
     write_jsonl(root / "items.jsonl", items)
     write_jsonl(root / "ratings.jsonl", ratings)
     return root / "items.jsonl", root / "ratings.jsonl"
+
+
+@contextlib.contextmanager
+def served(
+    responder: Callable[[Messages], str | TokenReply], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[StubServer, list[str]]]:
+    """``responder`` behind an OpenAI-compatible server on loopback, for the CLI: (the server,
+    whose ``requests`` are the calls made, and the ``--lm`` / ``--api-base`` options naming it).
+    The request cache is off, as with a scripted engine: every call reaches the responder."""
+    monkeypatch.setenv("ATTUNE_CACHE", "0")
+    with openai_stub(lambda body: responder(body["messages"])) as server:
+        yield server, ["--lm", "openai/judge", "--api-base", server.url]

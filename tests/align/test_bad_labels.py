@@ -5,26 +5,21 @@ line and the field (exit 2), before any model call (issue 30, point 3)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from attune_judge.cli import main
-from attune_judge.testing import ScriptedEngine
-from tests.align._engine import learner, write_labels
+from tests._openai_stub import StubServer
+from tests.align._engine import learner, served, write_labels
 
 
 @pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch) -> ScriptedEngine:
-    eng = ScriptedEngine(learner)
-    lm = eng.lm()
-
-    def resolve(model: Any, **settings: Any) -> Any:
-        return lm
-
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", resolve)
-    return eng
+def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[StubServer, list[str]]]:
+    """The learner on loopback (its requests are the model calls) and the options naming it."""
+    with served(learner, monkeypatch) as found:
+        yield found
 
 
 # the value written into line 5 of the ratings (the epitome rubric's scale is 0..2)
@@ -42,7 +37,10 @@ BAD = {
 
 @pytest.mark.parametrize("name", list(BAD))
 def test_align_refuses_an_unusable_label_with_file_line_and_field(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str], name: str
+    tmp_path: Path,
+    model: tuple[StubServer, list[str]],
+    capsys: pytest.CaptureFixture[str],
+    name: str,
 ) -> None:
     items, ratings = write_labels(tmp_path)
     lines = ratings.read_text("utf-8").splitlines()
@@ -52,7 +50,7 @@ def test_align_refuses_an_unusable_label_with_file_line_and_field(
     assert lines[4] != json.dumps(record, separators=(",", ":"))
     ratings.write_text("\n".join(lines) + "\n", "utf-8")
     argv = ["align", str(ratings), "--items", str(items), "--rubric"]
-    argv += ["empathic-communication-epitome", "--lm", "scripted/judge", "-o", str(tmp_path / "a")]
+    argv += ["empathic-communication-epitome", *model[1], "-o", str(tmp_path / "a")]
     with pytest.raises(SystemExit) as stop:
         main(argv)
     err = capsys.readouterr().err
@@ -61,12 +59,10 @@ def test_align_refuses_an_unusable_label_with_file_line_and_field(
     assert len(problem) == 1, err
     assert f"{ratings}:5: field value:" in problem[0]
     assert "Traceback" not in err
-    assert engine.calls == 0 and not (tmp_path / "a").exists()
+    assert model[0].requests == [] and not (tmp_path / "a").exists()
 
 
-def test_align_accepts_the_ends_of_the_scale_and_null(
-    tmp_path: Path, engine: ScriptedEngine
-) -> None:
+def test_align_accepts_the_ends_of_the_scale_and_null(tmp_path: Path) -> None:
     from attune_judge.align import load_align_data
 
     items, ratings = write_labels(tmp_path)

@@ -20,7 +20,7 @@ from attune_judge.errors import UserError
 from attune_judge.judges import JudgeOptions, build_judge
 from attune_judge.runs import SCHEMA_VERSION, AlignSummary, read_summary
 from attune_judge.testing import ScriptedEngine, TokenReply
-from tests.align._engine import CRITERIA, TRUTH, write_labels
+from tests.align._engine import CRITERIA, TRUTH, served, write_labels
 
 NAMES = {"Emotional reactions": 0, "Interpretations": 1, "Explorations": 2}
 # the model's distribution over levels 0, 1, 2 given the people's level: right order, squeezed
@@ -158,13 +158,22 @@ def manifest_hash(out: str) -> str:
 def test_cli_align_calibrate_then_score_with_the_judge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    engine = ScriptedEngine(squeezer)
-    lm = engine.lm()
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", lambda m, **s: lm)
+    with served(squeezer, monkeypatch) as (_, model):
+        _cli_align_calibrate_then_score(tmp_path, model, capsys)
+    # preferences and reasoning are refused with one line
+    with pytest.raises(UserError, match="drop --reasoning"):
+        (tmp_path / "x").mkdir()
+        lm = ScriptedEngine(squeezer).lm()
+        calibrate_judge(_config(tmp_path / "x", reasoning=True), lm=lm, echo=lambda s: None)
+
+
+def _cli_align_calibrate_then_score(
+    tmp_path: Path, model: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     items, ratings = _labels(tmp_path)
     art = tmp_path / "cal"
     argv = ["align", str(ratings), "--items", str(items), "--rubric"]
-    argv += ["empathic-communication-epitome", "--method", "calibrate", "--lm", "scripted/judge"]
+    argv += ["empathic-communication-epitome", "--method", "calibrate", *model]
     argv += ["--B", "200", "-o", str(art)]
     assert _main(argv) == 0
     out = capsys.readouterr().out
@@ -175,12 +184,8 @@ def test_cli_align_calibrate_then_score_with_the_judge(
     assert isinstance(summary, AlignSummary)
     assert summary.align.calibration_proof.headline.startswith("calibrated")
     assert json.loads((art / "manifest.json").read_text())["command"] == "align"
-    argv = ["score", str(items), "--judge", str(art), "--lm", "scripted/judge", "-o"]
+    argv = ["score", str(items), "--judge", str(art), *model, "-o"]
     assert _main([*argv, str(tmp_path / "run"), "--B", "100"]) == 0
     judgments = read_jsonl(tmp_path / "run" / "judgments.jsonl", Judgment)
     assert len(judgments) == 60 and all(j.status == "ok" for j in judgments)
     assert all("calibrated" in j.details and "distributions" in j.details for j in judgments)
-    # preferences and reasoning are refused with one line
-    with pytest.raises(UserError, match="drop --reasoning"):
-        (tmp_path / "x").mkdir()
-        calibrate_judge(_config(tmp_path / "x", reasoning=True), lm=lm, echo=lambda s: None)

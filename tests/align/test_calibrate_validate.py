@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import statistics
 import zlib
 from pathlib import Path
@@ -19,11 +18,13 @@ from attune_judge import shipped_dir
 from attune_judge.align import AlignConfig, calibrate_judge, load_aligned_judge
 from attune_judge.data import JudgeItem, Rating, read_jsonl, read_judgments, write_jsonl
 from attune_judge.judges import JudgeOptions, build_judge
+from attune_judge.lm import LMSettings, resolve_lm
 from attune_judge.runner import ScoreConfig, run_score
 from attune_judge.runs import CalibrateSummary, FittedCheck, ValidateSummary, read_summary
 from attune_judge.testing import ScriptedEngine, TokenReply
 from attune_judge.validate import VALIDATION_SETS, load_calibration_set, validate_judge
-from tests.align._engine import CRITERIA
+from tests._openai_stub import StubServer
+from tests.align._engine import CRITERIA, served
 
 SET = "empathic-communication-epitome"
 
@@ -36,47 +37,41 @@ def by_length(messages: list[dict[str, str]]) -> TokenReply:
     return TokenReply("1", ({str(k): math.log(p) for k, p in enumerate(probs)},))
 
 
-def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
+def _served_lm(server: StubServer) -> Any:
+    """The ``dspy.LM`` of the model on the loopback server, as the CLI's options build it."""
+    return resolve_lm(LMSettings(lm="openai/judge", api_base=server.url, seed=0))
+
+
+def test_validate_with_the_judge_uses_only_its_test_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    engine = ScriptedEngine(by_length)
-    lm = engine.lm()
-    config = AlignConfig(
-        labels=SET, out=tmp_path / "cal", lm="scripted/judge", method="calibrate", B=100
-    )
-    res = calibrate_judge(config, lm=lm, echo=lambda s: None)
-    test_ids = set(res.split.items["test"])
-    # validate --judge DIR on the set it was fitted on: the test split only
-    from attune_judge.cli import main
-
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", lambda m, **s: lm)
-    argv = ["validate", "--set", SET, "--judge", res.out, "--lm", "scripted/judge"]
-    argv += ["-o", str(tmp_path / "v1"), "--B", "100"]
-    try:
-        main(argv)
-    except SystemExit as ex:
-        assert not ex.code
-    out = capsys.readouterr().out
+    with served(by_length, monkeypatch) as (server, model):
+        config = AlignConfig(
+            labels=SET, out=tmp_path / "cal", lm="openai/judge", method="calibrate", B=100
+        )
+        res = calibrate_judge(config, lm=_served_lm(server), echo=lambda s: None)
+        test_ids = set(res.split.items["test"])
+        # validate --judge DIR on the set it was fitted on: the test split only
+        argv = ["validate", "--set", SET, "--judge", res.out, *model]
+        out = _cli([*argv, "-o", str(tmp_path / "v1"), "--B", "100"], capsys)
     assert f"validating on its {len(test_ids)} held-out (test-split) items only" in out
     summary = json.loads((tmp_path / "v1" / "summary.json").read_text())
     assert summary["validation"]["n_items"] == len(test_ids)
     assert "calibrated" in json.dumps(summary["validation"]["judge_spec"])
-    # a plain validate of the model: the shipped head's row beside the raw one
-    shipped = tmp_path / "shipped"
-    shutil.copytree(res.out, shipped / "heads" / SET)
-    real: Any = __import__("attune_judge._resources", fromlist=["shipped_dir"]).shipped_dir
 
-    def fake(name: str) -> Path:
-        return shipped if name == "calibration" else real(name)
 
-    monkeypatch.setattr("attune_judge.validate._calibrated.shipped_dir", fake)
+def test_a_plain_validate_prints_the_shipped_calibrated_row(tmp_path: Path) -> None:
+    # the shipped head of the set, fitted on the embedded model's distributions (`local`),
+    # applied to another judge's distributions named as that model: its row beside the raw one,
+    # on the head's held-out items only
+    head = shipped_dir("calibration") / "heads" / SET
+    test_ids = set(json.loads((head / "split.json").read_text())["items"]["test"])
+    lm = ScriptedEngine(by_length).lm()
     plain = build_judge(SET, lm, JudgeOptions(score_mode="expected", use_reference=False))
-    result = validate_judge(
-        SET, "scripted/judge", tmp_path / "v2", judge=plain, B=100, report_files=False
-    )
+    result = validate_judge(SET, "local", tmp_path / "v2", judge=plain, B=100, report_files=False)
     lines = "\n".join(result.summary)
     assert f"calibrated with the shipped head {SET}" in lines
-    assert "baselines beside scripted/judge (calibrated)" in lines
+    assert "baselines beside local (calibrated)" in lines
     data = json.loads((tmp_path / "v2" / "summary.json").read_text())["calibrated"]
     n_cal = data["calibrated"]["dimensions"]["total"]["agreement"]["n"]
     assert n_cal == data["uncalibrated"]["dimensions"]["total"]["agreement"]["n"]
@@ -86,6 +81,12 @@ def test_validate_uses_the_test_split_and_prints_the_shipped_calibrated_row(
     cal_p = data["calibrated"]["dimensions"][crit]["probability_scores"]
     raw_p = data["uncalibrated"]["dimensions"][crit]["probability_scores"]
     assert cal_p["n"] == raw_p["n"] and cal_p["brier"] != raw_p["brier"]
+    # the head was fitted on the embedded model: another model's validate shows no such row
+    other = validate_judge(
+        SET, "openai/another", tmp_path / "v3", judge=plain, B=100, report_files=False
+    )
+    assert not any("shipped head" in line for line in other.summary)
+    assert "calibrated" not in json.loads((tmp_path / "v3" / "summary.json").read_text())
 
 
 def _first_items(root: Path, n: int) -> tuple[Path, Path]:
@@ -152,14 +153,20 @@ def test_a_judge_fitted_on_12_of_20_items_warns_and_shows_the_held_out_figure(
     # issue 42 point 5: a calibrated judge fitted on 12 (train + dev) of 20 real EPITOME items,
     # checked against the experts' labels of all 20 by calibrate and validate; before, neither
     # said so (calibrate's check knew only aligned judges) nor gave the held-out figure
+    with served(by_length, monkeypatch) as (server, model):
+        _fitted_on_12_of_20(tmp_path, capsys, _served_lm(server), model)
+
+
+def _fitted_on_12_of_20(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lm: Any, model: list[str]
+) -> None:
     items, labels = _first_items(tmp_path, 20)
-    lm = ScriptedEngine(by_length).lm()
     config = AlignConfig(
         labels=str(labels),
         items=items,
         rubric=SET,
         out=tmp_path / "cal",
-        lm="scripted/judge",
+        lm="openai/judge",
         method="calibrate",
         B=100,
     )
@@ -176,7 +183,7 @@ def test_a_judge_fitted_on_12_of_20_items_warns_and_shows_the_held_out_figure(
     run = tmp_path / "run"
     judge = load_aligned_judge(res.out, lm)
     run_score(
-        ScoreConfig(data=items, out=run, rubric=str(res.out), lm="scripted/judge", quiet=True),
+        ScoreConfig(data=items, out=run, rubric=str(res.out), lm="openai/judge", quiet=True),
         judges=[judge],
     )
     cal_dir = tmp_path / "calibrate"
@@ -190,9 +197,8 @@ def test_a_judge_fitted_on_12_of_20_items_warns_and_shows_the_held_out_figure(
     assert warning in report and "### Held-out items only" in report
 
     # validate --judge DIR on the set's first 20 items (the same ones)
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", lambda m, **s: lm)
     v_dir = tmp_path / "validate"
-    argv = ["validate", "--set", SET, "--judge", res.out, "--lm", "scripted/judge"]
+    argv = ["validate", "--set", SET, "--judge", res.out, *model]
     out = _cli([*argv, "--limit", "20", "-o", str(v_dir), "-B", "200"], capsys)
     assert warning in out and "| 8 held-out items |" in out
     v_summary = read_summary(v_dir)

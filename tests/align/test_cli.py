@@ -1,18 +1,19 @@
 """``attune-judge align``, then ``score --judge``, ``judge --judge`` and ``validate --judge`` on
-the artifact (in-process; the model resolver is patched to the scripted learner)."""
+the artifact (in-process; the judge model is the scripted learner behind an OpenAI-compatible
+server on loopback)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from attune_judge.cli import main
 from attune_judge.data import Judgment, read_jsonl
-from attune_judge.testing import ScriptedEngine
-from tests.align._engine import learner, write_labels
+from tests._openai_stub import StubServer
+from tests.align._engine import learner, served, write_labels
 
 
 def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -26,20 +27,16 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 
 @pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch) -> ScriptedEngine:
-    eng = ScriptedEngine(learner)
-    lm = eng.lm()
-
-    def resolve(model: Any, **settings: Any) -> Any:
-        return lm
-
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", resolve)
-    return eng
+def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[StubServer, list[str]]]:
+    """The learner on loopback and the --lm/--api-base options naming it."""
+    with served(learner, monkeypatch) as found:
+        yield found
 
 
 def test_align_then_score_and_judge_with_the_artifact(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, model: tuple[StubServer, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    lm = model[1]
     items, ratings = write_labels(tmp_path)
     art = tmp_path / "aligned"
     code, out, err = _run(
@@ -54,8 +51,7 @@ def test_align_then_score_and_judge_with_the_artifact(
             "labeled-fewshot",
             "--max-demos",
             "8",
-            "--lm",
-            "scripted/judge",
+            *lm,
             "--B",
             "200",
             "-o",
@@ -76,8 +72,7 @@ def test_align_then_score_and_judge_with_the_artifact(
             str(items),
             "--judge",
             str(art),
-            "--lm",
-            "scripted/judge",
+            *lm,
             "-o",
             str(tmp_path / "run"),
             "-q",
@@ -94,8 +89,7 @@ def test_align_then_score_and_judge_with_the_artifact(
             "--rubric",
             "empathic-communication-epitome",
             "--no-reference",  # the items have none (a reference rubric would refuse them)
-            "--lm",
-            "scripted/judge",
+            *lm,
             "-o",
             str(tmp_path / "plain"),
             "-q",
@@ -112,8 +106,7 @@ def test_align_then_score_and_judge_with_the_artifact(
             str(items),
             "--judge",
             str(art),
-            "--lm",
-            "scripted/judge",
+            *lm,
             "-o",
             str(tmp_path / "plain"),
             "-q",
@@ -125,7 +118,10 @@ def test_align_then_score_and_judge_with_the_artifact(
     first = items.read_text().splitlines()[0]
     item.write_text(first)
     code, out, err = _run(
-        ["judge", str(item), "--judge", str(art), "--lm", "scripted/judge"], capsys
+        # score seeds the model with its run seed (0 by default), judge only when asked to:
+        # with the same seed the two commands build one judge
+        ["judge", str(item), "--judge", str(art), *lm, "--seed", "0"],
+        capsys,
     )
     assert code == 0, err
     assert json.loads(out)["judge_id"] == js[0].judge_id
@@ -136,7 +132,7 @@ def test_align_then_score_and_judge_with_the_artifact(
 
 
 def test_align_bad_input_exits_two(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, model: tuple[StubServer, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     items, ratings = write_labels(tmp_path)
     cases = [
@@ -181,12 +177,13 @@ def test_align_bad_input_exits_two(
         code, _, err = _run(argv, capsys)
         assert code == 2, (argv, err)
         assert message in err and "Traceback" not in err
-    assert engine.calls == 0
+    assert model[0].requests == []
 
 
 def test_validate_with_an_artifact_aligned_on_the_same_set_uses_only_its_test_split(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, model: tuple[StubServer, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    lm = model[1]
     art = tmp_path / "aligned"
     code, out, err = _run(
         [
@@ -198,8 +195,7 @@ def test_validate_with_an_artifact_aligned_on_the_same_set_uses_only_its_test_sp
             "8",
             "--B",
             "200",
-            "--lm",
-            "scripted/judge",
+            *lm,
             "-o",
             str(art),
         ],
@@ -214,8 +210,7 @@ def test_validate_with_an_artifact_aligned_on_the_same_set_uses_only_its_test_sp
             "empathic-communication-epitome",
             "--judge",
             str(art),
-            "--lm",
-            "scripted/judge",
+            *lm,
             "--B",
             "100",
             "-o",

@@ -1,42 +1,41 @@
 """``attune-judge align PREFS.jsonl --items PAIRS``, then ``score --judge`` with the pairwise
-artifact and ``calibrate`` of that run against the same people (in-process; the model resolver
-patched to the scripted pairwise learner)."""
+artifact and ``calibrate`` of that run against the same people (in-process; the judge model is
+the scripted pairwise learner behind an OpenAI-compatible server on loopback)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from attune_judge.data import Judgment, read_jsonl
-from attune_judge.testing import ScriptedEngine
+from tests._openai_stub import StubServer
+from tests.align._engine import served
 from tests.align._pair_engine import pair_learner, write_pairs
 from tests.align.test_cli import _run
 
 
-def manifest_judge_id(art: Path) -> str:
-    """The judge id of the artifact with its score map as ``score --judge`` builds it."""
+def manifest_judge_id(art: Path, server: StubServer) -> str:
+    """The judge id of the artifact with its score map as ``score --judge`` builds it (the
+    model on the server, seeded with score's default run seed 0)."""
     from attune_judge.judges import build_judge
+    from attune_judge.lm import LMSettings
 
-    return build_judge(str(art), "scripted/judge").judge_id
+    settings = LMSettings(lm="openai/judge", api_base=server.url, seed=0)
+    return build_judge(str(art), settings).judge_id
 
 
 @pytest.fixture
-def engine(monkeypatch: pytest.MonkeyPatch) -> ScriptedEngine:
-    eng = ScriptedEngine(pair_learner)
-    lm = eng.lm()
-
-    def resolve(model: Any, **settings: Any) -> Any:
-        return lm
-
-    monkeypatch.setattr("attune_judge.judges._factory.resolve_judge_lm", resolve)
-    return eng
+def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[StubServer, list[str]]]:
+    """The pairwise learner on loopback and the --lm/--api-base options naming it."""
+    with served(pair_learner, monkeypatch) as found:
+        yield found
 
 
 def test_align_preferences_then_score_and_calibrate_with_the_artifact(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, model: tuple[StubServer, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     pairs, prefs = write_pairs(tmp_path)
     art = tmp_path / "aligned"
@@ -50,8 +49,7 @@ def test_align_preferences_then_score_and_calibrate_with_the_artifact(
             "labeled-fewshot",
             "--max-demos",
             "40",
-            "--lm",
-            "scripted/judge",
+            *model[1],
             "--B",
             "200",
             "-o",
@@ -83,8 +81,7 @@ def test_align_preferences_then_score_and_calibrate_with_the_artifact(
             str(subset),
             "--judge",
             str(art),
-            "--lm",
-            "scripted/judge",
+            *model[1],
             "--B",
             "200",
             "-o",
@@ -97,7 +94,7 @@ def test_align_preferences_then_score_and_calibrate_with_the_artifact(
     js = read_jsonl(run / "judgments.jsonl", Judgment)
     assert len(js) == len(set(some)) and all(j.status == "ok" for j in js)
     assert {j.verdict for j in js} <= {"A", "B", "tie"}  # no position-biased flip left
-    assert {j.judge_id for j in js} == {manifest_judge_id(art)}
+    assert {j.judge_id for j in js} == {manifest_judge_id(art, model[0])}
     assert all(after[j.item_id] == j.verdict for j in js if j.item_id in test_ids)
     assert sum(j.item_id in test_ids for j in js) == 6
     code, out, err = _run(
@@ -119,7 +116,7 @@ def test_align_preferences_then_score_and_calibrate_with_the_artifact(
 
 
 def test_align_preferences_bad_input_exits_two(
-    tmp_path: Path, engine: ScriptedEngine, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, model: tuple[StubServer, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     pairs, prefs = write_pairs(tmp_path, conversations=6)
     cases = [
@@ -161,4 +158,4 @@ def test_align_preferences_bad_input_exits_two(
         code, _, err = _run(argv, capsys)
         assert code == 2, (argv, err)
         assert message in err and "Traceback" not in err
-    assert engine.calls == 0
+    assert model[0].requests == []

@@ -6,17 +6,11 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from attune_judge.align import read_manifest
-from attune_judge.data._aligned import (
-    AlignedJudgeManifest,
-    CalibratedHeldOut,
-    CalibrateSettings,
-    HeldOutSummary,
-    OptimizerSettings,
-)
+from attune_judge.align import OptimizerSettings, read_manifest
 from attune_judge.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2] / "calibration" / "heads"
@@ -70,11 +64,22 @@ FIRST_LAYOUT = {
 }
 
 
-def test_the_first_layout_loads_and_dumps_unchanged_but_for_the_new_baselines() -> None:
-    m = AlignedJudgeManifest.model_validate(FIRST_LAYOUT)
-    assert isinstance(m.held_out, HeldOutSummary)
-    assert isinstance(m.optimizer, OptimizerSettings)
+def _read(root: Path, layout: dict[str, Any]) -> Any:
+    """``align.read_manifest`` of an aligned judge directory holding only this manifest."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "aligned-judge.json").write_text(json.dumps(layout), encoding="utf-8")
+    return read_manifest(root)
+
+
+def test_the_first_layout_loads_and_dumps_unchanged_but_for_the_new_baselines(
+    tmp_path: Path,
+) -> None:
+    m = _read(tmp_path, FIRST_LAYOUT)
+    assert isinstance(m.optimizer, OptimizerSettings) and m.optimizer.metric_threshold == 0.9
+    # the optimizers' held-out summary, typed: its fields, the new baselines unset
+    assert (m.held_out.before, m.held_out.after, m.held_out.distinguishable) == (0.61, 0.7, False)
     assert m.held_out.length_baseline is None and m.held_out.position_baseline is None
+    assert m.held_out.model_extra in (None, {})
     assert m.split.conversations == {"train": 8, "dev": 4, "test": 8}
     dumped = json.loads(m.model_dump_json())
     added = dumped["held_out"].pop("length_baseline"), dumped["held_out"].pop("position_baseline")
@@ -85,9 +90,11 @@ def test_the_first_layout_loads_and_dumps_unchanged_but_for_the_new_baselines() 
 @pytest.mark.parametrize("name", sorted(p.parent.name for p in ROOT.glob("*/aligned-judge.json")))
 def test_every_shipped_calibrated_manifest_round_trips(name: str) -> None:
     raw = json.loads((ROOT / name / "aligned-judge.json").read_text(encoding="utf-8"))
-    m = AlignedJudgeManifest.model_validate(raw)
-    assert isinstance(m.optimizer, CalibrateSettings)
-    assert isinstance(m.held_out, CalibratedHeldOut)
+    m = read_manifest(ROOT / name)
+    # the calibration head's settings and held-out systems, not an optimizer's
+    assert not isinstance(m.optimizer, OptimizerSettings)
+    assert m.optimizer.name == "calibrate" and m.optimizer.penalty_grid
+    assert not hasattr(m.held_out, "before") and m.held_out.n_items > 0
     # the systems stay flat keys of held_out, each typed as metric -> value
     systems = m.held_out.model_extra or {}
     assert "calibrated" in systems and set(systems["calibrated"]) >= {"rmse", "spearman"}
@@ -108,12 +115,15 @@ def test_a_wrong_field_is_refused_naming_the_file_and_field(
 ) -> None:
     bad = copy.deepcopy(FIRST_LAYOUT)
     bad[path[0]][path[1]] = value  # type: ignore[index]
-    (tmp_path / "aligned-judge.json").write_text(json.dumps(bad), encoding="utf-8")
     with pytest.raises(UserError) as err:
-        read_manifest(tmp_path)
+        _read(tmp_path, bad)
     assert "aligned-judge.json: field " + field in str(err.value)
 
 
-def test_a_calibrated_system_must_be_metric_values() -> None:
-    with pytest.raises(ValueError, match="calibrated"):
-        CalibratedHeldOut.model_validate({"verdict": "v", "n_items": 3, "calibrated": "good"})
+def test_a_calibrated_system_must_be_metric_values(tmp_path: Path) -> None:
+    name = sorted(p.parent.name for p in ROOT.glob("*/aligned-judge.json"))[0]
+    raw = json.loads((ROOT / name / "aligned-judge.json").read_text(encoding="utf-8"))
+    assert _read(tmp_path / "as-shipped", raw).held_out.model_extra["calibrated"]
+    raw["held_out"]["calibrated"] = "good"  # the one change: a system that is not metrics
+    with pytest.raises(UserError, match=r"aligned-judge\.json: field held_out"):
+        _read(tmp_path / "changed", raw)
