@@ -140,3 +140,68 @@ def test_rank_human_without_a_human_scale_says_its_intervals_are_unbounded(
     code, out, err = run_cli(["rank", str(run), "--human", str(human), "--json"], capsys)
     assert code == 0, err
     assert any("no --human-scale" in w for w in json.loads(out)["warnings"])
+
+
+def _rubric_scale_run(tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    """A scoring run of the 1-5 rubric ``attune-empathy-anchored`` behind the loopback stub,
+    which gives every criterion the score written in the reply (``[5]`` or ``[4]``): m1 5 in
+    19 of 20 turns, m2 in 16 of 20 (10 conversations of 2 turns)."""
+    from tests._openai_stub import openai_stub
+    from tests.judging._stub_judges import requested_fields
+
+    fours = {"m1": {(3, 1)}, "m2": {(0, 0), (2, 1), (5, 0), (8, 1)}}
+    items = [
+        JudgeItem(
+            item_id=f"c{c}:{t}:{m}",
+            conversation_id=f"c{c}",
+            turn=t,
+            context=[ChatMessage(role="user", content=f"Hello {c}.{t}.")],
+            candidate=f"{m} says [{4 if (c, t) in fours[m] else 5}]",
+            candidate_model=m,
+            reference="A reply.",
+        )
+        for c in range(10)
+        for t in range(2)
+        for m in ("m1", "m2")
+    ]
+    write_jsonl(tmp / "items.jsonl", items)
+
+    def judge(body: dict[str, Any]) -> str:
+        score = 4 if "says [4]" in body["messages"][-1]["content"] else 5
+        fields = requested_fields(body)
+        return json.dumps({f: "fine" if f == "rationale" else score for f in fields})
+
+    run = tmp / "run"
+    with openai_stub(judge) as server:
+        argv = ["score", str(tmp / "items.jsonl"), "--rubric", "attune-empathy-anchored"]
+        argv += ["--lm", "openai/stub", "--api-base", server.url, "-o", str(run), "-q"]
+        code, _, err = run_cli([*argv, "-B", "300"], capsys)
+    assert code == 0, err
+    return run
+
+
+def test_rank_of_a_run_keeps_overall_scores_on_the_rubric_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``rank RUN --field overall`` ranks on the rubric's 1-5 scale, read from the run (every
+    judgment records normalized = (overall - 1) / 4), without --scale: no interval leaves
+    it (before, m2's 4.850 had the upper end 5.003); --scale must agree with it."""
+    monkeypatch.setenv("ATTUNE_CACHE", "0")
+    run = _rubric_scale_run(tmp_path, capsys)
+    means = {"m1": (19 * 5 + 4) / 20, "m2": (16 * 5 + 4 * 4) / 20}
+    argv = ["rank", str(run), "--field", "overall", "-B", "1000", "--json"]
+    code, first, err = run_cli(argv, capsys)
+    assert code == 0, err
+    rows = json.loads(first)["rows"]
+    assert {r["model"]: r["score"]["estimate"] for r in rows} == pytest.approx(means)
+    _inside(rows, (1, 5))
+    # the same on the judgments copied out of the run (a Judgment JSONL)
+    code, out, err = run_cli(["rank", str(run / "judgments.jsonl"), *argv[2:]], capsys)
+    assert code == 0, err
+    _inside(json.loads(out)["rows"], (1, 5))
+    # --scale equal to the run's scale changes nothing; another one is refused, naming both
+    code, same, err = run_cli([*argv, "--scale", "1,5"], capsys)
+    assert (code, same) == (0, first), err
+    for scale, field in (("1,7", "overall"), ("1,5", "normalized")):
+        code, _, err = run_cli([*argv[:2], "--field", field, "--scale", scale], capsys)
+        assert code == 2 and f"--scale {scale} contradicts" in err, err

@@ -34,7 +34,7 @@ Rendering
     ``calibration_markdown``, ``preference_markdown``, ``leaderboard_markdown`` (strings).
 Adapters
     ``ratings_to_table``, ``one_label_per_rater`` (the rule for duplicate labels),
-    ``judgments_to_ratings``, ``judgments_to_scores``,
+    ``judgments_to_ratings``, ``judgments_to_scores``, ``judgments_scale``,
     ``judgments_to_preferences``, ``judgments_both_orders``.
 """
 
@@ -69,6 +69,7 @@ from attune_judge.calibration.agreement._binary import (
 from attune_judge.calibration.agreement._icc import intraclass_correlation
 from attune_judge.calibration.agreement._judgments import (
     judgments_both_orders,
+    judgments_scale,
     judgments_to_preferences,
     judgments_to_ratings,
     judgments_to_scores,
@@ -190,6 +191,7 @@ from attune_judge.calibration.resampling._bootstrap import (
     bootstrap_weights,
     few_clusters_warning,
     interval_endpoints,
+    no_claim_reason,
 )
 from attune_judge.calibration.resampling._bounded import check_level, interval_warnings
 from attune_judge.calibration.resampling._differences import difference_intervals
@@ -288,6 +290,7 @@ __all__ = [
     "is_behaviour_dimension",
     "judge_preferences_from_scores",
     "judgments_both_orders",
+    "judgments_scale",
     "judgments_to_behaviour_ratings",
     "judgments_to_preferences",
     "judgments_to_ratings",
@@ -302,6 +305,7 @@ __all__ = [
     "length_controlled_means",
     "length_controlled_winrates",
     "length_effect",
+    "no_claim_reason",
     "one_label_per_rater",
     "pair_agreement",
     "paired_cluster_bootstrap",

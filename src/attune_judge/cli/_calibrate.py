@@ -230,7 +230,8 @@ def rank(
         str | None,
         typer.Option(
             "--scale",
-            help="LOW,HIGH of a scores file's scale (e.g. 1,5): intervals stay on it.",
+            help="LOW,HIGH of a scores table's scale (e.g. 1,5): intervals stay on it. "
+            "Judgments (a run) record their own scale; --scale must agree with it.",
         ),
     ] = None,
     human: Annotated[

@@ -63,12 +63,14 @@ def run_leaderboard(
     B: int = DEFAULT_B,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    scale: tuple[float, float] | None = None,
 ) -> Leaderboard:
     """The leaderboard of one judge of a scoring run directory.
 
     The one stored in ``summary.json`` when it was computed with these settings (normalised
     scores, ``B``, ``seed``, ``level``); otherwise :func:`judge_leaderboard` on the last
-    judgment of each item in ``judgments.jsonl``.
+    judgment of each item in ``judgments.jsonl`` (its intervals on ``scale``, else on the
+    scale the judgments record).
 
     Raises
     ------
@@ -87,7 +89,7 @@ def run_leaderboard(
         raise UserError(f"{path}: a run directory must contain judgments.jsonl")
     mine = [j for j in judgments_of(read_judgments(log), judge_id, log) if j.status == "ok"]
     try:
-        board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field)
+        board = judge_leaderboard(mine, B=B, seed=seed, level=level, field=field, scale=scale)
     except UserError as exc:  # a score that is not finite: named with its record
         raise UserError(f"{log}: {exc}") from None
     if board is None:

@@ -21,6 +21,7 @@ from attune_judge.calibration import (
     bootstrap_means,
     few_clusters_warning,
     interval_warnings,
+    judgments_scale,
     judgments_to_scores,
     leaderboard,
 )
@@ -64,12 +65,15 @@ def judge_leaderboard(
     B: int,
     level: float,
     field: Literal["normalized", "overall"] = "normalized",
+    scale: tuple[float, float] | None = None,
 ) -> Leaderboard | None:
     """The one leaderboard of a judge: its models' scores with intervals and rank sets.
 
     ``ok`` are the judge's effective judgments (the last of each item, see
     :func:`~attune_judge.runner.effective_judgments`); only ``ok`` ones with a score count,
-    the cluster is the conversation. ``None`` with fewer than two models, or when the scores
+    the cluster is the conversation. The intervals stay on the scores' scale: ``scale``, else
+    the one the judgments record (:func:`~attune_judge.calibration.judgments_scale`; a
+    warning when they record none). ``None`` with fewer than two models, or when the scores
     come from fewer than two conversations. The runner stores it in ``summary.json``; ``rank
     RUN`` with other settings calls this again on the same judgments.
     """
@@ -80,11 +84,18 @@ def judge_leaderboard(
     models, clusters, scores = judgments_to_scores(ok, field=field)
     if not scores:
         return None
+    bounds = scale or judgments_scale(ok, field)
     try:
-        bounds = (0.0, 1.0) if field == "normalized" else None
-        return leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
+        board = leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
     except UserError:
         return None
+    if bounds is None and len(set(scores)) > 1:
+        board.warnings.append(
+            f"the {field} scores' scale is not recorded in the judgments (no normalized "
+            "score beside them, or criteria on different scales): the intervals are not "
+            "bounded to it; give --scale LOW,HIGH"
+        )
+    return board
 
 
 def _interval(metric: Any, n: int, n_clusters: int) -> ScoreInterval:

@@ -71,11 +71,13 @@ def rank_scores(
 ) -> cal.Leaderboard:
     """The leaderboard (paired cluster-bootstrap intervals, rank sets) of ``source``.
 
-    ``scale`` (LOW, HIGH) bounds a scores file's scores: every interval then stays on the
-    scale and keeps its coverage near a bound (the bounded intervals of
-    :func:`attune_judge.calibration.paired_cluster_bootstrap`); a score outside it is refused.
-    Without it a file's scores are bounded only when they are pass/fail (0 or 1) or
-    judgments' normalised scores (0–1).
+    Every interval stays on the scores' scale and keeps its coverage near a bound (the
+    bounded intervals of :func:`attune_judge.calibration.paired_cluster_bootstrap`). The
+    scale of judgments (a run directory, a Judgment JSONL, an Inspect log) is the one they
+    record (:func:`attune_judge.calibration.judgments_scale`: 0–1 for ``normalized``, the
+    rubric's for ``overall``); ``scale`` (LOW, HIGH) must agree with it. A scores table's
+    scale is ``scale`` (a score outside it is refused), else 0–1 when every score is 0 or 1,
+    else none.
 
     ``source`` is a scoring run directory (its stored leaderboard when the settings match,
     else computed from its judgments), a Judgment JSONL, {model, cluster, score} rows in
@@ -89,7 +91,7 @@ def rank_scores(
     if log is not None:
         js = _inspect_judge(log, scorer)
         models, clusters, scores = _scores_of(js, field, log)
-        bounds = (0.0, 1.0) if field == "normalized" else None
+        bounds = _on_scale(log, field, cal.judgments_scale(js, field), scale, models, scores)  # type: ignore[arg-type]
         return cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
     if _pairwise_judgments(Path(source), judge_id) is not None:
         raise UserError(
@@ -97,12 +99,12 @@ def rank_scores(
             "won, so it ranks no models by mean: rank the compared replies by their verdicts "
             "(rank_pairwise; `attune-judge rank RUN` does)"
         )
-    if Path(source).is_dir() and scale is not None:
-        raise UserError(
-            f"{source}: --scale is for a scores file; a run directory's normalised scores "
-            "are on 0-1 already"
-        )
+    log_path = Path(source) / "judgments.jsonl"
     if Path(source).is_dir():
+        if scale is not None and log_path.is_file():  # --scale must agree with the run's
+            js = judgments_of(read_judgments(log_path), judge_id, log_path)
+            models, _, scores = cal.judgments_to_scores(js, field=field)  # type: ignore[arg-type]
+            _on_scale(source, field, cal.judgments_scale(js, field), scale, models, scores)  # type: ignore[arg-type]
         return run_leaderboard(
             source,
             judge_id,
@@ -110,25 +112,19 @@ def rank_scores(
             B=B,
             seed=seed,
             level=level,
+            scale=scale,
         )
     path = jsonl_path(source)
     models, clusters, scores = read_scores(path, field, judge_id)
     if not scores:
         raise UserError(f"{source}: no usable scores (status ok with a {field} score)")
-    # judgments' normalised scores lie on [0, 1] (as in a run directory's leaderboard); other
-    # rows are bounded only when they are pass/fail (0 or 1)
     judged = path.suffix.lower() != ".csv" and record_kind(path) == "judgment"
-    bounds = (0.0, 1.0) if judged and field == "normalized" else None
-    if scale is not None:
-        lo, hi = scale
-        outside = [i for i, v in enumerate(scores) if not lo <= v <= hi]
-        if outside:
-            i = outside[0]
-            raise UserError(
-                f"{path}: row {i + 1} (model {models[i]!r}): score {scores[i]:g} lies outside "
-                f"--scale {lo:g},{hi:g}"
-            )
-        bounds = (lo, hi)
+    known = (
+        cal.judgments_scale(judgments_of(read_judgments(path), judge_id, path), field)  # type: ignore[arg-type]
+        if judged
+        else None
+    )
+    bounds = _on_scale(path, field, known, scale, models, scores)
     board = cal.leaderboard(models, clusters, scores, B=B, seed=seed, level=level, bounds=bounds)
     if not judged and not _has_clusters(path):
         board.warnings.insert(
@@ -138,6 +134,40 @@ def rank_scores(
             "intervals are too narrow if they are not; add the conversation of each row",
         )
     return board
+
+
+def _on_scale(
+    where: Path,
+    field: str,
+    known: tuple[float, float] | None,
+    given: tuple[float, float] | None,
+    models: Sequence[str],
+    scores: Sequence[float],
+) -> tuple[float, float] | None:
+    """The bounds of ``rank``'s intervals: the scale the scores are known to lie on
+    (``known``, recorded by judgments), or ``--scale`` (``given``), which must agree with a
+    known one and hold every score (a ``UserError`` naming the file otherwise)."""
+    if given is None:
+        return known
+    lo, hi = given
+    if known is not None and not all(map(math.isclose, given, known)):
+        how = (
+            "normalised scores lie on 0-1; rank on the rubric's scale with --field overall"
+            if field == "normalized"
+            else "every judgment records it: normalized = (overall - low) / (high - low)"
+        )
+        raise UserError(
+            f"{where}: --scale {lo:g},{hi:g} contradicts the scale of its {field} scores, "
+            f"{known[0]:g}-{known[1]:g} ({how}); leave --scale out"
+        )
+    outside = [i for i, v in enumerate(scores) if not lo <= v <= hi]
+    if outside:
+        i = outside[0]
+        raise UserError(
+            f"{where}: row {i + 1} (model {models[i]!r}): score {scores[i]:g} lies outside "
+            f"--scale {lo:g},{hi:g}"
+        )
+    return given
 
 
 def _has_clusters(path: Path) -> bool:

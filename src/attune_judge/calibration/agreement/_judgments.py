@@ -12,6 +12,7 @@ from attune_judge.errors import UserError
 __all__ = [
     "ScoreColumns",
     "judgments_both_orders",
+    "judgments_scale",
     "judgments_to_preferences",
     "judgments_to_ratings",
     "judgments_to_scores",
@@ -75,6 +76,50 @@ def judgments_to_scores(
         clusters.append(j.conversation_id or j.item_id)
         scores.append(float(val))
     return models, clusters, scores
+
+
+def judgments_scale(
+    judgments: Iterable[Judgment], field: Literal["normalized", "overall"] = "normalized"
+) -> tuple[float, float] | None:
+    """The scale ``(low, high)`` of the judgments' ``field``, as the judgments record it.
+
+    ``normalized`` lies on 0–1. ``overall`` lies on the rubric's scale, which every ok
+    judgment records through ``normalized = (overall - low) / (high - low)``: two judgments
+    with different scores give ``low`` and ``high``, and every other must agree. ``None``
+    when the judgments do not fix it: fewer than two distinct scores (then every score is
+    one value and no interval can leave the scale), or criteria on different scales (no one
+    line through all).
+
+    Examples
+    --------
+    >>> from attune_judge.data import Judgment
+    >>> js = [Judgment(item_id=str(v), judge_id="j", overall=v, normalized=(v - 1) / 4)
+    ...       for v in (4.0, 5.0, 4.5)]
+    >>> judgments_scale(js, "overall")
+    (1.0, 5.0)
+    """
+    if field == "normalized":
+        return (0.0, 1.0)
+    pairs = sorted(
+        {
+            (float(j.normalized), float(j.overall))
+            for j in judgments
+            if j.status == "ok"
+            and j.normalized is not None
+            and j.overall is not None
+            and math.isfinite(j.normalized)
+            and math.isfinite(j.overall)
+        }
+    )
+    if len(pairs) < 2 or pairs[-1][0] <= pairs[0][0]:
+        return None
+    (n0, o0), (n1, o1) = pairs[0], pairs[-1]
+    span = (o1 - o0) / (n1 - n0)
+    low = o0 - n0 * span
+    tol = 1e-9 * max(1.0, abs(low), abs(low + span))
+    if span <= 0 or any(abs(low + n * span - o) > tol for n, o in pairs):
+        return None
+    return (round(low, 9) + 0.0, round(low + span, 9) + 0.0)
 
 
 def judgments_to_preferences(
