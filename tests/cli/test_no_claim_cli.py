@@ -179,3 +179,48 @@ def test_the_bradley_terry_ranking_of_a_pairwise_run_makes_no_claim_for_it(
     text = _report_says_no_claim_for_m3(run, capsys)
     assert "Bradley–Terry" in text
     assert any(x.startswith("| 2 | m1 |") and "| 1–2 |" in x for x in text.splitlines()), text
+
+
+def _rank_cells(text: str, models: tuple[str, ...]) -> dict[str, set[str]]:
+    """The first cell (the rank) of every Markdown table row of each model."""
+    cells: dict[str, set[str]] = {m: set() for m in models}
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if line.startswith("|") and len(parts) > 3 and parts[2] in models:
+            cells[parts[2]].add(parts[1])
+    return cells
+
+
+def test_below_ten_conversations_no_ranking_shows_a_point_rank(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four conversations: every model is seen in fewer than 10, so none has a rank in
+    ``rank``'s leaderboard, the Bradley–Terry ranking or either run's report (before, the
+    report and the leaderboard printed point ranks 1 and 2 where the Bradley–Terry table
+    printed —)."""
+    items, pairs = tmp_path / "items.jsonl", tmp_path / "pairs.jsonl"
+    _rated_items(items)
+    _pairwise_items(pairs)
+    for path in (items, pairs):  # conversations c1-c4 only (m3, in c0, is left out)
+        lines = path.read_text("utf-8").splitlines()
+        kept = [x for x in lines if any(f'"conversation_id":"c{c}"' in x for c in range(1, 5))]
+        path.write_text("\n".join(kept) + "\n", "utf-8")
+    rated, compared = tmp_path / "rated", tmp_path / "compared"
+    code, _, err = run_cli(
+        ["score", str(items), "--rubric", "lexical", "-o", str(rated), "-q", "-B", "300"], capsys
+    )
+    assert code == 0, err
+    with openai_stub(_pairs_judge) as server:
+        argv = ["score", str(pairs), "--rubric", "attunebench-pairwise", "-o", str(compared)]
+        argv += ["-q", "--lm", "openai/stub", "--api-base", server.url, "-B", "300"]
+        code, _, err = run_cli(argv, capsys)
+    assert code == 0, err
+    for run in (rated, compared):
+        code, md, err = run_cli(["rank", str(run), "-B", "300"], capsys)
+        assert code == 0, err
+        report = (run / "report.md").read_text("utf-8")
+        for text in (md, report):
+            cells = _rank_cells(text, ("m1", "m2"))
+            assert cells["m1"] and cells["m2"], text
+            assert cells == {"m1": {"—"}, "m2": {"—"}}, (cells, text)
+            assert "only 4 conversations" in text

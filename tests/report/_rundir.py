@@ -162,8 +162,11 @@ def _variant(name: str, judge_id: str, **results: Any) -> dict[str, Any]:
     }
 
 
-def _ranked(model: str, est: float, rank: int, rank_set: list[int]) -> dict[str, Any]:
+def _ranked(
+    model: str, est: float, rank: int, rank_set: list[int], n_clusters: int = 12
+) -> dict[str, Any]:
     score = {"name": f"mean[{model}]", "estimate": est, "lower": est - 0.1, "upper": est + 0.1}
+    score["n_clusters"] = n_clusters
     return {"model": model, "score": score, "rank": rank, "rank_set": rank_set}
 
 
@@ -195,7 +198,8 @@ SENSITIVITY = {
             "reference-fedcba9876543210",
             tau={"name": "tau", "estimate": -1.0, "lower": -1.0, "upper": 0.2},
             stable=False,
-            leaderboard=[_ranked(HOSTILE, 0.6, 1, [1, 2]), _ranked("alpha", 0.5, 2, [1, 2])],
+            # alpha judged in one conversation only under this variant: no rank claim
+            leaderboard=[_ranked(HOSTILE, 0.6, 1, [1, 2]), _ranked("alpha", 0.5, 2, [1, 2], 1)],
         ),
     },
     "tau_matrix": {

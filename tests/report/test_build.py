@@ -154,13 +154,14 @@ def test_report_of_a_real_runner_directory(tmp_path: Path) -> None:
     md_path, html_path = write_report(tmp_path / "run")
     md = md_path.read_text("utf-8")
     scores = md.split("\n## Scores\n", 1)[1].split("\n## ", 1)[0]
-    first_row = next(line for line in scores.splitlines() if line.startswith("| 1 |"))
-    assert first_row.startswith("| 1 | human_edited | 1.000 |")
     # ROUGE-L of a reply with itself is exactly 1 on every turn: human_edited is on top; a
-    # rank claim ("ranks first, pinned down") needs at least MIN_CLUSTERS conversations
+    # rank claim (a rank, "ranks first, pinned down") needs at least MIN_CLUSTERS conversations
     from attune_judge.calibration import MIN_CLUSTERS
 
     n_conv = len({i.conversation_id for i in items})
+    rank = "1" if n_conv >= MIN_CLUSTERS else "—"
+    first_row = next(line for line in scores.splitlines() if line.startswith(("| 1 |", "| — |")))
+    assert first_row.startswith(f"| {rank} | human_edited | 1.000 |")
     pinned = any(line.startswith("human_edited ranks first") for line in scores.splitlines())
     assert pinned == (n_conv >= MIN_CLUSTERS)
     assert html_path.exists()

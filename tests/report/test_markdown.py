@@ -51,10 +51,10 @@ def test_score_report_has_headings_tables_and_hand_computed_numbers(tmp_path: Pa
     assert "rank set (simultaneous)" not in header
     assert "only 4 conversations (clusters)" in md
     assert "No confidence sets for ranks: too few conversations" in md
-    (alpha,) = _table_rows(md, "1")
+    # and no model has a rank of its own (the one rule for claims): the mean orders the table
+    alpha, beta = _table_rows(md, "—")[:2]
     assert alpha[1:3] == ["alpha", "0.800"]
     assert alpha[4:6] == ["8", "4"]
-    (beta,) = _table_rows(md, "2")
     assert beta[2] == "0.257" and beta[4] == "7"
     assert "the data pin that down" not in md
     # failures of beta: 8 planned, 7 ok, 1 parse_error → 1/8 = 12.5% not ok
@@ -146,8 +146,12 @@ def test_a_sensitivity_study_shows_variants_not_one_leaderboard_per_judge(
     assert "| scale 1-7 | -1.000 | [-1.000, 0.200] | UNSTABLE |" in md
     # the flip, with the hostile name escaped
     assert r"| scale 1-7 | alpha > &lt;b>beta\|&lt;/b> | &lt;b>beta\|&lt;/b> > alpha |" in md
-    # scores by variant, long format: variant, rank, model, score, interval, rank set
+    # scores by variant, long format: variant, rank, model, score, interval, rank set; alpha,
+    # judged in one conversation under scale 1-7, has no rank there (the one rule for claims)
     assert r"| scale 1-7 | 1 | &lt;b>beta\|&lt;/b> | 0.600 | [0.500, 0.700] | 1–2 |" in md
+    assert "| scale 1-7 | — | alpha | 0.500 | [0.400, 0.600] | — |" in md
+    assert "| base | 1 | alpha | 0.800 | [0.700, 0.900] | 1 |" in md
+    assert "No rank claim (no rank or rank set): scale 1-7: alpha (only 1 conversation (" in md
     # the judge of base and shuffled is named by its variants
     assert f"| base, shuffled ({JUDGE_ID}) | 16 | 15 | 1 |" in md
 

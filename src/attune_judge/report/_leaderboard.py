@@ -55,7 +55,9 @@ class LeaderboardEntry:
     marginal_upper: int | None = None
     p_rank_1: float | None = None
     no_rank_claim: str | None = None
-    """Why the model makes no rank claim (no valid interval); its rank set is not shown."""
+    """Why the model makes no rank claim (no valid interval, as
+    :func:`~attune_judge.calibration.no_claim_reason` says); no rank, rank set or P(rank 1)
+    is shown for it."""
 
 
 def leaderboard_entries(board: Board) -> list[LeaderboardEntry]:
@@ -85,7 +87,8 @@ def leaderboard_entries(board: Board) -> list[LeaderboardEntry]:
     claims = getattr(board, "rank_claims", True)
     entries.sort(
         key=lambda e: (
-            e.rank is None or (claims and e.no_rank_claim is not None),
+            e.rank is None,
+            claims and e.no_rank_claim is not None,
             e.rank or 0,
             e.model,
         )
@@ -172,9 +175,10 @@ def leaderboard_section(
         align += "r"
     rows = []
     for e in entries:
-        # below MIN_CLUSTERS no row claims a rank set (the board says so once) but the point
-        # ranks still order the table; above it a row without a claim shows no rank at all
-        claim = e.no_rank_claim is None or not claims
+        # the one rule for claims: a row without one shows no rank, rank set or P(rank 1)
+        # (below MIN_CLUSTERS that is every row, the board's warning says why once; the
+        # point ranks still order the table)
+        claim = claims and e.no_rank_claim is None
         row = [
             MISSING if e.rank is None or not claim else str(e.rank),
             e.model,
@@ -188,7 +192,7 @@ def leaderboard_section(
         if has_marginal:
             row.append(fmt_rank_set(e.marginal_lower, e.marginal_upper) if claim else MISSING)
         if has_p1:
-            row.append(fmt_pct(e.p_rank_1))
+            row.append(fmt_pct(e.p_rank_1) if claim else MISSING)
         rows.append(row)
     caption = interval_note or f"{pct} intervals; best model first."
     if has_ranks:
@@ -235,7 +239,7 @@ def leaderboard_section(
                     labels,
                     [e.rank_lower for e in entries],
                     [e.rank_upper for e in entries],
-                    point_ranks=[e.rank for e in entries],
+                    point_ranks=[e.rank if e.no_rank_claim is None else None for e in entries],
                     title=f"{title}: {pct} simultaneous confidence sets for ranks",
                 ),
                 alt=f"Confidence sets for the ranks of {len(entries)} models.",
@@ -284,16 +288,25 @@ def comparison_section(
     rows = []
     for g, es in entries.items():
         for e in es:
+            claim = boards[g].rank_claims and e.no_rank_claim is None
             rows.append(
                 [
                     g,
-                    MISSING if e.rank is None else str(e.rank),
+                    MISSING if e.rank is None or not claim else str(e.rank),
                     e.model,
                     fmt_num(e.mean),
                     fmt_interval(e.lower, e.upper),
-                    fmt_rank_set(e.rank_lower, e.rank_upper),
+                    fmt_rank_set(e.rank_lower, e.rank_upper) if claim else MISSING,
                 ]
             )
+    unranked = [
+        f"{g}: {e.model} ({e.no_rank_claim})"
+        for g, es in entries.items()
+        for e in es
+        if e.no_rank_claim
+    ]
+    if unranked:
+        section.blocks.append(Note(f"No rank claim (no rank or rank set): {'; '.join(unranked)}"))
     section.blocks.append(
         Table(
             [group_label, "rank", "model", score_label, f"{pct} interval", "rank set"],

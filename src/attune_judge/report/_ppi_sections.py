@@ -50,12 +50,15 @@ def ppi_sections(run: RunData) -> list[Section]:
             ]
         )
     )
+    unranked = "; ".join(f"{r.model} ({r.no_rank_claim})" for r in rows if r.no_rank_claim)
+    if unranked and board.rank_claims:  # (below 10 conversations the warning says so once)
+        section.blocks.append(Note(f"No rank claim (comparable to every model): {unranked}"))
     section.blocks.append(
         Table(
             ["rank", "model", "PPI++", "judge only", "human only", "λ", "labelled", "ESS gain"],
             [
                 [
-                    str(r.rank),
+                    "—" if r.no_rank_claim else str(r.rank),
                     r.model,
                     _cell(r.ppi),
                     _cell(r.judge_only),

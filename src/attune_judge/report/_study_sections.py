@@ -15,6 +15,7 @@ Each reads its typed block of the run's summary; a part that is absent is not sh
 
 from __future__ import annotations
 
+from attune_judge.calibration import no_claim_reason
 from attune_judge.report._agreement import fitted_check_section
 from attune_judge.report._blocks import Note, Paragraph, Section, Table
 from attune_judge.report._calibration import calibration_report_sections
@@ -164,7 +165,11 @@ def sensitivity_block_sections(sens: SensitivityBlock) -> list[Section]:
         name: BenchLeaderboard(
             rows=[
                 BenchRow(
-                    model=s.model, score=s.score, rank=s.rank, rank_set_simultaneous=s.rank_set
+                    model=s.model,
+                    score=s.score,
+                    rank=s.rank,
+                    rank_set_simultaneous=s.rank_set,
+                    no_rank_claim=no_claim_reason(s.score),
                 )
                 for s in v.leaderboard
             ]

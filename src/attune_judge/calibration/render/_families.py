@@ -140,7 +140,7 @@ def ppi_leaderboard_markdown(board: PPILeaderboard) -> str:
     blocked = {r.model: r.no_rank_claim for r in board.rows if r.no_rank_claim}
     for r in board.rows:
         gain = "—" if r.ess_gain is None else f"{r.ess_gain:.2f}×"
-        rank = "—" if r.no_rank_claim and board.rank_claims else str(r.rank)
+        rank = "—" if r.no_rank_claim else str(r.rank)
         lines.append(
             f"| {rank} | {r.model} | {cell(r.ppi)} | {cell(r.judge_only)} | "
             f"{cell(r.human_only)} | {fmt_num(r.lam, 2)} | {r.n_labelled} / {r.n_unlabelled} "

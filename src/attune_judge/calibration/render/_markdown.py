@@ -271,7 +271,7 @@ def leaderboard_markdown(lb: Leaderboard) -> str:
         sets = f"{s[0]}–{s[1]} | {m[0]}–{m[1]}" if claim else "— | —"
         p1 = MISSING if r.p_rank_1 is None else f"{r.p_rank_1:.3f}"
         lines.append(
-            f"| {rank if claim or not lb.rank_claims else MISSING} | {r.model} "
+            f"| {rank if r.no_rank_claim is None else MISSING} | {r.model} "
             f"| {fmt_metric(r.score)} | {sets} "
             f"| {p1} | {r.arena_rank_upper_bound if claim else MISSING} | {r.n} |"
         )
