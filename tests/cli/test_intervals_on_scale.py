@@ -142,13 +142,9 @@ def test_rank_human_without_a_human_scale_says_its_intervals_are_unbounded(
     assert any("no --human-scale" in w for w in json.loads(out)["warnings"])
 
 
-def _rubric_scale_run(tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    """A scoring run of the 1-5 rubric ``attune-empathy-anchored`` behind the loopback stub,
-    which gives every criterion the score written in the reply (``[5]`` or ``[4]``): m1 5 in
-    19 of 20 turns, m2 in 16 of 20 (10 conversations of 2 turns)."""
-    from tests._openai_stub import openai_stub
-    from tests.judging._stub_judges import requested_fields
-
+def _ceiling_items(tmp: Path) -> Path:
+    """Replies carrying the score the stub judge gives every criterion (``[5]`` or ``[4]``):
+    m1 5 in 19 of 20 turns, m2 in 16 of 20 (10 conversations of 2 turns)."""
     fours = {"m1": {(3, 1)}, "m2": {(0, 0), (2, 1), (5, 0), (8, 1)}}
     items = [
         JudgeItem(
@@ -165,29 +161,38 @@ def _rubric_scale_run(tmp: Path, capsys: pytest.CaptureFixture[str]) -> Path:
         for m in ("m1", "m2")
     ]
     write_jsonl(tmp / "items.jsonl", items)
+    return tmp / "items.jsonl"
 
-    def judge(body: dict[str, Any]) -> str:
-        score = 4 if "says [4]" in body["messages"][-1]["content"] else 5
-        fields = requested_fields(body)
-        return json.dumps({f: "fine" if f == "rationale" else score for f in fields})
 
-    run = tmp / "run"
-    with openai_stub(judge) as server:
-        argv = ["score", str(tmp / "items.jsonl"), "--rubric", "attune-empathy-anchored"]
-        argv += ["--lm", "openai/stub", "--api-base", server.url, "-o", str(run), "-q"]
-        code, _, err = run_cli([*argv, "-B", "300"], capsys)
+def _marked_score(body: dict[str, Any]) -> str:
+    from tests.judging._stub_judges import requested_fields
+
+    score = 4 if "says [4]" in body["messages"][-1]["content"] else 5
+    fields = requested_fields(body)
+    return json.dumps({f: "fine" if f in ("rationale", "reasoning") else score for f in fields})
+
+
+def _with_stub(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """``attune-judge ARGV --lm openai/stub`` against the loopback stub judge above."""
+    from tests._openai_stub import openai_stub
+
+    with openai_stub(_marked_score) as server:
+        lm = ["--lm", "openai/stub", "--api-base", server.url, "-B", "300"]
+        code, _, err = run_cli([*argv, *lm], capsys)
     assert code == 0, err
-    return run
 
 
 def test_rank_of_a_run_keeps_overall_scores_on_the_rubric_scale(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``rank RUN --field overall`` ranks on the rubric's 1-5 scale, read from the run (every
-    judgment records normalized = (overall - 1) / 4), without --scale: no interval leaves
-    it (before, m2's 4.850 had the upper end 5.003); --scale must agree with it."""
+    """``rank RUN --field overall`` ranks on the rubric's 1-5 scale (``attune-empathy-anchored``),
+    read from the run (every judgment records normalized = (overall - 1) / 4), without
+    --scale: no interval leaves it (before, m2's 4.800 had [4.555, 5.045]); --scale must agree
+    with it."""
     monkeypatch.setenv("ATTUNE_CACHE", "0")
-    run = _rubric_scale_run(tmp_path, capsys)
+    run = tmp_path / "run"
+    argv = ["score", str(_ceiling_items(tmp_path)), "--rubric", "attune-empathy-anchored"]
+    _with_stub([*argv, "-o", str(run), "-q"], capsys)
     means = {"m1": (19 * 5 + 4) / 20, "m2": (16 * 5 + 4 * 4) / 20}
     argv = ["rank", str(run), "--field", "overall", "-B", "1000", "--json"]
     code, first, err = run_cli(argv, capsys)
@@ -205,3 +210,34 @@ def test_rank_of_a_run_keeps_overall_scores_on_the_rubric_scale(
     for scale, field in (("1,7", "overall"), ("1,5", "normalized")):
         code, _, err = run_cli([*argv[:2], "--field", field, "--scale", scale], capsys)
         assert code == 2 and f"--scale {scale} contradicts" in err, err
+
+
+def test_sensitivity_keeps_the_variants_scores_on_zero_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sensitivity`` on the heavy-ceiling replies: every variant's model means stay on the
+    normalised 0-1 scale (before, m2's 0.950 had [0.889, 1.011] under both variants) and
+    equal the score run's bounded intervals of the same judge."""
+    monkeypatch.setenv("ATTUNE_CACHE", "0")
+    (tmp_path / "variants.yaml").write_text(
+        "name: ceiling\nbase:\n  rubric: attune-empathy-anchored\n"
+        "  judge: {reasoning: false, use_reference: true}\nperturbations:\n"
+        "  - {name: no-fit, kind: remove_criterion, criterion: fit}\n",
+        "utf-8",
+    )
+    run = tmp_path / "run"
+    argv = ["sensitivity", str(_ceiling_items(tmp_path)), "-o", str(run)]
+    _with_stub([*argv, "--variants", str(tmp_path / "variants.yaml")], capsys)
+    summary = json.loads((run / "summary.json").read_text("utf-8"))
+    variants = summary["sensitivity"]["variants"]
+    assert set(variants) == {"base", "no-fit"}
+    for v in variants.values():
+        _inside(v["leaderboard"], (0, 1))
+    _inside(summary["sensitivity"]["analysis"]["rankings"], (0, 1))
+    base = {r["model"]: r["score"] for r in variants["base"]["leaderboard"]}
+    judged = next(b for b in summary["judges"].values() if b["leaderboard"] is not None)
+    for row in judged["leaderboard"]["rows"]:
+        got = base[row["model"]]
+        assert (got["lower"], got["upper"]) == pytest.approx(
+            (row["score"]["lower"], row["score"]["upper"])
+        )

@@ -130,6 +130,7 @@ def analyze_sensitivity(
     seed: int = 0,
     method: IntervalMethod = "studentized",
     rank_sets: bool = True,
+    bounds: tuple[float, float] | None = None,
 ) -> SensitivityAnalysis:
     """Compare each variant's model scores and ranking with the base variant's.
 
@@ -158,6 +159,9 @@ def analyze_sensitivity(
         between models use the studentized interval too; shifts and τ percentile intervals.
     rank_sets
         Whether to compute simultaneous confidence sets for ranks per variant.
+    bounds
+        ``(low, high)`` of the scores (``(0, 1)`` for normalised ones): the model means'
+        intervals then stay on it (see :func:`~attune_judge.calibration.paired_cluster_bootstrap`).
 
     Returns
     -------
@@ -182,7 +186,7 @@ def analyze_sensitivity(
         sums = aligned_sums(
             clusters, models, scores.conversation[mask], scores.model[mask], scores.score[mask]
         )
-        per[v] = VariantBoot(v, sums, W, level=level, seed=seed, method=method)
+        per[v] = VariantBoot(v, sums, W, level=level, seed=seed, method=method, bounds=bounds)
     rankings: list[VariantRanking] = []
     pairs: list[PairComparison] = []
     verdicts: list[VariantVerdict] = []

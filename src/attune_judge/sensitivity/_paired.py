@@ -94,6 +94,7 @@ class VariantBoot:
         level: float,
         seed: int,
         method: IntervalMethod,
+        bounds: tuple[float, float] | None = None,
     ) -> None:
         self.name = name
         self.sums = sums
@@ -108,7 +109,7 @@ class VariantBoot:
         if present:
             sub = _subset(sums, present)
             self.boot = paired_cluster_bootstrap(
-                sub, weights=W, level=level, seed=seed, method=method
+                sub, weights=W, level=level, seed=seed, method=method, bounds=bounds
             )
             cols = [models.index(m) for m in present]
             self.theta[cols] = sub.estimate

@@ -200,6 +200,7 @@ def _analyse(
             adjust=settings.adjust,
             B=B,
             seed=settings.seed,
+            bounds=(0.0, 1.0),  # the score table holds normalised scores (_design.py)
         )
     except ValueError as exc:
         return None, f"no analysis: {exc}"
