@@ -249,6 +249,12 @@ def test_every_command_warns_below_ten_conversations(
         tag for tag, text in seen.items() if 2 not in {int(m["n"]) for m in WARNING.finditer(text)}
     ]
     assert missing == [], f"no few-conversation warning on: {missing}"
+    # and no ranking gives a model a rank of its own (the one rule for claims): no leaderboard
+    # row starts with a point rank, in the console (bench's "1. model") or a report
+    models = "human_edited|llm_improved|original|openai/a|openai/b"
+    ranked = re.compile(rf"^(?:\| *\d+ *\| *|\s*\d+\. +)(?:{models})\b", re.M)
+    claimed = [tag for tag, text in seen.items() if ranked.search(text)]
+    assert claimed == [], f"a point rank below 10 conversations on: {claimed}"
     # the pilot sizes no study below 10 conversations
     rows = [r for r in seen["annotate sample --pilot"].splitlines() if r.startswith("| d |")]
     assert rows and all(int(r.split("|")[-2]) >= 10 for r in rows)

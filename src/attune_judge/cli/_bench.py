@@ -75,9 +75,12 @@ def _print_summary(summary: RunSummary, run_dir: Path) -> None:
         for w in board.warnings if board else []:
             print(f"  warning: {w}")
         for row in board.rows if board else []:
-            rank_set = row.rank_set_simultaneous if board and board.rank_claims else None
+            # the one rule for claims: no rank or rank set without one (below 10
+            # conversations: none, the warning above says why)
+            claim = board is not None and board.rank_claims and row.no_rank_claim is None
+            rank_set = row.rank_set_simultaneous if claim else None
             rs = f" rank set {rank_set[0]}-{rank_set[1]}" if rank_set else ""
-            print(f"  {row.rank}. {row.model:<28} {_cell(row.score)}{rs}")
+            print(f"  {f'{row.rank}.' if claim else '—':>3} {row.model:<28} {_cell(row.score)}{rs}")
     for p in summary.panels:
         if isinstance(p, PanelBlock) and p.alpha:
             print(f"jury of draft judges: Krippendorff's alpha = {_cell(p.alpha)}")
