@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from attune_judge._bootstrap import DEFAULT_LEVEL
 from attune_judge.calibration._results import IntervalMethod
@@ -129,6 +128,8 @@ def _bca_quantiles(
         return "all replicates are equal"
     if p <= 0 or p >= 1:
         return "all replicates lie on one side of the estimate"
+    from scipy import special  # here, not at import: every run command imports this module
+
     z0 = float(special.ndtri(p))  # the normal quantile (norm.ppf without its overhead)
     dev = jack.mean() - jack
     ss = float(np.sum(dev**2))
