@@ -197,46 +197,54 @@ def score(
     opts: SharedOptions,
 ) -> None:
     """Judge candidates (or the pseudo-models) into a resumable run directory."""
+    import gc
     import logging
 
-    from attune_judge.judges import BASELINES
-    from attune_judge.lm import start_request_cache
+    collecting = gc.isenabled()
+    gc.disable()  # set-up ahead: imports and objects that live to the end, no garbage cycles
+    try:
+        from attune_judge.judges import BASELINES
+        from attune_judge.lm import start_request_cache
 
-    setup_logging(quiet)
-    data = _score_data(data, candidates)
-    if rubric not in BASELINES and judge_artifact is None:  # shards open while we import
-        start_request_cache(opts.model(lm).cache_dir)
-    from attune_judge.runner import ScoreConfig, run_score
+        setup_logging(quiet)
+        data = _score_data(data, candidates)
+        if rubric not in BASELINES and judge_artifact is None:  # shards open while we import
+            start_request_cache(opts.model(lm).cache_dir)
+        from attune_judge.runner import ScoreConfig, run_score
 
-    if batch and not quiet:  # submitted / polled / finished lines on stderr
-        logging.getLogger("attune_judge.batch").setLevel(logging.INFO)
-    config = ScoreConfig(
-        data=data,
-        out=out,
-        rubric=resolve_judge_artifact(judge_artifact) or rubric,
-        lm=(lm[0] if len(lm) == 1 else list(lm)) if lm else "local",
-        jury=jury.value,
-        price_in=price_in,
-        price_out=price_out,
-        max_cost=max_cost,
-        lm_settings=opts.model(lm),
-        score_mode=score_mode.value if score_mode is not None else None,
-        per_criterion=per_criterion,
-        use_reference=False if no_reference else None,
-        candidates=candidates,
-        models=split_csv(models),
-        max_failure_rate=max_failure_rate,
-        max_retries=max_retries,
-        parse_retries=parse_retries,
-        seed=seed,
-        B=bootstrap,
-        level=level,
-        **opts.execution(),
-        batch=batch,
-        batch_poll_s=batch_poll,
-        quiet=quiet,
-        retry_failed=retry_failed,
-    )
+        if batch and not quiet:  # submitted / polled / finished lines on stderr
+            logging.getLogger("attune_judge.batch").setLevel(logging.INFO)
+        config = ScoreConfig(
+            data=data,
+            out=out,
+            rubric=resolve_judge_artifact(judge_artifact) or rubric,
+            lm=(lm[0] if len(lm) == 1 else list(lm)) if lm else "local",
+            jury=jury.value,
+            price_in=price_in,
+            price_out=price_out,
+            max_cost=max_cost,
+            lm_settings=opts.model(lm),
+            score_mode=score_mode.value if score_mode is not None else None,
+            per_criterion=per_criterion,
+            use_reference=False if no_reference else None,
+            candidates=candidates,
+            models=split_csv(models),
+            max_failure_rate=max_failure_rate,
+            max_retries=max_retries,
+            parse_retries=parse_retries,
+            seed=seed,
+            B=bootstrap,
+            level=level,
+            **opts.execution(),
+            batch=batch,
+            batch_poll_s=batch_poll,
+            quiet=quiet,
+            retry_failed=retry_failed,
+        )
+    finally:
+        if collecting:  # frozen: no later full collection walks DSPy's, numpy's, ... heap again
+            gc.freeze()
+            gc.enable()
     result = run_score(config)
     _print_result(result)
     warn_degenerate(getattr(result.summary, "judges", None))
