@@ -209,8 +209,10 @@ def test_cli_prints_the_summary_and_writes_the_report_with_every_task(bench, mon
     assert code == 0, err
     assert ([e.calls for e in engines.values()], judge.calls) == calls  # a resume: no call
     assert "drafting (judge_score):" in out
-    # alpha 1.0, beta 0.5; from 2 conversations no rank set is claimed, a warning says why
-    assert "  1. alpha" in out and "rank set" not in out
+    # alpha 1.0, beta 0.5, in that order; from 2 conversations no rank or rank set is claimed
+    # (the one rule for claims), a warning says why
+    assert "  — alpha" in out and "1. alpha" not in out and "rank set" not in out
+    assert out.index("  — alpha") < out.index("  — beta")
     assert "warning: only 2 conversations (clusters)" in out
     assert "tau(drafting, emotion) = -1.000" in out
     md = (run_dir / "report.md").read_text("utf-8")
