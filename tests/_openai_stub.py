@@ -106,7 +106,8 @@ def openai_stub(reply: Callable[[dict[str, Any]], str | TokenReply]) -> Iterator
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True  # a sleeping handler must not hold up the stop
     state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the loop to look (0.5 s by default, at every stop)
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield state

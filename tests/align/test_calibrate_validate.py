@@ -83,7 +83,7 @@ def test_a_plain_validate_prints_the_shipped_calibrated_row(tmp_path: Path) -> N
     assert cal_p["n"] == raw_p["n"] and cal_p["brier"] != raw_p["brier"]
     # the head was fitted on the embedded model: another model's validate shows no such row
     other = validate_judge(
-        SET, "openai/another", tmp_path / "v3", judge=plain, B=100, report_files=False
+        SET, "openai/another", tmp_path / "v3", judge=plain, limit=10, B=50, report_files=False
     )
     assert not any("shipped head" in line for line in other.summary)
     assert "calibrated" not in json.loads((tmp_path / "v3" / "summary.json").read_text())
