@@ -57,6 +57,22 @@ def test_another_judge_on_the_same_run_directory_exits_2(
     assert "refusing to mix" in err and "judge_ids" in err and "Traceback" not in err
 
 
+def test_score_in_process_leaves_the_callers_garbage_collector_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    # score turns the cyclic GC off while it imports and sets up (issue 47): a set-up that
+    # fails (no DATA) and a run that ends must both give the caller its GC back
+    assert gc.isenabled()
+    assert _cli(["score", "--rubric", "lexical", "-o", str(tmp_path / "r0")]) == 2
+    assert "needs DATA" in capsys.readouterr().err
+    assert gc.isenabled()
+    argv = ["score", str(SAMPLES), "--rubric", "lexical", "--models", "original", "--quiet"]
+    assert _cli([*argv, "-o", str(tmp_path / "r1")]) == 0
+    assert gc.isenabled()
+
+
 def test_unknown_model_without_candidates_exits_2_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
