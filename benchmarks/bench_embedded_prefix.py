@@ -86,12 +86,14 @@ def main() -> None:
     parser.add_argument("--baseline", default=BASELINE, help="git revision of the old path")
     parser.add_argument("--executor", choices=["thread", "async"], default="thread")
     parser.add_argument(
-        "--tiny", action="store_true", help="1 item of one set, once, 1 thread (the suite)"
+        "--tiny",
+        action="store_true",
+        help="1 item of one set, once, 1 thread, no warm-up (the suite)",
     )
     args = parser.parse_args()
     if args.tiny:
         args.n, args.repeat, args.concurrency = 1, 1, 1
-        args.sets = args.sets or "empathic-communication-epitome"
+        args.sets = args.sets or "empathic-communication-empatheticdialogues"
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from dataclasses import replace
 
@@ -125,8 +127,12 @@ def main() -> None:
         if getattr(judge, "score_mode", None) != "expected":
             figures[name] = "not a per-criterion expected-score judge: skipped"
             continue
-        judge.judge(items[0])  # model loaded, imports done
-        key = next(iter(_local._MODELS))
+        engine = _local.LocalEngine()  # the judge's model and context size (the defaults)
+        if args.tiny:  # the model loaded, no warm-up judgment
+            _local._load(engine.model_path, engine.n_ctx)
+        else:
+            judge.judge(items[0])  # model loaded, imports done
+        key = (str(engine.model_path), engine.n_ctx)
         llama = _local._MODELS[key][0]
         evaluated = [0]
         real_eval = llama.eval

@@ -10,9 +10,9 @@ EmpatheticDialogues by default; three criteria, 1-5) it judges every item with:
 - ``checklist-expected``: one call per yes/no question of the set's checklist rubric;
 
 and prints the median seconds per judgment of each, and its ratio to the one-call sampled
-judge measured in the same run (the baseline). The model is loaded (and warmed on one item)
-before timing; the request cache is off. Timings depend on the machine and on its load: the
-ratios are the figures to compare.
+judge measured in the same run (the baseline). The model is loaded (and warmed on one item,
+except at ``--tiny``) before timing; the request cache is off. Timings depend on the machine
+and on its load: the ratios are the figures to compare.
 """
 
 from __future__ import annotations
@@ -51,14 +51,21 @@ def _judges(set_name: str) -> dict[str, Any]:
     return judges
 
 
+def _chars(item: Any) -> int:
+    """The item's length in characters (its conversation and the candidate reply)."""
+    return len(item.candidate) + sum(len(turn.content) for turn in item.context)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=6, help="items judged per mode")
     parser.add_argument("--set", default="empathic-communication-empatheticdialogues")
-    parser.add_argument("--tiny", action="store_true", help="1 item per mode (the suite)")
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="the shortest item, once per mode, no warm-up (the suite: code paths, not figures)",
+    )
     args = parser.parse_args()
-    if args.tiny:
-        args.n = 1
     from attune_judge._resources import shipped_dir
     from attune_judge.data import JudgeItem, read_jsonl
     from attune_judge.validate import VALIDATION_SETS
@@ -71,11 +78,14 @@ def main() -> None:
             if spec.items(i)
         ),
         key=lambda i: i.item_id,
-    )[: args.n + 1]
+    )
     judges = _judges(args.set)
-    warm, timed = items[0], items[1:]
-    for judge in judges.values():
-        judge.judge(warm)
+    if args.tiny:
+        timed = [min(items, key=_chars)]
+    else:
+        warm, *timed = items[: args.n + 1]
+        for judge in judges.values():
+            judge.judge(warm)
     seconds: dict[str, list[float]] = {name: [] for name in judges}
     failed: dict[str, int] = dict.fromkeys(judges, 0)
     # interleaved, so that a change of the machine's load hits every mode alike

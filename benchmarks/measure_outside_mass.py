@@ -35,17 +35,19 @@ def main() -> None:
     parser.add_argument(
         "--tiny",
         action="store_true",
-        help="2 items of one set, into a temporary folder (the suite)",
+        help="2 items (validate's least) of the set with the shortest prompts, 50 bootstrap "
+        "draws, into a temporary folder (the suite)",
     )
     args = parser.parse_args()
+    B = 200
     if args.tiny:
-        args.limit, args.sets = 2, sorted(VALIDATION_SETS)[:1]
+        args.limit, args.sets, B = 2, ["empathic-communication-empatheticdialogues"], 50
         args.out = Path(tempfile.mkdtemp(prefix="outside-mass-tiny-"))
     rows = []
     for name in args.sets:
         start = time.monotonic()
         res = validate_judge(
-            name, "local", args.out / name, limit=args.limit, B=200, report_files=False
+            name, "local", args.out / name, limit=args.limit, B=B, report_files=False
         )
         seconds = time.monotonic() - start
         logged = read_jsonl(args.out / name / "run" / "judgments.jsonl", Judgment)
