@@ -17,17 +17,19 @@ results directory's name,
 length_controlled_winrate, win_rate). Instruction ids are positions in the baseline's own
 annotation file. Lengths are characters, as AlpacaEval counts them.
 
-    .venv/bin/python benchmarks/extract_alpaca_eval.py [GIT_DIR]
+    .venv/bin/python benchmarks/extract_alpaca_eval.py [GIT_DIR] [--out DIR]
+
+(the suite runs it on a few records in a repository of the same layout it builds.)
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
 import io
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 GIT_DIR = "/work/.mirror/tatsu-lab+alpaca_eval/repo"
@@ -57,7 +59,16 @@ def _present(git_dir: str) -> list[str]:
     return sorted(set(dirs))
 
 
-def main(git_dir: str = GIT_DIR) -> None:
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir", nargs="?", default=GIT_DIR, help="the AlpacaEval repository")
+    parser.add_argument("--out", type=Path, default=OUT, help="folder written (benchmarks/data)")
+    args = parser.parse_args()
+    extract(args.git_dir, args.out)
+
+
+def extract(git_dir: str, out_dir: Path) -> None:
+    """Write the two tables from the repository at ``git_dir`` (its HEAD) into ``out_dir``."""
     text = _show(
         git_dir, f"src/alpaca_eval/leaderboards/data_AlpacaEval_2/{ANNOTATOR}_leaderboard.csv"
     )
@@ -66,10 +77,10 @@ def main(git_dir: str = GIT_DIR) -> None:
     present = _present(git_dir)
     base = json.loads(_show(git_dir, f"results/{BASELINE}/{ANNOTATOR}/annotations.json"))
     ids = {rec["instruction"]: i for i, rec in enumerate(base)}
-    OUT.mkdir(exist_ok=True)
+    out_dir.mkdir(exist_ok=True)
     published = []
     skipped = []
-    with gzip.open(OUT / "alpaca_eval2_pairs.csv.gz", "wt", newline="") as fh:
+    with gzip.open(out_dir / "alpaca_eval2_pairs.csv.gz", "wt", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(["model", "instruction", "len_model", "len_baseline", "preference"])
         for d in present:
@@ -96,7 +107,7 @@ def main(git_dir: str = GIT_DIR) -> None:
                 )
             row = by_dir[d]
             published.append([d, row["length_controlled_winrate"], row["win_rate"]])
-    with open(OUT / "alpaca_eval2_published.csv", "w", newline="") as fh:
+    with open(out_dir / "alpaca_eval2_published.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["model", "length_controlled_winrate", "win_rate"])
         w.writerows(published)
@@ -105,4 +116,4 @@ def main(git_dir: str = GIT_DIR) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    main()

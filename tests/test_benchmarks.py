@@ -1,16 +1,15 @@
 """The benchmark scripts cannot rot (issue 44, point 5): every ``benchmarks/*.py`` runs at its
-tiny size (``--tiny``: a few items, a few bootstrap draws, one round) in the suite, found by
-globbing the folder, so a new script is run too, or fails here until it has a tiny size or a
-reason to skip from the short list below. Nothing is timed: the scripts print ratios; checked
-is that they run to the end, print their figures, and, where they count, that the counts
-agree."""
+tiny size (``--tiny``: a few items, a few bootstrap draws, one round; the embedded model's
+scripts one or two items, no warm-up) in the suite, found by globbing the folder, so a new
+script is run too, or fails here until it has a tiny size; none is skipped. Nothing is timed:
+the scripts print ratios; checked is that they run to the end, print their figures, and, where
+they count, that the counts agree."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,38 +19,8 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py"))
 
-ALLOWED_SKIP_REASONS = (
-    "reads an external git snapshot",
-    "loads the embedded model",
-)
-"""Why a script may be left out of the tiny run: nothing else."""
-
-RUN_EMBEDDED = os.environ.get("ATTUNE_BENCH_EMBEDDED") == "1"
-"""``ATTUNE_BENCH_EMBEDDED=1``: run the embedded model's scripts too (about 2.5 minutes at
-their tiny sizes on a loaded 2-core machine, most of it ``bench_score_modes.py``'s four modes:
-too long for every suite run)."""
-
-SKIPS = {
-    "extract_alpaca_eval.py": "reads an external git snapshot of the AlpacaEval repository "
-    "(not in this repository, no network in tests); what it wrote is read by "
-    "bench_length_control.py, which runs",
-}
-
 ARGV = {"measure_embedded_judge.py": ["run", "--tiny"]}
 """The tiny command line of a script, when it is not ``--tiny`` alone."""
-
-EMBEDDED = {
-    "bench_embedded_prefix.py",
-    "bench_score_modes.py",
-    "measure_embedded_judge.py",
-    "measure_outside_mass.py",
-}
-"""Scripts that load the embedded llama.cpp model (installed by ``make env``)."""
-
-EMBEDDED_SKIP = (
-    "loads the embedded model: minutes of CPU even at one item per mode; "
-    "ATTUNE_BENCH_EMBEDDED=1 runs it"
-)
 
 LIGHT = {
     "bench_bootstrap.py",
@@ -73,13 +42,6 @@ def _marks(name: str) -> list[Any]:
     return marks
 
 
-def test_every_skip_has_an_allowed_reason() -> None:
-    assert set(SKIPS) <= set(SCRIPTS)
-    assert EMBEDDED <= set(SCRIPTS)
-    for name, reason in [*SKIPS.items(), *dict.fromkeys(EMBEDDED, EMBEDDED_SKIP).items()]:
-        assert reason.startswith(ALLOWED_SKIP_REASONS), name
-
-
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_marks(n)) for n in SCRIPTS])
 def test_every_benchmark_script_runs_at_its_tiny_size(
     name: str,
@@ -87,10 +49,6 @@ def test_every_benchmark_script_runs_at_its_tiny_size(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
-    if name in SKIPS:
-        pytest.skip(SKIPS[name])
-    if name in EMBEDDED and not RUN_EMBEDDED:
-        pytest.skip(EMBEDDED_SKIP)
     monkeypatch.setenv("ATTUNE_CACHE_DIR", str(tmp_path / "cache"))  # restored after
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.chdir(tmp_path)  # anything a script writes by default lands here
@@ -100,6 +58,9 @@ def test_every_benchmark_script_runs_at_its_tiny_size(
     module = importlib.import_module(name[:-3])
     if name == "lean_judge.py":
         _run_lean_judge(module, tmp_path, monkeypatch)
+        return
+    if name == "extract_alpaca_eval.py":
+        _run_extract_alpaca_eval(module, tmp_path, monkeypatch, capsys)
         return
     if name == "run_all.py":  # every bench_* script at its tiny size: here one, the rest above
         monkeypatch.setattr(sys, "argv", [name, "bench_style_control", "--tiny"])
@@ -141,3 +102,109 @@ def _run_lean_judge(module: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         asked = server.requests
     lines = out.read_text("utf-8").splitlines()
     assert len(lines) == 3 and asked == 3
+
+
+def _run_extract_alpaca_eval(
+    module: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The extraction has no size of its own: it reads a git snapshot of the AlpacaEval
+    repository. Here a repository of the same layout is built from a few records of the
+    10-model sample in ``tests/fixtures/alpaca_eval`` (cut from the real snapshot's extraction):
+    the script must give those records back, in the files ``bench_length_control.py`` reads,
+    and apply AlpacaEval's conventions to a failed annotation (0: a tie), a missing preference
+    (dropped), the baseline and a model off the leaderboard (not written) and an annotation
+    file the snapshot lists but does not hold (skipped, counted)."""
+    import csv
+    import gzip
+    import subprocess
+
+    import bench_length_control
+
+    from tests.conftest import FIXTURES
+
+    with gzip.open(FIXTURES / "alpaca_eval" / "pairs_sample.csv.gz", "rt", newline="") as fh:
+        pairs = list(csv.DictReader(fh))
+    with open(FIXTURES / "alpaca_eval" / "published_sample.csv", newline="") as fh:
+        published = list(csv.DictReader(fh))
+    models = ("NullModel", "alpaca-7b", "claude-2.1")
+    kept = [r for m in models for r in [p for p in pairs if p["model"] == m][:4]]  # 4 each
+    n = max(int(r["instruction"]) for r in kept) + 3  # instructions in the baseline's file
+    failed, unannotated = n - 2, n - 1
+    fields = ("model", "instruction", "len_model", "len_baseline", "preference")
+    want = [tuple(r[f] for f in fields) for r in kept]
+    want.append(("claude-2.1", str(failed), "7", "5", "0.5"))
+
+    base, annotator = module.BASELINE, module.ANNOTATOR
+
+    def annotation(model: str, k: int, len_model: int, len_base: int, pref: Any) -> Any:
+        return {
+            "instruction": f"instruction {k}",
+            "output_1": "b" * len_base,
+            "generator_1": base,
+            "output_2": "m" * len_model,
+            "generator_2": model,
+            "annotator": annotator,
+            "preference": pref,
+        }
+
+    files: dict[str, list[Any]] = {m: [] for m in (*models, "unlisted", "absent")}
+    for model, k, len_model, len_base, pref in want[:-1]:  # AlpacaEval's preference: [1, 2]
+        files[model].append(
+            annotation(model, int(k), int(len_model), int(len_base), 1 + float(pref))
+        )
+    files["claude-2.1"].append(annotation("claude-2.1", failed, 7, 5, 0))
+    files["claude-2.1"].append(annotation("claude-2.1", unannotated, 6, 5, None))
+    files["unlisted"].append(annotation("unlisted", 0, 3, 5, 1.5))
+    files["absent"].append(annotation("absent", 0, 4, 5, 1.25))
+    files[base] = [annotation(base, k, 5, 5, 1.5) for k in range(n)]
+    repo = tmp_path / "alpaca_eval"
+    for model, records in files.items():
+        path = repo / "results" / model / annotator / "annotations.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(records), "utf-8")
+    board = [",win_rate,mode,length_controlled_winrate"]
+    for r in published:
+        if r["model"] in models:
+            board.append(f"{r['model']},{r['win_rate']},verified,{r['length_controlled_winrate']}")
+    board += [f"{base},50.0,verified,50.0", "absent,1.0,verified,2.0", "elsewhere,3.0,,4.0"]
+    path = repo / "src/alpaca_eval/leaderboards/data_AlpacaEval_2"
+    path.mkdir(parents=True)
+    (path / f"{annotator}_leaderboard.csv").write_text("\n".join(board) + "\n", "utf-8")
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        return done.stdout.decode().strip()
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--no-gpg-sign", "-m", ".")
+    # a large file the snapshot lacks: listed in the tree, its blob not stored
+    blob = git("rev-parse", f"HEAD:results/absent/{annotator}/annotations.json")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+
+    out = tmp_path / "data"
+    monkeypatch.setattr(sys, "argv", ["extract_alpaca_eval.py", str(repo), "--out", str(out)])
+    module.main()
+    printed = capsys.readouterr().out
+    assert (
+        f"3 models written; not on the leaderboard or the baseline: ['{base}', 'unlisted']"
+        in printed
+    )
+    assert "absent from the snapshot: 2 leaderboard rows" in printed  # absent, elsewhere
+
+    monkeypatch.setattr(bench_length_control, "DATA", out)
+    cols, pub = bench_length_control.load()
+    got = list(zip(*(cols[f] for f in fields), strict=True))
+    assert sorted(r[:4] for r in got) == sorted(r[:4] for r in want)
+    by_row = {r[:2]: float(r[4]) for r in want}
+    assert {r[:2]: float(str(r[4])) for r in got} == pytest.approx(by_row, abs=1e-12)
+    assert pub == {
+        r["model"]: (float(r["length_controlled_winrate"]), float(r["win_rate"]))
+        for r in published
+        if r["model"] in models
+    }
