@@ -17,6 +17,7 @@ from attune_judge.calibration import (
     fdr_adjust,
     group_agreement,
     human_ceiling,
+    interval_endpoints,
     krippendorff_alpha,
     pair_agreement,
     pairwise_matrix,
@@ -302,6 +303,9 @@ def test_every_agreement_interval_contains_its_estimate(
         if m.n_undefined_replicates > 0.10 * m.B:  # too many undefined draws: withheld
             assert m.lower is None and m.upper is None and "no interval" in (m.note or "")
             continue
+        if m.lower is None:  # replicates (almost) all on one side: withheld, never off the estimate
+            assert m.upper is None and "one side of the estimate" in (m.note or ""), m.name
+            continue
         assert m.lower is not None and m.upper is not None
         assert m.lower - 1e-9 <= m.estimate <= m.upper + 1e-9, m.name
 
@@ -349,3 +353,33 @@ def test_alt_test_needs_enough_items_and_says_so() -> None:
     assert alternative_annotator_test(t, ["h0", "h1", "h2"], "judge", min_items=10).passed
     with pytest.raises(UserError, match="min_items"):
         alternative_annotator_test(t, ["h0", "h1", "h2"], "judge", min_items=1)
+
+
+def test_no_interval_that_excludes_its_estimate() -> None:
+    """Hypothesis found these 11 items (x, y, conversation): x never equals y, and 196 of 200
+    cluster resamples give Scott's π below its estimate (2 equal, 2 above). BCa's bias
+    correction then took the top 1% of the replicates, [-0.25376, -0.25183], which excludes
+    the estimate -0.25389, and so would the percentile interval: no interval is reported."""
+    rows = [(1, 3, 2), (1, 4, 0), (1, 5, 0), (1, 5, 4), (2, 3, 0), (2, 3, 1), (2, 5, 1)]
+    rows += [(2, 5, 5), (3, 4, 0), (3, 4, 3), (4, 5, 0)]
+    x, y, cl = ([float(r[0]) for r in rows], [float(r[1]) for r in rows], [r[2] for r in rows])
+    metrics = pair_agreement(x, y, cl, B=200, seed=0).metrics
+    pi = metrics["scott_pi"]
+    # Scott's π by hand: no agreement, pooled marginals of the 22 ratings
+    pooled = np.bincount(np.array(x + y, dtype=int), minlength=6)[1:] / 22
+    pe = float(np.sum(pooled**2))
+    assert pi.estimate == pytest.approx((0 - pe) / (1 - pe), abs=1e-12)
+    assert pi.lower is None and pi.upper is None
+    assert "one side of the estimate" in (pi.note or "")
+    # the rule on replicates directly: a percentile interval that would leave the estimate out
+    reps = np.linspace(0.0, 1.0, 201)
+    assert interval_endpoints(0.999, reps, method="percentile").lower is None
+    kept = interval_endpoints(0.96, reps, method="percentile")
+    assert kept.lower is not None and kept.upper is not None
+    assert kept.lower <= 0.96 <= kept.upper
+    # the same rule for BCa: its bias correction cannot bring the estimate back in
+    jack = np.array([0.0, 0.0, 0.0, 1.0])
+    assert interval_endpoints(0.99, reps, method="bca", jackknife=jack).lower is None
+    bca = interval_endpoints(0.7, reps, method="bca", jackknife=jack)
+    assert bca.method == "bca" and bca.lower is not None and bca.upper is not None
+    assert bca.lower <= 0.7 <= bca.upper

@@ -5,7 +5,10 @@ Monte-Carlo errors. BCa (bias-corrected and accelerated, Efron 1987) takes its a
 the jackknife over clusters and falls back to percentile when it is undefined (all replicates on
 one side of the estimate, constant replicates, undefined jackknife values); the method that was
 actually used is recorded. Undefined (NaN) replicates are dropped and counted; above
-:data:`MAX_UNDEFINED_SHARE` no interval is reported.
+:data:`MAX_UNDEFINED_SHARE` no interval is reported. An interval never excludes its own
+estimate: when it would (more than 1 − α/2 of the replicates on one side of the estimate,
+where BCa's adjusted levels and the percentile ones both pass it) none is reported
+(:data:`OFF_ESTIMATE`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from attune_judge.calibration._results import IntervalMethod
 __all__ = [
     "DEGENERATE",
     "MAX_UNDEFINED_SHARE",
+    "OFF_ESTIMATE",
     "ZERO_WIDTH",
     "Endpoints",
     "FloatArray",
@@ -36,6 +40,12 @@ FloatArray = NDArray[np.float64]
 
 DEGENERATE = "no interval: degenerate replicates"
 """Note of a studentized interval whose ``|t*|`` quantile is infinite."""
+
+OFF_ESTIMATE = (
+    "no interval: the bootstrap replicates lie (almost) all on one side of the estimate, so "
+    "the interval would exclude it (too few or too alike conversations)"
+)
+"""Note of a statistic whose percentile interval would exclude its estimate."""
 
 ZERO_WIDTH = "degenerate: zero-width interval (every resample gives the same value)"
 """Note of an interval whose ends coincide: it shows no uncertainty, not certainty."""
@@ -195,6 +205,9 @@ def interval_endpoints(
             q_lo, q_hi = adj
             used = "bca"
     (lo, hi), (mc_lo, mc_hi) = _quantiles_and_mc_errors(finite, [q_lo, q_hi])
+    tie = 1e-12 * max(1.0, abs(float(estimate)))  # equal to the estimate up to rounding
+    if not lo - tie <= estimate <= hi + tie:
+        return Endpoints.missing(n_undef, join_notes(*notes, OFF_ESTIMATE))
     if is_zero_width(lo, hi):
         notes.append(ZERO_WIDTH)
     return Endpoints(
