@@ -300,8 +300,12 @@ def test_stopping_signals_every_worker_at_once_against_one_shared_deadline(
     after_kill = [arg for kind, arg in log[first_kill + 3 :]]
     assert all(kind == "wait" for kind, _ in log[3:first_kill] + log[first_kill + 3 :])
     # each phase: waits on every worker still alive at once, with what is left of one deadline
+    # (after SIGKILL a worker may be gone before the first wait: on a loaded machine 2 of 3
+    # were still alive, and all 3 may be)
+    assert before_kill and before_kill[0][0] == 3  # they ignore SIGTERM: all 3 alive
+    assert all(n <= 3 for n, _ in after_kill)
+    assert [n for n, _ in after_kill] == sorted((n for n, _ in after_kill), reverse=True)
     for waits in (before_kill, after_kill):
-        assert waits and waits[0][0] == 3
         timeouts = [t for _, t in waits]
         assert all(0 < t <= grace for t in timeouts)
         assert timeouts == sorted(timeouts, reverse=True)
