@@ -605,3 +605,50 @@ def test_rating_length_effects_on_shipped_empathic_ratings() -> None:
         assert m.estimate == pytest.approx(sm.OLS(z, sm.add_constant(x)).fit().params[1])
         assert m.lower <= m.estimate <= m.upper
     assert f"people {res.people.estimate:.3f} [" in lines[0]
+
+
+def test_length_controlled_means_stay_on_the_scale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 42 item 3 for ``rank FILE --control length``: the controlled mean is the linear
+    model's prediction at the reference length, which extrapolates past a bound. Model A's
+    replies are long and at the ceiling, B's short and falling with length (slope about −1.1
+    per 100 characters), so A's controlled mean is 6.56 on a 1-5 scale and B's interval
+    reaches below 1 without ``--scale``; with it every interval is on 1-5 and A is named."""
+    from tests._cli import run_cli
+
+    rng = np.random.default_rng(1)
+    rows = []
+    for c in range(12):
+        for _ in range(3):
+            la = 500 + int(rng.integers(0, 200))
+            rows.append({"model": "A", "cluster": c, "score": 5 if la < 650 else 4, "length": la})
+            lb = 100 + int(rng.integers(0, 300))
+            score = int(np.clip(round(5 - (lb - 100) / 75), 1, 5))
+            rows.append({"model": "B", "cluster": c, "score": score, "length": lb})
+    table = tmp_path / "scores.csv"
+    with table.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["model", "cluster", "score", "length"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def controlled(*extra: str) -> tuple[dict[str, tuple[float, float, float]], str]:
+        code, out, err = run_cli(
+            ["rank", str(table), "--control", "length", "--json", *extra], capsys
+        )
+        assert code == 0, err
+        res = json.loads(out)
+        ends = {
+            label: (m["estimate"], m["lower"], m["upper"])
+            for label, m in zip(res["labels"], res["controlled"], strict=True)
+        }
+        return ends, err
+
+    free, _ = controlled()
+    assert free["A"][0] > 6 and free["B"][1] < 1  # the unbounded fit leaves the scale
+    kept, err = controlled("--scale", "1,5")
+    assert all(1 <= lo <= hi <= 5 for _, lo, hi in kept.values())
+    assert kept["B"][0] == pytest.approx(free["B"][0])  # estimates unchanged
+    assert "A: the controlled mean 6.560 lies outside the scale 1-5" in err
+    code, _, err = run_cli(["rank", str(table), "--control", "length", "--scale", "1,4"], capsys)
+    assert code == 2 and "lies outside --scale 1,4" in err

@@ -158,6 +158,7 @@ def _rank_controlled(
     level: float,
     as_json: bool,
     output: Path | None,
+    scale: str | None = None,
 ) -> None:
     """``rank --pairs`` / ``rank SOURCE --control``: the controlled ranking beside the raw."""
     from attune_judge.validate._rank import _pairwise_judgments
@@ -182,7 +183,14 @@ def _rank_controlled(
         if features != ("length",):
             raise UserError("--control markdown is for pairwise runs; rated runs: length")
         means = rank_length_controlled_scores(
-            source, items, field=field, judge_id=judge_id, B=B, seed=seed, level=level
+            source,
+            items,
+            field=field,
+            judge_id=judge_id,
+            B=B,
+            seed=seed,
+            level=level,
+            scale=parse_scale(scale, "--scale"),
         )
         for warning in means.warnings:
             print(f"warning: {warning}", file=sys.stderr)
@@ -317,6 +325,7 @@ def rank(
             level=level,
             as_json=as_json,
             output=output,
+            scale=scale,
         )
         return
     if source is None:

@@ -369,12 +369,16 @@ def rank_length_controlled_scores(
     B: int = DEFAULT_B,
     seed: int = 0,
     level: float = DEFAULT_LEVEL,
+    scale: tuple[float, float] | None = None,
 ) -> cal.LengthControlledMeans:
     """Length-controlled means of a rated run (run directory or Judgment JSONL, the replies'
     texts from ``items``: candidate and reference) or of a scores table with ``model``,
-    ``cluster``, ``score``, ``length`` and optionally ``reference_length`` columns."""
+    ``cluster``, ``score``, ``length`` and optionally ``reference_length`` columns. The
+    intervals keep to the scale the judgments record, or to ``scale`` (a table's; with
+    judgments it must agree), as ``rank``'s do."""
     from attune_judge.data import JudgeItem, read_jsonl
     from attune_judge.validate._files import record_kind
+    from attune_judge.validate._rank import _on_scale
 
     path = source / "judgments.jsonl" if source.is_dir() else source
     if not path.is_file():
@@ -394,7 +398,9 @@ def rank_length_controlled_scores(
                 "judged (runs keep no reply texts)"
             )
         by_id = {it.item_id: it for it in read_jsonl(items, JudgeItem)}
-        for j in judgments_of(read_judgments(path), judge_id, path):
+        judgments = judgments_of(read_judgments(path), judge_id, path)
+        known = cal.judgments_scale(judgments, "overall" if field == "overall" else "normalized")
+        for j in judgments:
             val = j.normalized if field == "normalized" else j.overall
             it = by_id.get(j.item_id)
             if j.status != "ok" or val is None or it is None:
@@ -407,6 +413,7 @@ def rank_length_controlled_scores(
         if not models:
             raise UserError(f"{items}: no item matches the run's scored judgments (item_id)")
     else:
+        known = None  # a table records no scale: --scale gives it
         for n, r in enumerate(_score_rows(path), 1):
             try:
                 models.append(str(_get(r, "model")))
@@ -419,11 +426,12 @@ def rank_length_controlled_scores(
                 raise UserError(f"{path}: row {n}: missing field {exc.args[0]}") from None
             except ValueError as exc:
                 raise UserError(f"{path}: row {n}: {exc}") from None
+    bounds = _on_scale(path, field, known, scale, models, scores)
     if any(r is not None for r in refs) and any(r is None for r in refs):
         refs = [None] * len(refs)  # some conversations without a reference: centre all
     try:
         return cal.length_controlled_means(
-            models, clusters, scores, lengths, refs, B=B, level=level, seed=seed
+            models, clusters, scores, lengths, refs, B=B, level=level, seed=seed, bounds=bounds
         )
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None

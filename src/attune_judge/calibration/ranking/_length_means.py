@@ -11,6 +11,11 @@ reported beside. Least squares; intervals from a cluster bootstrap over conversa
 (percentile, every replicate refitted: the normal equations for all replicates at once), rank
 sets from the bootstrap covariance. As for every control: a model whose replies are better
 *because* they are longer loses that credit.
+
+With the scores' scale known (``bounds``), a controlled mean's interval is kept on it: the raw
+means' percentile intervals cannot leave it (every replicate is a mean of scores), but the
+controlled mean is a prediction of the linear model, which can extrapolate past a bound; a
+model whose controlled mean itself lies outside the scale is named in a warning.
 """
 
 from __future__ import annotations
@@ -88,10 +93,12 @@ def length_controlled_means(
     B: int = DEFAULT_B,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
+    bounds: tuple[float, float] | None = None,
 ) -> LengthControlledMeans:
     """Length-controlled means (module notes). ``reference_lengths``: per score, the length
     of its conversation's reference reply (``None`` for none); when no score has one, the
-    lengths are centred.
+    lengths are centred. ``bounds``: the scores' scale (LOW, HIGH), which the controlled
+    means' intervals keep to.
 
     Raises
     ------
@@ -163,12 +170,27 @@ def length_controlled_means(
 
     claims = len(cl_names) >= MIN_CLUSTERS
     none = no_rank_claims(names, level, seed)[0]
+    controlled = [
+        metric(f"controlled_mean[{m}]", float(est[k]), reps[:, k], int(counts[k]))
+        for k, m in enumerate(names)
+    ]
+    warnings = [w for w in [few_clusters_warning(len(cl_names))] if w]
+    if bounds is not None:
+        lo, hi = bounds
+        for k, c in enumerate(controlled):
+            if c.lower is not None and c.upper is not None:
+                controlled[k] = c.model_copy(
+                    update={"lower": min(max(c.lower, lo), hi), "upper": max(min(c.upper, hi), lo)}
+                )
+            if not lo <= est[k] <= hi:
+                warnings.append(
+                    f"{names[k]}: the controlled mean {est[k]:.3f} lies outside the scale "
+                    f"{lo:g}-{hi:g} (the linear length model extrapolates there); its interval "
+                    "is kept on the scale"
+                )
     return LengthControlledMeans(
         labels=names,
-        controlled=[
-            metric(f"controlled_mean[{m}]", float(est[k]), reps[:, k], int(counts[k]))
-            for k, m in enumerate(names)
-        ],
+        controlled=controlled,
         raw=[
             metric(f"raw_mean[{m}]", float(raw_est[k]), raw_reps[:, k], int(counts[k]))
             for k, m in enumerate(names)
@@ -180,5 +202,5 @@ def length_controlled_means(
         rank_sets_raw=sets(raw_est, raw_reps) if claims else none,
         n=n,
         n_clusters=len(cl_names),
-        warnings=[w for w in [few_clusters_warning(len(cl_names))] if w],
+        warnings=warnings,
     )
