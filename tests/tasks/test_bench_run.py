@@ -261,3 +261,43 @@ def test_report_command_rerenders_the_bench_only_sections(bench, capsys):
     # the sections only `attune-judge bench` adds are there again when re-rendered
     assert "Discriminability per task" in md and "All task metrics" in md
     assert "Concordance of the task rankings" in md
+
+
+def test_every_interval_stays_in_its_metric_range(tmp_path):
+    """Issue 42 item 3 in bench: proportions, F1 and the 0..1 composite keep their intervals on
+    0..1, the ordinal distance on 0..3, the 1-7 errors on 0..6 (ranges by the metrics'
+    definitions, written out here). Near the ceiling: alpha picks the participant's reply in 3
+    of 3 comparisons in 9 conversations and in 2 of 3 in 3, so its preference accuracy is
+    33/36 = 0.917 from 12 conversations; the unbounded studentized interval was [0.830, 1.004]."""
+    from tests.tasks._fixtures import _bj, _conversation, _pw
+
+    data = tmp_path / "data"
+    data.mkdir()
+    right = [_pw(q, "human", "original", "A") for q in ("general", "PW1", "PW2")]
+    wrong = _pw("PW2", "alternate", "human", "A")  # alpha picks the human reply: wrong here
+    for k in range(12):
+        comparisons = right if k < 9 else [*right[:2], wrong]
+        conv = _conversation(f"d{k}", [], [_bj("B1", "yes", "no")], comparisons)
+        (data / f"conversation_d{k}.json").write_text(json.dumps(conv))
+    config = BenchConfig(data=data, models=["alpha", "beta"], out=tmp_path / "run", seed=3, B=500)
+    lms = {"alpha": model_engine(True).lm(), "beta": model_engine(False).lm()}
+    s = summary_json(run_bench(config, lms=lms, judge_lm=judge_engine().lm()).summary)
+    alpha = s["bench"]["tasks"]["preference"]["metrics"]["accuracy"]["models"]["alpha"]
+    assert alpha["estimate"] == pytest.approx(33 / 36)
+    unit = {"judge_score", "alignment", "f1", "precision", "recall", "exact_match"}
+    unit |= {"accuracy", "composite", "q1_f1", "q2_exact", "q3_exact"}
+    ranges = dict.fromkeys(unit, (0.0, 1.0))
+    ranges |= {"q3_distance": (0.0, 3.0), "panas_item_mae": (0.0, 6.0)}
+    ranges["four_branch_mae"] = (0.0, 6.0)
+    checked = 0
+    for task in s["bench"]["tasks"].values():
+        for name, metric in task["metrics"].items():
+            key = "accuracy" if name.endswith("_accuracy") else name
+            if key not in ranges:
+                continue
+            lo, hi = ranges[key]
+            for m in metric["models"].values():
+                if m.get("lower") is not None:
+                    assert lo <= m["lower"] <= m["upper"] <= hi, (name, m)
+                    checked += 1
+    assert checked >= 10

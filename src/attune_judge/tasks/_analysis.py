@@ -60,7 +60,7 @@ from attune_judge.runs import (
 )
 from attune_judge.tasks._behaviour import BEHAVIOUR_TARGETS
 from attune_judge.tasks._evaluators import PRIMARY_METRIC
-from attune_judge.tasks._metrics import TASK_METRICS, Row
+from attune_judge.tasks._metrics import METRIC_BOUNDS, TASK_METRICS, Row
 from attune_judge.tasks._preference import kendall_tau_b, win_counts
 from attune_judge.tasks._records import TaskRecord
 
@@ -258,7 +258,9 @@ def _task_block(
             block.metrics[name] = BenchMetric(higher_is_better=higher, models={})
             continue
         sums = _with_data(sums)
-        boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
+        boot = paired_cluster_bootstrap(
+            sums, weights=W, seed=seed, level=level, bounds=METRIC_BOUNDS.get(name)
+        )
         per = dict(zip(sums.labels, boot.means, strict=True))
         block.metrics[name] = BenchMetric(
             higher_is_better=higher, models={m: per.get(m) or _no_data(name) for m in models}
@@ -280,7 +282,7 @@ def _task_block(
         rows = _win_count_tau_rows(ok)
         if rows:
             sums = _with_data(_sums(rows, models, clusters))
-            boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level)
+            boot = paired_cluster_bootstrap(sums, weights=W, seed=seed, level=level, bounds=(-1, 1))
             per = dict(zip(sums.labels, boot.means, strict=True))
             block.win_count_tau = {m: per.get(m) or _no_data("win_count_tau") for m in models}
     return block, primary_sums

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from attune_judge.tasks._behaviour import BEHAVIOUR_TARGETS
 from attune_judge.tasks._records import TaskRecord
 
-__all__ = ["TASK_METRICS", "Row"]
+__all__ = ["METRIC_BOUNDS", "TASK_METRICS", "Row"]
 
 Row = tuple[str, str, float, float]  # model, conversation, numerator, denominator
 Extractor = Callable[[TaskRecord], tuple[float, float] | None]
@@ -72,3 +72,20 @@ TASK_METRICS: dict[str, dict[str, tuple[Extractor, bool]]] = {
 }
 """Per task: metric -> (how a record contributes ``(numerator, denominator)``, higher is better).
 The first metric of each task is its primary (ranking) metric."""
+
+_UNIT = (0.0, 1.0)
+METRIC_BOUNDS: dict[str, tuple[float, float]] = {
+    **dict.fromkeys(
+        ("judge_score", "alignment", "f1", "precision", "recall", "exact_match", "accuracy"),
+        _UNIT,
+    ),
+    **{f"{t}_accuracy": _UNIT for t in BEHAVIOUR_TARGETS},
+    **dict.fromkeys(("composite", "q1_f1", "q2_exact", "q3_exact"), _UNIT),
+    "q3_distance": (0.0, 3.0),
+    "panas_item_mae": (0.0, 6.0),
+    "four_branch_mae": (0.0, 6.0),
+}
+"""The range each metric lies in, by its definition (proportions, F1 and the 0..1 composite;
+distances on the 0-3 and 1-7 scales): its intervals are kept on it (bounded intervals of
+:func:`~attune_judge.calibration.paired_cluster_bootstrap`). Not listed, so unbounded:
+``va_similarity`` (negative beyond distance sqrt 2), ``intensity_mae`` and the PANAS sum errors."""
