@@ -190,6 +190,90 @@ def test_the_disk_shards_open_in_a_thread_and_the_first_use_waits(
         configure_cache(None, enabled=True)
 
 
+def test_the_disk_cache_runs_on_one_thread_and_loses_no_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 47: diskcache opened one SQLite connection per thread and shard (32 judging
+    threads, 16 shards: up to 512 during a run) and committed every answer alone; the cache
+    cost more than the judging. Now one thread does the disk work: 32 threads storing and then
+    reading 640 answers open one connection per shard (besides the opening's own), every
+    answer reaches the disk for another reader, a delete queued after a set wins, and a
+    process that exits without flushing has written what it stored."""
+    import sqlite3
+    import subprocess
+    import sys
+    import threading
+
+    import diskcache
+
+    connections: list[str] = []
+    connect = sqlite3.connect
+
+    def counting(*args: object, **kwargs: object) -> sqlite3.Connection:
+        connections.append(threading.current_thread().name)
+        return connect(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", counting)
+    directory = tmp_path / "cache"
+    configure_cache(directory)
+    try:
+        cache = dspy.cache
+
+        def request(t: int, i: int) -> dict[str, object]:
+            return {"model": "openai/m", "messages": [{"role": "user", "content": f"{t}:{i}"}]}
+
+        def store(t: int) -> None:
+            for i in range(20):
+                cache.put(request(t, i), {"answer": f"{t}:{i}"})
+
+        def read(t: int, out: list[object]) -> None:
+            out.extend(cache.get(request(t, i)) for i in range(20))
+
+        threads = [threading.Thread(target=store, args=(t,)) for t in range(32)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        gone = request(99, 0)
+        cache.put(gone, {"answer": "deleted"})
+        cache.disk_cache.delete(cache.cache_key(gone))
+        cache.reset_memory_cache()  # what follows reads the disk
+        read_back: list[list[object]] = [[] for _ in range(32)]
+        threads = [threading.Thread(target=read, args=(t, read_back[t])) for t in range(32)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert read_back == [[{"answer": f"{t}:{i}"} for i in range(20)] for t in range(32)]
+        used = [name for name in connections if name != "attune-request-cache"]  # not opening
+        assert len(used) <= 16, sorted(set(used))  # one per shard; was one per thread and shard
+        cache.disk_cache.flush()
+        reader = diskcache.FanoutCache(str(directory), shards=16)
+        try:
+            assert len(reader) == 640
+            assert reader.get(cache.cache_key(request(31, 19))) == {"answer": "31:19"}
+            assert reader.get(cache.cache_key(gone)) is None
+        finally:
+            reader.close()
+    finally:
+        configure_cache(None, enabled=True)
+
+    other = tmp_path / "exit"
+    stored = (
+        "import dspy\n"
+        "from attune_judge.lm import configure_cache\n"
+        f"configure_cache({str(other)!r})\n"
+        "for i in range(50):\n"
+        "    dspy.cache.put({'model': 'm', 'messages': str(i)}, {'answer': i})\n"
+    )
+    subprocess.run([sys.executable, "-c", stored], check=True, timeout=120)
+    reader = diskcache.FanoutCache(str(other), shards=16)
+    try:
+        assert len(reader) == 50
+    finally:
+        reader.close()
+
+
 def test_cache_dir_and_engine_knobs_come_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

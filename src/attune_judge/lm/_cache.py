@@ -13,15 +13,22 @@ disk) a copy of each answer in which every string went through
 
 from __future__ import annotations
 
+import atexit
 import copy
 import dataclasses
+import logging
+import os
+import queue
 import threading
+import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from attune_judge._secrets import redact, secret_values
 
-__all__ = ["OpeningCache", "redact_request_cache", "redacted_copy"]
+__all__ = ["OpeningCache", "SerialDiskCache", "redact_request_cache", "redacted_copy"]
+
+_log = logging.getLogger(__name__)
 
 
 def redacted_copy(value: Any, secrets: Sequence[str] | None = None) -> Any:
@@ -163,3 +170,142 @@ class OpeningCache:
 
     def __contains__(self, key: str) -> bool:
         return key in self.ready()
+
+
+class SerialDiskCache:
+    """DSPy's disk cache (a ``diskcache.FanoutCache``) used from one thread of its own.
+
+    diskcache opens one SQLite connection per thread *and* shard, and commits (syncing the
+    write-ahead log) on every ``set``: with 32 judging threads and 16 shards that is up to 512
+    connections opened in a run, each a dozen file-system calls and settings queries, and a
+    commit per answer, every one a release and re-take of the GIL by a thread among 32. The
+    cache cost more than the judging (1,000 judgments at concurrency 32: 7.5 s with it, 4.2 s
+    without; benchmarks/README.md). Here every disk operation runs on one thread, one
+    connection per shard: ``get``, ``delete`` and ``in`` wait for their answer; ``set`` does not
+    (DSPy has put the answer in its memory cache, which every later look-up of this process
+    reads first), and the sets that queue up while a batch is written are written together,
+    in one transaction. Operations keep their order (a delete after a set of the same key
+    deletes it). :meth:`flush` waits for every queued set; the process's exit flushes every
+    such cache. A process killed before that loses the answers of its last moments from the
+    cache (never a judgment: those are in the run directory) and never leaves a half-written
+    entry (a transaction is all or nothing). The thread ends after a while without work and
+    starts again with the next operation. In a forked child, or on its own thread, the cache
+    is used directly.
+    """
+
+    _BATCH = 256
+    _IDLE_S = 2.0
+    _live: ClassVar[weakref.WeakSet[SerialDiskCache]] = weakref.WeakSet()
+
+    def __init__(self, disk: Any) -> None:
+        self._disk = disk
+        self._ops: queue.SimpleQueue[tuple[str, Any, Any, list[Any] | None]] = queue.SimpleQueue()
+        self._pid = os.getpid()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        if not SerialDiskCache._live:
+            atexit.register(SerialDiskCache.flush_all)
+        SerialDiskCache._live.add(self)
+
+    @classmethod
+    def flush_all(cls) -> None:
+        """:meth:`flush` every such cache of this process (at its exit)."""
+        for cache in list(cls._live):
+            cache.flush()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._call("get", key, default)
+
+    def set(self, key: Any, value: Any) -> bool:
+        if self._direct():
+            return bool(self._disk.set(key, value))
+        self._submit(("set", key, value, None))
+        return True
+
+    def delete(self, key: Any) -> bool:
+        return bool(self._call("delete", key))
+
+    def __contains__(self, key: Any) -> bool:
+        return bool(self._call("contains", key))
+
+    def flush(self) -> None:
+        """Wait until every ``set`` queued before this call is on disk."""
+        if self._thread is not None:
+            self._call("flush", None)
+
+    def close(self) -> None:
+        self.flush()
+        self._disk.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._disk, name)
+
+    def _direct(self) -> bool:
+        return os.getpid() != self._pid or threading.current_thread() is self._thread
+
+    def _submit(self, op: tuple[str, Any, Any, list[Any] | None]) -> None:
+        with self._lock:
+            self._ops.put(op)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="attune-cache-io", daemon=True
+                )
+                self._thread.start()
+
+    def _call(self, op: str, key: Any, default: Any = None) -> Any:
+        if self._direct():
+            return self._apply(op, key, default)
+        done = threading.Lock()
+        done.acquire()
+        slot: list[Any] = [done, None, None]
+        self._submit((op, key, default, slot))
+        done.acquire()  # released by the cache's thread once slot holds the answer
+        if slot[2] is not None:
+            raise slot[2]
+        return slot[1]
+
+    def _apply(self, op: str, key: Any, default: Any) -> Any:
+        if op == "get":
+            return self._disk.get(key, default)
+        if op == "delete":
+            return self._disk.delete(key)
+        if op == "contains":
+            return key in self._disk
+        return None  # flush: every set queued before it is written by now
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                ops = [self._ops.get(timeout=self._IDLE_S)]
+            except queue.Empty:
+                with self._lock:
+                    if self._ops.empty():
+                        self._thread = None
+                        return
+                continue
+            while len(ops) < self._BATCH:
+                try:
+                    ops.append(self._ops.get_nowait())
+                except queue.Empty:
+                    break
+            self._write([(k, v) for op, k, v, _ in ops if op == "set"])
+            for op, key, default, slot in ops:
+                if slot is not None:
+                    try:
+                        slot[1] = self._apply(op, key, default)
+                    except BaseException as exc:  # raised in the caller's thread
+                        slot[2] = exc
+                    slot[0].release()
+
+    def _write(self, sets: list[tuple[Any, Any]]) -> None:
+        if not sets:
+            return
+        try:
+            if len(sets) == 1:
+                self._disk.set(*sets[0])
+                return
+            with self._disk.transact():
+                for key, value in sets:
+                    self._disk.set(key, value)
+        except Exception as exc:  # as DSPy's own put: a cache not written costs a re-ask
+            _log.debug("request cache: %d answer(s) not stored: %s", len(sets), exc)

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
-from attune_judge.lm._cache import OpeningCache, redact_request_cache
+from attune_judge.lm._cache import OpeningCache, SerialDiskCache, redact_request_cache
 from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import register_model, server_of
 from attune_judge.lm._local import local_lm
@@ -137,6 +137,7 @@ def _open_in_background(path: Path | None) -> None:
 
     def make() -> Any:
         cache = Cache(True, True, directory, DISK_CACHE_LIMIT)
+        cache.disk_cache = SerialDiskCache(cache.disk_cache)
         redact_request_cache(cache)
         return cache
 
