@@ -7,6 +7,7 @@ provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter
+from attune_judge.lm._cache import flush_request_cache
 from attune_judge.lm._calls import (
     CallRecorder,
     evict,
@@ -60,6 +61,7 @@ __all__ = [
     "configure_cache",
     "default_gguf_path",
     "evict",
+    "flush_request_cache",
     "is_transient_error",
     "library_output_to",
     "lm_response_format",

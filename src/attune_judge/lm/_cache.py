@@ -26,7 +26,13 @@ from typing import Any, ClassVar
 
 from attune_judge._secrets import redact, secret_values
 
-__all__ = ["OpeningCache", "SerialDiskCache", "redact_request_cache", "redacted_copy"]
+__all__ = [
+    "OpeningCache",
+    "SerialDiskCache",
+    "flush_request_cache",
+    "redact_request_cache",
+    "redacted_copy",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -309,3 +315,20 @@ class SerialDiskCache:
                     self._disk.set(key, value)
         except Exception as exc:  # as DSPy's own put: a cache not written costs a re-ask
             _log.debug("request cache: %d answer(s) not stored: %s", len(sets), exc)
+
+
+def flush_request_cache() -> None:
+    """Wait until every answer handed to DSPy's request cache is on its disk (a no-op when
+    the cache is off, in memory only, or not a :class:`SerialDiskCache`). The runner calls it
+    before it records a judgment, so a recorded judgment's answer is in the cache, whichever
+    executor ran it (a worker process or Ray actor may be stopped at once after its last
+    task: nothing waits for its exit)."""
+    import sys
+
+    dspy = sys.modules.get("dspy")
+    cache = getattr(dspy, "cache", None)
+    if isinstance(cache, OpeningCache):
+        cache = cache.ready()
+    disk = getattr(cache, "disk_cache", None)
+    if isinstance(disk, SerialDiskCache):
+        disk.flush()

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from attune_judge.data import Judgment, TokenUsage
+from attune_judge.lm import flush_request_cache
 from attune_judge.lm._timing import request_timer
 from attune_judge.runner._plan import Task
 
@@ -455,8 +456,12 @@ class JudgeTaskFn:
         self.cancelled = cancelled
 
     def __call__(self, task: Task) -> Judgment:
-        """Judge ``task`` with retries."""
-        return judge_with_retries(task, self.policy, cancelled=self.cancelled)
+        """Judge ``task`` with retries; the answers it got are in the request cache on disk
+        when it returns (``lm.flush_request_cache``)."""
+        try:
+            return judge_with_retries(task, self.policy, cancelled=self.cancelled)
+        finally:
+            flush_request_cache()
 
     def with_cancel(self, cancelled: CancelFlag | None) -> JudgeTaskFn:
         """The same function with another cancel flag."""
