@@ -178,3 +178,29 @@ def test_a_call_that_fails_before_sending_records_no_request(
     records = _judgments(tmp_path / "r")
     assert records and {r["status"] for r in records} == {"lm_error"}
     assert [r["details"]["requests"] for r in records] == [0] * len(records)
+
+
+def test_the_proxy_environment_is_read_when_the_judge_model_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 47: DSPy's transport scanned the whole environment for proxy variables on every
+    request (about 7 % of a judgment's client CPU). The engine of a server now reads them once,
+    when the model is made, as that transport would: a proxy set then carries the requests (the
+    proxy sees the server's URL as its target); a server no proxy applies to is asked directly,
+    even if a proxy variable appears afterwards (the next model made would use it)."""
+    from attune_judge.lm import LMSettings, resolve_lm
+    from attune_judge.testing import FakeBatchServer
+
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with FaultServer() as server:
+        settings = LMSettings(lm="openai/fake", api_base=server.url, cache=False)
+        direct = resolve_lm(settings, check_connection=False)
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+        assert direct("hello") and server.requests == 1  # still asked directly
+        with FakeBatchServer(lambda messages: '{"answer": "via proxy"}') as proxy:
+            monkeypatch.setenv("HTTP_PROXY", proxy.base_url.removesuffix("/v1"))
+            proxied = resolve_lm(settings, check_connection=False)
+            assert proxied("hello") == ['{"answer": "via proxy"}']
+            assert proxy.targets == [f"{server.url}/chat/completions"]
+        assert server.requests == 1

@@ -87,10 +87,9 @@ def test_which_route_json_object_takes(
         check_connection=False,
     )
     assert (lm._engine_spec == "litellm") is litellm  # DSPy keeps engine= here
-    if api_base is not None:  # a server: DSPy's lm15 engine, its own or with credentials
+    if api_base is not None:  # a server: DSPy's lm15 engine, given explicitly
         from attune_judge.lm import EngineBase
 
-        spec = lm._engine_spec
-        assert spec == "auto" or isinstance(spec, EngineBase)
-        # credentials in the URL: attune-judge's engine on lm15, sending them as DSPy cannot
-        assert isinstance(spec, EngineBase) is ("@" in api_base or "?" in api_base)
+        # every server URL, credentials or not, gets attune-judge's engine on lm15 (issue 47:
+        # no engine selection per call); with credentials its transport sends them
+        assert isinstance(lm._engine_spec, EngineBase)

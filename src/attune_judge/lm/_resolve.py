@@ -322,14 +322,14 @@ def resolve_lm(
             if check_connection:
                 check_api_base(api_base)
             lm_kwargs["api_base"] = api_base
-        # A server with credentials in its URL (user, lone token, query) gets DSPy's own
-        # engine too, the credentials sent as a header and query (lm/_server.py): every
+        # A server URL gets DSPy's own lm15 engine, given explicitly (no engine selection per
+        # call), credentials in the URL sent as a header and query (lm/_server.py): every
         # OpenAI-compatible server takes one route, LiteLLM is for hosted providers only.
         address = ServerAddress.parse(api_base) if api_base is not None else None
         native = address is not None and send_json_object_natively()
         if engine is not None:
             lm_kwargs["engine"] = engine
-        elif address is not None and address.credentialed and native:
+        elif address is not None and native:
             lm_kwargs.pop("api_base")
             lm_kwargs["engine"], lm_kwargs["async_engine"] = server_engine(
                 model, api_base or "", api_key=api_key, timeout=request_timeout

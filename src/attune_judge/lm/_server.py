@@ -9,10 +9,12 @@ plain base (scheme, host, port, path: what logs, judge ids and cache keys may sh
 :mod:`urllib.parse` (:meth:`ServerAddress.url`): a path is joined to the base's path and the
 query is re-attached after it, never a path appended after a query.
 
-:func:`server_engine` is the engine of a server with credentials in its URL: DSPy's own lm15
-engine (the one a plain ``http://host/v1`` gets from ``dspy.LM``), whose transport adds the
-credentials to each request. So every OpenAI-compatible server takes the same native route,
-and none goes through LiteLLM.
+:func:`server_engine` is the engine of every server URL: DSPy's own lm15 engine (the one a
+plain ``http://host/v1`` gets from ``dspy.LM``), given to ``dspy.LM`` explicitly, and with
+credentials in the URL a transport that adds them to each request. So every OpenAI-compatible
+server takes the same native route, none goes through LiteLLM, and no call pays DSPy's engine
+selection (``engine="auto"`` chooses a backend and plans the request again for every call:
+about a tenth of a judgment's client CPU; benchmarks/README.md, issue 47).
 """
 
 from __future__ import annotations
@@ -140,7 +142,8 @@ class _CredentialTransport:
 
 
 class ServerEngine(EngineBase):
-    """DSPy's lm15 chat engine for an OpenAI-compatible server whose URL has credentials."""
+    """DSPy's lm15 chat engine for an OpenAI-compatible server (credentials in its URL sent by
+    the transport)."""
 
     def __init__(self, model: str, address: ServerAddress, *, api_key: str | None, timeout: float):
         import importlib
@@ -155,7 +158,18 @@ class ServerEngine(EngineBase):
         self.model = model
         provider = LM15Engine(RouterConfig(env={}), model_type="chat").resolve(model).provider
         shape = RouterConfig(timeouts=timeouts_for(timeout))  # DSPy's timeouts, as for a plain URL
-        transport = _CredentialTransport(StdlibTransport(**shape.transport_kwargs()), address)
+        # The proxy environment (HTTP_PROXY, NO_PROXY, ...) is read once, here, as lm15 reads
+        # it for each request: a server no proxy applies to gets a transport that does not
+        # read it again (urllib's scan of the whole environment was about 7 % of a judgment's
+        # client CPU; issue 47). A change of those variables takes effect with the next judge.
+        proxies = importlib.import_module("dspy._vendor.lm15.transports._proxy")
+        target = importlib.import_module("dspy._vendor.lm15.transports._url").parse_url(
+            address.base
+        )
+        direct = proxies.proxy_route_for(target, proxy=None, trust_env=True) is None
+        transport = StdlibTransport(**shape.transport_kwargs(), trust_env=not direct)
+        if address.credentialed:
+            transport = _CredentialTransport(transport, address)
         config = RouterConfig(
             api_keys=None if api_key is None else {provider: api_key},
             base_urls={provider: address.base},
@@ -175,8 +189,8 @@ class ServerEngine(EngineBase):
 def server_engine(
     model: str, api_base: str, *, api_key: str | None, timeout: float
 ) -> tuple[ServerEngine, Any]:
-    """The sync engine and its async twin for ``model`` at ``api_base`` (a URL with
-    credentials; see the module docstring)."""
+    """The sync engine and its async twin for ``model`` at ``api_base`` (see the module
+    docstring)."""
     from attune_judge.lm._messages import AsyncTwin
 
     engine = ServerEngine(model, ServerAddress.parse(api_base), api_key=api_key, timeout=timeout)
