@@ -1,5 +1,5 @@
 """End to end against the lean reference (issue 47): ``attune-judge score`` beside
-``lean_judge.py`` (an OpenAI client + asyncio, 55 lines) on the same loopback server.
+``lean_judge.py`` (an OpenAI client + asyncio, 60 lines) on the same loopback server.
 
 ``.venv/bin/python benchmarks/bench_end_to_end.py [--rounds 2] [--latency 0.05]
 [--concurrency 32]`` starts the fault server in its own process (keep-alive, ``--latency`` per
@@ -11,8 +11,10 @@ report.html and figures included). ``PYTHONDONTWRITEBYTECODE`` (set on some mach
 for every command, and one warm-up ``score`` runs before the first round, so the modules run
 from cached bytecode as an installed package's do (with it set, every command compiled the
 package's source again: about 0.3-0.5 s each). It prints one JSON line per round and the medians:
-``score_10_over_lean``, ``score_1000_over_ideal`` (ideal = n × latency ÷ concurrency),
-``lean_1000_over_ideal`` and ``cached_rerun_s``.
+``score_10_over_lean`` (and, beside LiteLLM's lean script, the peer issue 47 measured,
+``score_10_over_lean_litellm``; not with ``--tiny``), ``score_1000_over_ideal`` (ideal =
+n × latency ÷ concurrency), ``lean_1000_over_ideal`` and ``cached_rerun_s``. LiteLLM's price
+table is read locally (``LITELLM_LOCAL_MODEL_COST_MAP``), as in the tests: no network.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def main() -> None:
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
     base_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    base_env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     server = subprocess.Popen(
         [
             PY,
@@ -97,25 +100,19 @@ def main() -> None:
                 items = tmp / f"items-{r}-{n}.jsonl"
                 _items(items, n if n == 10 else big, tag=f"{r}-")
                 env = {**base_env, "ATTUNE_CACHE_DIR": str(tmp / f"cache-{r}-{n}")}
-                row[f"lean_{n}_s"] = _timed(
-                    [
-                        PY,
-                        str(HERE / "lean_judge.py"),
-                        str(items),
-                        str(tmp / f"lean-{r}-{n}"),
-                        "--api-base",
-                        url,
-                        "--concurrency",
-                        str(args.concurrency),
-                    ],
-                    env,
-                )
+                lean = [PY, str(HERE / "lean_judge.py"), str(items), str(tmp / f"lean-{r}-{n}")]
+                lean += ["--api-base", url, "--concurrency", str(args.concurrency)]
+                row[f"lean_{n}_s"] = _timed(lean, env)
+                if n == 10 and not args.tiny:  # issue 47's own peer (LiteLLM: seconds to import)
+                    row["lean_litellm_10_s"] = _timed([*lean, "--client", "litellm"], env)
                 score = _score(items, url, args.concurrency, tmp / f"run-{r}-{n}")
                 row[f"score_{n}_s"] = _timed(score, env)
                 if n == 1000:
                     row["cached_rerun_s"] = _timed(score, env)
             ideal = big * args.latency / args.concurrency
             row["score_10_over_lean"] = row["score_10_s"] / row["lean_10_s"]
+            if "lean_litellm_10_s" in row:
+                row["score_10_over_lean_litellm"] = row["score_10_s"] / row["lean_litellm_10_s"]
             row["score_1000_over_ideal"] = row["score_1000_s"] / ideal
             row["lean_1000_over_ideal"] = row["lean_1000_s"] / ideal
             row = {k: round(v, 3) for k, v in row.items()}
@@ -127,6 +124,7 @@ def main() -> None:
         server.stdout.close()
     keys = [
         "score_10_over_lean",
+        "score_10_over_lean_litellm",
         "score_1000_over_ideal",
         "lean_1000_over_ideal",
         "cached_rerun_s",
@@ -136,7 +134,13 @@ def main() -> None:
         "lean_1000_s",
     ]
     print(
-        json.dumps({"median": {k: round(statistics.median(r[k] for r in rows), 3) for k in keys}})
+        json.dumps(
+            {
+                "median": {
+                    k: round(statistics.median(r[k] for r in rows), 3) for k in keys if k in rows[0]
+                }
+            }
+        )
     )
 
 

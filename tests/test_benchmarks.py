@@ -93,15 +93,17 @@ def _run_lean_judge(module: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     from attune_judge.testing import FaultServer
 
-    items, out = tmp_path / "items.jsonl", tmp_path / "lean.jsonl"
+    items = tmp_path / "items.jsonl"
     _items(items, 3)
-    with FaultServer(retry_after_s=0) as server:
-        argv = ["lean_judge.py", str(items), str(out), "--api-base", server.url]
-        monkeypatch.setattr(sys, "argv", [*argv, "--concurrency", "2"])
-        asyncio.run(module.main())
-        asked = server.requests
-    lines = out.read_text("utf-8").splitlines()
-    assert len(lines) == 3 and asked == 3
+    for client in ("openai", "litellm"):  # the SDK alone, and issue 47's own peer
+        out = tmp_path / f"lean-{client}.jsonl"
+        with FaultServer(retry_after_s=0) as server:
+            argv = ["lean_judge.py", str(items), str(out), "--api-base", server.url]
+            monkeypatch.setattr(sys, "argv", [*argv, "--concurrency", "2", "--client", client])
+            asyncio.run(module.main())
+            asked = server.requests
+        lines = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+        assert asked == 3 and [r["status"] for r in lines] == ["ok"] * 3, (client, lines)
 
 
 def _run_extract_alpaca_eval(
