@@ -328,7 +328,10 @@ def flush_request_cache() -> None:
     dspy = sys.modules.get("dspy")
     cache = getattr(dspy, "cache", None)
     if isinstance(cache, OpeningCache):
-        cache = cache.ready()
+        try:
+            cache = cache.ready()
+        except Exception:  # an opening that failed is reported where the cache is used
+            return
     disk = getattr(cache, "disk_cache", None)
     if isinstance(disk, SerialDiskCache):
         disk.flush()
