@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from typer.models import DefaultPlaceholder
 
+from attune_judge import _figworker
 from attune_judge._secrets import redact
 from attune_judge._version import __version__
 from attune_judge.cli import (
@@ -168,14 +169,28 @@ def _raise_interrupted(signum: int, frame: Any) -> None:
 
 def _exit_now(code: int) -> None:
     """Exit without the interpreter's shutdown, after what of it matters here: flushing the
-    output and multiprocessing's exit finalizers (they unlink the named semaphores of the
-    process executor's queues, which the resource tracker would otherwise report as leaked)."""
+    output, the figure worker and multiprocessing's exit finalizers (they unlink the named
+    semaphores of the process executor's queues, which the resource tracker would otherwise
+    report as leaked)."""
     sys.stdout.flush()
     sys.stderr.flush()
+    _figworker.stop()
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
         mp_util._run_finalizers(0)  # what a normal exit runs first (Python's own atexit hook)
     os._exit(code)
+
+
+_FIGURE_CODE = ("matplotlib.figure", "matplotlib.backends.backend_agg", "attune_judge.report")
+"""What drawing the report's figures imports (issue 47: the figure worker's preload)."""
+
+
+def _writes_a_report(args: list[str]) -> bool:
+    """Whether ``args`` run a command that ends with a report's figures (issue 47: the
+    console script starts :mod:`attune_judge._figworker` for these, not for ``main(argv)``)."""
+    if not args or args[0] not in ("score", "bench", "sensitivity"):
+        return False
+    return not {"--help", "--no-report"} & set(args)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -190,6 +205,8 @@ def main(argv: list[str] | None = None) -> None:
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, _raise_interrupted)
     try:
+        if argv is None and _writes_a_report(sys.argv[1:]):
+            _figworker.start(_FIGURE_CODE)  # imported on the idle core while the command judges
         chosen, args, prog = _app_for(list(sys.argv[1:] if argv is None else argv))
         chosen(args=args, prog_name=prog)
     except UserError as exc:
@@ -217,6 +234,7 @@ def main(argv: list[str] | None = None) -> None:
             _exit_now(130)
         raise SystemExit(130) from None
     finally:
+        _figworker.stop()
         logging.disable(logging.NOTSET)  # -q of this command (setup_logging) ends with it
         if previous is not None:
             signal.signal(signal.SIGINT, previous)

@@ -89,12 +89,19 @@ def styled(fn: Callable[P, R]) -> Callable[P, R]:
     The global ``rcParams`` and the user's backend are left untouched: figures are made with
     ``matplotlib.figure.Figure`` (no pyplot, no figure manager) and rendered by Agg. Inside
     :func:`write_report` a figure whose inputs did not change since the run directory's last
-    report is not drawn again (:mod:`attune_judge.report._figcache`).
+    report is not drawn again (:mod:`attune_judge.report._figcache`). In the ``attune-judge``
+    run commands a figure is drawn by the worker process that imported matplotlib during the
+    run (:mod:`attune_judge._figworker`, issue 47), the same bytes; without one, here.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         def draw() -> R:
+            from attune_judge import _figworker
+
+            png = _figworker.draw(fn, args, kwargs)  # the CLI's worker process (issue 47)
+            if png is not None:
+                return png  # type: ignore[return-value]  # figure functions return PNG bytes
             import matplotlib
 
             with matplotlib.rc_context(_rc()):
