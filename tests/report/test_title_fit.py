@@ -1,9 +1,17 @@
 """Figure titles are wrapped to the room left after layout (issue 46: rank-set titles were
-clipped on the right because the room was estimated before long tick labels moved the axes)."""
+clipped on the right because the room was estimated before long tick labels moved the axes).
+A figure the run commands' worker process cannot draw is drawn in-process (issue 47)."""
 
 from __future__ import annotations
 
-# private unit: the figure title fitting and PNG rendering
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure as MplFigure
+
+# private unit: the figure title fitting and PNG rendering, here or by the figure worker
+from attune_judge import _figworker
+from attune_judge.report import status_plot
 from attune_judge.report._style import new_figure, set_title, to_png
 
 
@@ -23,3 +31,27 @@ def test_a_long_title_beside_long_tick_labels_stays_inside_the_figure() -> None:
         assert box.x1 <= right, (text.get_text()[:40], box.x1, right)
         assert box.x0 >= 0
     assert ax.get_title(loc="left").count("\n") >= 2  # wrapped, not cut
+
+
+def test_a_figure_the_worker_fails_on_is_drawn_here_and_the_worker_draws_the_next(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counts = {"ok": [3, 4], "lm_error": [1, 0]}
+    expected = status_plot(["a", "b"], counts)  # no worker: drawn here
+    here: list[int] = []
+    savefig = MplFigure.savefig
+
+    def counting(self: MplFigure, *args: Any, **kwargs: Any) -> Any:
+        here.append(1)
+        return savefig(self, *args, **kwargs)
+
+    monkeypatch.setattr(MplFigure, "savefig", counting)
+    _figworker.start([])  # the figure modules are imported on demand
+    try:
+        with pytest.raises(ValueError, match="values, expected"):  # this process's own error
+            status_plot(["a", "b"], {"ok": [1]})
+        assert status_plot(["a", "b"], counts) == expected
+        assert status_plot(["b", "a"], counts) != expected
+        assert not here  # both drawn by the worker, still running after the error
+    finally:
+        _figworker.stop()
