@@ -92,14 +92,19 @@ def _ask(worker: subprocess.Popen[bytes], request: bytes) -> Any:
     deadline = time.monotonic() + TIMEOUT_S
     out, inp = worker.stdin.fileno(), worker.stdout.fileno()
     data, answer, size = memoryview(_HEADER.pack(len(request)) + request), bytearray(), -1
+    poller = select.poll()  # not select(): a long-lived process's pipes may be above fd 1024
+    poller.register(out, select.POLLOUT)
+    poller.register(inp, select.POLLIN)
     while data or len(answer) != size:
         left = deadline - time.monotonic()
-        readable, writable, _ = select.select([inp], [out] if data else [], [], max(left, 0))
-        if not readable and not writable:
+        ready = dict(poller.poll(max(left, 0) * 1000))
+        if not ready:
             raise TimeoutError("the figure worker did not answer in time")
-        if writable:
+        if data and ready.get(out):
             data = data[os.write(out, data) :]
-        if readable:
+            if not data:
+                poller.unregister(out)
+        if ready.get(inp):
             chunk = os.read(inp, 1 << 20)
             if not chunk:
                 raise EOFError("the figure worker ended")

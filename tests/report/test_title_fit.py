@@ -4,6 +4,7 @@ A figure the run commands' worker process cannot draw is drawn in-process (issue
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -46,6 +47,9 @@ def test_a_figure_the_worker_fails_on_is_drawn_here_and_the_worker_draws_the_nex
         return savefig(self, *args, **kwargs)
 
     monkeypatch.setattr(MplFigure, "savefig", counting)
+    # a long-lived process holds many files: its pipes to the worker get numbers above 1024,
+    # where select() fails (a full `make test` run's xdist worker got there and drew here)
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
     _figworker.start([])  # the figure modules are imported on demand
     try:
         with pytest.raises(ValueError, match="values, expected"):  # this process's own error
@@ -55,3 +59,5 @@ def test_a_figure_the_worker_fails_on_is_drawn_here_and_the_worker_draws_the_nex
         assert not here  # both drawn by the worker, still running after the error
     finally:
         _figworker.stop()
+        for fd in held:
+            os.close(fd)
