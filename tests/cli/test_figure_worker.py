@@ -230,8 +230,7 @@ def test_the_worker_ends_when_the_command_is_killed(tmp_path: Path) -> None:
         code, _ = killed.run()
     assert code == -signal.SIGKILL
     assert killed.started
-    for _ in range(600):  # the worker reads the end of its input: it exits (within 60 s)
-        if not _marked(killed.mark):
-            break
+    # the worker reads the end of its input and exits: waited for (not timed; the test's own
+    # timeout ends a worker that never does), however long its imports take on a loaded machine
+    while _marked(killed.mark):
         time.sleep(0.1)
-    assert not _marked(killed.mark)
