@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import dspy
 import pytest
@@ -151,39 +151,51 @@ def test_the_disk_shards_open_in_a_thread_and_the_first_use_waits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """configure_cache returns while the shards are still opening (issue 47: the opening is
-    mostly waiting on the disk); the first look-up waits for them and finds the real cache,
-    which redacts what it stores; an opening that failed raises where the cache is used."""
+    mostly waiting on the disk) with DSPy's cache in place, redacting; the first look-up that
+    needs the disk waits for them; an opening that failed raises where the cache is used."""
     import threading
 
     import dspy.clients
     from dspy.clients.cache import Cache
 
-    from attune_judge.lm._cache import OpeningCache
+    from attune_judge.lm._cache import SerialDiskCache
 
     release = threading.Event()
     opened: list[Cache] = []
+    real = Cache
 
-    def slow_cache(*args: object, **kwargs: object) -> Cache:
-        assert release.wait(30)
-        opened.append(Cache(*args, **kwargs))  # type: ignore[arg-type]
-        return opened[-1]
+    def slow_cache(*args: Any, **kwargs: Any) -> Cache:
+        if args[0]:  # the disk tier: opened on the cache's thread
+            assert release.wait(30)
+            opened.append(real(*args, **kwargs))
+            return opened[-1]
+        return real(*args, **kwargs)
 
     saved = dspy.cache
     monkeypatch.setattr(dspy.clients, "Cache", slow_cache)
     try:
         configure_cache(tmp_path / "slow")  # returns although the opening cannot finish yet
-        assert isinstance(dspy.cache, OpeningCache) and not opened
+        cache = dspy.cache
+        assert isinstance(cache.disk_cache, SerialDiskCache) and not opened
+        assert cache._attune_redacting and cache.enable_disk_cache
+        cache.put({"model": "m", "messages": "early"}, {"answer": 1})  # not waiting either
+        assert not opened
         release.set()
-        assert Path(dspy.cache.disk_cache.directory) == tmp_path / "slow"  # waited, then real
-        assert dspy.cache.ready() is opened[0] and opened[0]._attune_redacting
+        assert Path(cache.disk_cache.directory) == tmp_path / "slow"  # waited, then real
+        assert cache.disk_cache._disk is opened[0].disk_cache
+        cache.reset_memory_cache()
+        assert cache.get({"model": "m", "messages": "early"}) == {"answer": 1}  # from the disk
 
-        def broken(*args: object, **kwargs: object) -> Cache:
-            raise OSError("disk full")
+        def broken(*args: Any, **kwargs: Any) -> Cache:
+            if args[0]:
+                raise OSError("disk full")
+            return real(*args, **kwargs)
 
         monkeypatch.setattr(dspy.clients, "Cache", broken)
         configure_cache(tmp_path / "broken")
+        dspy.cache.put({"model": "m"}, {"answer": 2})  # not stored on disk: no error
         with pytest.raises(OSError, match="disk full"):
-            dspy.cache.get({"model": "m"})
+            dspy.cache.get({"model": "other"})
     finally:
         dspy.cache = saved
         configure_cache(None, enabled=True)
@@ -244,8 +256,9 @@ def test_the_disk_cache_runs_on_one_thread_and_loses_no_answer(
         for th in threads:
             th.join()
         assert read_back == [[{"answer": f"{t}:{i}"} for i in range(20)] for t in range(32)]
-        used = [name for name in connections if name != "attune-request-cache"]  # not opening
-        assert len(used) <= 16, sorted(set(used))  # one per shard; was one per thread and shard
+        # all on the cache's thread: 16 to open the shards (diskcache closes them), then one
+        # per shard; was one per thread and shard
+        assert set(connections) == {"attune-cache-io"} and len(connections) <= 32, connections
         cache.disk_cache.flush()
         reader = diskcache.FanoutCache(str(directory), shards=16)
         try:

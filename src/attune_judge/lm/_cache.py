@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 from attune_judge._secrets import redact, secret_values
 
 __all__ = [
-    "OpeningCache",
     "SerialDiskCache",
     "flush_request_cache",
     "redact_request_cache",
@@ -109,8 +108,6 @@ def redact_request_cache(cache: Any = None) -> None:
         import dspy
 
         cache = getattr(dspy, "cache", None)
-    if isinstance(cache, OpeningCache):
-        return  # configure_cache's opening redacts the cache it makes
     if cache is None or getattr(cache, "_attune_redacting", False):
         return
     put = type(cache).put
@@ -132,54 +129,8 @@ def redact_request_cache(cache: Any = None) -> None:
     cache._attune_redacting = True
 
 
-class OpeningCache:
-    """DSPy's request cache while its disk shards are opened in a thread of their own.
-
-    Opening the 16 SQLite shards of a disk cache is mostly waiting on the disk (each shard
-    writes its settings and syncs): 0.3-1.3 s of wall time for 0.03-0.1 s of CPU on a shared
-    machine, more for a new directory. :func:`attune_judge.lm.configure_cache` starts ``make``
-    (which builds the ``dspy`` cache object) in a thread and installs this stand-in as
-    ``dspy.cache``: the command goes on building its judges, planning and opening its run
-    directory, and the first use of the cache (a model call's look-up) waits for the opening
-    to end. Every attribute read or set is the real cache's; an opening that failed raises
-    its error there. The thread is not a daemon: a command that ends before using the cache
-    still lets the shards finish opening (never a half-written shard).
-    """
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        state: dict[str, Any] = {"cache": None, "error": None, "done": threading.Event()}
-        object.__setattr__(self, "_state", state)
-
-        def opening() -> None:
-            try:
-                state["cache"] = make()
-            except BaseException as exc:  # raised where the cache is first used
-                state["error"] = exc
-            finally:
-                state["done"].set()
-
-        threading.Thread(target=opening, name="attune-request-cache").start()
-
-    def ready(self) -> Any:
-        """The real cache, once open (waits for the opening; raises its error)."""
-        state = object.__getattribute__(self, "_state")
-        state["done"].wait()
-        if state["error"] is not None:
-            raise state["error"]
-        return state["cache"]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.ready(), name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self.ready(), name, value)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.ready()
-
-
 class SerialDiskCache:
-    """DSPy's disk cache (a ``diskcache.FanoutCache``) used from one thread of its own.
+    """DSPy's disk cache (a ``diskcache.FanoutCache``) opened and used from one thread of its own.
 
     diskcache opens one SQLite connection per thread *and* shard, and commits (syncing the
     write-ahead log) on every ``set``: with 32 judging threads and 16 shards that is up to 512
@@ -187,11 +138,19 @@ class SerialDiskCache:
     commit per answer, every one a release and re-take of the GIL by a thread among 32. The
     cache cost more than the judging (1,000 judgments at concurrency 32: 7.5 s with it, 4.2 s
     without; benchmarks/README.md). Here every disk operation runs on one thread, one
-    connection per shard: ``get``, ``delete`` and ``in`` wait for their answer; ``set`` does not
-    (DSPy has put the answer in its memory cache, which every later look-up of this process
-    reads first), and the sets that queue up while a batch is written are written together,
-    in one transaction. Operations keep their order (a delete after a set of the same key
-    deletes it). :meth:`flush` waits for every queued set; the process's exit flushes every
+    connection per shard.
+
+    The thread's first job is opening the shards (``open_disk()``): mostly waiting on the disk
+    (each shard writes its settings and syncs; 0.3-1.3 s of wall time for 0.03-0.1 s of CPU on
+    a shared machine), so a command goes on importing, reading its items and building its
+    judges meanwhile, and the first operation that needs the disk waits for it (an opening
+    that failed raises its error there; a store is then not written, as DSPy's own put).
+
+    ``get``, ``delete`` and ``in`` wait for their answer; ``set`` does not (DSPy has put the
+    answer in its memory cache, which every later look-up of this process reads first), and
+    the sets that queue up while a batch is written are written together, in one transaction.
+    Operations keep their order (a delete after a set of the same key deletes it).
+    :meth:`flush` waits for the opening and every queued set; the process's exit flushes every
     such cache. A process killed before that loses the answers of its last moments from the
     cache (never a judgment: those are in the run directory) and never leaves a half-written
     entry (a transaction is all or nothing). The thread ends after a while without work and
@@ -203,8 +162,10 @@ class SerialDiskCache:
     _IDLE_S = 2.0
     _live: ClassVar[weakref.WeakSet[SerialDiskCache]] = weakref.WeakSet()
 
-    def __init__(self, disk: Any) -> None:
-        self._disk = disk
+    def __init__(self, open_disk: Callable[[], Any]) -> None:
+        self._open_disk = open_disk
+        self._opened: list[Any] = []  # the FanoutCache, or the error the opening raised
+        self._ready = threading.Event()
         self._ops: queue.SimpleQueue[tuple[str, Any, Any, list[Any] | None]] = queue.SimpleQueue()
         self._pid = os.getpid()
         self._lock = threading.Lock()
@@ -212,6 +173,25 @@ class SerialDiskCache:
         if not SerialDiskCache._live:
             atexit.register(SerialDiskCache.flush_all)
         SerialDiskCache._live.add(self)
+        self._submit(("flush", None, None, None))  # starts the thread: it opens the shards first
+
+    @property
+    def _disk(self) -> Any:
+        """The open ``FanoutCache`` (waits for the opening; raises the error it raised)."""
+        if not self._ready.is_set() and os.getpid() != self._pid:
+            self._open()  # a forked child: the opening thread was its parent's
+        self._ready.wait()
+        if isinstance(self._opened[0], BaseException):
+            raise self._opened[0]
+        return self._opened[0]
+
+    def _open(self) -> None:
+        try:
+            self._opened[:] = [self._open_disk()]
+        except BaseException as exc:  # raised where the disk is used
+            self._opened[:] = [exc]
+        finally:
+            self._ready.set()
 
     @classmethod
     def flush_all(cls) -> None:
@@ -243,7 +223,9 @@ class SerialDiskCache:
         self.flush()
         self._disk.close()
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # directory, transact, ...: the FanoutCache's
+        if name.startswith("_"):
+            raise AttributeError(name)
         return getattr(self._disk, name)
 
     def _direct(self) -> bool:
@@ -280,6 +262,8 @@ class SerialDiskCache:
         return None  # flush: every set queued before it is written by now
 
     def _serve(self) -> None:
+        if not self._ready.is_set():
+            self._open()
         while True:
             try:
                 ops = [self._ops.get(timeout=self._IDLE_S)]
@@ -327,11 +311,6 @@ def flush_request_cache() -> None:
 
     dspy = sys.modules.get("dspy")
     cache = getattr(dspy, "cache", None)
-    if isinstance(cache, OpeningCache):
-        try:
-            cache = cache.ready()
-        except Exception:  # an opening that failed is reported where the cache is used
-            return
     disk = getattr(cache, "disk_cache", None)
     if isinstance(disk, SerialDiskCache):
         disk.flush()

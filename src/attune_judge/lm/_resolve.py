@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from attune_judge._secrets import redact_url, register_url
 from attune_judge.errors import UserError
-from attune_judge.lm._cache import OpeningCache, SerialDiskCache, redact_request_cache
+from attune_judge.lm._cache import SerialDiskCache, redact_request_cache
 from attune_judge.lm._calls import memoize_model_metadata, send_json_object_natively
 from attune_judge.lm._handle import register_model, server_of
 from attune_judge.lm._local import local_lm
@@ -113,10 +113,10 @@ def start_request_cache(directory: str | Path | None) -> None:
     """:func:`configure_cache` for ``directory`` now, at the start of a command that will
     judge, so that the disk shards open while the command imports and reads its inputs (the
     judges' own call with the same settings keeps that cache). DSPy and diskcache are
-    imported here, in the calling thread, so the opening thread imports nothing. A problem
+    imported here, in the calling thread, so the cache's thread imports nothing. A problem
     (a bad ``ATTUNE_CACHE``, a directory that cannot be made) is left for the judges to
     report where they always did."""
-    import diskcache  # noqa: F401  (imported here: the opening thread then imports nothing)
+    import diskcache  # noqa: F401  (imported here: the cache's thread then imports nothing)
     import dspy  # noqa: F401
 
     try:
@@ -126,24 +126,22 @@ def start_request_cache(directory: str | Path | None) -> None:
 
 
 def _open_in_background(path: Path | None) -> None:
-    """``dspy.cache`` becomes an :class:`~attune_judge.lm._cache.OpeningCache` over DSPy's
-    memory + disk cache at ``path`` (``None``: DSPy's default directory), built as
-    ``dspy.configure_cache`` builds it, its shards opened in a thread (redacting from the
-    start)."""
+    """``dspy.cache`` becomes DSPy's memory + disk cache at ``path`` (``None``: DSPy's default
+    directory), built as ``dspy.configure_cache`` builds it, redacting, its disk shards opened
+    by the :class:`~attune_judge.lm._cache.SerialDiskCache` thread that then does its disk
+    work."""
     import dspy
     from dspy.clients import DISK_CACHE_DIR, DISK_CACHE_LIMIT, Cache
 
     directory = str(path) if path is not None else DISK_CACHE_DIR
-
-    def make() -> Any:
-        cache = Cache(True, True, directory, DISK_CACHE_LIMIT)
-        cache.disk_cache = SerialDiskCache(cache.disk_cache)
-        redact_request_cache(cache)
-        return cache
-
-    opening = OpeningCache(make)
+    cache = Cache(False, True, directory, DISK_CACHE_LIMIT)  # the memory cache now
+    cache.enable_disk_cache = True
+    cache.disk_cache = SerialDiskCache(
+        lambda: Cache(True, False, directory, DISK_CACHE_LIMIT).disk_cache  # DSPy's FanoutCache
+    )
+    redact_request_cache(cache)
     with dspy._cache_lock:  # the lock dspy.configure_cache holds to install its cache
-        dspy.cache = opening
+        dspy.cache = cache
 
 
 def check_api_base(api_base: str, *, timeout_s: float = 3.0) -> None:
