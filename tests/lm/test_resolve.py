@@ -286,6 +286,59 @@ def test_the_disk_cache_runs_on_one_thread_and_loses_no_answer(
         reader.close()
 
 
+def test_a_miss_is_known_without_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 47: every new request looks its answer up, and at concurrency 32 each miss waited
+    about 10 ms for the cache's thread behind the writes. The opening lists the keys on disk:
+    a key neither listed nor stored since is a miss without a disk read; a listed or stored
+    key is read from the disk; a key another process stores after the opening is not seen (a
+    request asked again, never a wrong answer); above the listing's bound every look-up reads
+    the disk."""
+    import diskcache
+    from dspy.clients.cache import Cache
+
+    from attune_judge.lm._cache import SerialDiskCache
+
+    reads: list[str] = []
+    apply = SerialDiskCache._apply
+
+    def counting(self: SerialDiskCache, op: str, key: Any, default: Any) -> Any:
+        reads.append(op)
+        return apply(self, op, key, default)
+
+    monkeypatch.setattr(SerialDiskCache, "_apply", counting)
+    key_of = Cache(False, False, None).cache_key
+
+    def request(text: str) -> dict[str, Any]:
+        return {"model": "openai/m", "messages": [{"role": "user", "content": text}]}
+
+    directory = tmp_path / "cache"
+    before = diskcache.FanoutCache(str(directory), shards=16)
+    before.set(key_of(request("stored before")), {"answer": "before"})
+    saved = dspy.cache
+    try:
+        configure_cache(directory)
+        cache = dspy.cache
+        assert cache.get(request("new")) is None and reads == []  # no disk read
+        assert key_of(request("new")) not in cache and reads == []
+        assert cache.get(request("stored before")) == {"answer": "before"} and reads == ["get"]
+        cache.put(request("stored now"), {"answer": "now"})
+        cache.reset_memory_cache()
+        assert cache.get(request("stored now")) == {"answer": "now"}
+        assert reads == ["get", "get"]
+        before.set(key_of(request("another process")), {"answer": "later"})
+        assert cache.get(request("another process")) is None and len(reads) == 2
+
+        monkeypatch.setattr(SerialDiskCache, "_INDEX_MAX", 1)  # 3 entries: not listed
+        configure_cache(tmp_path / "big")
+        configure_cache(directory)
+        assert dspy.cache.get(request("another process")) == {"answer": "later"}
+        assert dspy.cache.get(request("new")) is None and reads.count("get") == 4
+    finally:
+        before.close()
+        dspy.cache = saved
+        configure_cache(None, enabled=True)
+
+
 def test_cache_dir_and_engine_knobs_come_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
