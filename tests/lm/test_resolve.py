@@ -291,12 +291,13 @@ def test_a_miss_is_known_without_the_disk(tmp_path: Path, monkeypatch: pytest.Mo
     about 10 ms for the cache's thread behind the writes. The opening lists the keys on disk:
     a key neither listed nor stored since is a miss without a disk read; a listed or stored
     key is read from the disk; a key another process stores after the opening is not seen (a
-    request asked again, never a wrong answer); above the listing's bound every look-up reads
+    request asked again, never a wrong answer); above the listing's bound, and in a process
+    that shares the cache with siblings (a worker process, a Ray actor), every look-up reads
     the disk."""
     import diskcache
     from dspy.clients.cache import Cache
 
-    from attune_judge.lm._cache import SerialDiskCache
+    from attune_judge.lm._cache import SerialDiskCache, share_request_cache
 
     reads: list[str] = []
     apply = SerialDiskCache._apply
@@ -306,6 +307,7 @@ def test_a_miss_is_known_without_the_disk(tmp_path: Path, monkeypatch: pytest.Mo
         return apply(self, op, key, default)
 
     monkeypatch.setattr(SerialDiskCache, "_apply", counting)
+    monkeypatch.setattr(SerialDiskCache, "list_keys", True)  # as in a command's own process
     key_of = Cache(False, False, None).cache_key
 
     def request(text: str) -> dict[str, Any]:
@@ -333,6 +335,14 @@ def test_a_miss_is_known_without_the_disk(tmp_path: Path, monkeypatch: pytest.Mo
         configure_cache(directory)
         assert dspy.cache.get(request("another process")) == {"answer": "later"}
         assert dspy.cache.get(request("new")) is None and reads.count("get") == 4
+
+        monkeypatch.setattr(SerialDiskCache, "_INDEX_MAX", 1000)
+        share_request_cache()  # (list_keys restored after the test)  # a worker process or Ray actor: siblings store during the run
+        configure_cache(tmp_path / "big")
+        configure_cache(directory)
+        before.set(key_of(request("a sibling")), {"answer": "sibling"})
+        assert dspy.cache.get(request("a sibling")) == {"answer": "sibling"}
+        assert reads.count("get") == 5
     finally:
         before.close()
         dspy.cache = saved

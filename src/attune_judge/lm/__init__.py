@@ -7,7 +7,7 @@ provider's key variable set.
 """
 
 from attune_judge.lm._adapter import make_adapter
-from attune_judge.lm._cache import flush_request_cache
+from attune_judge.lm._cache import flush_request_cache, share_request_cache
 from attune_judge.lm._calls import (
     CallRecorder,
     evict,
@@ -79,6 +79,7 @@ __all__ = [
     "resolve_lm",
     "retry_after_of",
     "server_identity",
+    "share_request_cache",
     "start_request_cache",
     "trim_history",
     "typed_call_kwargs",

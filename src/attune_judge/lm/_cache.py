@@ -31,6 +31,7 @@ __all__ = [
     "flush_request_cache",
     "redact_request_cache",
     "redacted_copy",
+    "share_request_cache",
 ]
 
 _log = logging.getLogger(__name__)
@@ -151,11 +152,12 @@ class SerialDiskCache:
     (every new request is such a miss, and at concurrency 32 it waited about 10 ms for this
     thread, behind the writes: 0.45 s of a 1,000-judgment run; issue 47). What another process
     stores after the opening is not seen here: its request is asked again, never answered
-    wrongly. ``get``, ``delete`` and ``in`` of other keys wait for their answer; ``set`` does
-    not (DSPy has put the answer in its memory cache, which every later look-up of this
-    process reads first), and
-    the sets that queue up while a batch is written are written together, in one transaction.
-    Operations keep their order (a delete after a set of the same key deletes it).
+    wrongly (worker processes and Ray actors, whose siblings store into the same cache during
+    a run, list nothing: :func:`share_request_cache`). ``get``, ``delete`` and ``in`` of
+    other keys wait for their answer; ``set`` does not (DSPy has put the answer in its memory
+    cache, which every later look-up of this process reads first), and the sets that queue
+    up while a batch is written are written together, in one transaction. Operations keep
+    their order (a delete after a set of the same key deletes it).
     :meth:`flush` waits for the opening and every queued set; the process's exit flushes every
     such cache. A process killed before that loses the answers of its last moments from the
     cache (never a judgment: those are in the run directory) and never leaves a half-written
@@ -169,6 +171,8 @@ class SerialDiskCache:
     _INDEX_MAX = 200_000
     """Most entries on disk for which the opening lists the keys (about 0.1 s and 15 MB per
     100,000); above it every look-up reads the disk."""
+    list_keys: ClassVar[bool] = True
+    """Whether openings list the keys (``False`` after :func:`share_request_cache`)."""
     _live: ClassVar[weakref.WeakSet[SerialDiskCache]] = weakref.WeakSet()
 
     def __init__(self, open_disk: Callable[[], Any]) -> None:
@@ -199,7 +203,7 @@ class SerialDiskCache:
     def _open(self) -> None:
         try:
             disk = self._open_disk()
-            if len(disk) <= self._INDEX_MAX:
+            if self.list_keys and len(disk) <= self._INDEX_MAX:
                 self._listed = set(iter(disk))
             self._opened[:] = [disk]
         except BaseException as exc:  # raised where the disk is used
@@ -336,3 +340,11 @@ def flush_request_cache() -> None:
     disk = getattr(cache, "disk_cache", None)
     if isinstance(disk, SerialDiskCache):
         disk.flush()
+
+
+def share_request_cache() -> None:
+    """This process judges beside sibling processes that store into the same request cache (a
+    worker process, a Ray actor): the caches it opens from now on read the disk for every
+    look-up, not only for the keys on disk when they opened (:class:`SerialDiskCache`), so an
+    answer a sibling stored during the run is used, not asked again."""
+    SerialDiskCache.list_keys = False

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Self
 
 from attune_judge.judges import Judge
+from attune_judge.lm import share_request_cache
 from attune_judge.runner._executor import DONE, Window, WindowExecutor
 from attune_judge.runner._plan import Task
 
@@ -112,6 +113,7 @@ def _worker_main(
     # as resolve_lm does: LiteLLM would otherwise try to download its price list on import
     # (seconds of retries offline) in every worker
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    share_request_cache()  # the other workers store into it during the run
     parent = multiprocessing.parent_process()
     try:
         judges = {j.judge_id: j for j in factory.build()} if factory is not None else {}

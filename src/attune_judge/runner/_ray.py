@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Iterator, Sized
 from typing import Any
 
 from attune_judge.errors import UserError
+from attune_judge.lm import share_request_cache
 from attune_judge.runner._executor import Window
 from attune_judge.runner._plan import Task
 from attune_judge.runner._process import (
@@ -107,6 +108,7 @@ class _Worker:
         # as resolve_lm does in the parent: LiteLLM would otherwise fetch its price list
         # from the network on import (seconds of retries on an offline node)
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        share_request_cache()  # the other actors store into it during the run
         self.cancel = _ActorCancel()
         self.fn: Callable[[Any], Any] | None = None
         self.judges: dict[str, Any] = {}
