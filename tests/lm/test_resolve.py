@@ -337,7 +337,7 @@ def test_a_miss_is_known_without_the_disk(tmp_path: Path, monkeypatch: pytest.Mo
         assert dspy.cache.get(request("new")) is None and reads.count("get") == 4
 
         monkeypatch.setattr(SerialDiskCache, "_INDEX_MAX", 1000)
-        share_request_cache()  # (list_keys restored after the test)  # a worker process or Ray actor: siblings store during the run
+        share_request_cache()  # a worker process or Ray actor (list_keys restored after the test)
         configure_cache(tmp_path / "big")
         configure_cache(directory)
         before.set(key_of(request("a sibling")), {"answer": "sibling"})
