@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -50,21 +51,27 @@ def test_a_run_killed_at_any_step_of_creation_pays_each_request_once(
     armed = {"left": 1}
 
     def ctrl_c(method: str, path: str, stage: str) -> None:
-        # Ctrl-C (a real SIGINT to this process) at the step: before the request took effect
-        # (it is dropped) or after the provider acted, its answer lost
+        # Ctrl-C (a real SIGINT, to the command's main thread, as a terminal's lands) at the
+        # step: before the request took effect (it is dropped) or after the provider acted,
+        # its answer lost
         if not armed["left"] or not _hit(step, method, path):
             return
         if stage == ("received" if step[2] == "before" else "handled"):
             armed["left"] = 0
-            os.kill(os.getpid(), signal.SIGINT)
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
             raise ConnectionAbortedError("the client was interrupted")
 
-    with FakeBatchServer(answer, polls_to_complete=3, on_request=ctrl_c) as server:
-        with pytest.raises(KeyboardInterrupt):
-            run_score(_config(data, tmp_path / "r", server))
-        assert not armed["left"]
-        result = run_score(_config(data, tmp_path / "r", server))
-        close_http_clients()
+    # Python's own Ctrl-C handler, whatever an earlier test of this process left installed
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with FakeBatchServer(answer, polls_to_complete=3, on_request=ctrl_c) as server:
+            with pytest.raises(KeyboardInterrupt):
+                run_score(_config(data, tmp_path / "r", server))
+            assert not armed["left"]
+            result = run_score(_config(data, tmp_path / "r", server))
+            close_http_clients()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert result.n_by_status == {"ok": N}
     assert len(server.batches) == 1
     paid = _paid(server)
