@@ -177,7 +177,8 @@ class SerialDiskCache:
 
     def __init__(self, open_disk: Callable[[], Any]) -> None:
         self._open_disk = open_disk
-        self._opened: list[Any] = []  # the FanoutCache, or the error the opening raised
+        self._opened: Any = None  # the FanoutCache, once open
+        self._open_error: BaseException | None = None  # what the opening raised
         self._ready = threading.Event()
         self._listed: set[Any] | None = None  # the keys on disk when opened (None: not listed)
         self._stored: set[Any] = set()  # the keys this process stored since
@@ -196,18 +197,18 @@ class SerialDiskCache:
         if not self._ready.is_set() and os.getpid() != self._pid:
             self._open()  # a forked child: the opening thread was its parent's
         self._ready.wait()
-        if isinstance(self._opened[0], BaseException):
-            raise self._opened[0]
-        return self._opened[0]
+        if self._open_error is not None:
+            raise self._open_error
+        return self._opened
 
     def _open(self) -> None:
         try:
             disk = self._open_disk()
             if self.list_keys and len(disk) <= self._INDEX_MAX:
                 self._listed = set(iter(disk))
-            self._opened[:] = [disk]
+            self._opened = disk
         except BaseException as exc:  # raised where the disk is used
-            self._opened[:] = [exc]
+            self._open_error = exc
         finally:
             self._ready.set()
 
